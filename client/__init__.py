@@ -1,0 +1,1 @@
+"""Plyhall client package."""

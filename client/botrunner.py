@@ -1,0 +1,102 @@
+"""``plyhall bot``: connect one of our bots to a server as a player.
+
+This is the one place where ``client`` imports ``bots``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from protocol.games import GAMES
+
+from .sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
+
+
+class BotPlayer(Player):
+    """Adapts a level of ``bots`` to the SDK; the engine is built lazily inside the worker process."""
+
+    def __init__(self, game_id: str, level: str, seed: int | None = None) -> None:
+        from bots import make_bot
+
+        make_bot(game_id, level, seed)  # validate now, in the parent, with a clear error
+        self.game_id = game_id
+        self.level = level
+        self.seed = seed
+        self._bot: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "level": self.level, "seed": self.seed, "_bot": None}
+
+    def choose(self, turn: Turn) -> Any:
+        """Ask the bot, giving it the time left on its clock."""
+        from bots import make_bot
+        from bots.base import TimeBudget
+
+        if self._bot is None:
+            self._bot = make_bot(self.game_id, self.level, self.seed)
+        budget = TimeBudget(remaining=turn.time_left, per_move=turn.per_move, increment=turn.increment)
+        return self._bot.choose(turn.state, budget)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``bot`` subcommand."""
+    parser = subparsers.add_parser(
+        "bot", help="connect one of our bots to a server",
+        description="Connect one of Plyhall's bots as a player. Without --room it joins the lobby's first "
+                    "open room for the game, or creates one.")
+    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="game to play")
+    parser.add_argument("--level", default="random", help="bot level: random, novice, minimax-N, master")
+    parser.add_argument("--name", required=True, help="player name (letters, digits, _ . -)")
+    parser.add_argument("--secret", help="secret that claims the name (recommended: a restarted bot resumes)")
+    parser.add_argument("--room", help="room to join (created if it does not exist)")
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL (default {DEFAULT_URL})")
+    parser.add_argument("--games", type=int, help="stop after N games (default: play on)")
+    parser.add_argument("--coords", default="algebraic", choices=["algebraic", "cosc322", "matrix"],
+                        help="coordinate convention on the wire (default algebraic)")
+    parser.add_argument("--seed", type=int, help="random seed for the bot")
+    parser.add_argument("--per-move", type=float, help="seconds per move in rooms this bot creates")
+    parser.set_defaults(func=run_bot)
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    """Run the bot until its games are done, printing results and a running score."""
+    if args.games is not None and args.games < 1:
+        print("plyhall bot: --games must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        player = BotPlayer(args.game, args.level, args.seed)
+    except (KeyError, ValueError) as exc:
+        print(f"plyhall bot: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    score = {"games": 0, "points": 0.0}
+
+    def on_result(result: GameResult) -> None:
+        score["games"] += 1
+        score["points"] += result.score
+        outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[result.score]
+        opponent = result.players[1 - result.seat] if result.seat is not None else "?"
+        print(f"game {score['games']} in {result.room}: {outcome} against {opponent} ({result.reason}); "
+              f"score {score['points']:g}/{score['games']}", flush=True)
+
+    room_options: dict[str, Any] = {}
+    if args.per_move is not None:
+        room_options["time_control"] = {"per_move": args.per_move}
+    options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
+                         games=args.games, coords=args.coords, room_options=room_options, on_result=on_result)
+    try:
+        asyncio.run(run_player(player, options))
+    except ConnectionError as exc:
+        print(f"plyhall bot: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a server refusal (bad name, wrong secret, ...) ends the run with its reason
+        from .sdk import ServerError
+
+        if isinstance(exc, ServerError):
+            print(f"plyhall bot: the server refused: {exc.message}", file=sys.stderr)
+            return 1
+        raise
+    print(f"done: {score['points']:g}/{score['games']} points", flush=True)
+    return 0

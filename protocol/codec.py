@@ -1,0 +1,128 @@
+"""The two subprotocols: the same messages as msgpack (binary frames) or JSON (text frames).
+
+Decoding never raises: bad bytes come back as a :class:`ProtocolError`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import msgpack
+
+from .messages import ProtocolError
+
+MSGPACK = "plyhall.v1.msgpack"
+JSON = "plyhall.v1.json"
+SUBPROTOCOLS = (MSGPACK, JSON)
+"""Subprotocols in order of preference (the server picks the first the client offers)."""
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""The largest incoming message the server accepts."""
+
+
+class Codec:
+    """Encode messages to frames and decode frames to messages for one subprotocol."""
+
+    subprotocol: str = ""
+    binary: bool = False
+
+    def encode(self, msg: dict[str, Any]) -> bytes | str:
+        """One frame's payload for ``msg``."""
+        raise NotImplementedError
+
+    def decode(self, data: bytes | str) -> Any | ProtocolError:
+        """The value in a frame, or a ProtocolError (bad encoding, too large)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<codec {self.subprotocol}>"
+
+
+def _too_large(size: int) -> ProtocolError:
+    return ProtocolError("too_large", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes")
+
+
+class JsonCodec(Codec):
+    """``plyhall.v1.json``: UTF-8 JSON in text frames."""
+
+    subprotocol = JSON
+    binary = False
+
+    def encode(self, msg: dict[str, Any]) -> str:
+        """Compact JSON text."""
+        return json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    def decode(self, data: bytes | str) -> Any | ProtocolError:
+        """Parse JSON text (a binary frame holding UTF-8 JSON is accepted too)."""
+        if len(data) > MAX_MESSAGE_BYTES:
+            return _too_large(len(data))
+        try:
+            if isinstance(data, bytes):
+                data = data.decode("utf-8")
+            return json.loads(data, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            return ProtocolError("bad_encoding", f"not valid JSON: {str(exc)[:120]}")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+class MsgpackCodec(Codec):
+    """``plyhall.v1.msgpack``: msgpack in binary frames."""
+
+    subprotocol = MSGPACK
+    binary = True
+
+    def encode(self, msg: dict[str, Any]) -> bytes:
+        """Packed bytes."""
+        return msgpack.packb(msg, use_bin_type=True)
+
+    def decode(self, data: bytes | str) -> Any | ProtocolError:
+        """Unpack bytes; strings, extension types and trailing bytes are refused."""
+        if isinstance(data, str):
+            return ProtocolError("bad_encoding", "plyhall.v1.msgpack takes binary frames, not text")
+        if len(data) > MAX_MESSAGE_BYTES:
+            return _too_large(len(data))
+        try:
+            value = msgpack.unpackb(
+                data,
+                raw=False,
+                strict_map_key=True,
+                max_bin_len=0,
+                max_ext_len=0,
+            )
+        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+            return ProtocolError("bad_encoding", f"not valid msgpack: {str(exc)[:120]}")
+        except Exception as exc:  # msgpack raises assorted errors on hostile input
+            return ProtocolError("bad_encoding", f"not valid msgpack: {type(exc).__name__}")
+        if _has_bad_float(value):
+            return ProtocolError("bad_encoding", "NaN and infinity are not allowed")
+        return value
+
+
+def _has_bad_float(value: Any, depth: int = 0) -> bool:
+    if depth > 64:
+        return False  # validation rejects deep nesting with a clearer message
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list):
+        return any(_has_bad_float(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_has_bad_float(v, depth + 1) for v in value.values())
+    return False
+
+
+CODECS: dict[str, Codec] = {MSGPACK: MsgpackCodec(), JSON: JsonCodec()}
+
+
+def codec_for(subprotocol: str | None) -> Codec:
+    """The codec of a negotiated subprotocol; JSON when the client offered none."""
+    if subprotocol is None:
+        return CODECS[JSON]
+    try:
+        return CODECS[subprotocol]
+    except KeyError:
+        raise ValueError(f"unknown subprotocol {subprotocol!r}; accepted: {', '.join(SUBPROTOCOLS)}") from None

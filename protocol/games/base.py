@@ -1,0 +1,300 @@
+"""The contract every game follows, and the pieces all games share.
+
+A game object is stateless: it turns immutable states into new states. The
+reference rules are plain Python meant to be read; engines keep their own fast
+representations and are tested against these.
+
+Squares are held internally as an index ``row * width + col`` with row 0 at the
+*bottom* (rank 1) and column 0 on the left (file ``a``). They are translated at
+the edge into one of three coordinate conventions:
+
+``algebraic``  ``"a1"`` ... rank 1 at the bottom, as people write squares;
+``cosc322``    ``[row, col]`` 1-based, row 1 at the bottom (COSC 322 Amazons server);
+``matrix``     ``[row, col]`` 0-based, row 0 at the top (most student arrays).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+COORDS: tuple[str, ...] = ("algebraic", "cosc322", "matrix")
+"""The coordinate conventions a client may choose."""
+
+FILES = "abcdefghijklmnopqrstuvwxyz"
+
+
+class IllegalMove(ValueError):
+    """A move the rules do not allow, or text that is not a move at all.
+
+    ``reason`` is a sentence a person understands ("column 4 is full").
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class OptionError(ValueError):
+    """A game option that is unknown or has a bad value."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the winning seat (``None`` for a draw) and why."""
+
+    winner: int | None
+    reason: str
+
+    @property
+    def is_draw(self) -> bool:
+        """True when nobody won."""
+        return self.winner is None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-compatible form: ``{"winner": 0|1|None, "reason": str}``."""
+        return {"winner": self.winner, "reason": self.reason}
+
+
+def check_coords(coords: str) -> str:
+    """Return ``coords`` if it names a convention, else raise ``ValueError``."""
+    if coords not in COORDS:
+        raise ValueError(f"unknown coordinate convention {coords!r}; accepted: {', '.join(COORDS)}")
+    return coords
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A rectangular board's geometry and its square notation in every convention."""
+
+    width: int
+    height: int
+
+    @property
+    def size(self) -> int:
+        """Number of squares."""
+        return self.width * self.height
+
+    def index(self, col: int, row: int) -> int:
+        """Square index of 0-based ``col`` and ``row`` (row 0 at the bottom)."""
+        return row * self.width + col
+
+    def col_row(self, square: int) -> tuple[int, int]:
+        """``(col, row)`` of a square index, row 0 at the bottom."""
+        return square % self.width, square // self.width
+
+    def on_board(self, col: int, row: int) -> bool:
+        """True when ``(col, row)`` lies on the board."""
+        return 0 <= col < self.width and 0 <= row < self.height
+
+    def name(self, square: int) -> str:
+        """Algebraic name of a square, e.g. ``"d10"``."""
+        col, row = self.col_row(square)
+        return f"{FILES[col]}{row + 1}"
+
+    def last_name(self) -> str:
+        """Name of the top-right square, for messages ("a1 to h8")."""
+        return self.name(self.size - 1)
+
+    _NAME = re.compile(r"^([a-z])([0-9]{1,2})$")
+
+    def parse_name(self, text: str) -> int:
+        """Square index of an algebraic name; ``IllegalMove`` if it is not a square."""
+        m = self._NAME.match(text.strip().lower())
+        if m:
+            col = FILES.index(m.group(1))
+            row = int(m.group(2)) - 1
+            if self.on_board(col, row):
+                return self.index(col, row)
+        raise IllegalMove(f"{text!r} is not a square; squares run from a1 to {self.last_name()}")
+
+    def format(self, square: int, coords: str = "algebraic") -> str | list[int]:
+        """A square in the given convention."""
+        col, row = self.col_row(square)
+        if coords == "algebraic":
+            return self.name(square)
+        if coords == "cosc322":
+            return [row + 1, col + 1]
+        if coords == "matrix":
+            return [self.height - 1 - row, col]
+        check_coords(coords)
+        raise AssertionError("unreachable")
+
+    def parse(self, obj: Any, coords: str = "algebraic") -> int:
+        """Square index of ``obj`` written in ``coords``; ``IllegalMove`` on anything else.
+
+        An algebraic name is accepted whatever the convention, since it cannot be
+        mistaken for a pair of numbers.
+        """
+        check_coords(coords)
+        if isinstance(obj, str):
+            return self.parse_name(obj)
+        if (
+            isinstance(obj, (list, tuple))
+            and len(obj) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in obj)
+        ):
+            r, c = obj
+            if coords == "cosc322":
+                col, row = c - 1, r - 1
+                accepted = f"[1..{self.height}, 1..{self.width}]"
+            elif coords == "matrix":
+                col, row = c, self.height - 1 - r
+                accepted = f"[0..{self.height - 1}, 0..{self.width - 1}]"
+            else:
+                raise IllegalMove(
+                    f"{obj!r}: in algebraic coordinates a square is a name such as 'a1'"
+                )
+            if self.on_board(col, row):
+                return self.index(col, row)
+            raise IllegalMove(f"{list(obj)!r} is off the board; {coords} squares are {accepted}")
+        if coords == "algebraic":
+            raise IllegalMove(f"{obj!r} is not a square; write a name such as 'a1'")
+        raise IllegalMove(f"{obj!r} is not a square; write [row, col] ({coords}) or a name such as 'a1'")
+
+    def rows_for(self, cells: tuple[Any, ...], coords: str = "algebraic") -> list[list[Any]]:
+        """Board cells as a list of rows in the convention's own row order.
+
+        ``matrix`` lists the top row first (``rows[r][c]`` matches ``[r, c]``);
+        ``algebraic`` and ``cosc322`` list rank 1 first (``rows[r-1][c-1]`` matches
+        cosc322 ``[r, c]``).
+        """
+        check_coords(coords)
+        rows = [list(cells[r * self.width : (r + 1) * self.width]) for r in range(self.height)]
+        if coords == "matrix":
+            rows.reverse()
+        return rows
+
+    def cells_from(self, rows: Any, coords: str = "algebraic") -> tuple[Any, ...]:
+        """Inverse of :meth:`rows_for`; ``ValueError`` when the shape is wrong."""
+        check_coords(coords)
+        if not isinstance(rows, list) or len(rows) != self.height:
+            raise ValueError(f"board must be a list of {self.height} rows")
+        for row in rows:
+            if not isinstance(row, list) or len(row) != self.width:
+                raise ValueError(f"each board row must be a list of {self.width} cells")
+        ordered = list(reversed(rows)) if coords == "matrix" else rows
+        return tuple(cell for row in ordered for cell in row)
+
+    def render(self, cell_text: list[str], cell_width: int = 1) -> str:
+        """A terminal picture: rank labels on the left, file letters below, top rank first."""
+        label_width = len(str(self.height))
+        lines = []
+        for row in range(self.height - 1, -1, -1):
+            cells = " ".join(cell_text[self.index(c, row)].rjust(cell_width) for c in range(self.width))
+            lines.append(f"{str(row + 1).rjust(label_width)}  {cells}")
+        files = " ".join(FILES[c].rjust(cell_width) for c in range(self.width))
+        lines.append(f"{' ' * label_width}  {files}")
+        return "\n".join(lines)
+
+
+S = TypeVar("S", bound=Hashable)
+M = TypeVar("M", bound=Hashable)
+
+
+class Game(Generic[S, M]):
+    """The interface all five games implement (see docs/PROTOCOL.md and DESIGN.md).
+
+    Moves have two written forms: a compact *notation* people type
+    (``notation``/``parse_move`` with a string) and a *structured* JSON form in a
+    coordinate convention (``format_move``/``parse_move`` with a dict).
+    """
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    grid: ClassVar[Grid]
+    options_help: ClassVar[dict[str, str]] = {}
+
+    def initial_state(self, **options: Any) -> S:
+        """The starting position; options are documented in ``options_help``."""
+        raise NotImplementedError
+
+    def to_move(self, state: S) -> int:
+        """Seat (0 or 1) whose turn it is."""
+        raise NotImplementedError
+
+    def legal_moves(self, state: S) -> list[M]:
+        """Every legal move, empty once the game is over."""
+        raise NotImplementedError
+
+    def apply(self, state: S, move: M) -> S:
+        """The state after ``move``; raises ``IllegalMove`` with the reason."""
+        raise NotImplementedError
+
+    def outcome(self, state: S) -> Outcome | None:
+        """The result once the game is over, else ``None``."""
+        raise NotImplementedError
+
+    def notation(self, move: M) -> str:
+        """The move in the game's compact text notation."""
+        raise NotImplementedError
+
+    def format_move(self, move: M, coords: str = "algebraic") -> dict[str, Any]:
+        """The move's structured JSON form in a coordinate convention."""
+        raise NotImplementedError
+
+    def parse_move(self, obj: Any, state: S, coords: str = "algebraic") -> M:
+        """A move from notation text or a structured form; ``IllegalMove`` if it is neither.
+
+        Parsing checks form only (squares exist, fields present); whether the
+        move is legal in ``state`` is ``apply``'s job.
+        """
+        raise NotImplementedError
+
+    def encode_state(self, state: S, coords: str = "algebraic") -> dict[str, Any]:
+        """A JSON-compatible form of the state, the board in ``coords`` row order."""
+        raise NotImplementedError
+
+    def decode_state(self, obj: Any, coords: str = "algebraic") -> S:
+        """Inverse of ``encode_state``; ``ValueError`` on malformed input."""
+        raise NotImplementedError
+
+    def render(self, state: S) -> str:
+        """A board picture for a terminal."""
+        return str(state)
+
+    # Shared helpers -----------------------------------------------------------------
+
+    def play(self, state: S, *moves: Any) -> S:
+        """Apply several moves given in notation or as move values; handy at a prompt."""
+        for move in moves:
+            if not isinstance(move, self._move_types()):
+                move = self.parse_move(move, state)
+            state = self.apply(state, move)
+        return state
+
+    def start(self, *moves: Any, **options: Any) -> S:
+        """The initial state with ``moves`` played, e.g. ``GAMES['connect4'].start(4, 4, 3)``."""
+        return self.play(self.initial_state(**options), *moves)
+
+    def _move_types(self) -> tuple[type, ...]:
+        return ()
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Raise ``OptionError`` for any option this game does not know."""
+        for key in options:
+            if key not in self.options_help:
+                known = ", ".join(sorted(self.options_help)) or "none"
+                raise OptionError(f"{self.id} has no option {key!r}; options: {known}")
+
+    def __repr__(self) -> str:
+        return f"<game {self.id}>"
+
+
+def first_seat_option(value: Any) -> int:
+    """Validate the common ``first`` option: the seat (0 or 1) that moves first."""
+    if isinstance(value, bool) or value not in (0, 1):
+        raise OptionError(f"option 'first' must be 0 or 1 (the seat that moves first), not {value!r}")
+    return int(value)
+
+
+def require_dict(obj: Any, fields: tuple[str, ...], what: str) -> dict[str, Any]:
+    """Check that a structured move is a dict with ``fields``; ``IllegalMove`` otherwise."""
+    if not isinstance(obj, dict):
+        raise IllegalMove(f"a {what} is notation text or an object with {', '.join(fields)}")
+    missing = [f for f in fields if f not in obj]
+    if missing:
+        raise IllegalMove(f"a {what} needs field(s) {', '.join(missing)}")
+    return obj

@@ -1,0 +1,193 @@
+"""Connect Four: 7 columns by 6 rows, stones fall to the lowest empty square.
+
+Four in a row in any direction wins; a full board with no four is a draw.
+A move is a column, ``1``-``7`` left to right in notation (the format of the
+public solver test sets); structured form ``{"column": N}``, 1-based in the
+``algebraic`` and ``cosc322`` conventions, 0-based in ``matrix``.
+
+Seat 0's stones print as ``X``, seat 1's as ``O``. The option ``first`` (0 or 1)
+names the seat that drops the first stone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option
+
+WIDTH, HEIGHT = 7, 6
+GRID = Grid(WIDTH, HEIGHT)
+SYMBOLS = (".", "X", "O")
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+class Drop(NamedTuple):
+    """A Connect Four move: drop a stone in ``column`` (0-based)."""
+
+    column: int
+
+    def __str__(self) -> str:
+        return str(self.column + 1)
+
+
+@dataclass(frozen=True)
+class C4State:
+    """A Connect Four position. ``board[row*7+col]`` is 0 (empty), 1 (seat 0) or 2 (seat 1)."""
+
+    board: tuple[int, ...]
+    to_move: int
+    result: Outcome | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        picture = GRID.render([SYMBOLS[v] for v in self.board])
+        lines = picture.splitlines()[:-1]  # columns are numbered, not lettered
+        lines.append(" " * 3 + " ".join(str(c + 1) for c in range(WIDTH)))
+        if self.result is None:
+            lines.append(f"{SYMBOLS[self.to_move + 1]} (seat {self.to_move}) to move")
+        else:
+            lines.append(_describe(self.result))
+        return "\n".join(lines)
+
+
+def _describe(result: Outcome) -> str:
+    if result.winner is None:
+        return f"draw ({result.reason})"
+    return f"{SYMBOLS[result.winner + 1]} (seat {result.winner}) won: {result.reason}"
+
+
+class ConnectFour(Game[C4State, Drop]):
+    """The rules of Connect Four."""
+
+    id = "connect4"
+    name = "Connect Four"
+    grid = GRID
+    options_help = {"first": "seat (0 or 1) that drops the first stone; default 0"}
+
+    def initial_state(self, **options: Any) -> C4State:
+        """The empty board."""
+        self.check_options(options)
+        first = first_seat_option(options.get("first", 0))
+        return C4State(board=(0,) * (WIDTH * HEIGHT), to_move=first)
+
+    def to_move(self, state: C4State) -> int:
+        """Seat to drop the next stone."""
+        return state.to_move
+
+    def legal_moves(self, state: C4State) -> list[Drop]:
+        """Every column that is not full, left to right."""
+        if state.result is not None:
+            return []
+        top = (HEIGHT - 1) * WIDTH
+        return [Drop(c) for c in range(WIDTH) if state.board[top + c] == 0]
+
+    def apply(self, state: C4State, move: Drop) -> C4State:
+        """Drop a stone; ``IllegalMove`` when the game is over or the column is full."""
+        if state.result is not None:
+            raise IllegalMove("the game is over")
+        column = move.column if isinstance(move, Drop) else move
+        if not isinstance(column, int) or not 0 <= column < WIDTH:
+            raise IllegalMove(f"{move!r} is not a column; columns are 1 to {WIDTH}")
+        board = state.board
+        for row in range(HEIGHT):
+            square = row * WIDTH + column
+            if board[square] == 0:
+                break
+        else:
+            raise IllegalMove(f"column {column + 1} is full")
+        stone = state.to_move + 1
+        new_board = board[:square] + (stone,) + board[square + 1 :]
+        result = None
+        if _four_through(new_board, column, row, stone):
+            result = Outcome(state.to_move, "four in a row")
+        elif 0 not in new_board:
+            result = Outcome(None, "the board is full")
+        return C4State(new_board, 1 - state.to_move, result)
+
+    def outcome(self, state: C4State) -> Outcome | None:
+        """Winner and reason, or ``None`` while the game runs."""
+        return state.result
+
+    def notation(self, move: Drop) -> str:
+        """The column number, 1-7."""
+        return str(move.column + 1)
+
+    def format_move(self, move: Drop, coords: str = "algebraic") -> dict[str, Any]:
+        """``{"column": N}``, 0-based in ``matrix``, 1-based otherwise."""
+        check_coords(coords)
+        return {"column": move.column if coords == "matrix" else move.column + 1}
+
+    def parse_move(self, obj: Any, state: C4State, coords: str = "algebraic") -> Drop:
+        """A column from text (``"4"``), a number, or ``{"column": N}`` in ``coords``."""
+        check_coords(coords)
+        if isinstance(obj, Drop):
+            return obj
+        if isinstance(obj, str):
+            text = obj.strip()
+            if text.isdigit() and 1 <= int(text) <= WIDTH:
+                return Drop(int(text) - 1)
+            raise IllegalMove(f"{obj!r} is not a column; type a number from 1 to {WIDTH}")
+        if isinstance(obj, dict):
+            if set(obj) != {"column"}:
+                raise IllegalMove('a Connect Four move is {"column": N}')
+            obj = obj["column"]
+        if isinstance(obj, int) and not isinstance(obj, bool):
+            low = 0 if coords == "matrix" else 1
+            if low <= obj < low + WIDTH:
+                return Drop(obj - low)
+            raise IllegalMove(f"column {obj} does not exist; {coords} columns are {low} to {low + WIDTH - 1}")
+        raise IllegalMove(f"{obj!r} is not a Connect Four move; send a column number")
+
+    def encode_state(self, state: C4State, coords: str = "algebraic") -> dict[str, Any]:
+        """``{"board": rows, "to_move": seat, "cells": "0 empty, 1 seat 0, 2 seat 1"}``."""
+        return {"board": GRID.rows_for(state.board, coords), "to_move": state.to_move}
+
+    def decode_state(self, obj: Any, coords: str = "algebraic") -> C4State:
+        """Rebuild a state from ``encode_state``; ``ValueError`` if it is not a position."""
+        if not isinstance(obj, dict) or "board" not in obj or "to_move" not in obj:
+            raise ValueError("a Connect Four state is an object with board and to_move")
+        board = GRID.cells_from(obj["board"], coords)
+        if any(v not in (0, 1, 2) or isinstance(v, bool) for v in board):
+            raise ValueError("Connect Four cells are 0 (empty), 1 (seat 0) or 2 (seat 1)")
+        to_move = obj["to_move"]
+        if to_move not in (0, 1) or isinstance(to_move, bool):
+            raise ValueError("to_move must be 0 or 1")
+        for col in range(WIDTH):
+            column = [board[r * WIDTH + col] for r in range(HEIGHT)]
+            if 0 in column and any(column[column.index(0) :]):
+                raise ValueError(f"column {col + 1} has a stone floating above an empty square")
+        return C4State(board, to_move, _scan_result(board))
+
+    def _move_types(self) -> tuple[type, ...]:
+        return (Drop,)
+
+
+def _four_through(board: tuple[int, ...], col: int, row: int, stone: int) -> bool:
+    for dc, dr in DIRECTIONS:
+        count = 1
+        for sign in (1, -1):
+            c, r = col + sign * dc, row + sign * dr
+            while 0 <= c < WIDTH and 0 <= r < HEIGHT and board[r * WIDTH + c] == stone:
+                count += 1
+                c += sign * dc
+                r += sign * dr
+        if count >= 4:
+            return True
+    return False
+
+
+def _scan_result(board: tuple[int, ...]) -> Outcome | None:
+    winners = set()
+    for square, stone in enumerate(board):
+        if stone and _four_through(board, square % WIDTH, square // WIDTH, stone):
+            winners.add(stone - 1)
+    if len(winners) > 1:
+        raise ValueError("both sides have four in a row")
+    if winners:
+        return Outcome(winners.pop(), "four in a row")
+    if 0 not in board:
+        return Outcome(None, "the board is full")
+    return None
+
+
+CONNECT4 = ConnectFour()

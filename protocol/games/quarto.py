@@ -1,0 +1,360 @@
+"""Quarto: 4 by 4 squares (``a1`` to ``d4``) and 16 distinct pieces.
+
+A piece is a 4-bit code 0-15, written as four binary digits, ``format(code,
+"04b")``: ``"0101"`` is piece 5. Each digit is one attribute, in order colour,
+shape, height, hollow (digit 1 is the highest bit, 8).
+
+Turns
+    The first turn (by the seat named by option ``first``, default 0) only
+    chooses a piece for the opponent: notation ``"0101"``, structured
+    ``{"square": null, "piece": "0101"}``. Every later turn places the piece you
+    were given on an empty square and then chooses one of the remaining pieces
+    for the opponent: ``"c3 0101"`` / ``{"square": "c3", "piece": "0101"}``.
+    When the placement wins or fills the board the game is over and no piece is
+    handed over: ``"c3"`` / ``{"square": "c3", "piece": null}``.
+
+Hand-over rules (``apply`` rejects, with a reason, any move breaking them, and
+``legal_moves`` lists exactly the moves it accepts)
+    * the handed piece must not be on the board and must not be the one you
+      were just given (it was placed this turn);
+    * while the game goes on you must hand a piece;
+    * after a winning or board-filling placement you must *not* hand one.
+
+Winning
+    Four pieces in a rank, a file or either long diagonal sharing at least one
+    attribute value (all 1s or all 0s in some digit) win for the player who
+    placed the last piece. A full board with no such line is a draw.
+
+On the printed board each square shows its piece code, ``....`` when empty.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option
+
+SIZE = 4
+GRID = Grid(SIZE, SIZE)
+SQUARES = SIZE * SIZE
+PIECES = 16
+EMPTY = -1
+ATTRIBUTES = ("colour", "shape", "height", "hollow")
+"""Attribute names of the code's digits, left to right (bits 8, 4, 2, 1)."""
+
+
+def _lines() -> tuple[tuple[str, tuple[int, ...]], ...]:
+    lines = []
+    for row in range(SIZE):
+        lines.append((f"rank {row + 1}", tuple(GRID.index(c, row) for c in range(SIZE))))
+    for col in range(SIZE):
+        lines.append((f"file {'abcd'[col]}", tuple(GRID.index(col, r) for r in range(SIZE))))
+    lines.append(("diagonal a1-d4", tuple(GRID.index(i, i) for i in range(SIZE))))
+    lines.append(("diagonal a4-d1", tuple(GRID.index(i, SIZE - 1 - i) for i in range(SIZE))))
+    return tuple(lines)
+
+
+LINES: tuple[tuple[str, tuple[int, ...]], ...] = _lines()
+"""The ten winning lines as ``(name, squares)``: 4 ranks, 4 files, 2 diagonals."""
+
+LINES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(i for i, (_, squares) in enumerate(LINES) if sq in squares) for sq in range(SQUARES)
+)
+"""``LINES_THROUGH[sq]``: indexes into ``LINES`` of the lines containing ``sq``."""
+
+
+def piece_text(code: int) -> str:
+    """A piece's four binary digits, e.g. ``piece_text(5) == "0101"``."""
+    return format(code, "04b")
+
+
+def _piece_or_repr(code: Any) -> str:
+    if isinstance(code, int) and not isinstance(code, bool) and 0 <= code < PIECES:
+        return piece_text(code)
+    return repr(code)
+
+
+def shared_attributes(codes: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
+    """``(digit index 0-3, value)`` for every attribute all ``codes`` share, left digit first."""
+    ones = 15
+    zeros = 15
+    for code in codes:
+        ones &= code
+        zeros &= ~code
+    shared = []
+    for digit in range(4):
+        bit = 8 >> digit
+        if ones & bit:
+            shared.append((digit, 1))
+        elif zeros & bit:
+            shared.append((digit, 0))
+    return shared
+
+
+def _line_wins(board: tuple[int, ...], squares: tuple[int, ...]) -> bool:
+    a, b, c, d = (board[sq] for sq in squares)
+    if a < 0 or b < 0 or c < 0 or d < 0:
+        return False
+    return bool((a & b & c & d) | (~(a | b | c | d) & 15))
+
+
+def _win_through(board: tuple[int, ...], square: int) -> int | None:
+    """Index of a winning line through ``square``, or ``None``."""
+    for i in LINES_THROUGH[square]:
+        if _line_wins(board, LINES[i][1]):
+            return i
+    return None
+
+
+def _win_reason(board: tuple[int, ...], line: int) -> str:
+    name, squares = LINES[line]
+    shared = shared_attributes([board[sq] for sq in squares])
+    what = " and ".join(f"digit {d + 1} ({ATTRIBUTES[d]}) = {v}" for d, v in shared)
+    return f"four sharing an attribute on {name}: {what}"
+
+
+class QuartoMove(NamedTuple):
+    """A Quarto move: place the piece in hand on ``square``, then hand ``piece`` over.
+
+    ``square`` is ``None`` on the opening turn; ``piece`` is ``None`` when the
+    placement ends the game.
+    """
+
+    square: int | None
+    piece: int | None
+
+    def __str__(self) -> str:
+        parts = []
+        if self.square is not None:
+            parts.append(GRID.name(self.square))
+        if self.piece is not None:
+            parts.append(piece_text(self.piece))
+        return " ".join(parts) or "-"
+
+
+@dataclass(frozen=True)
+class QuartoState:
+    """A Quarto position.
+
+    ``board[sq]`` is ``-1`` (empty) or a piece code; ``in_hand`` is the piece the
+    player to move must place, ``None`` before the opening hand-over and once the
+    game is over.
+    """
+
+    board: tuple[int, ...]
+    in_hand: int | None
+    to_move: int
+    result: Outcome | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        cells = ["...." if v == EMPTY else piece_text(v) for v in self.board]
+        lines = GRID.render(cells, cell_width=4).splitlines()
+        if self.result is not None:
+            if self.result.winner is None:
+                lines.append(f"draw ({self.result.reason})")
+            else:
+                lines.append(f"seat {self.result.winner} won: {self.result.reason}")
+        elif self.in_hand is None:
+            lines.append(f"seat {self.to_move} to choose a piece for seat {1 - self.to_move}")
+        else:
+            lines.append(f"seat {self.to_move} to place {piece_text(self.in_hand)}")
+        return "\n".join(lines)
+
+
+class Quarto(Game[QuartoState, QuartoMove]):
+    """The rules of Quarto."""
+
+    id = "quarto"
+    name = "Quarto"
+    grid = GRID
+    options_help = {"first": "seat (0 or 1) that chooses the first piece for the other; default 0"}
+
+    def initial_state(self, **options: Any) -> QuartoState:
+        """The empty board, no piece handed over yet."""
+        self.check_options(options)
+        first = first_seat_option(options.get("first", 0))
+        return QuartoState((EMPTY,) * SQUARES, None, first)
+
+    def to_move(self, state: QuartoState) -> int:
+        """Seat to move: to choose a piece (opening) or to place the piece in hand."""
+        return state.to_move
+
+    def legal_moves(self, state: QuartoState) -> list[QuartoMove]:
+        """Every move ``apply`` accepts; empty once the game is over."""
+        if state.result is not None:
+            return []
+        board = state.board
+        if state.in_hand is None:
+            return [QuartoMove(None, p) for p in range(PIECES)]
+        used = set(board)
+        used.add(state.in_hand)
+        remaining = [p for p in range(PIECES) if p not in used]
+        moves = []
+        for sq in range(SQUARES):
+            if board[sq] != EMPTY:
+                continue
+            placed = board[:sq] + (state.in_hand,) + board[sq + 1 :]
+            if not remaining or _win_through(placed, sq) is not None:
+                moves.append(QuartoMove(sq, None))
+            else:
+                moves.extend(QuartoMove(sq, p) for p in remaining)
+        return moves
+
+    def apply(self, state: QuartoState, move: QuartoMove) -> QuartoState:
+        """Place and hand over; ``IllegalMove`` with the reason otherwise."""
+        if state.result is not None:
+            raise IllegalMove("the game is over")
+        if not isinstance(move, QuartoMove):
+            raise IllegalMove(f"{move!r} is not a Quarto move; write 'c3 0101' (square, then a piece)")
+        square, piece = move
+        if piece is not None and (isinstance(piece, bool) or not isinstance(piece, int) or not 0 <= piece < PIECES):
+            raise IllegalMove(f"{piece!r} is not a piece; pieces are four binary digits, 0000 to 1111")
+        seat = state.to_move
+        board = state.board
+        if state.in_hand is None:
+            if square is not None:
+                raise IllegalMove(
+                    "there is no piece to place yet: the first turn only chooses a piece for your opponent"
+                )
+            if piece is None:
+                raise IllegalMove("you must choose a piece for your opponent")
+            return QuartoState(board, piece, 1 - seat)
+        given = piece_text(state.in_hand)
+        if square is None:
+            raise IllegalMove(f"you must place the piece you were given ({given}) on an empty square")
+        if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < SQUARES:
+            raise IllegalMove(f"{square!r} is not a square; squares run from a1 to d4")
+        name = GRID.name(square)
+        if board[square] != EMPTY:
+            raise IllegalMove(f"{name} is taken")
+        placed = board[:square] + (state.in_hand,) + board[square + 1 :]
+        line = _win_through(placed, square)
+        if line is not None or EMPTY not in placed:
+            if piece is not None:
+                why = "wins" if line is not None else "fills the board"
+                raise IllegalMove(f"placing {given} on {name} {why}, so no piece is handed over: write just {name}")
+            if line is not None:
+                result = Outcome(seat, _win_reason(placed, line))
+            else:
+                result = Outcome(None, "the board is full with no four sharing an attribute")
+            return QuartoState(placed, None, 1 - seat, result)
+        if piece is None:
+            raise IllegalMove("you must choose a piece for your opponent")
+        if piece == state.in_hand:
+            raise IllegalMove(f"the piece you were given is {given}, it cannot be handed back")
+        if piece in board:
+            raise IllegalMove(f"piece {piece_text(piece)} is already on the board")
+        return QuartoState(placed, piece, 1 - seat)
+
+    def outcome(self, state: QuartoState) -> Outcome | None:
+        """Winner and reason, or ``None`` while the game runs."""
+        return state.result
+
+    def notation(self, move: QuartoMove) -> str:
+        """``"0101"`` (opening), ``"c3 0101"``, or ``"c3"`` when the placement ends the game."""
+        return str(move)
+
+    def format_move(self, move: QuartoMove, coords: str = "algebraic") -> dict[str, Any]:
+        """``{"square": SQ or None, "piece": "0101" or None}``."""
+        check_coords(coords)
+        return {
+            "square": None if move.square is None else GRID.format(move.square, coords),
+            "piece": None if move.piece is None else piece_text(move.piece),
+        }
+
+    _PIECE = re.compile(r"^[01]{4}$")
+
+    def parse_move(self, obj: Any, state: QuartoState, coords: str = "algebraic") -> QuartoMove:
+        """A move from notation (``"0101"``, ``"c3 0101"``, ``"c3"``) or its structured form.
+
+        In the structured form ``piece`` may also be an integer 0-15; a missing
+        key counts as ``null``.
+        """
+        check_coords(coords)
+        if isinstance(obj, QuartoMove):
+            return obj
+        if isinstance(obj, str):
+            parts = obj.replace(",", " ").split()
+            if len(parts) == 1 and self._PIECE.match(parts[0]):
+                return QuartoMove(None, int(parts[0], 2))
+            if len(parts) in (1, 2):
+                square = GRID.parse_name(parts[0])
+                if len(parts) == 1:
+                    return QuartoMove(square, None)
+                return QuartoMove(square, self._parse_piece(parts[1]))
+            raise IllegalMove(f"{obj!r} is not a Quarto move; write 'c3 0101' (square, then a piece)")
+        if isinstance(obj, dict) and obj and set(obj) <= {"square", "piece"}:
+            square = obj.get("square")
+            piece = obj.get("piece")
+            if square is None and piece is None:
+                raise IllegalMove("a Quarto move needs a square, a piece, or both")
+            return QuartoMove(
+                None if square is None else GRID.parse(square, coords),
+                None if piece is None else self._parse_piece(piece),
+            )
+        raise IllegalMove(f'{obj!r} is not a Quarto move; send notation text or {{"square": SQUARE, "piece": "0101"}}')
+
+    def _parse_piece(self, obj: Any) -> int:
+        if isinstance(obj, str) and self._PIECE.match(obj.strip()):
+            return int(obj.strip(), 2)
+        if isinstance(obj, int) and not isinstance(obj, bool) and 0 <= obj < PIECES:
+            return obj
+        raise IllegalMove(f"{obj!r} is not a piece; pieces are four binary digits, 0000 to 1111")
+
+    def encode_state(self, state: QuartoState, coords: str = "algebraic") -> dict[str, Any]:
+        """``{"board": rows, "in_hand": "0101" or None, "to_move": seat}``; empty cells are None."""
+        cells = tuple(None if v == EMPTY else piece_text(v) for v in state.board)
+        return {
+            "board": GRID.rows_for(cells, coords),
+            "in_hand": None if state.in_hand is None else piece_text(state.in_hand),
+            "to_move": state.to_move,
+        }
+
+    def decode_state(self, obj: Any, coords: str = "algebraic") -> QuartoState:
+        """Rebuild a state from ``encode_state``; ``ValueError`` if it is not a position.
+
+        A winning line means the seat that is not to move won (it placed last).
+        """
+        if not isinstance(obj, dict) or not {"board", "in_hand", "to_move"} <= set(obj):
+            raise ValueError("a Quarto state is an object with board, in_hand and to_move")
+        board = tuple(_decode_piece(v) for v in GRID.cells_from(obj["board"], coords))
+        in_hand = _decode_piece(obj["in_hand"])
+        in_hand = None if in_hand == EMPTY else in_hand
+        to_move = obj["to_move"]
+        if isinstance(to_move, bool) or to_move not in (0, 1):
+            raise ValueError("to_move must be 0 or 1")
+        on_board = [v for v in board if v != EMPTY]
+        if len(set(on_board)) != len(on_board):
+            raise ValueError("a piece appears twice on the board")
+        if in_hand is not None and in_hand in on_board:
+            raise ValueError(f"piece {piece_text(in_hand)} is both in hand and on the board")
+        result = None
+        for i, (_, squares) in enumerate(LINES):
+            if _line_wins(board, squares):
+                result = Outcome(1 - to_move, _win_reason(board, i))
+                break
+        else:
+            if len(on_board) == SQUARES:
+                result = Outcome(None, "the board is full with no four sharing an attribute")
+        if result is not None and in_hand is not None:
+            raise ValueError("the game is over, so no piece can be in hand")
+        if result is None and on_board and in_hand is None:
+            raise ValueError("a game in progress with pieces on the board needs a piece in hand")
+        return QuartoState(board, in_hand, to_move, result)
+
+    def _move_types(self) -> tuple[type, ...]:
+        return (QuartoMove,)
+
+
+def _decode_piece(value: Any) -> int:
+    if value is None:
+        return EMPTY
+    if isinstance(value, str) and re.fullmatch(r"[01]{4}", value):
+        return int(value, 2)
+    raise ValueError(f"{value!r} is not a piece; pieces are four binary digits, or null for none")
+
+
+QUARTO = Quarto()
+"""The Quarto rules object registered as ``"quarto"``."""

@@ -1,0 +1,137 @@
+"""Clocks kept by the server: a fixed time per move, or a game clock with increment.
+
+A plain object driven by the time it is given (``now``, monotonic seconds), so
+it is tested without waiting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.games import OptionError
+
+MAX_SECONDS = 24 * 3600.0
+
+
+def _seconds(obj: dict[str, Any], key: str, low: float, high: float = MAX_SECONDS) -> float:
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise OptionError(f"time_control.{key} must be a number of seconds from {low:g} to {high:g}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """How much time a player has: ``per_move`` seconds for every move, or ``initial``
+    seconds for the game plus ``increment`` after each move; neither means untimed."""
+
+    per_move: float | None = None
+    initial: float | None = None
+    increment: float = 0.0
+
+    @classmethod
+    def parse(cls, obj: Any) -> TimeControl:
+        """Validate a ``time_control`` option: ``{"per_move": 30}``,
+        ``{"initial": 300, "increment": 2}`` or ``{"untimed": true}``."""
+        accepted = 'time_control is {"per_move": S}, {"initial": S, "increment": S} or {"untimed": true}'
+        if not isinstance(obj, dict):
+            raise OptionError(accepted)
+        keys = set(obj)
+        if keys == {"untimed"} and obj["untimed"] is True:
+            return cls()
+        if keys == {"per_move"}:
+            return cls(per_move=_seconds(obj, "per_move", 0.05))
+        if keys in ({"initial"}, {"initial", "increment"}):
+            increment = _seconds(obj, "increment", 0.0, 3600.0) if "increment" in obj else 0.0
+            return cls(initial=_seconds(obj, "initial", 0.1), increment=increment)
+        raise OptionError(accepted)
+
+    @property
+    def timed(self) -> bool:
+        """True when a clock can run out."""
+        return self.per_move is not None or self.initial is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (the same shapes ``parse`` accepts)."""
+        if self.per_move is not None:
+            return {"per_move": self.per_move}
+        if self.initial is not None:
+            return {"initial": self.initial, "increment": self.increment}
+        return {"untimed": True}
+
+    def describe(self) -> str:
+        """Short text such as ``30s/move`` or ``5m+2s``."""
+        if self.per_move is not None:
+            return f"{self.per_move:g}s/move"
+        if self.initial is not None:
+            minutes = self.initial / 60
+            base = f"{minutes:g}m" if self.initial >= 60 and self.initial % 60 == 0 else f"{self.initial:g}s"
+            return f"{base}+{self.increment:g}s"
+        return "untimed"
+
+
+class Clocks:
+    """Both seats' clocks for one game."""
+
+    def __init__(self, control: TimeControl, to_move: int, now: float) -> None:
+        self.control = control
+        self.remaining = [control.initial or 0.0, control.initial or 0.0]
+        self.running: int | None = to_move
+        self.turn_started = now
+
+    def left(self, seat: int, now: float) -> float | None:
+        """Seconds ``seat`` has left at ``now`` (this move's time for per-move clocks)."""
+        if self.control.per_move is not None:
+            if seat == self.running:
+                return max(0.0, self.control.per_move - (now - self.turn_started))
+            return self.control.per_move
+        if self.control.initial is not None:
+            left = self.remaining[seat]
+            if seat == self.running:
+                left -= now - self.turn_started
+            return max(0.0, left)
+        return None
+
+    def deadline(self) -> float | None:
+        """When the seat to move runs out of time (monotonic seconds), or None."""
+        if self.running is None:
+            return None
+        if self.control.per_move is not None:
+            return self.turn_started + self.control.per_move
+        if self.control.initial is not None:
+            return self.turn_started + self.remaining[self.running]
+        return None
+
+    def flagged(self, now: float) -> bool:
+        """True when the seat to move has run out of time."""
+        deadline = self.deadline()
+        return deadline is not None and now >= deadline
+
+    def switch(self, now: float, next_seat: int | None) -> float:
+        """The mover has moved: charge its time, add the increment, start ``next_seat``.
+
+        Returns the seconds the move took."""
+        elapsed = now - self.turn_started
+        if self.running is not None and self.control.initial is not None:
+            self.remaining[self.running] = max(0.0, self.remaining[self.running] - elapsed)
+            self.remaining[self.running] += self.control.increment
+        self.running = next_seat
+        self.turn_started = now
+        return elapsed
+
+    def stop(self, now: float) -> None:
+        """Stop the clocks at the end of a game, charging the mover's time."""
+        if self.running is not None and self.control.initial is not None:
+            self.remaining[self.running] = max(0.0, self.remaining[self.running] - (now - self.turn_started))
+        self.running = None
+        self.turn_started = now
+
+    def snapshot(self, now: float) -> dict[str, Any]:
+        """Wire form: seconds left per seat (rounded to ms), which is running, and the control."""
+        left = [self.left(seat, now) for seat in (0, 1)]
+        return {
+            "left": [None if v is None else round(v, 3) for v in left],
+            "running": self.running,
+            "control": self.control.to_json(),
+        }

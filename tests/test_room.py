@@ -1,0 +1,219 @@
+"""Room and lobby logic without a network: events in, messages out, time given."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.games import OptionError
+from server.clock import Clocks, TimeControl
+from server.hall import Hall, Limits
+from server.room import Room, RoomSettings
+
+
+def msgs(out, name, kind=None):
+    return [m for n, m in out.messages if n == name and (kind is None or m["type"] == kind)]
+
+
+def make_room(game="connect4", **kw):
+    return Room("Lake", RoomSettings.parse(game, **kw), wall_clock=lambda: 1000.0)
+
+
+def seated(game="connect4", **kw):
+    room = make_room(game, **kw)
+    room.join("ann", "algebraic", 0.0)
+    out = room.join("bob", "matrix", 0.0)
+    return room, out
+
+
+def test_game_starts_when_both_seats_fill_and_each_sees_own_coords():
+    room, out = seated()
+    ann = msgs(out, "ann", "game_start")[0]
+    bob = msgs(out, "bob", "game_start")[0]
+    assert ann["seat"] == 0 and bob["seat"] == 1
+    assert ann["players"] == ["ann", "bob"] and ann["to_move"] == 0
+    out = room.move("ann", "1", 1.0)
+    assert msgs(out, "ann", "moved")[0]["move"] == {"column": 1}
+    assert msgs(out, "bob", "moved")[0]["move"] == {"column": 0}  # matrix is 0-based
+
+
+def test_only_the_seat_to_move_may_move_and_spectators_never():
+    room, _ = seated()
+    room.join("sue", "algebraic", 0.0, role="spectator")
+    out = room.move("bob", "4", 1.0)
+    assert msgs(out, "bob", "error")[0]["code"] == "not_your_turn"
+    out = room.move("sue", "4", 1.0)
+    assert msgs(out, "sue", "error")[0]["code"] == "not_a_player"
+    out = room.move("zed", "4", 1.0)
+    assert msgs(out, "zed", "error")[0]["code"] == "not_in_room"
+
+
+def test_illegal_move_is_rejected_and_turn_kept_in_casual_room():
+    room, _ = seated()
+    for _ in range(6):
+        room.move("ann", "1", 1.0) if room.game.to_move(room.state) == 0 else room.move("bob", {"column": 0}, 1.0)
+    out = room.move("ann", "1", 2.0)
+    err = msgs(out, "ann", "error")[0]
+    assert err["code"] == "illegal_move" and "column 1 is full" in err["message"]
+    assert room.status == "playing" and room.game.to_move(room.state) == 0
+    assert not out.records
+
+
+def test_illegal_move_loses_in_strict_room():
+    room, _ = seated(illegal_move="lose")
+    out = room.move("ann", "9", 1.0)
+    over = msgs(out, "bob", "game_over")[0]
+    assert over["winner"] == 1 and "illegal move" in over["reason"]
+    assert out.records and out.records[0].winner == 1
+
+
+def test_per_move_clock_runs_out():
+    room, _ = seated(time_control={"per_move": 5})
+    assert room.next_deadline() == 5.0
+    assert not room.tick(4.9).messages
+    out = room.tick(5.0)
+    over = msgs(out, "ann", "game_over")[0]
+    assert over["winner"] == 1 and "ran out of time" in over["reason"]
+
+
+def test_game_clock_with_increment():
+    clocks = Clocks(TimeControl(initial=10, increment=2), 0, now=0.0)
+    assert clocks.switch(3.0, 1) == 3.0
+    assert clocks.left(0, 3.0) == pytest.approx(9.0)  # 10 - 3 + 2
+    assert clocks.left(1, 5.0) == pytest.approx(8.0)
+    clocks.switch(5.0, 0)
+    assert clocks.left(1, 5.0) == pytest.approx(10.0)
+    assert clocks.deadline() == pytest.approx(5.0 + 9.0)
+
+
+@pytest.mark.parametrize("bad", [{"per_move": 0}, {"per_move": "5"}, {"initial": -1}, {"bogus": 1}, [], {"untimed": 1}])
+def test_bad_time_controls_are_refused(bad):
+    with pytest.raises(OptionError, match="time_control"):
+        TimeControl.parse(bad)
+
+
+def test_bad_room_settings_name_the_problem():
+    with pytest.raises(OptionError, match="unknown game"):
+        RoomSettings.parse("chess")
+    with pytest.raises(OptionError, match="illegal_move"):
+        RoomSettings.parse("connect4", illegal_move="shrug")
+    with pytest.raises(OptionError, match="grace"):
+        RoomSettings.parse("connect4", grace=10_000)
+    with pytest.raises(OptionError, match="first"):
+        RoomSettings.parse("connect4", options={"first": 5})
+
+
+def test_disconnect_keeps_seat_then_resume_or_lose_after_grace():
+    room, _ = seated(grace=10)
+    out = room.disconnected("bob", 1.0)
+    away = msgs(out, "ann", "player_away")[0]
+    assert away["seat"] == 1 and away["grace"] == 10
+    out = room.reconnected("bob", "cosc322", 5.0)
+    assert msgs(out, "ann", "player_back")
+    resumed = msgs(out, "bob", "game_start")[0]
+    assert resumed["seat"] == 1 and resumed["state"]["to_move"] == 0
+    room.disconnected("bob", 6.0)
+    out = room.tick(16.0)
+    over = msgs(out, "ann", "game_over")[0]
+    assert over["winner"] == 0 and "disconnected" in over["reason"]
+    assert room.seats == ["ann", None]
+
+
+def test_late_spectator_gets_state_and_moves():
+    room, _ = seated()
+    room.move("ann", "4", 1.0)
+    room.move("bob", {"column": 3}, 2.0)
+    out = room.join("sue", "cosc322", 3.0, role="spectator")
+    start = msgs(out, "sue", "game_start")[0]
+    assert start["moves"] == ["4", "4"] and start["seat"] is None
+    assert start["state"]["board"][0][3] == 1 and start["state"]["board"][1][3] == 2
+
+
+def test_resign_and_agreed_draw():
+    room, _ = seated(games=2)
+    out = room.resign("bob", 1.0)
+    assert msgs(out, "ann", "game_over")[0]["winner"] == 0
+    # the second game starts at once with the other seat moving first
+    start = msgs(out, "bob", "game_start")[0]
+    assert start["game_no"] == 2 and start["to_move"] == 1
+    room.offer_draw("ann", 2.0)
+    out = room.offer_draw("bob", 3.0)
+    over = msgs(out, "ann", "game_over")[0]
+    assert over["winner"] is None and over["reason"] == "draw agreed"
+    assert room.status == "finished"
+
+
+def test_moving_declines_a_draw_offer():
+    room, _ = seated()
+    room.offer_draw("ann", 1.0)
+    room.move("ann", "4", 1.5)
+    room.move("bob", {"column": 3}, 2.0)  # bob moves instead of accepting
+    out = room.offer_draw("ann", 3.0)
+    assert not msgs(out, "ann", "game_over")
+    assert room.draw_offer == 0
+
+
+def test_record_holds_every_move_with_times_and_clocks():
+    room, _ = seated(time_control={"initial": 60, "increment": 1})
+    room.move("ann", "4", 2.0)
+    room.move("bob", {"column": 3}, 5.0)
+    out = room.resign("ann", 6.0)
+    record = out.records[0]
+    assert [m.notation for m in record.moves] == ["4", "4"]
+    assert [m.think_ms for m in record.moves] == [2000, 3000]
+    assert record.moves[0].clocks_after[0] == pytest.approx(59.0)
+    assert record.players == ["ann", "bob"] and record.winner == 1 and "resigned" in record.reason
+
+
+def test_chat_is_length_limited():
+    room, _ = seated()
+    out = room.chat("ann", "good luck")
+    assert msgs(out, "bob", "chat")[0]["text"] == "good luck"
+    out = room.chat("ann", "x" * 501)
+    assert msgs(out, "ann", "error")[0]["code"] == "bad_message"
+
+
+def test_hall_limits_rooms_per_name_and_cleans_finished_rooms():
+    hall = Hall(limits=Limits(max_rooms_per_name=3))
+    hall.handle(1, {"type": "login", "name": "ann"}, 0.0)
+    for _i in range(3):
+        out = hall.handle(1, {"type": "create_room", "game": "connect4"}, 0.0)
+        assert out.messages[0][1]["type"] == "room"
+    out = hall.handle(1, {"type": "create_room", "game": "connect4"}, 0.0)
+    assert out.messages[0][1]["code"] == "too_many_rooms"
+    names = [r["name"] for r in hall.listing()]
+    assert names[0] == "Kalamalka Lake" and len(set(names)) == 3
+    hall.handle(2, {"type": "login", "name": "bob"}, 0.0)
+    hall.handle(1, {"type": "join", "room": names[0]}, 0.0)
+    hall.handle(2, {"type": "join", "room": names[0]}, 0.0)
+    hall.handle(2, {"type": "resign", "room": names[0]}, 1.0)
+    assert hall.rooms[names[0]].status == "finished"
+    hall.handle(1, {"type": "leave", "room": names[0]}, 2.0)
+    hall.handle(2, {"type": "leave", "room": names[0]}, 2.0)
+    assert names[0] not in hall.rooms
+
+
+def test_hall_claims_names_and_takes_over_sessions():
+    hall = Hall()
+    out = hall.handle(1, {"type": "login", "name": "ann", "secret": "pw"}, 0.0)
+    assert out.messages[0][1]["claimed"] is True and out.claims
+    out = hall.handle(2, {"type": "login", "name": "ann", "secret": "nope"}, 0.0)
+    assert out.messages[0][1]["code"] == "wrong_secret"
+    out = hall.handle(3, {"type": "login", "name": "ann"}, 0.0)
+    assert out.messages[0][1]["code"] == "wrong_secret"
+    out = hall.handle(4, {"type": "login", "name": "ann", "secret": "pw"}, 0.0)
+    assert out.close == [(1, "logged in from another connection")]
+    hall.handle(5, {"type": "login", "name": "bob"}, 0.0)
+    out = hall.handle(6, {"type": "login", "name": "bob"}, 0.0)
+    assert out.messages[0][1]["code"] == "name_in_use"
+    for bad in ["", "a b", "x" * 33, "-dash", "émile"]:
+        out = hall.handle(7, {"type": "login", "name": bad}, 0.0)
+        assert out.messages[0][1]["code"] == "bad_name"
+
+
+def test_hall_requires_login_and_unknown_rooms_are_named():
+    hall = Hall()
+    out = hall.handle(1, {"type": "list_rooms"}, 0.0)
+    assert out.messages[0][1]["code"] == "not_logged_in"
+    hall.handle(1, {"type": "login", "name": "ann"}, 0.0)
+    out = hall.handle(1, {"type": "move", "room": "Nowhere", "move": "4"}, 0.0)
+    assert out.messages[0][1]["code"] == "no_such_room"
