@@ -117,8 +117,12 @@ class PlyhallServer:
         limits: Limits | None = None,
         rate_limit: RateLimit | None = None,
         room_defaults: dict[str, Any] | None = None,
+        ping_interval: float = 20.0,
+        ping_timeout: float = 20.0,
     ) -> None:
         self.storage = storage
+        self.ping_interval = ping_interval
+        self.ping_timeout = ping_timeout
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
@@ -148,8 +152,8 @@ class PlyhallServer:
             compression=None,
             max_size=MAX_MESSAGE_BYTES,
             max_queue=64,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=self.ping_interval,
+            ping_timeout=self.ping_timeout,
             logger=logging.getLogger("plyhall.websockets"),
         )
         sockets = list(self._server.sockets)

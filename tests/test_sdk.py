@@ -1,0 +1,137 @@
+"""The client SDK against a live server: bots play, reconnect, survive long thinking."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from client.sdk import Client, Player, RunOptions, Turn, run_player
+from server.app import PlyhallServer
+from server.storage import SQLiteStorage
+from tests.conftest import free_port
+
+
+class RandomPlayer(Player):
+    """Picks a random legal move; module level so a worker process can unpickle it."""
+
+    def __init__(self, seed: int = 0, think: float = 0.0) -> None:
+        self.rng = random.Random(seed)
+        self.think = think
+
+    def choose(self, turn: Turn):
+        if self.think:
+            time.sleep(self.think)  # blocks the worker process, never the connection
+        return self.rng.choice(turn.legal_moves)
+
+
+async def test_two_sdk_bots_play_a_series_in_one_room(server, url):
+    results: dict[str, list] = {}
+    opts = dict(url=url, game="santorini", room="Series", games=3, think="thread",
+                room_options={"games": 3, "time_control": {"per_move": 20}})
+    a = run_player(RandomPlayer(1), RunOptions(name="ann", coords="cosc322", **opts))
+    b = run_player(RandomPlayer(2), RunOptions(name="bob", coords="matrix", **opts))
+    results["ann"], results["bob"] = await asyncio.wait_for(asyncio.gather(a, b), 60)
+    assert len(results["ann"]) == 3 and len(results["bob"]) == 3
+    for ra, rb in zip(results["ann"], results["bob"], strict=True):
+        assert ra.record == rb.record and ra.winner == rb.winner
+        assert ra.score + rb.score == 1.0
+    await server.flush()
+    assert server.storage.count_games() == 3
+
+
+async def test_bot_without_room_joins_the_first_open_room_or_creates_one(server, url):
+    a = asyncio.create_task(run_player(RandomPlayer(3), RunOptions(
+        name="ann", url=url, game="quarto", games=1, think="thread")))
+    await asyncio.sleep(0.3)
+    b = asyncio.create_task(run_player(RandomPlayer(4), RunOptions(
+        name="bob", url=url, game="quarto", games=1, think="thread")))
+    ra, rb = await asyncio.wait_for(asyncio.gather(a, b), 60)
+    assert ra[0].record == rb[0].record and ra[0].room == "Kalamalka Lake"
+
+
+async def test_sdk_reconnects_and_resumes_its_seat_after_a_drop(server, url):
+    opts = dict(url=url, game="connect4", room="Drop", games=1, think="thread",
+                room_options={"grace": 30, "time_control": {"per_move": 20}})
+    events: list[str] = []
+    ann = RunOptions(name="ann", secret="pw", on_event=lambda m: events.append(m["type"]),
+                     **opts)
+    task_a = asyncio.create_task(run_player(RandomPlayer(5, think=0.05), ann))
+    task_b = asyncio.create_task(run_player(RandomPlayer(6, think=0.05), RunOptions(name="bob", **opts)))
+    while "moved" not in events:
+        await asyncio.sleep(0.02)
+    # the server drops ann's connection in the middle of the game
+    conn = server.hall.by_name["ann"].conn
+    server.clients[conn].ws.transport.abort()
+    ra, rb = await asyncio.wait_for(asyncio.gather(task_a, task_b), 60)
+    assert events.count("game_start") >= 2, "the resumed session got the full state again"
+    assert ra[0].record == rb[0].record
+    await server.flush()
+    record = server.storage.get_game(ra[0].record)
+    assert record["status"] == "finished" and "disconnected" not in record["reason"]
+
+
+async def test_long_thinking_bot_stays_connected(db_path):
+    # keepalive: the server pings every 0.2 s and drops a client silent for 0.5 s;
+    # the bot thinks 1.5 s per move in its worker process, so it must stay connected
+    srv = PlyhallServer(SQLiteStorage(db_path), port=0, ping_interval=0.2, ping_timeout=0.5)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    try:
+        opts = dict(url=url, game="connect4", room="Slow", games=1, max_retries=0,
+                    room_options={"grace": 0, "time_control": {"per_move": 30}})
+        slow = run_player(RandomPlayer(7, think=1.5), RunOptions(name="slow", think="process", **opts))
+        quick = asyncio.create_task(run_player(RandomPlayer(8), RunOptions(name="quick", think="thread", **opts)))
+        slow_results = await asyncio.wait_for(slow, 120)
+        quick_results = await asyncio.wait_for(quick, 10)
+        assert slow_results[0].record == quick_results[0].record
+        assert "disconnected" not in slow_results[0].reason
+        assert len(srv.storage.get_game(slow_results[0].record)["moves"]) >= 2
+    finally:
+        await srv.stop()
+
+
+async def test_plyhall_bot_command_plays_against_an_sdk_bot(server, url):
+    port = server.port
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client.cli", "bot", "--game", "magnetic-cave", "--level", "novice",
+        "--name", "nova", "--room", "Cave", "--url", f"ws://127.0.0.1:{port}/ws", "--games", "2",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        results = await asyncio.wait_for(run_player(RandomPlayer(9), RunOptions(
+            name="rando", url=url, room="Cave", game="magnetic-cave", games=2, think="thread")), 120)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    text = out.decode()
+    assert proc.returncode == 0, err.decode()
+    assert "game 1 in Cave" in text and "game 2 in Cave" in text and "score" in text
+    points = sum(1 - r.score for r in results)
+    assert f"done: {points:g}/2 points" in text
+
+
+def test_bot_command_rejects_bad_level():
+    out = subprocess.run([sys.executable, "-m", "client.cli", "bot", "--game", "connect4", "--level", "grandmaster",
+                          "--name", "x"], capture_output=True, text=True)
+    assert out.returncode == 2 and "levels:" in out.stderr
+
+
+async def test_bot_gives_up_with_a_clear_error_when_no_server(tmp_path):
+    port = free_port()
+    with pytest.raises(ConnectionError, match="reconnection attempts"):
+        await run_player(RandomPlayer(), RunOptions(name="lost", url=f"ws://127.0.0.1:{port}/ws", game="connect4",
+                                                     max_retries=1, think="thread"))
+
+
+async def test_client_request_reply_ids(server, url):
+    client = Client(url)
+    await client.connect()
+    reply = await client.request({"type": "ping"})
+    assert reply["type"] == "pong" and reply["id"] == 1
+    await client.close()
