@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import msgpack
@@ -56,18 +57,52 @@ class JsonCodec(Codec):
 
     def decode(self, data: bytes | str) -> Any | ProtocolError:
         """Parse JSON text (a binary frame holding UTF-8 JSON is accepted too)."""
-        if len(data) > MAX_MESSAGE_BYTES:
+        if len(data) > MAX_MESSAGE_BYTES:  # a quick answer before encoding: a character is at least a byte
             return _too_large(len(data))
         try:
-            if isinstance(data, bytes):
+            if isinstance(data, str):
+                size = len(data.encode("utf-8"))
+                if size > MAX_MESSAGE_BYTES:
+                    return _too_large(size)
+            else:
                 data = data.decode("utf-8")
-            return json.loads(data, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
+            value = json.loads(data, parse_constant=_reject_constant, parse_float=_finite_float)
+        except (ValueError, RecursionError) as exc:  # UnicodeError is a ValueError
             return ProtocolError("bad_encoding", f"not valid JSON: {str(exc)[:120]}")
+        if _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(value):
+            # "\ud800" is valid JSON syntax but no character: it could never be sent on as UTF-8
+            return ProtocolError("bad_encoding", "not valid JSON: a \\u escape names half a surrogate pair")
+        return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is too large for a number")
+    return value
+
+
+def _has_lone_surrogate(value: Any, depth: int = 0) -> bool:
+    if depth > 64:
+        return False
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k, depth) or _has_lone_surrogate(v, depth + 1) for k, v in value.items())
+    return False
 
 
 class MsgpackCodec(Codec):
@@ -98,20 +133,23 @@ class MsgpackCodec(Codec):
             return ProtocolError("bad_encoding", f"not valid msgpack: {str(exc)[:120]}")
         except Exception as exc:  # msgpack raises assorted errors on hostile input
             return ProtocolError("bad_encoding", f"not valid msgpack: {type(exc).__name__}")
-        if _has_bad_float(value):
-            return ProtocolError("bad_encoding", "NaN and infinity are not allowed")
+        if _has_bad_value(value):
+            return ProtocolError("bad_encoding", "NaN, infinity, bin and ext values are not allowed")
         return value
 
 
-def _has_bad_float(value: Any, depth: int = 0) -> bool:
+def _has_bad_value(value: Any, depth: int = 0) -> bool:
+    """True for NaN or infinity, and for the empty bin or ext values that slip past the length limits."""
     if depth > 64:
         return False  # validation rejects deep nesting with a clearer message
     if isinstance(value, float):
         return not math.isfinite(value)
+    if isinstance(value, (bytes, msgpack.ExtType)):
+        return True
     if isinstance(value, list):
-        return any(_has_bad_float(v, depth + 1) for v in value)
+        return any(_has_bad_value(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return any(_has_bad_float(v, depth + 1) for v in value.values())
+        return any(_has_bad_value(k, depth) or _has_bad_value(v, depth + 1) for k, v in value.items())
     return False
 
 

@@ -115,33 +115,56 @@ CLIENT_MESSAGES: dict[str, Schema] = {
     "ping": _schema("Ask for a pong (application-level liveness check)."),
 }
 
+# What the server sends. Required fields are always present (some may be null, as their kind
+# says); optional ones appear only in the situations their description gives. Any message that
+# answers a request carries that request's ``id`` as well.
+_GAME_FIELDS = {
+    "room": ROOM,
+    "game": STR,
+    "game_no": INT,
+    "players": LIST,
+    "seat": OPT_INT,
+    "status": STR,
+}
+_POSITION_FIELDS = {
+    "state": MAP,
+    "to_move": OPT_INT,
+    "clocks": MAP,
+    "moves": LIST,
+    "options": MAP,
+    "record": STR,
+}
+
 SERVER_MESSAGES: dict[str, Schema] = {
     "welcome": _schema(
-        "Login accepted.",
-        {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "rooms": LIST},
+        "Login accepted: your name and convention, the server's version, whether the name is claimed, "
+        "the game ids, and the rooms where you hold a seat (resumed at once).",
+        {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "games": LIST, "rooms": LIST},
     ),
-    "rooms": _schema("The room listing.", {"rooms": LIST}),
-    "room": _schema("One room's public details (after create_room).", {"room": MAP}),
-    "joined": _schema("You joined a room.", {"room": ROOM, "role": STR}, {"seat": OPT_INT}),
+    "rooms": _schema("The room listing: a list of room summaries.", {"rooms": LIST}),
+    "room": _schema("One room's summary (the reply to create_room).", {"room": MAP}),
+    "joined": _schema(
+        "You joined a room: your role, your seat (null for a spectator) and the room's summary.",
+        {"room": ROOM, "role": STR, "seat": OPT_INT, "settings": MAP},
+    ),
     "left": _schema("You left a room.", {"room": ROOM}),
-    "seated": _schema("Somebody took or left a seat in a room you are in.", {"room": ROOM, "seats": LIST}),
+    "seated": _schema(
+        "Somebody took or left a seat in a room you are in: both seats' names (null when free).",
+        {"room": ROOM, "seats": LIST},
+    ),
     "game_start": _schema(
-        "A game starts (or the full state on resume / late join).",
-        {
-            "room": ROOM,
-            "game": STR,
-            "game_no": INT,
-            "players": LIST,
-            "seat": OPT_INT,
-            "state": MAP,
-            "to_move": OPT_INT,
-            "clocks": MAP,
-            "moves": LIST,
-            "options": MAP,
-        },
+        "A game starts, or its full state on joining, resuming or asking for the state while it runs.",
+        {**_GAME_FIELDS, **_POSITION_FIELDS},
+    ),
+    "room_state": _schema(
+        "The state of a room where no game runs (the reply to state): before the first game without a "
+        "position; after a game with its final position and last_result.",
+        _GAME_FIELDS,
+        {**_POSITION_FIELDS, "last_result": MAP},
     ),
     "moved": _schema(
-        "A move was accepted.",
+        "A move was accepted: in your coordinates and as notation, with both clocks and the seat to move "
+        "(null when the move ended the game).",
         {
             "room": ROOM,
             "seq": INT,
@@ -152,18 +175,35 @@ SERVER_MESSAGES: dict[str, Schema] = {
             "to_move": OPT_INT,
         },
     ),
-    "legal_moves": _schema("The legal moves.", {"room": ROOM, "moves": LIST}),
+    "legal_moves": _schema("The legal moves of the seat to move, in your coordinates.", {"room": ROOM, "moves": LIST}),
     "game_over": _schema(
-        "The game ended.",
-        {"room": ROOM, "winner": OPT_INT, "reason": STR, "players": LIST},
-        {"record": STR, "clocks": MAP, "next_game": BOOL},
+        "The game ended: the winning seat (null for a draw or an aborted game), why, and whether the room "
+        "plays another game.",
+        {
+            "room": ROOM,
+            "winner": OPT_INT,
+            "reason": STR,
+            "players": LIST,
+            "record": STR,
+            "clocks": MAP,
+            "next_game": BOOL,
+            "game_no": INT,
+        },
     ),
-    "player_away": _schema("A player lost the connection.", {"room": ROOM, "seat": INT, "grace": NUM}),
-    "player_back": _schema("A player came back.", {"room": ROOM, "seat": INT}),
+    "player_away": _schema(
+        "A player lost the connection and keeps the seat for grace seconds.",
+        {"room": ROOM, "seat": INT, "name": STR, "grace": NUM},
+    ),
+    "player_back": _schema("A player who was away came back.", {"room": ROOM, "seat": INT, "name": STR}),
     "draw_offered": _schema("A player offers a draw.", {"room": ROOM, "seat": INT}),
     "chat": _schema("A chat line.", {"room": ROOM, "from": STR, "text": STR}),
     "pong": _schema("Reply to ping."),
-    "error": _schema("A request failed.", {"code": STR, "message": STR}, {"room": ROOM}),
+    "error": _schema(
+        "A request failed: an error code from ERROR_CODES and a sentence for people; room when the request "
+        "named one.",
+        {"code": STR, "message": STR},
+        {"room": ROOM},
+    ),
 }
 
 

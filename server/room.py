@@ -510,9 +510,7 @@ class Room:
         out = Outbox()
         options = dict(self.settings.options)
         # alternate who moves first from one game of the room to the next
-        first = options.get("first", 0)
-        if first in ("black", "white"):
-            first = 0 if first == "black" else 1
+        first = self.game.to_move(self.game.initial_state(**options))
         if self.game_no % 2 == 1:
             first = 1 - first
         options["first"] = first

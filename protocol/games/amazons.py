@@ -27,7 +27,6 @@ from .base import (
     Game,
     Grid,
     IllegalMove,
-    OptionError,
     Outcome,
     check_coords,
     first_seat_option,
@@ -125,12 +124,7 @@ def _describe(result: Outcome) -> str:
 
 def first_option(value: Any) -> int:
     """The ``first`` option: seat 0/1, or the colour ``"black"`` (seat 0) / ``"white"`` (seat 1)."""
-    if isinstance(value, str):
-        colour = value.strip().lower()
-        if colour in COLOURS:
-            return COLOURS.index(colour)
-        raise OptionError(f"option 'first' must be 0 or 1, or 'black' or 'white', not {value!r}")
-    return first_seat_option(value)
+    return first_seat_option(value, COLOURS)
 
 
 def has_turn(board: tuple[int, ...] | list[int], stone: int) -> bool:

@@ -126,7 +126,7 @@ class Grid:
         """Square index of ``obj`` written in ``coords``; ``IllegalMove`` on anything else.
 
         An algebraic name is accepted whatever the convention, since it cannot be
-        mistaken for a pair of numbers.
+        mistaken for a pair of numbers. Every refusal names the accepted range.
         """
         check_coords(coords)
         if isinstance(obj, str):
@@ -139,20 +139,29 @@ class Grid:
             r, c = obj
             if coords == "cosc322":
                 col, row = c - 1, r - 1
-                accepted = f"[1..{self.height}, 1..{self.width}]"
             elif coords == "matrix":
                 col, row = c, self.height - 1 - r
-                accepted = f"[0..{self.height - 1}, 0..{self.width - 1}]"
             else:
-                raise IllegalMove(
-                    f"{obj!r}: in algebraic coordinates a square is a name such as 'a1'"
-                )
+                raise IllegalMove(f"{list(obj)!r}: in algebraic coordinates {self.squares_help(coords)}")
             if self.on_board(col, row):
                 return self.index(col, row)
-            raise IllegalMove(f"{list(obj)!r} is off the board; {coords} squares are {accepted}")
-        if coords == "algebraic":
-            raise IllegalMove(f"{obj!r} is not a square; write a name such as 'a1'")
-        raise IllegalMove(f"{obj!r} is not a square; write [row, col] ({coords}) or a name such as 'a1'")
+            raise IllegalMove(f"{list(obj)!r} is off the board; {self.squares_help(coords)}")
+        raise self._not_a_square(obj, coords)
+
+    def squares_help(self, coords: str) -> str:
+        """The squares a convention accepts, for messages: ``"squares are [1..10, 1..10] ..."``."""
+        names = f"names a1 to {self.last_name()}"
+        if coords == "cosc322":
+            return f"squares are [row, col] in [1..{self.height}, 1..{self.width}] (row 1 at the bottom), or {names}"
+        if coords == "matrix":
+            return (f"squares are [row, col] in [0..{self.height - 1}, 0..{self.width - 1}] (row 0 at the top), "
+                    f"or {names}")
+        return f"squares are {names}"
+
+    def _not_a_square(self, obj: Any, coords: str) -> IllegalMove:
+        text = repr(obj)
+        text = text if len(text) <= 40 else text[:37] + "..."
+        return IllegalMove(f"{text} is not a square; {self.squares_help(coords)}")
 
     def rows_for(self, cells: tuple[Any, ...], coords: str = "algebraic") -> list[list[Any]]:
         """Board cells as a list of rows in the convention's own row order.
@@ -181,11 +190,12 @@ class Grid:
     def render(self, cell_text: list[str], cell_width: int = 1) -> str:
         """A terminal picture: rank labels on the left, file letters below, top rank first."""
         label_width = len(str(self.height))
+        width = self.width
         lines = []
         for row in range(self.height - 1, -1, -1):
-            cells = " ".join(cell_text[self.index(c, row)].rjust(cell_width) for c in range(self.width))
+            cells = " ".join(text.rjust(cell_width) for text in cell_text[row * width : (row + 1) * width])
             lines.append(f"{str(row + 1).rjust(label_width)}  {cells}")
-        files = " ".join(FILES[c].rjust(cell_width) for c in range(self.width))
+        files = " ".join(FILES[c].rjust(cell_width) for c in range(width))
         lines.append(f"{' ' * label_width}  {files}")
         return "\n".join(lines)
 
@@ -283,10 +293,21 @@ class Game(Generic[S, M]):
         return f"<game {self.id}>"
 
 
-def first_seat_option(value: Any) -> int:
-    """Validate the common ``first`` option: the seat (0 or 1) that moves first."""
+def first_seat_option(value: Any, colours: tuple[str, str] | None = None) -> int:
+    """Validate the common ``first`` option: the seat (0 or 1) that moves first.
+
+    Games whose sides have colours (``("black", "white")``) also accept the colour name.
+    """
+    if colours is not None and isinstance(value, str):
+        colour = value.strip().lower()
+        if colour in colours:
+            return colours.index(colour)
+        raise OptionError(
+            f"option 'first' must be 0 or 1, or {colours[0]!r} or {colours[1]!r}, not {value!r}"
+        )
     if isinstance(value, bool) or value not in (0, 1):
-        raise OptionError(f"option 'first' must be 0 or 1 (the seat that moves first), not {value!r}")
+        accepted = "0 or 1" + (f", or {colours[0]!r} or {colours[1]!r}" if colours else "")
+        raise OptionError(f"option 'first' must be {accepted} (the seat that moves first), not {value!r}")
     return int(value)
 
 

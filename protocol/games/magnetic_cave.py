@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, OptionError, Outcome, check_coords, first_seat_option, require_dict
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, require_dict
 
 SIZE = 8
 GRID = Grid(SIZE, SIZE)
@@ -75,12 +75,7 @@ class CaveState:
 
 def first_option(value: Any) -> int:
     """The ``first`` option: seat 0/1, or the colour ``"black"`` (seat 0) / ``"white"`` (seat 1)."""
-    if isinstance(value, str):
-        colour = value.strip().lower()
-        if colour in COLOURS:
-            return COLOURS.index(colour)
-        raise OptionError(f"option 'first' must be 0 or 1, or 'black' or 'white', not {value!r}")
-    return first_seat_option(value)
+    return first_seat_option(value, COLOURS)
 
 
 def is_open(board: tuple[int, ...], square: int) -> bool:
