@@ -182,6 +182,12 @@ class Hall:
             room = self.rooms.get(room_name)
             if room is not None:
                 self._apply(out, room, room.disconnected(session.name, now))
+        # rooms this name created and nobody ever entered go with their creator
+        for room_name in sorted(self.created_by.get(session.name, set())):
+            room = self.rooms.get(room_name)
+            if room is not None and room.is_empty() and room.status != "playing":
+                del self.rooms[room_name]
+                self._lobby_changed(out)
         return out
 
     def tick(self, now: float) -> HallOutbox:

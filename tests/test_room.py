@@ -217,3 +217,14 @@ def test_hall_requires_login_and_unknown_rooms_are_named():
     hall.handle(1, {"type": "login", "name": "ann"}, 0.0)
     out = hall.handle(1, {"type": "move", "room": "Nowhere", "move": "4"}, 0.0)
     assert out.messages[0][1]["code"] == "no_such_room"
+
+
+def test_empty_rooms_go_when_their_creator_disconnects():
+    hall = Hall()
+    hall.handle(1, {"type": "login", "name": "ann"}, 0.0)
+    hall.handle(2, {"type": "login", "name": "bob"}, 0.0)
+    hall.handle(1, {"type": "create_room", "game": "connect4", "name": "Empty"}, 0.0)
+    hall.handle(1, {"type": "create_room", "game": "connect4", "name": "Used"}, 0.0)
+    hall.handle(2, {"type": "join", "room": "Used"}, 0.0)
+    hall.disconnect(1, 1.0)
+    assert "Empty" not in hall.rooms and "Used" in hall.rooms
