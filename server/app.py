@@ -33,6 +33,7 @@ from .storage import Storage
 
 log = logging.getLogger("plyhall.server")
 
+STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
 MAX_QUEUED = 2000  # outgoing messages waiting for one slow client before it is dropped
 
 
@@ -53,15 +54,22 @@ class TokenBucket:
         self.tokens = limit.burst
         self.updated = now
         self.strikes = 0
+        self.last_strike = now
 
     def take(self, now: float) -> bool:
-        """Spend a token if there is one."""
+        """Spend a token if there is one; count a strike if not.
+
+        Strikes are forgotten after ``STRIKE_MEMORY`` quiet seconds, so an occasional burst
+        never adds up to a disconnection over a long session, while a flood does."""
         self.tokens = min(self.limit.burst, self.tokens + (now - self.updated) * self.limit.rate)
         self.updated = now
         if self.tokens >= 1:
             self.tokens -= 1
             return True
+        if now - self.last_strike > STRIKE_MEMORY:
+            self.strikes = 0
         self.strikes += 1
+        self.last_strike = now
         return False
 
 
@@ -83,7 +91,12 @@ class Client:
             return True
         if len(self.queue) >= MAX_QUEUED:
             return False
-        self.queue.append(self.codec.encode(msg))
+        try:
+            frame = self.codec.encode(msg)
+        except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
+            log.exception("could not encode a %s message", msg.get("type"))
+            return True
+        self.queue.append(frame)
         self.wakeup.set()
         return True
 
@@ -98,6 +111,10 @@ class Client:
                     await self.ws.send(frame)
         except ConnectionClosed:
             pass
+        except Exception:
+            log.exception("writer failed; closing the connection")
+            self.closing = True
+            await self.ws.close(1011, "internal error")
 
     async def drain(self, timeout: float) -> None:
         """Wait (briefly) until the queue is sent."""
@@ -200,9 +217,11 @@ class PlyhallServer:
             async for data in ws:
                 if self.stopping:
                     break
-                self._receive(client, data)
                 if client.closing:
-                    break
+                    # keep reading (and dropping) until the close handshake is done: a handler that
+                    # stopped reading left a flooder's close reply unread until close_timeout
+                    continue
+                self._receive(client, data)
         except ConnectionClosed:
             pass
         finally:

@@ -24,6 +24,7 @@ from protocol.messages import NAME_PATTERN, ProtocolError
 from .room import GameRecord, Outbox, Room, RoomSettings
 
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
+MAX_ROOM_NAME = 40  # ROOM_NAME's limit; generated names stay below it too
 NAME = re.compile(NAME_PATTERN)
 ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a letter or digit)"
 NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit)"
@@ -230,7 +231,7 @@ class Hall:
         name = msg["name"]
         coords = msg.get("coords", "algebraic")
         secret = msg.get("secret")
-        if not NAME.match(name):
+        if not NAME.fullmatch(name):  # fullmatch: '$' alone lets a trailing newline through ("ann\n")
             out.send(conn, ProtocolError("bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}",
                                          msg_id).to_message())
             return
@@ -331,9 +332,11 @@ class Hall:
         name = " ".join(msg["room"].split())
         room = self.rooms.get(name)
         if room is None:
-            for candidate in self.rooms.values():
-                if candidate.name.casefold() == name.casefold():
-                    return candidate
+            if len(name) <= MAX_ROOM_NAME:  # a longer name names no room: no scan (it cost O(rooms x length))
+                folded = name.casefold()
+                for candidate in self.rooms.values():
+                    if candidate.name.casefold() == folded:
+                        return candidate
             out.send(session.conn, ProtocolError("no_such_room", f"there is no room called {name[:40]!r}",
                                                  msg.get("id")).to_message(room=name[:40]))
         return room

@@ -288,7 +288,8 @@ class Room:
         if seat is None and name not in self.spectators:
             return out.error(name, ProtocolError("not_in_room", f"you are not in {self.name}", msg_id), self.name)
         if seat is not None and self.status == "playing":
-            out.extend(self._finish(Outcome(1 - seat, "the opponent left"), now))
+            # no next game starts with a seat that is being emptied
+            out.extend(self._finish(Outcome(1 - seat, "the opponent left"), now, start_next=False))
         out.send(name, {"type": "left", "room": self.name, **({"id": msg_id} if msg_id is not None else {})})
         if seat is not None:
             self.seats[seat] = None
@@ -558,7 +559,7 @@ class Room:
             msg["id"] = msg_id
         out.send(name, msg)
 
-    def _finish(self, outcome: Outcome, now: float, status: str = "finished") -> Outbox:
+    def _finish(self, outcome: Outcome, now: float, status: str = "finished", start_next: bool = True) -> Outbox:
         out = Outbox()
         assert self.clocks is not None
         self.clocks.stop(now)
@@ -579,7 +580,7 @@ class Room:
         for member in self.members:
             out.send(member, msg)
         out.listing_changed = True
-        if more and all(self.seats) and not self.away:
+        if more and start_next and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
 

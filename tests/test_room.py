@@ -228,3 +228,23 @@ def test_empty_rooms_go_when_their_creator_disconnects():
     hall.handle(2, {"type": "join", "room": "Used"}, 0.0)
     hall.disconnect(1, 1.0)
     assert "Empty" not in hall.rooms and "Used" in hall.rooms
+
+
+def test_leaving_mid_series_does_not_start_the_next_game_with_an_empty_seat():
+    room, _ = seated(games=3, time_control={"untimed": True})
+    out = room.leave("bob", 1.0)
+    assert msgs(out, "ann", "game_over")[0]["winner"] == 0
+    assert msgs(out, "bob", "game_over"), "the leaver hears the result too"
+    assert room.status == "waiting" and room.seats == ["ann", None]
+    out = room.join("cy", "algebraic", 2.0)
+    assert msgs(out, "cy", "game_start")[0]["game_no"] == 2
+
+
+def test_rate_limit_strikes_are_forgotten_after_quiet_time():
+    from server.app import RateLimit, TokenBucket
+
+    bucket = TokenBucket(RateLimit(rate=1, burst=1, strikes_to_close=3), 0.0)
+    assert bucket.take(0.0) and not bucket.take(0.0) and not bucket.take(0.0)
+    assert bucket.strikes == 2
+    assert bucket.take(100.0) and not bucket.take(100.0)
+    assert bucket.strikes == 1

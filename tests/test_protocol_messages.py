@@ -1,0 +1,322 @@
+"""The message schemas: every message the server produces fits SERVER_MESSAGES, and validate()
+turns any bad client message into a ProtocolError naming the problem, never an exception.
+
+The games are driven through the sans-I/O ``server.hall.Hall`` (no network): each call returns
+the messages it would send, which a recording wrapper checks one by one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from protocol.codec import CODECS
+from protocol.games import GAMES, get_game
+from protocol.messages import (
+    CLIENT_MESSAGES,
+    ERROR_CODES,
+    MAX_SAFE_INTEGER,
+    SERVER_MESSAGES,
+    ProtocolError,
+    message,
+    validate,
+)
+from server.hall import Hall
+
+ANN, BOB, SUE = 1, 2, 3
+
+
+class Recorder:
+    """A Hall whose every outgoing message is validated against SERVER_MESSAGES as it is produced."""
+
+    def __init__(self) -> None:
+        self.hall = Hall(wall_clock=lambda: 1_700_000_000.0)
+        self.now = 0.0
+        self.seen: dict[str, set[str]] = defaultdict(set)  # type -> fields seen
+        self.errors: list[str] = []
+        self.inbox: dict[int, list[dict[str, Any]]] = defaultdict(list)
+
+    def _check(self, out: Any) -> list[tuple[int, dict[str, Any]]]:
+        for conn, msg in out.messages:
+            checked = validate(msg, SERVER_MESSAGES)
+            assert not isinstance(checked, ProtocolError), f"server sent {msg!r}: {checked.message}"
+            self.seen[msg["type"]].update(msg)
+            if msg["type"] == "error":
+                assert msg["code"] in ERROR_CODES, msg
+                self.errors.append(msg["code"])
+            for codec in CODECS.values():  # every message survives both codecs unchanged
+                assert codec.decode(codec.encode(msg)) == msg
+            self.inbox[conn].append(msg)
+        return out.messages
+
+    def send(self, conn: int, msg: dict[str, Any], dt: float = 0.5) -> list[dict[str, Any]]:
+        """Hand a client message to the hall (it must itself be a valid client message).
+
+        Returns what ``conn`` received, less the lobby pushes a lobby watcher gets on the side."""
+        assert not isinstance(validate(msg), ProtocolError), msg
+        self.now += dt
+        sent = self._check(self.hall.handle(conn, msg, self.now))
+        lobby = msg["type"] in ("list_rooms", "watch_lobby")
+        return [m for c, m in sent if c == conn and (lobby or m["type"] != "rooms")]
+
+    def disconnect(self, conn: int) -> None:
+        self.now += 0.5
+        self._check(self.hall.disconnect(conn, self.now))
+
+    def tick(self, dt: float) -> None:
+        self.now += dt
+        self._check(self.hall.tick(self.now))
+
+    def last(self, conn: int, kind: str) -> dict[str, Any]:
+        """The latest message of ``kind`` that ``conn`` received."""
+        return [m for m in self.inbox[conn] if m["type"] == kind][-1]
+
+
+def test_a_whole_session_fits_the_server_schemas():
+    rec = Recorder()
+    # before logging in
+    assert rec.send(ANN, {"type": "ping", "id": 1}) == [{"type": "pong", "id": 1}]
+    assert rec.send(ANN, {"type": "list_rooms"})[0]["code"] == "not_logged_in"
+    # log in, each in its own convention; ann and bob claim their names
+    welcome = rec.send(ANN, {"type": "login", "name": "ann", "secret": "ann-pw", "id": "a1"})[0]
+    assert welcome["type"] == "welcome" and welcome["id"] == "a1" and welcome["claimed"] is True
+    assert welcome["games"] == sorted(GAMES) and welcome["rooms"] == []
+    rec.send(BOB, {"type": "login", "name": "bob", "secret": "bob-pw", "coords": "matrix", "client": "test"})
+    rec.send(SUE, {"type": "login", "name": "sue", "coords": "cosc322"})
+    assert rec.send(SUE, {"type": "login", "name": "sue"})[0]["code"] == "already_logged_in"
+    assert rec.send(4, {"type": "login", "name": "ann", "secret": "wrong"})[0]["code"] == "wrong_secret"
+    assert rec.send(4, {"type": "login", "name": "sue"})[0]["code"] == "name_in_use"
+    assert rec.send(4, {"type": "login", "name": "-x"})[0]["code"] == "bad_name"
+    assert rec.send(SUE, {"type": "watch_lobby", "id": 5})[0]["rooms"] == []
+    assert rec.send(ANN, {"type": "list_rooms", "id": 2}) == [{"type": "rooms", "rooms": [], "id": 2}]
+    # a room for two games of Connect Four
+    bad = rec.send(ANN, {"type": "create_room", "game": "connect4", "time_control": {"per_move": -1}})[0]
+    assert bad["code"] == "bad_option" and "per_move" in bad["message"]
+    room_msg = rec.send(ANN, {"type": "create_room", "game": "connect4", "name": "Wood Lake", "games": 2,
+                              "time_control": {"initial": 60, "increment": 1}, "grace": 20, "id": 3})[0]
+    assert room_msg["type"] == "room" and room_msg["room"]["name"] == "Wood Lake"
+    assert rec.last(SUE, "rooms")["rooms"][0]["name"] == "Wood Lake"  # the lobby push
+    assert rec.send(BOB, {"type": "create_room", "game": "connect4", "name": "wood lake"})[0]["code"] == "room_exists"
+    assert rec.send(ANN, {"type": "list_rooms", "game": "connect4"})[0]["rooms"][0]["status"] == "waiting"
+    # no game yet: the state is a room_state without a position
+    assert rec.send(ANN, {"type": "state", "room": "Wood Lake"})[0]["type"] == "error"  # not in the room yet
+    joined = rec.send(ANN, {"type": "join", "room": "Wood Lake", "seat": 0, "id": 4})[0]
+    assert joined["type"] == "joined" and joined["seat"] == 0 and joined["settings"]["games"] == 2
+    waiting = rec.send(ANN, {"type": "state", "room": "Wood Lake", "id": 6})[0]
+    assert waiting["type"] == "room_state" and waiting["status"] == "waiting" and "state" not in waiting
+    assert rec.send(ANN, {"type": "legal_moves", "room": "Wood Lake"})[0]["code"] == "game_not_running"
+    assert rec.send(BOB, {"type": "join", "room": "Wood Lake", "seat": 0})[0]["code"] == "seat_taken"
+    # bob sits down: the game starts, each sees the board in its own convention
+    replies = rec.send(BOB, {"type": "join", "room": "Wood Lake"})
+    assert [m["type"] for m in replies] == ["joined", "seated", "game_start"]
+    start = replies[-1]
+    assert start["seat"] == 1 and start["status"] == "playing" and start["to_move"] == 0
+    assert len(start["state"]["board"]) == 6 and start["clocks"]["running"] == 0
+    assert rec.send(BOB, {"type": "join", "room": "Wood Lake"})[0]["type"] == "joined"  # joining again resumes
+    spectate = rec.send(SUE, {"type": "join", "room": "Wood Lake", "role": "spectator"})
+    assert [m["type"] for m in spectate] == ["joined", "game_start"] and spectate[1]["seat"] is None
+    assert rec.send(SUE, {"type": "move", "room": "Wood Lake", "move": "4"})[0]["code"] == "not_a_player"
+    # moves, in notation and in the structured form of each convention
+    assert rec.send(BOB, {"type": "move", "room": "Wood Lake", "move": "4"})[0]["code"] == "not_your_turn"
+    assert rec.send(ANN, {"type": "move", "room": "Wood Lake", "move": "9"})[0]["code"] == "illegal_move"
+    moved = rec.send(ANN, {"type": "move", "room": "Wood Lake", "move": "4", "id": 7})[0]
+    assert moved["type"] == "moved" and moved["id"] == 7 and moved["move"] == {"column": 4} and moved["seq"] == 1
+    assert rec.last(BOB, "moved")["move"] == {"column": 3} and rec.last(SUE, "moved")["move"] == {"column": 4}
+    legal = rec.send(BOB, {"type": "legal_moves", "room": "Wood Lake", "id": 8})[0]
+    assert legal["moves"] == [{"column": c} for c in range(7)]
+    rec.send(BOB, {"type": "move", "room": "Wood Lake", "move": {"column": 3}})
+    state = rec.send(SUE, {"type": "state", "room": "Wood Lake"})[0]
+    assert state["type"] == "game_start" and state["moves"] == ["4", "4"]
+    assert state["state"]["board"][0][3] == 1 and state["state"]["board"][1][3] == 2  # cosc322: rank 1 first
+    # chat and a declined draw offer
+    assert rec.send(SUE, {"type": "chat", "room": "Wood Lake", "text": "good luck", "id": 9})[0]["id"] == 9
+    assert rec.last(ANN, "chat") == {"type": "chat", "room": "Wood Lake", "from": "sue", "text": "good luck"}
+    assert rec.send(ANN, {"type": "chat", "room": "Wood Lake", "text": " "})[0]["code"] == "bad_message"
+    offer = rec.send(ANN, {"type": "offer_draw", "room": "Wood Lake", "id": 10})[0]
+    assert offer["type"] == "draw_offered" and offer["seat"] == 0
+    # bob loses the connection, and comes back in another convention
+    rec.disconnect(BOB)
+    away = rec.last(ANN, "player_away")
+    assert away["seat"] == 1 and away["name"] == "bob" and away["grace"] == 20
+    back = rec.send(BOB, {"type": "login", "name": "bob", "secret": "bob-pw", "coords": "cosc322"})
+    assert [m["type"] for m in back] == ["welcome", "joined", "game_start"] and back[0]["rooms"] == ["Wood Lake"]
+    assert rec.last(ANN, "player_back")["name"] == "bob"
+    rec.send(BOB, {"type": "move", "room": "Wood Lake", "move": {"column": 1}})
+    # the second game starts at once after bob resigns the first
+    over = rec.send(BOB, {"type": "resign", "room": "Wood Lake", "id": 11})[0]
+    assert over["type"] == "game_over" and over["id"] == 11 and over["winner"] == 0 and over["next_game"] is True
+    second = rec.last(ANN, "game_start")
+    assert second["game_no"] == 2 and second["to_move"] == 1
+    # a takeover of ann's session by a restarted ann
+    taken = rec.send(5, {"type": "login", "name": "ann", "secret": "ann-pw"})
+    assert [m["type"] for m in taken] == ["welcome", "joined", "game_start"]
+    rec.send(BOB, {"type": "offer_draw", "room": "Wood Lake"})
+    draw = rec.send(5, {"type": "offer_draw", "room": "Wood Lake"})
+    assert draw[0]["type"] == "game_over" and draw[0]["winner"] is None and draw[0]["next_game"] is False
+    # after the last game the state holds the final position and the last result
+    final = rec.send(SUE, {"type": "state", "room": "Wood Lake"})[0]
+    assert final["type"] == "room_state" and final["status"] == "finished"
+    assert final["last_result"] == {"winner": None, "reason": "draw agreed", "record": draw[0]["record"]}
+    assert rec.send(BOB, {"type": "resign", "room": "Wood Lake"})[0]["code"] == "game_not_running"
+    for conn in (5, BOB, SUE):
+        assert rec.send(conn, {"type": "leave", "room": "Wood Lake", "id": 12})[-1] == {
+            "type": "left", "room": "Wood Lake", "id": 12}
+    assert rec.send(BOB, {"type": "leave", "room": "Wood Lake"})[0]["code"] == "no_such_room"  # finished and empty
+    # a clock that runs out
+    rec.send(BOB, {"type": "create_room", "game": "quarto", "name": "Fast", "time_control": {"per_move": 1}})
+    rec.send(BOB, {"type": "join", "room": "Fast"})
+    rec.send(SUE, {"type": "join", "room": "Fast"})
+    rec.tick(2.0)
+    assert "ran out of time" in rec.last(SUE, "game_over")["reason"]
+    assert rec.send(SUE, {"type": "chat", "room": "Nowhere", "text": "hi"})[0] == {
+        "type": "error", "code": "no_such_room", "message": "there is no room called 'Nowhere'", "room": "Nowhere"}
+    _every_schema_field_was_seen(rec)
+
+
+def _every_schema_field_was_seen(rec: Recorder) -> None:
+    """The schemas list nothing the server never sends."""
+    for kind, schema in SERVER_MESSAGES.items():
+        assert kind in rec.seen, f"the server never sent {kind!r}"
+        missing = (set(schema.required) | set(schema.optional)) - rec.seen[kind]
+        assert not missing, f"{kind!r} never carried {sorted(missing)}"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_whole_games_in_every_convention_fit_the_schemas(game_id):
+    rec = Recorder()
+    conventions = {ANN: "algebraic", BOB: "cosc322", SUE: "matrix"}
+    for conn, coords in conventions.items():
+        rec.send(conn, {"type": "login", "name": f"p{conn}", "coords": coords})
+    rec.send(ANN, {"type": "create_room", "game": game_id, "name": "Lake", "time_control": {"untimed": True}})
+    rec.send(ANN, {"type": "join", "room": "Lake"})
+    rec.send(SUE, {"type": "join", "room": "Lake", "role": "spectator"})
+    rec.send(BOB, {"type": "join", "room": "Lake"})
+    game = get_game(game_id)
+    state = game.initial_state()
+    rng = random.Random(game_id)
+    seat_conn = {0: ANN, 1: BOB}
+    while game.outcome(state) is None:
+        move = rng.choice(game.legal_moves(state))
+        conn = seat_conn[game.to_move(state)]
+        form = game.format_move(move, conventions[conn]) if rng.random() < 0.5 else game.notation(move)
+        reply = rec.send(conn, {"type": "move", "room": "Lake", "move": form})
+        assert reply[0]["type"] == "moved", reply
+        for other, coords in conventions.items():  # each receiver reads the move in its own convention
+            seen = rec.last(other, "moved")["move"]
+            assert game.parse_move(seen, state, coords) == move
+        state = game.apply(state, move)
+    over = rec.last(SUE, "game_over")
+    assert over["winner"] == game.outcome(state).winner
+    assert not rec.errors
+
+
+# validate(): bad client messages become ProtocolErrors naming the problem --------------------------------
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("msg", "code", "words"),
+    [
+        ({"type": "join", "room": 5}, "bad_message", ["'room'", "'join'", "a string"]),
+        ({"type": "join", "room": "Lake", "seat": "0"}, "bad_message", ["'seat'", "an integer"]),
+        ({"type": "join", "room": "Lake", "seat": True}, "bad_message", ["'seat'", "an integer"]),
+        ({"type": "join", "room": "Lake", "seat": 1.0}, "bad_message", ["'seat'", "an integer"]),
+        ({"type": "create_room", "game": "quarto", "games": 2**53}, "bad_message", ["2^53"]),
+        ({"type": "create_room", "game": "quarto", "games": -(2**60)}, "bad_message", ["2^53"]),
+        ({"type": "create_room", "game": "quarto", "grace": False}, "bad_message", ["'grace'", "a number"]),
+        ({"type": "create_room", "game": "quarto", "options": []}, "bad_message", ["'options'", "a map"]),
+        ({"type": "watch_lobby", "on": 1}, "bad_message", ["'on'", "true or false"]),
+        ({"type": "join"}, "bad_message", ["'join'", "needs the field 'room'"]),
+        ({"type": "move", "room": "Lake"}, "bad_message", ["needs the field 'move'"]),
+        ({"type": "chat", "room": "Lake", "text": "hi", "colour": "red"}, "bad_message", ["no field 'colour'", "text"]),
+        ({"type": "ping", "extra": 1}, "bad_message", ["no field 'extra'", "none"]),
+        ({"type": "teleport"}, "unknown_type", ["'teleport'", "login"]),
+        ({"type": "welcome", "name": "x"}, "unknown_type", ["'welcome'"]),  # a server message is no request
+        ({"type": 3}, "bad_message", ["'type'"]),
+        ({"name": "ann"}, "bad_message", ["'type'"]),
+        ({}, "bad_message", ["'type'"]),
+        ({"type": "ping", "id": True}, "bad_message", ["'id'"]),
+        ({"type": "ping", "id": 1.5}, "bad_message", ["'id'"]),
+        ({"type": "ping", "id": [1]}, "bad_message", ["'id'"]),
+        ({"type": "ping", "id": "x" * 65}, "bad_message", ["'id'", "64"]),
+        ({"type": "ping", "id": 2**53}, "bad_message", ["'id'"]),
+        ({"type": "move", "room": "Lake", "move": float("nan")}, "bad_message", ["2^53"]),
+        ({"type": "move", "room": "Lake", "move": {1: 2}}, "bad_message", ["string keys"]),
+        ({"type": "move", "room": "Lake", "move": b"4"}, "bad_message", ["strings"]),
+        ({"type": "move", "room": "Lake", "move": _nested(40)}, "bad_message", ["maps"]),
+    ],
+)
+def test_bad_client_messages_name_the_problem(msg, code, words):
+    error = validate(msg)
+    assert isinstance(error, ProtocolError), msg
+    assert error.code == code
+    for word in words:
+        assert word in error.message, (word, error.message)
+    reply = error.to_message()
+    assert reply["type"] == "error" and reply["code"] == code
+    assert not isinstance(validate(reply, SERVER_MESSAGES), ProtocolError)
+
+
+@pytest.mark.parametrize("value", [None, 5, "login", ["type", "ping"], 1.5, True, b"x"])
+def test_a_message_that_is_not_a_map_is_refused(value):
+    error = validate(value)
+    assert isinstance(error, ProtocolError) and error.code == "bad_message" and "map" in error.message
+
+
+def test_the_id_is_echoed_in_the_error_when_it_is_valid():
+    error = validate({"type": "join", "id": "req-1"})
+    assert isinstance(error, ProtocolError) and error.id == "req-1"
+    assert error.to_message()["id"] == "req-1"
+    assert validate({"type": "join", "room": "Lake", "seat": 1, "role": "player", "id": -(2**53 - 1)})["seat"] == 1
+
+
+def test_good_client_messages_pass_unchanged():
+    good = [
+        {"type": "login", "name": "ann", "secret": "s", "coords": "matrix", "client": "java-bot 1.0"},
+        {"type": "list_rooms", "game": "amazons", "id": 1},
+        {"type": "watch_lobby", "on": False},
+        {"type": "create_room", "game": "amazons", "name": "Lake", "options": {"first": "white"},
+         "time_control": {"initial": 300, "increment": 2}, "illegal_move": "lose", "grace": 12.5, "games": 4},
+        {"type": "join", "room": "Lake", "role": "spectator"},
+        {"type": "move", "room": "Lake", "move": {"queen": [1, 4], "to": [5, 4], "arrow": [5, 8]}, "id": "m"},
+        {"type": "move", "room": "Lake", "move": "d1-d7/g7"},
+        {"type": "move", "room": "Lake", "move": MAX_SAFE_INTEGER},
+        {"type": "ping", "id": None},
+    ]
+    for msg in good:
+        assert validate(msg) is msg
+    for kind in CLIENT_MESSAGES:
+        assert message(kind)["type"] == kind
+
+
+def test_random_junk_never_raises():
+    rng = random.Random(322)
+    atoms: list[Any] = [None, True, 0, -1, 2**53, 2**64, 1.5, float("inf"), "", "x" * 70, "room", b"b", (1,), {1}]
+    keys = ["type", "id", "room", "move", "seat", "name", "text", "game", "options", "on", 7]
+    kinds = list(CLIENT_MESSAGES) + ["welcome", "", "x" * 100]
+
+    def junk(depth: int = 0) -> Any:
+        pick = rng.random()
+        if depth > 3 or pick < 0.5:
+            return rng.choice(atoms)
+        if pick < 0.7:
+            return [junk(depth + 1) for _ in range(rng.randrange(3))]
+        return {rng.choice(keys): junk(depth + 1) for _ in range(rng.randrange(4))}
+
+    for _ in range(3000):
+        msg = junk()
+        if isinstance(msg, dict) and rng.random() < 0.8:
+            msg["type"] = rng.choice(kinds)
+        result = validate(msg)
+        assert result is msg or isinstance(result, ProtocolError)
+        if isinstance(result, ProtocolError):
+            assert result.code in ERROR_CODES and result.message
