@@ -19,9 +19,10 @@ class BotPlayer(Player):
     """Adapts a level of ``bots`` to the SDK; the engine is built lazily inside the worker process."""
 
     def __init__(self, game_id: str, level: str, seed: int | None = None) -> None:
-        from bots import make_bot
+        from bots import check_game, parse_level
 
-        make_bot(game_id, level, seed)  # validate now, in the parent, with a clear error
+        check_game(game_id)  # validate now, in the parent, with a clear error,
+        parse_level(level)  # without building (and compiling) the engine here
         self.game_id = game_id
         self.level = level
         self.seed = seed

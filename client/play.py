@@ -1,0 +1,185 @@
+"""``plyhall play``: a person plays one of our bots in the terminal.
+
+    plyhall play --game connect4 --level minimax-4 --seat 1
+
+The board is printed before each of your moves; type a move in the game's
+notation (``4`` in Connect Four, ``d1-d7/g7`` in the Amazons, ``c3 0101`` in
+Quarto, ...). At the prompt, ``moves`` lists the legal moves (``moves d1``
+only those starting with ``d1``), ``help`` explains the commands and ``quit``
+leaves the game. A move the rules refuse is asked for again, with the reason.
+
+Everything goes through :func:`play_game`, whose input and output are plain
+callables, so tests (or a pipe) can drive a whole game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+MOVES_SHOWN = 200
+"""At most this many legal moves are listed at once (the Amazons have 2,176 at the start)."""
+
+QUIT_WORDS = ("quit", "exit", "q")
+HELP_WORDS = ("help", "?", "h")
+
+
+def _list_moves(game: Any, state: Any, prefix: str) -> str:
+    """The legal moves in notation, those starting with ``prefix`` when it is given."""
+    names = [game.notation(move) for move in game.legal_moves(state)]
+    if prefix:
+        names = [name for name in names if name.lower().startswith(prefix.lower())]
+        if not names:
+            return f"no legal move starts with {prefix!r}"
+    shown = textwrap.fill("  ".join(names[:MOVES_SHOWN]), width=100)
+    if len(names) > MOVES_SHOWN:
+        narrower = _longer_prefix(names[0], prefix)
+        shown += (
+            f"\n... and {len(names) - MOVES_SHOWN} more; "
+            f"type 'moves {narrower}' to list only the moves starting with {narrower}"
+        )
+    return f"{len(names)} legal moves:\n{shown}"
+
+
+def _longer_prefix(name: str, prefix: str) -> str:
+    """The start of ``name`` up to its next separator after ``prefix``: "a7" -> "a7-b7"."""
+    for i in range(len(prefix) + 1, len(name)):
+        if name[i] in "-/ ":
+            return name[:i]
+    return name
+
+
+def _help(game: Any, state: Any) -> str:
+    example = game.notation(game.legal_moves(state)[0])
+    return (
+        f"Type a move in {game.name} notation, for example {example!r}.\n"
+        "  moves          list the legal moves\n"
+        "  moves PREFIX   list the legal moves starting with PREFIX\n"
+        "  help           this text\n"
+        "  quit           leave the game"
+    )
+
+
+def check_play_options(game_id: str, level: str, seat: int) -> None:
+    """Raise ``ValueError`` naming what is accepted when the game, level or seat is wrong."""
+    from bots import check_game, parse_level
+
+    check_game(game_id)
+    parse_level(level)
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise ValueError(f"seat must be 0 (move first) or 1 (move second), not {seat!r}")
+
+
+def play_game(
+    game_id: str,
+    level: str = "minimax-2",
+    seat: int = 0,
+    seed: int | None = None,
+    *,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], Any] = print,
+) -> Any:
+    """Play one game between a person (through ``read``/``write``) and a bot.
+
+    The person sits in ``seat`` (seat 0 moves first). ``read(prompt)`` returns
+    one line of input, raising ``EOFError`` when there is no more (which
+    quits); ``write(text)`` shows text. Returns the game's ``Outcome``, or
+    ``None`` when the person quit. Raises ``ValueError`` for an unknown game,
+    level or seat.
+    """
+    from bots import make_bot
+    from protocol.games import GAMES, IllegalMove
+
+    check_play_options(game_id, level, seat)
+    bot = make_bot(game_id, level, seed)
+    bot.new_game()
+    game = GAMES[game_id]
+    state = game.initial_state()
+    order = "first" if seat == 0 else "second"
+    write(f"{game.name}: you are seat {seat} and move {order}; the bot plays {bot.level}.")
+    write("Type a move, 'moves' to list the legal moves, 'help' for more, 'quit' to leave.")
+    while game.outcome(state) is None:
+        if game.to_move(state) != seat:
+            move = bot.choose(state)
+            state = game.apply(state, move)
+            write(f"{bot.level} plays {game.notation(move)}")
+            continue
+        write("")
+        write(game.render(state))
+        while True:
+            try:
+                text = read(f"your move (seat {seat}): ").strip()
+            except EOFError:
+                text = "quit"
+            command, _, rest = text.partition(" ")
+            if not text:
+                continue
+            if text.lower() in QUIT_WORDS:
+                write("You left the game.")
+                return None
+            if text.lower() in HELP_WORDS:
+                write(_help(game, state))
+                continue
+            if command.lower() == "moves":
+                write(_list_moves(game, state, rest.strip()))
+                continue
+            try:
+                state = game.apply(state, game.parse_move(text, state))
+            except IllegalMove as exc:
+                write(f"Not a legal move: {exc.reason.rstrip('.')}. Try again ('moves' lists the legal moves).")
+                continue
+            break
+    outcome = game.outcome(state)
+    write("")
+    write(game.render(state))
+    if outcome.winner is None:
+        write(f"Draw: {outcome.reason}.")
+    elif outcome.winner == seat:
+        write(f"You won: {outcome.reason}.")
+    else:
+        write(f"You lost, {bot.level} won: {outcome.reason}.")
+    return outcome
+
+
+def _seat(text: str) -> int:
+    if text not in ("0", "1"):
+        raise argparse.ArgumentTypeError(f"must be 0 (move first) or 1 (move second), not {text!r}")
+    return int(text)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``play`` subcommand to the ``plyhall`` parser."""
+    parser = subparsers.add_parser(
+        "play",
+        help="play a bot in the terminal",
+        description="Play one game against a bot in the terminal. Levels: random, novice, minimax-N (N = 1..8).",
+    )
+    from protocol.games import GAMES
+
+    parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
+    parser.add_argument("--level", default="minimax-2", help="the bot's level (default minimax-2)")
+    parser.add_argument("--seat", type=_seat, default=0, help="your seat: 0 moves first (default), 1 second")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random choices")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Carry out ``plyhall play``."""
+    try:
+        check_play_options(args.game, args.level, args.seat)
+    except ValueError as exc:
+        print(f"plyhall play: error: {exc}", file=sys.stderr)
+        return 2
+    read = input if sys.stdin.isatty() else _read_and_echo
+    play_game(args.game, args.level, args.seat, args.seed, read=read)
+    return 0
+
+
+def _read_and_echo(prompt: str) -> str:
+    """``input`` for piped moves: show each line read, as a terminal would have."""
+    line = input(prompt)
+    print(line)
+    return line

@@ -1,0 +1,186 @@
+"""``plyhall match`` and its library form, ``play_match``."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots import Bot
+from client.cli import main
+from client.match import GameRecord, MatchError, MatchResult, Tally, play_match, wilson_interval
+
+
+def record(index: int, winner: str | None) -> GameRecord:
+    return GameRecord(index, index % 2, winner, "test", 10, (0.0, 0.0), (0, 0))
+
+
+def assert_totals_add_up(result: MatchResult) -> None:
+    n = len(result.records)
+    for tally in (result.a, result.b, result.first_player, result.second_player):
+        assert tally.wins + tally.losses + tally.draws == tally.games == n
+    assert result.a.wins == result.b.losses and result.a.draws == result.b.draws
+    assert result.first_player.wins == result.second_player.losses
+    assert result.a_first.games + result.a_second.games == n
+    for field in ("wins", "losses", "draws"):
+        assert getattr(result.a_first, field) + getattr(result.a_second, field) == getattr(result.a, field)
+    assert result.a_score + result.b.score == pytest.approx(1.0)
+
+
+def test_levels_swap_seats_and_the_totals_add_up() -> None:
+    result = play_match("connect4", "novice", "random", 6, seed=4)
+    assert [r.a_seat for r in result.records] == [0, 1, 0, 1, 0, 1]
+    assert [r.index for r in result.records] == list(range(6))
+    assert result.a_first.games == result.a_second.games == 3
+    assert_totals_add_up(result)
+    assert all(r.plies >= 7 and r.reason for r in result.records)
+
+
+def test_draws_count_half_for_each_side() -> None:
+    result = MatchResult("quarto", "random", "random", seed=0, planned=5)
+    result.records = [record(0, "A"), record(1, None), record(2, "B"), record(3, None), record(4, "A")]
+    assert result.a == Tally(wins=2, losses=1, draws=2)
+    assert result.a_score == pytest.approx(0.6)
+    # game 0 and 4: A moved first and won; game 2: A moved first and lost
+    assert result.a_first == Tally(wins=2, losses=1, draws=0)
+    assert result.a_second == Tally(wins=0, losses=0, draws=2)
+    assert result.first_player == Tally(wins=2, losses=1, draws=2)
+    assert_totals_add_up(result)
+
+
+def test_the_same_seed_plays_the_same_games_with_any_number_of_jobs() -> None:
+    one = play_match("magnetic-cave", "novice", "random", 4, seed=11)
+    two = play_match("magnetic-cave", "novice", "random", 4, seed=11, jobs=2)
+    again = play_match("magnetic-cave", "novice", "random", 4, seed=11)
+    summary = [(r.winner, r.plies, r.reason) for r in one.records]
+    assert summary == [(r.winner, r.plies, r.reason) for r in two.records]
+    assert summary == [(r.winner, r.plies, r.reason) for r in again.records]
+
+
+def test_random_openings_are_shared_by_each_pair_of_games() -> None:
+    result = play_match("connect4", "minimax-2", "minimax-2", 6, seed=2, opening_plies=3)
+    openings = [r.moves[:3] for r in result.records]
+    assert all(r.opening_plies == 3 and len(r.moves) == r.plies for r in result.records)
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[4] == openings[5]
+    assert len({openings[0], openings[2], openings[4]}) > 1
+    assert "starts with the same 3 random moves" in result.table()
+
+
+def test_deterministic_levels_replay_their_games_without_an_opening() -> None:
+    # Connect Four's evaluation rarely ties, so minimax-2 against itself repeats the same two games
+    plain = play_match("connect4", "minimax-2", "minimax-2", 6, seed=2)
+    varied = play_match("connect4", "minimax-2", "minimax-2", 6, seed=2, opening_plies=2)
+    assert plain.distinct_games() < varied.distinct_games()
+    assert f"distinct games: {plain.distinct_games()} of 6" in plain.table()
+
+
+def test_a_match_without_a_seed_picks_one_and_reports_it() -> None:
+    result = play_match("quarto", "random", "random", 1)
+    assert isinstance(result.seed, int)
+    replay = play_match("quarto", "random", "random", 1, seed=result.seed)
+    assert replay.records[0].plies == result.records[0].plies
+
+
+def test_progress_is_reported_after_every_game() -> None:
+    seen: list[tuple[int, int]] = []
+    play_match("connect4", "random", "random", 3, seed=1, progress=lambda done, total, _: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_time_per_move_is_passed_on_and_overruns_only_counted() -> None:
+    result = play_match("connect4", "minimax-2", "random", 2, seed=1, time_per_move=1e-9)
+    assert result.a.games == 2
+    assert sum(r.over_time[0] for r in result.records) > 0  # every search takes longer than a nanosecond
+    assert "not forfeited" in result.table()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"game_id": "chess"}, "unknown game 'chess'; games: connect4"),
+        ({"level_a": "minimax-x"}, "unknown level 'minimax-x'; levels: random, novice, minimax-N"),
+        ({"level_b": "grandmaster"}, "unknown level 'grandmaster'"),
+        ({"games": 0}, "at least 1"),
+        ({"jobs": 0}, "jobs must be"),
+        ({"time_per_move": -1.0}, "positive number of seconds"),
+        ({"opening_plies": -1}, "0 or more"),
+    ],
+)
+def test_bad_options_are_refused_clearly(kwargs: dict, message: str) -> None:
+    options = {"game_id": "connect4", "level_a": "random", "level_b": "novice", "games": 2} | kwargs
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        play_match(**options)
+
+
+class ColumnNinetyNine(Bot):
+    """A broken bot: always drops in a column that does not exist."""
+
+    def choose(self, state: object, budget: object = None) -> int:
+        return 99
+
+
+def test_a_bot_playing_an_illegal_move_stops_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bots
+
+    real_make_bot = bots.make_bot
+
+    def make_bot(game_id: str, level: str, seed: int | None = None) -> Bot:
+        if level == "novice":
+            return ColumnNinetyNine(game_id, "broken", seed)
+        return real_make_bot(game_id, level, seed)
+
+    monkeypatch.setattr(bots, "make_bot", make_bot)
+    with pytest.raises(MatchError, match="B \\(broken\\) played the illegal move 99"):
+        play_match("connect4", "random", "novice", 2, seed=1)
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson_interval(0.5, 100)
+    assert (low, high) == (pytest.approx(0.4038, abs=1e-4), pytest.approx(0.5962, abs=1e-4))
+    low, high = wilson_interval(1.0, 20)
+    assert high == 1.0 and low == pytest.approx(0.8389, abs=1e-4)
+    assert wilson_interval(0.0, 0) == (0.0, 1.0)
+
+
+def test_cli_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["match", "--game", "connect4", "minimax-1", "random", "--games", "4", "--seed", "3"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "connect4: A = minimax-1, B = random, 4 games, seed 3" in out
+    for row in ("A  minimax-1", "B  random", "A moving first", "A moving second", "first player", "second player"):
+        assert row in out
+    assert "95% interval" in out and "Wilson" in out
+    assert "4/4" in err and "[" in err  # the progress bar
+
+
+def test_cli_quiet_has_no_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "--game", "quarto", "random", "random", "--games", "2", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "2/2" not in err and "A  random" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "chess", "random", "novice"], "unknown game 'chess'"),
+        (["--game", "connect4", "random", "minimax-99"], "unknown level 'minimax-99'"),
+    ],
+)
+def test_cli_reports_bad_games_and_levels(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--games", "0"], "argument --games: must be at least 1, not 0"),
+        (["--games", "many"], "argument --games: expected a whole number, not 'many'"),
+        (["--jobs", "0"], "argument --jobs: must be at least 1"),
+        (["--time-per-move", "-2"], "argument --time-per-move: must be a positive number of seconds"),
+        (["--opening-plies", "-1"], "argument --opening-plies: must be 0 or more, not -1"),
+    ],
+)
+def test_cli_refuses_bad_numbers(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["match", "--game", "connect4", "random", "random", *args])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
