@@ -130,7 +130,7 @@ class MsgpackCodec(Codec):
                 max_ext_len=0,
             )
         except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
-            return ProtocolError("bad_encoding", f"not valid msgpack: {str(exc)[:120]}")
+            return ProtocolError("bad_encoding", f"not valid msgpack: {(str(exc) or type(exc).__name__)[:120]}")
         except Exception as exc:  # msgpack raises assorted errors on hostile input
             return ProtocolError("bad_encoding", f"not valid msgpack: {type(exc).__name__}")
         if _has_bad_value(value):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import http
 import json
 import logging
@@ -121,6 +122,18 @@ class Client:
         deadline = time.monotonic() + timeout
         while self.queue and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
+
+
+def tune_gc_for_serving() -> None:
+    """Make garbage collection cheap for a long-running server process.
+
+    A server holds many long-lived objects (connections, rooms); full collections of
+    them stall every room at once. Objects alive at start-up are frozen out of
+    collection, and the older generations are collected rarely.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 1000)
 
 
 class PlyhallServer:

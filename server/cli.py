@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .app import PlyhallServer
+    from .app import PlyhallServer, tune_gc_for_serving
     from .storage import SQLiteStorage
 
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
@@ -66,6 +66,7 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
             storage.close()
             raise SystemExit(1) from None
+        tune_gc_for_serving()
         print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/healthz), "
               f"database {args.db}; Ctrl-C stops", flush=True)
         stop = asyncio.Event()

@@ -1,0 +1,767 @@
+"""Server load: saturation throughput against a bare relay, and latency and memory at scale.
+
+    .venv/bin/python benchmarks/server_load.py                      # both phases, defaults
+    .venv/bin/python benchmarks/server_load.py --rooms 20 --seconds 3 --games 100 --scale-seconds 10
+
+Every party runs in a process of its own on loopback: the Plyhall server (a
+``PlyhallServer`` on a temporary SQLite file), the bare websockets relay used
+as the ceiling, and the load generators (raw websockets + msgpack; they track
+each game with the reference rules in ``protocol.games``).
+
+* Saturation: ``--rooms`` Connect Four rooms (a long series each, ``per_move``
+  of a day) whose two players answer every move at once with a random legal
+  move, for ``--seconds``. Prints moves a second and server CPU seconds a move;
+  then the same number of client pairs ping-pong a message of a similar size
+  through a relay server that forwards each frame to the partner connection,
+  and the ratio of the two throughputs.
+* Scale: ``--games`` concurrent games (two players and ``--spectators`` per
+  game) whose bots think about a second before every move. Prints the move
+  relay latency (the mover sends, the opponent receives ``moved``; sender and
+  receiver live in one process, so one monotonic clock times both) p50/p99
+  over ``--scale-seconds``, and the server's memory (RSS from /proc).
+
+Progress goes to stderr, the table to stdout. A benchmark prints figures; it
+passes or fails nothing. Figures depend on the machine and on whatever else
+runs on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import multiprocessing as mp
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgpack  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
+from protocol.games import get_game  # noqa: E402
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+SETUP_CONCURRENCY = 50  # connections a load process opens at once
+SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
+
+
+def log(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def raise_open_files(wanted: int) -> int:
+    """Raise the soft open-file limit towards ``wanted`` (up to the hard limit); the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
+
+
+# /proc ------------------------------------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (its threads included)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def run_delay(pid: int) -> float:
+    """Seconds the process's main thread (its event loop) has spent runnable but waiting for a CPU."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):  # no schedstats in this kernel
+        return float("nan")
+
+
+def memory_kb(pid: int) -> dict[str, int]:
+    """VmRSS (resident now) and VmHWM (peak resident) in kB."""
+    values = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0])
+    return values
+
+
+class LatenessProbe:
+    """How late an event loop wakes up from a 10 ms sleep: a direct reading of how busy (or
+    how starved of CPU by other processes) the loop is, to set the latencies against."""
+
+    def __init__(self, watch_gc: bool = False) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self.task: asyncio.Task | None = None
+        self.gc_pauses: list[tuple[float, float, float, int]] = []  # (start, seconds, CPU seconds, generation)
+        self._gc_started = (0.0, 0.0)
+        if watch_gc:
+            gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = (time.monotonic(), time.thread_time())
+        else:
+            began, cpu = self._gc_started
+            self.gc_pauses.append((began, time.monotonic() - began, time.thread_time() - cpu, info["generation"]))
+
+    def start(self) -> LatenessProbe:
+        self.task = asyncio.create_task(self._run())
+        return self
+
+    async def _run(self) -> None:
+        while True:
+            began = time.monotonic()
+            await asyncio.sleep(0.01)
+            self.samples.append((began, time.monotonic() - began - 0.01))
+
+    def within(self, start: float, end: float) -> list[float]:
+        return [late for t, late in self.samples if start <= t < end]
+
+    def gc_within(self, start: float, end: float) -> dict[str, Any]:
+        """Garbage-collector pauses in the window: count, total and longest (wall ms; CPU ms of the
+        collector itself, which tells collection work from time the process waited for a CPU), and
+        the full collections."""
+        pauses = [(d, c, g) for t, d, c, g in self.gc_pauses if start <= t < end]
+        return {"count": len(pauses), "total_ms": 1000 * sum(d for d, _, _ in pauses),
+                "cpu_ms": 1000 * sum(c for _, c, _ in pauses),
+                "max_ms": 1000 * max((d for d, _, _ in pauses), default=0.0),
+                "max_cpu_ms": 1000 * max((c for _, c, _ in pauses), default=0.0),
+                "full": len([1 for _, _, g in pauses if g == 2]),
+                "full_max_ms": 1000 * max((d for d, _, g in pauses if g == 2), default=0.0)}
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+def loadavg() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+# Server processes ---------------------------------------------------------------------------------
+
+
+def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, stop: Any, control: Any,
+                        open_files: int) -> None:
+    """Child process: a PlyhallServer on a free port until ``stop`` is set."""
+    import logging
+
+    from server.app import PlyhallServer, RateLimit, tune_gc_for_serving
+    from server.hall import Limits
+    from server.storage import SQLiteStorage
+
+    logging.basicConfig(level=logging.WARNING)
+    raise_open_files(open_files)
+
+    async def main() -> None:
+        limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=2 * rate)
+        limits = Limits() if rooms <= Limits().max_rooms else Limits(max_rooms=rooms)
+        srv = PlyhallServer(SQLiteStorage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits)
+        await srv.start()
+        tune_gc_for_serving()  # as `plyhall serve` does
+        probe = LatenessProbe(watch_gc=True).start()
+        ready.put(srv.port)
+        while not stop.is_set():
+            await asyncio.sleep(0.2)
+        probe.stop()
+        report_probe(probe, control, ready)
+        await srv.stop()
+
+    asyncio.run(main())
+
+
+def report_probe(probe: LatenessProbe, control: Any, out: Any) -> None:
+    """Put the probe's lateness over the window the parent sent (if it sent one)."""
+    try:
+        start, end = control.get(timeout=1)
+    except Exception:  # queue.Empty: no window measured
+        out.put(([], probe.gc_within(0, 0)))
+        return
+    out.put((probe.within(start, end), probe.gc_within(start, end)))
+
+
+def relay_server_main(ready: Any, stop: Any, control: Any, open_files: int) -> None:
+    """Child process: the ceiling. A bare websockets server that forwards every frame of one
+    connection of a pair to the other (the first frame of each connection names its pair)."""
+    raise_open_files(open_files)
+    partners: dict[bytes, list[ServerConnection]] = {}
+
+    async def handler(ws: ServerConnection) -> None:
+        key = await ws.recv()
+        assert isinstance(key, bytes)
+        pair = partners.setdefault(key, [])
+        pair.append(ws)
+        try:
+            while len(pair) < 2:
+                await asyncio.sleep(0.01)
+            other = pair[1] if pair[0] is ws else pair[0]
+            await ws.send(b"ready")
+            async for frame in ws:
+                await other.send(frame)
+        except ConnectionClosed:
+            pass
+
+    async def main() -> None:
+        async with serve(handler, "127.0.0.1", 0, subprotocols=[MSGPACK], compression=None,
+                         max_size=MAX_MESSAGE_BYTES, max_queue=64) as server:
+            probe = LatenessProbe(watch_gc=True).start()
+            ready.put(list(server.sockets)[0].getsockname()[1])
+            while not stop.is_set():
+                await asyncio.sleep(0.2)
+            probe.stop()
+            report_probe(probe, control, ready)
+
+    asyncio.run(main())
+
+
+class ServerProcess:
+    """A server in a child process: its port, pid and /proc figures."""
+
+    def __init__(self, target: Any, *args: Any) -> None:
+        ctx = mp.get_context("spawn")
+        self.ready = ctx.Queue()
+        self.stop_event = ctx.Event()
+        self.control = ctx.Queue()
+        self.lateness: list[float] = []
+        self.gc: dict[str, Any] = {}
+        self.process = ctx.Process(target=target, args=(*args, self.ready, self.stop_event, self.control, 20_000),
+                                   daemon=True)
+
+    def start(self) -> ServerProcess:
+        self.process.start()
+        self.port = self.ready.get(timeout=60)
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.process.pid is not None
+        return self.process.pid
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        with contextlib.suppress(Exception):
+            self.lateness, self.gc = self.ready.get(timeout=30)
+        self.process.join(60)
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(10)
+
+
+# Load processes -------------------------------------------------------------------------------------
+
+
+def pack(msg: dict[str, Any]) -> bytes:
+    return msgpack.packb(msg, use_bin_type=True)
+
+
+def unpack(frame: bytes | str) -> dict[str, Any]:
+    return msgpack.unpackb(frame, raw=False)
+
+
+async def open_ws(url: str) -> ClientConnection:
+    for attempt in range(5):
+        try:
+            return await connect(url, subprotocols=[MSGPACK], compression=None, max_size=2**22,
+                                 open_timeout=60, ping_interval=None)
+        except (OSError, TimeoutError):
+            if attempt == 4:
+                raise
+            await asyncio.sleep(0.5 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+async def request(ws: ClientConnection, msg: dict[str, Any], reply: str) -> dict[str, Any]:
+    """Send ``msg`` and read until a message of type ``reply`` (or an error) arrives."""
+    await ws.send(pack(msg))
+    while True:
+        got = unpack(await ws.recv())
+        if got["type"] == "error":
+            raise RuntimeError(f"{msg['type']}: {got['code']}: {got['message']}")
+        if got["type"] == reply:
+            return got
+
+
+@dataclass
+class Table:
+    """One game as the load process follows it: the reference state, shared by both players."""
+
+    name: str
+    state: Any = None
+    sent_at: float = 0.0  # when the last move was sent (monotonic, this process)
+    sent_seq: int = 0
+
+
+@dataclass
+class Stats:
+    moves: int = 0  # moves accepted (counted when the mover's own copy of "moved" arrives)
+    latencies: list[float] = field(default_factory=list)
+    spectator_latencies: list[float] = field(default_factory=list)
+    spectator_moves: int = 0
+    games: int = 0
+    errors: int = 0
+    window: tuple[float, float] = (float("inf"), float("inf"))
+
+
+class Bot:
+    """One player (seat 0 or 1) or spectator (seat None) of one table."""
+
+    def __init__(self, ws: ClientConnection, table: Table, seat: int | None, stats: Stats, think: tuple[float, float],
+                 rng: random.Random) -> None:
+        self.ws = ws
+        self.table = table
+        self.seat = seat
+        self.stats = stats
+        self.think = think
+        self.rng = rng
+        self.game = get_game("connect4")
+        self.tasks: set[asyncio.Task] = set()
+
+    async def run(self) -> None:
+        try:
+            async for frame in self.ws:
+                await self.on_message(unpack(frame))
+        except ConnectionClosed:
+            pass
+        except Exception as exc:  # a bug here would silently stall a table: say so
+            self.stats.errors += 1
+            log(f"bot of {self.table.name} failed: {type(exc).__name__}: {exc}")
+
+    async def on_message(self, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "moved":
+            now = time.monotonic()
+            table = self.table
+            to_move = msg["to_move"]
+            if self.seat is None:
+                self.stats.spectator_moves += 1
+                if msg["seq"] == table.sent_seq and self.stats.window[0] <= table.sent_at < self.stats.window[1]:
+                    self.stats.spectator_latencies.append(now - table.sent_at)
+                return
+            if msg["seat"] == self.seat:
+                self.stats.moves += 1  # our own move, accepted: every move counts once
+                return
+            if to_move != self.seat:
+                return  # the move ended the game
+            if msg["seq"] == table.sent_seq and self.stats.window[0] <= table.sent_at < self.stats.window[1]:
+                self.stats.latencies.append(now - table.sent_at)
+            table.state = self.game.apply(table.state, self.game.parse_move(msg["notation"], table.state))
+            await self.play()
+        elif kind == "game_start":
+            if self.seat == 0:
+                self.stats.games += 1
+            if self.seat is not None and msg["to_move"] == self.seat and not msg["moves"]:
+                self.table.state = self.game.decode_state(msg["state"], "algebraic")
+                self.table.sent_seq = 0
+                await self.play()
+        elif kind == "error":
+            self.stats.errors += 1
+            if self.stats.errors <= 5:
+                log(f"server error: {msg.get('code')}: {msg.get('message')}")
+
+    async def play(self) -> None:
+        if self.think[1] <= 0:
+            await self.send_move()
+        else:
+            task = asyncio.create_task(self.think_then_move())
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def think_then_move(self) -> None:
+        await asyncio.sleep(self.rng.uniform(*self.think))
+        with contextlib.suppress(ConnectionClosed):
+            await self.send_move()
+
+    async def send_move(self) -> None:
+        table = self.table
+        move = self.rng.choice(self.game.legal_moves(table.state))
+        table.sent_seq += 1
+        table.sent_at = time.monotonic()
+        await self.ws.send(pack({"type": "move", "room": table.name, "move": self.game.notation(move)}))
+
+
+async def set_up_table(url: str, index: int, tag: str, spectators: int, stats: Stats, think: tuple[float, float],
+                       rng: random.Random, room_settings: dict[str, Any]) -> list[Bot]:
+    """Log in two players (and spectators), create and fill a room; its bots (which start reading later)."""
+    table = Table(f"{tag} {index}")
+    a = await open_ws(url)
+    await request(a, {"type": "login", "name": f"{tag}{index}a"}, "welcome")
+    await request(a, {"type": "create_room", "game": "connect4", "name": table.name, **room_settings}, "room")
+    await request(a, {"type": "join", "room": table.name, "seat": 0}, "joined")
+    b = await open_ws(url)
+    await request(b, {"type": "login", "name": f"{tag}{index}b"}, "welcome")
+    await b.send(pack({"type": "join", "room": table.name, "seat": 1}))
+    bots = [Bot(a, table, 0, stats, think, rng), Bot(b, table, 1, stats, think, rng)]
+    for s in range(spectators):
+        ws = await open_ws(url)
+        await request(ws, {"type": "login", "name": f"{tag}{index}s{s}"}, "welcome")
+        await ws.send(pack({"type": "join", "room": table.name, "role": "spectator"}))
+        bots.append(Bot(ws, table, None, stats, think, rng))
+    return bots
+
+
+async def gather_limited(coros: list[Any], limit: int) -> list[Any]:
+    semaphore = asyncio.Semaphore(limit)
+
+    async def one(coro: Any) -> Any:
+        async with semaphore:
+            return await coro
+
+    return await asyncio.gather(*(one(c) for c in coros))
+
+
+def load_main(mode: str, url: str, indexes: list[int], params: dict[str, Any], out: Any, control: Any) -> None:
+    """Child process: generate one share of the load and report what it saw."""
+    raise_open_files(20_000)
+    asyncio.run(_load(mode, url, indexes, params, out, control))
+
+
+async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any], out: Any, control: Any) -> None:
+    loop = asyncio.get_running_loop()
+    probe = LatenessProbe().start()
+    rng = random.Random(params["seed"] * 1000 + (indexes[0] if indexes else 0))
+    stats = Stats()
+    sockets: list[ClientConnection] = []
+    tasks: list[asyncio.Task] = []
+    if mode == "relay":
+        counter = [0]
+        pairs = await gather_limited([relay_pair(url, i, counter, sockets) for i in indexes], SETUP_CONCURRENCY)
+        out.put(("ready", os.getpid()))
+        start, end = await loop.run_in_executor(None, control.get)
+        tasks = [asyncio.create_task(relay_play(a, b, i, counter)) for i, (a, b) in zip(indexes, pairs, strict=True)]
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        count0, cpu0 = counter[0], time.process_time()
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
+        count1, cpu1 = counter[0], time.process_time()
+        out.put(("result", {"moves": count1 - count0, "cpu": cpu1 - cpu0, "lateness": probe.within(start, end)}))
+    else:
+        think = tuple(params["think"])
+        settings = params["room"]
+        tables = await gather_limited(
+            [set_up_table(url, i, params["tag"], params["spectators"], stats, think, rng, settings) for i in indexes],
+            SETUP_CONCURRENCY)
+        bots = [bot for table in tables for bot in table]
+        sockets = [bot.ws for bot in bots]
+        tasks = [asyncio.create_task(bot.run()) for bot in bots]
+        out.put(("ready", os.getpid()))
+        start, end = await loop.run_in_executor(None, control.get)
+        stats.window = (start, end)
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        moves0, games0, cpu0 = stats.moves, stats.games, time.process_time()
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
+        moves1, games1, cpu1 = stats.moves, stats.games, time.process_time()
+        await asyncio.sleep(params.get("tail", 0.0))  # moves sent just before the end arrive
+        out.put(("result", {
+            "moves": moves1 - moves0, "games": games1 - games0, "cpu": cpu1 - cpu0, "errors": stats.errors,
+            "latencies": stats.latencies, "spectator_latencies": stats.spectator_latencies,
+            "spectator_moves": stats.spectator_moves, "connections": len(sockets),
+            "lateness": probe.within(start, end),
+        }))
+    probe.stop()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    closing = [asyncio.create_task(ws.close()) for ws in sockets]
+    if closing:
+        await asyncio.wait(closing, timeout=10)
+
+
+RELAY_MESSAGE = {  # about the size of a Connect Four "moved" message
+    "type": "moved", "room": "sat 17", "seq": 12, "seat": 1, "move": {"column": 4}, "notation": "4",
+    "clocks": {"left": [86399.9, 86400.0], "running": 0, "control": {"per_move": 86400.0}}, "to_move": 0,
+}
+
+
+async def relay_pair(url: str, index: int, counter: list[int], sockets: list[ClientConnection]) -> tuple[Any, Any]:
+    a = await open_ws(url)
+    b = await open_ws(url)
+    sockets += [a, b]
+    key = f"pair {index}".encode()
+    await a.send(key)
+    await b.send(key)
+    assert await a.recv() == b"ready" and await b.recv() == b"ready"
+    return a, b
+
+
+async def relay_play(a: ClientConnection, b: ClientConnection, index: int, counter: list[int]) -> None:
+    """Ping-pong one message through the relay; each side decodes what it gets and answers at once."""
+    msg = dict(RELAY_MESSAGE, room=f"sat {index}")
+
+    async def side(ws: ClientConnection, starts: bool) -> None:
+        if starts:
+            await ws.send(pack(msg))
+        async for frame in ws:
+            got = unpack(frame)
+            counter[0] += 1
+            got["seq"] += 1
+            await ws.send(pack(got))
+
+    with contextlib.suppress(ConnectionClosed):
+        await asyncio.gather(side(a, True), side(b, False))
+
+
+class LoadProcesses:
+    """Load generator processes splitting ``indexes`` between them."""
+
+    def __init__(self, mode: str, url: str, indexes: list[int], procs: int, params: dict[str, Any]) -> None:
+        ctx = mp.get_context("spawn")
+        self.out = ctx.Queue()
+        self.controls = [ctx.Queue() for _ in range(procs)]
+        shares = [indexes[i::procs] for i in range(procs)]
+        self.processes = [ctx.Process(target=load_main, args=(mode, url, share, params, self.out, control),
+                                      daemon=True)
+                          for share, control in zip(shares, self.controls, strict=True)]
+
+    def start(self, timeout: float) -> list[int]:
+        for p in self.processes:
+            p.start()
+        pids = []
+        for _ in self.processes:
+            kind, pid = self.out.get(timeout=timeout)
+            assert kind == "ready"
+            pids.append(pid)
+        return pids
+
+    def window(self, start: float, end: float) -> None:
+        for control in self.controls:
+            control.put((start, end))
+
+    def results(self, timeout: float) -> list[dict[str, Any]]:
+        results = []
+        for _ in self.processes:
+            kind, result = self.out.get(timeout=timeout)
+            assert kind == "result"
+            results.append(result)
+        for p in self.processes:
+            p.join(30)
+            if p.is_alive():
+                p.terminate()
+        return results
+
+
+# Phases ----------------------------------------------------------------------------------------------
+
+
+def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], warmup: float,
+            seconds: float, tail: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run the window: server CPU and memory over it, and every load process's report."""
+    start = time.monotonic() + warmup
+    end = start + seconds
+    load.window(start, end)
+    server.control.put((start, end))
+    time.sleep(max(0.0, start - time.monotonic()))
+    cpu0, wait0 = cpu_seconds(server.pid), run_delay(server.pid)
+    load_cpu0 = sum(cpu_seconds(pid) for pid in load_pids)
+    load_wait0 = sum(run_delay(pid) for pid in load_pids)
+    time.sleep(max(0.0, end - time.monotonic()))
+    cpu1, wait1 = cpu_seconds(server.pid), run_delay(server.pid)
+    load_cpu1 = sum(cpu_seconds(pid) for pid in load_pids)
+    load_wait1 = sum(run_delay(pid) for pid in load_pids)
+    memory = memory_kb(server.pid)
+    results = load.results(timeout=tail + 120)
+    return {"cpu": cpu1 - cpu0, "load_cpu": load_cpu1 - load_cpu0, "seconds": seconds,
+            "wait": (wait1 - wait0) / seconds, "load_wait": (load_wait1 - load_wait0) / seconds / len(load_pids),
+            **memory}, results
+
+
+def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
+    log(f"saturation: {args.rooms} rooms, Plyhall server starting")
+    server = ServerProcess(plyhall_server_main, os.path.join(tmp, "saturation.db"), SATURATION_RATE,
+                           args.rooms).start()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    params = {"seed": args.seed, "think": (0.0, 0.0), "spectators": 0, "tag": "sat",
+              "room": {"time_control": {"per_move": 86400}, "games": 1000}}
+    try:
+        load = LoadProcesses("play", url, list(range(args.rooms)), args.load_procs, params)
+        pids = load.start(timeout=300)
+        log(f"saturation: {2 * args.rooms} players connected; measuring {args.seconds:g} s (load {loadavg()})")
+        server_figures, results = measure(server, load, pids, 1.0, args.seconds, 0.0)
+    finally:
+        server.stop()
+    log(f"saturation: Plyhall measured (load {loadavg()})")
+    moves = sum(r["moves"] for r in results)
+    errors = sum(r["errors"] for r in results)
+    plyhall = {"moves": moves, "rate": moves / args.seconds, "cpu_per_move": server_figures["cpu"] / max(1, moves),
+               "server_cpu": server_figures["cpu"] / args.seconds,
+               "load_cpu": server_figures["load_cpu"] / args.seconds,
+               "games": sum(r["games"] for r in results), "errors": errors,
+               "server_late": percentiles(server.lateness), "gc": server.gc,
+               "wait": server_figures["wait"], "load_wait": server_figures["load_wait"],
+               "load_late": percentiles([x for r in results for x in r["lateness"]])}
+    log(f"saturation: Plyhall {plyhall['rate']:.0f} moves/s; relay server starting")
+    relay = ServerProcess(relay_server_main).start()
+    try:
+        load = LoadProcesses("relay", f"ws://127.0.0.1:{relay.port}/", list(range(args.rooms)), args.load_procs,
+                             {"seed": args.seed})
+        pids = load.start(timeout=300)
+        log(f"saturation: {args.rooms} relay pairs connected; measuring {args.seconds:g} s (load {loadavg()})")
+        relay_figures, results = measure(relay, load, pids, 1.0, args.seconds, 0.0)
+    finally:
+        relay.stop()
+    relayed = sum(r["moves"] for r in results)
+    echo = {"moves": relayed, "rate": relayed / args.seconds, "cpu_per_move": relay_figures["cpu"] / max(1, relayed),
+            "server_cpu": relay_figures["cpu"] / args.seconds, "load_cpu": relay_figures["load_cpu"] / args.seconds,
+            "server_late": percentiles(relay.lateness),
+            "wait": relay_figures["wait"], "load_wait": relay_figures["load_wait"],
+            "load_late": percentiles([x for r in results for x in r["lateness"]])}
+    log(f"saturation: relay {echo['rate']:.0f} messages/s (load {loadavg()})")
+    return {"plyhall": plyhall, "echo": echo}
+
+
+def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
+    log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
+    server = ServerProcess(plyhall_server_main, os.path.join(tmp, "scale.db"), None, args.games).start()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    think = (1.0 - args.jitter, 1.0 + args.jitter)
+    params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
+              "room": {"time_control": {"per_move": 60}, "games": 1000}}
+    idle = memory_kb(server.pid)
+    try:
+        load = LoadProcesses("play", url, list(range(args.games)), args.scale_procs, params)
+        began = time.monotonic()
+        pids = load.start(timeout=600)
+        setup = time.monotonic() - began
+        log(f"scale: {args.games * (2 + args.spectators)} connections ready in {setup:.1f} s; "
+            f"warming up 3 s, then measuring {args.scale_seconds:g} s (load {loadavg()})")
+        figures, results = measure(server, load, pids, 3.0, args.scale_seconds, 2.0)
+    finally:
+        server.stop()
+    log(f"scale: measured (load {loadavg()})")
+    latencies = sorted(x for r in results for x in r["latencies"])
+    watched = sorted(x for r in results for x in r["spectator_latencies"])
+    return {
+        "connections": sum(r["connections"] for r in results), "setup": setup,
+        "moves": sum(r["moves"] for r in results), "seconds": args.scale_seconds,
+        "latency": percentiles(latencies), "spectator_latency": percentiles(watched),
+        "rss_mb": figures.get("VmRSS", 0) / 1024, "hwm_mb": figures.get("VmHWM", 0) / 1024,
+        "idle_mb": idle.get("VmRSS", 0) / 1024, "server_cpu": figures["cpu"] / args.scale_seconds,
+        "load_cpu": figures["load_cpu"] / args.scale_seconds, "errors": sum(r["errors"] for r in results),
+        "games": sum(r["games"] for r in results), "server_late": percentiles(server.lateness), "gc": server.gc,
+        "load_late": percentiles([x for r in results for x in r["lateness"]]),
+        "wait": figures["wait"], "load_wait": figures["load_wait"], "loadavg": loadavg(),
+    }
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0, "p50": float("nan"), "p99": float("nan"), "max": float("nan")}
+    values = sorted(values)
+    cuts = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else [values[0]] * 99
+    return {"n": len(values), "p50": cuts[49] * 1000, "p99": cuts[98] * 1000, "max": values[-1] * 1000}
+
+
+# Output ---------------------------------------------------------------------------------------------------
+
+
+def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    p, e = result["plyhall"], result["echo"]
+    ratio = p["rate"] / e["rate"] if e["rate"] else float("nan")
+    print(f"\nSaturation: {args.rooms} connect4 rooms / client pairs, {args.seconds:g} s window, "
+          f"{args.load_procs} load process(es), CPUs: {os.cpu_count()}")
+    print(f"{'server':<34}{'moves/s':>10}{'CPU ms/move':>13}{'server CPU':>12}{'load CPU':>10}")
+    print(f"{'Plyhall (move -> 2x moved)':<34}{p['rate']:>10.0f}{p['cpu_per_move'] * 1000:>13.3f}"
+          f"{p['server_cpu']:>11.0%} {p['load_cpu']:>9.0%}")
+    print(f"{'bare websockets relay (1 -> 1)':<34}{e['rate']:>10.0f}{e['cpu_per_move'] * 1000:>13.3f}"
+          f"{e['server_cpu']:>11.0%} {e['load_cpu']:>9.0%}")
+    print(f"event-loop wake-up lateness p50/p99 (ms): Plyhall server {p['server_late']['p50']:.2f}/"
+          f"{p['server_late']['p99']:.2f}, its load {p['load_late']['p50']:.2f}/{p['load_late']['p99']:.2f}; "
+          f"relay server {e['server_late']['p50']:.2f}/{e['server_late']['p99']:.2f}, "
+          f"its load {e['load_late']['p50']:.2f}/{e['load_late']['p99']:.2f}")
+    print(f"share of the window the event loops waited for a CPU (taken by other processes): Plyhall server "
+          f"{p['wait']:.0%}, its load {p['load_wait']:.0%}; relay server {e['wait']:.0%}, "
+          f"its load {e['load_wait']:.0%}")
+    if p["gc"]:
+        g = p["gc"]
+        print(f"Plyhall server GC pauses: {g['count']}, {g['total_ms']:.0f} ms wall ({g['cpu_ms']:.0f} ms CPU) in all, "
+              f"longest {g['max_ms']:.0f} ms wall ({g['max_cpu_ms']:.1f} ms CPU)")
+    verdict = "meets" if ratio >= 0.5 else "misses"
+    print(f"Plyhall / relay throughput: {ratio:.0%} ({verdict} the 50% target); "
+          f"{p['moves']} moves, {p['games']} games started, {p['errors']} error replies")
+    if p["cpu_per_move"] and e["cpu_per_move"]:
+        print(f"Plyhall / relay per server CPU second (moves vs messages a CPU second, "
+              f"{1 / p['cpu_per_move']:.0f} vs {1 / e['cpu_per_move']:.0f}): "
+              f"{e['cpu_per_move'] / p['cpu_per_move']:.0%}")
+
+
+def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
+    lat, spec = r["latency"], r["spectator_latency"]
+    print(f"\nScale: {args.games} games x (2 players + {args.spectators} spectators) = {r['connections']} connections, "
+          f"bots think {1 - args.jitter:g}-{1 + args.jitter:g} s, {args.scale_seconds:g} s window, "
+          f"{args.scale_procs} load processes (set up in {r['setup']:.1f} s)")
+    print(f"{'figure':<44}{'value':>12}  target")
+    print(f"{'moves relayed in the window':<44}{r['moves']:>12}")
+    print(f"{'moves a second':<44}{r['moves'] / r['seconds']:>12.0f}")
+    print(f"{'move relay latency p50 (ms)':<44}{lat['p50']:>12.2f}")
+    ok = "ok" if lat["p99"] < 20 else "MISSED"
+    print(f"{'move relay latency p99 (ms)':<44}{lat['p99']:>12.2f}  < 20 ms: {ok}")
+    print(f"{'move relay latency max (ms)':<44}{lat['max']:>12.2f}")
+    print(f"{'  samples (mover -> opponent)':<44}{lat['n']:>12}")
+    print(f"{'spectator latency p50 / p99 (ms)':<44}{spec['p50']:>6.2f} /{spec['p99']:>5.2f}")
+    ok = "ok" if r["rss_mb"] < 500 else "MISSED"
+    print(f"{'server RSS at the end of the window (MB)':<44}{r['rss_mb']:>12.1f}  < 500 MB: {ok}")
+    print(f"{'server peak RSS (VmHWM, MB)':<44}{r['hwm_mb']:>12.1f}")
+    print(f"{'server RSS before any client (MB)':<44}{r['idle_mb']:>12.1f}")
+    print(f"{'server CPU / load processes CPU':<44}{r['server_cpu']:>11.0%} / {r['load_cpu']:.0%}")
+    print(f"{'games started in the window / error replies':<44}{r['games']:>12} / {r['errors']}")
+    sl, ll = r["server_late"], r["load_late"]
+    print(f"{'10 ms timer lateness p50/p99 (ms): server':<44}{sl['p50']:>6.2f} /{sl['p99']:>6.2f}")
+    print(f"{'                                   load':<44}{ll['p50']:>6.2f} /{ll['p99']:>6.2f}")
+    print(f"{'share of the window waiting for a CPU: server':<44}{r['wait']:>11.0%}  "
+          f"(load processes {r['load_wait']:.0%}; load average {r['loadavg']})")
+    g = r["gc"]
+    if g:
+        print(f"{'server GC pauses in the window':<44}{g['count']:>12}  {g['total_ms']:.0f} ms wall "
+              f"({g['cpu_ms']:.0f} ms CPU) in all, longest {g['max_ms']:.0f} ms wall ({g['max_cpu_ms']:.1f} ms CPU); "
+              f"{g['full']} full, longest {g['full_max_ms']:.0f} ms")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=100, help="saturation: rooms and relay pairs (default 100)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="saturation: seconds measured (default 10)")
+    parser.add_argument("--games", type=int, default=1000, help="scale: concurrent games (default 1000)")
+    parser.add_argument("--spectators", type=int, default=1, help="scale: spectators per game (default 1)")
+    parser.add_argument("--scale-seconds", type=float, default=30.0, help="scale: seconds measured (default 30)")
+    parser.add_argument("--jitter", type=float, default=0.25, help="scale: think 1 s +- this (default 0.25)")
+    parser.add_argument("--only", choices=["saturation", "scale"], help="run one phase only")
+    parser.add_argument("--load-procs", type=int, default=1, help="saturation: load processes (default 1)")
+    parser.add_argument("--scale-procs", type=int, default=2, help="scale: load processes (default 2)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    args = parser.parse_args(argv)
+    if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
+        parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")
+    if not 0 <= args.jitter < 1 or args.seconds <= 0 or args.scale_seconds <= 0:
+        parser.error("--jitter must be in [0, 1) and the windows positive")
+    limit = raise_open_files(20_000)
+    needed = max(2 * args.rooms, args.games * (2 + args.spectators)) // min(args.load_procs, args.scale_procs) + 100
+    if limit < needed:
+        log(f"warning: the open-file limit is {limit}; about {needed} are needed per process")
+    with tempfile.TemporaryDirectory(prefix="plyhall-load-") as tmp:
+        if args.only in (None, "saturation"):
+            print_saturation(args, saturation(args, tmp))
+            sys.stdout.flush()
+        if args.only in (None, "scale"):
+            print_scale(args, scale(args, tmp))
+    print("\n(loopback, one machine: the server, the relay and the load processes share its CPUs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

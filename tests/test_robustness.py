@@ -1,0 +1,884 @@
+"""Hostile and broken clients against a live server on 127.0.0.1.
+
+Every bad input gets an ``error`` with a code (or a close with a reason), the
+server keeps serving every other connection and room, and no game record is
+lost: garbage on both subprotocols, bad shapes, oversized frames, misuse of
+rooms, floods, room spam, raw TCP garbage, a seeded fuzzer, and a normal game
+played to the end while all of that goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from client.sdk import Client
+from protocol.codec import JSON, MAX_MESSAGE_BYTES, MSGPACK
+from protocol.messages import CLIENT_MESSAGES, ERROR_CODES
+from server.app import PlyhallServer, RateLimit
+from server.hall import Limits
+from server.storage import SQLiteStorage
+from tests.helpers import login, play_out
+
+SUBPROTOCOLS = [MSGPACK, JSON]
+RELAXED = RateLimit(rate=2000, burst=4000)
+
+
+# Helpers --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[PlyhallServer]]]:
+    """Start servers of one's own (strict rate limits, small room limits); all stopped afterwards."""
+    servers: list[PlyhallServer] = []
+
+    async def make(**kwargs: Any) -> PlyhallServer:
+        kwargs.setdefault("rate_limit", RELAXED)
+        srv = PlyhallServer(SQLiteStorage(tmp_path / f"server{len(servers)}.db"), host="127.0.0.1", port=0, **kwargs)
+        await srv.start()
+        servers.append(srv)
+        return srv
+
+    yield make
+    for srv in servers:
+        await srv.stop()
+
+
+@pytest.fixture
+async def opened() -> AsyncIterator[list[Client]]:
+    """Clients to close at the end of a test (before its servers stop)."""
+    clients: list[Client] = []
+    yield clients
+    for client in clients:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.close(), 5)
+
+
+def ws_url(server: PlyhallServer) -> str:
+    return f"ws://127.0.0.1:{server.port}/ws"
+
+
+async def connect(url: str, opened: list[Client], subprotocol: str | None = MSGPACK) -> Client:
+    client = Client(url, subprotocol)
+    await client.connect()
+    opened.append(client)
+    return client
+
+
+async def logged_in(url: str, opened: list[Client], name: str, subprotocol: str = MSGPACK, **kw: Any) -> Client:
+    client = await login(url, name, subprotocol=subprotocol, **kw)
+    opened.append(client)
+    return client
+
+
+def encode(subprotocol: str, obj: Any) -> bytes | str:
+    """``obj`` in the frame type of ``subprotocol`` (no validation: anything goes)."""
+    if subprotocol == MSGPACK:
+        return msgpack.packb(obj, use_bin_type=True)
+    return json.dumps(obj)
+
+
+# Events a client in rooms receives besides replies; skipped while waiting for an error.
+PUSHES = {"joined", "seated", "game_start", "room_state", "moved", "game_over", "player_away", "player_back",
+          "draw_offered", "chat", "rooms", "left"}
+
+
+async def answer(client: Client, payload: bytes | str, timeout: float = 10.0) -> dict[str, Any]:
+    """Send a raw frame and return the next message that is not a room event."""
+    await client.send_raw(payload)
+    while True:
+        msg = await client.recv(timeout)
+        if msg.get("type") not in PUSHES:
+            return msg
+
+
+async def assert_error(client: Client, payload: bytes | str, codes: str | set[str]) -> dict[str, Any]:
+    """The reply to ``payload`` is an ``error`` with one of ``codes`` and a message for people."""
+    wanted = {codes} if isinstance(codes, str) else codes
+    reply = await answer(client, payload)
+    assert reply["type"] == "error", (payload[:80], reply)
+    assert reply["code"] in wanted, (payload[:80], reply)
+    assert reply["code"] in ERROR_CODES
+    assert isinstance(reply["message"], str) and reply["message"].strip()
+    assert len(reply["message"]) < 2000  # hostile input is never echoed back in full
+    return reply
+
+
+async def closed_with(client: Client, timeout: float = 10.0) -> tuple[int | None, str | None]:
+    """Wait for the server to close ``client``; its close code and reason."""
+    await asyncio.wait_for(client.closed.wait(), timeout)
+    assert client.ws is not None
+    return client.ws.close_code, client.ws.close_reason
+
+
+def http_json(server: PlyhallServer, path: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+async def assert_serving(server: PlyhallServer, opened: list[Client], name: str) -> None:
+    """A fresh client logs in and gets a pong; /healthz answers."""
+    client = await logged_in(ws_url(server), opened, name)
+    assert (await client.request({"type": "ping"}))["type"] == "pong"
+    await client.close()
+    status, health = await asyncio.to_thread(http_json, server, "/healthz")
+    assert status == 200 and health["ok"] is True
+
+
+async def assert_recorded(server: PlyhallServer, over: dict[str, Any], players: list[str]) -> dict[str, Any]:
+    """The finished game of ``over`` is stored and served by /api/games/ID."""
+    await server.flush()
+    status, record = await asyncio.to_thread(http_json, server, f"/api/games/{over['record']}")
+    assert status == 200, record
+    assert record["status"] == "finished" and record["players"] == players
+    assert record["winner"] == over["winner"] and record["reason"] == over["reason"] and record["moves"]
+    return record
+
+
+def internal_errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """Log lines that show a server bug (an exception while handling a message, a crashed handler)."""
+    return [f"{r.name}: {r.getMessage()}" for r in caplog.records
+            if r.levelno >= logging.ERROR and (r.name == "plyhall.server" or "handler failed" in r.getMessage())]
+
+
+async def start_game(url: str, opened: list[Client], room: str, names: tuple[str, str],
+                     game: str = "connect4", **settings: Any) -> list[Client]:
+    """Two SDK clients seated in a new room (the second one speaks JSON and matrix coordinates)."""
+    a = await logged_in(url, opened, names[0])
+    b = await logged_in(url, opened, names[1], subprotocol=JSON, coords="matrix")
+    await a.request({"type": "create_room", "game": game, "name": room, **settings})
+    await a.request({"type": "join", "room": room, "seat": 0})
+    await b.request({"type": "join", "room": room, "seat": 1})
+    return [a, b]
+
+
+# Garbage and bad shapes -----------------------------------------------------------------
+
+MSGPACK_GARBAGE: list[bytes | str] = [
+    b"",
+    b"\xc1",  # the one byte msgpack never uses
+    b"\x92\x01",  # an array of two with one item
+    b"\x81\xa4type",  # a map whose value is missing
+    msgpack.packb({"type": "ping"}) + b"\x00",  # trailing bytes
+    b"\xdd\xff\xff\xff\xff",  # an array claiming 4 billion items
+    b"\xdb\x7f\xff\xff\xff",  # a string claiming 2 GB
+    msgpack.packb({"type": "ping", "x": float("nan")}),
+    msgpack.packb({"type": "ping", "x": float("-inf")}),
+    msgpack.packb({"type": "chat", "room": "x", "text": b"bytes"}, use_bin_type=True),
+    msgpack.packb({"type": "chat", "room": "x", "text": b""}, use_bin_type=True),
+    msgpack.packb({"type": "ping", "x": msgpack.ExtType(5, b"ext")}),
+    b"\xc7\x00\x05",  # an empty ext value
+    msgpack.packb({1: "integer key"}),
+    msgpack.packb({b"type": "ping"}, use_bin_type=True),
+    b"\xa3\xff\xfe\xfd",  # a string that is not UTF-8
+    b"\x91" * 60_000 + b"\xc0",  # nested 60,000 deep
+    "{\"type\": \"ping\"}",  # a text frame on the binary subprotocol
+]
+
+JSON_GARBAGE: list[bytes | str] = [
+    "",
+    "{",
+    "{\"type\": \"ping\"",
+    "{'type': 'ping'}",
+    "{\"type\": \"ping\"} trailing",
+    "NaN",
+    "{\"type\": \"ping\", \"x\": Infinity}",
+    "{\"type\": \"ping\", \"x\": 1e999}",
+    "1" * 5000,  # more digits than Python converts
+    "[" * 30_000 + "]" * 30_000,  # nested 30,000 deep
+    "{\"a\":" * 10_000 + "1" + "}" * 10_000,
+    "{\"type\": \"chat\", \"room\": \"x\", \"text\": \"\\ud800\"}",  # half a surrogate pair
+    "\x00\x01\x02",
+    b"\xff\xfe\x00",  # a binary frame that is not UTF-8
+    b"\x81\xa4type\xa4ping",  # msgpack on the JSON subprotocol
+]
+
+
+def random_garbage(rng: random.Random, count: int) -> list[bytes | str]:
+    frames: list[bytes | str] = []
+    for _ in range(count):
+        size = rng.choice([1, 2, 3, 8, 64, 1000])
+        data = bytes(rng.randrange(256) for _ in range(size))
+        frames.append(data if rng.random() < 0.7 else data.decode("latin-1"))
+    return frames
+
+
+@pytest.mark.parametrize("subprotocol", SUBPROTOCOLS)
+async def test_garbage_frames_get_bad_encoding(server, url, opened, subprotocol):
+    client = await connect(url, opened, subprotocol)
+    for payload in MSGPACK_GARBAGE if subprotocol == MSGPACK else JSON_GARBAGE:
+        reply = await assert_error(client, payload, "bad_encoding")
+        assert ("msgpack" if subprotocol == MSGPACK else "JSON") in reply["message"] or "NaN" in reply["message"]
+    # random bytes: usually bad encoding; now and then a valid value that is no message
+    for payload in random_garbage(random.Random(subprotocol), 150):
+        await assert_error(client, payload, {"bad_encoding", "bad_message", "unknown_type"})
+    assert (await client.request({"type": "ping"}))["type"] == "pong"
+    await client.login("survivor")
+    assert (await client.request({"type": "list_rooms"}))["rooms"] == []
+
+
+@pytest.mark.parametrize("subprotocol", SUBPROTOCOLS)
+async def test_valid_encodings_of_non_maps_get_bad_message(server, url, opened, subprotocol):
+    client = await connect(url, opened, subprotocol)
+    for value in [None, True, 0, -1, 1.5, "ping", "", [], [{"type": "ping"}], ["type", "ping"]]:
+        reply = await assert_error(client, encode(subprotocol, value), "bad_message")
+        assert "map" in reply["message"]
+
+
+BAD_SHAPES: list[tuple[dict[str, Any], str, str]] = [
+    # (message, error code, a word the explanation must contain)
+    ({}, "bad_message", "type"),
+    ({"type": 5}, "bad_message", "type"),
+    ({"type": None}, "bad_message", "type"),
+    ({"type": ["ping"]}, "bad_message", "type"),
+    ({"type": "launch_missiles"}, "unknown_type", "launch_missiles"),
+    ({"type": ""}, "unknown_type", "known types"),
+    ({"type": "x" * 5000}, "unknown_type", "known types"),
+    ({"type": "PING"}, "unknown_type", "ping"),
+    ({"type": "login"}, "bad_message", "name"),
+    ({"type": "login", "name": 5}, "bad_message", "name"),
+    ({"type": "login", "name": "ann", "coords": ["row", "col"]}, "bad_message", "coords"),
+    ({"type": "login", "name": "ann", "admin": True}, "bad_message", "admin"),
+    ({"type": "join"}, "bad_message", "room"),
+    ({"type": "join", "room": ["Wood Lake"]}, "bad_message", "room"),
+    ({"type": "join", "room": "x", "seat": "0"}, "bad_message", "seat"),
+    ({"type": "join", "room": "x", "seat": True}, "bad_message", "seat"),
+    ({"type": "join", "room": "x", "seat": 0.0}, "bad_message", "seat"),
+    ({"type": "move", "room": "x"}, "bad_message", "move"),
+    ({"type": "move", "move": "4"}, "bad_message", "room"),
+    ({"type": "chat", "room": "x", "text": None}, "bad_message", "text"),
+    ({"type": "chat", "room": "x", "text": {"a": 1}}, "bad_message", "text"),
+    ({"type": "create_room", "game": "connect4", "games": 1.5}, "bad_message", "games"),
+    ({"type": "create_room", "game": "connect4", "options": [1, 2]}, "bad_message", "options"),
+    ({"type": "create_room", "game": "connect4", "grace": "long"}, "bad_message", "grace"),
+    ({"type": "create_room", "game": 4}, "bad_message", "game"),
+    ({"type": "watch_lobby", "on": 1}, "bad_message", "on"),
+    ({"type": "ping", "id": [1]}, "bad_message", "id"),
+    ({"type": "ping", "id": {"a": 1}}, "bad_message", "id"),
+    ({"type": "ping", "id": "x" * 65}, "bad_message", "id"),
+    ({"type": "ping", "id": True}, "bad_message", "id"),
+    ({"type": "ping", "id": 1.5}, "bad_message", "id"),
+]
+
+HUGE_AND_DEEP: list[dict[str, Any]] = [
+    {"type": "join", "room": "x", "seat": 2**53},
+    {"type": "join", "room": "x", "seat": -(2**53)},
+    {"type": "join", "room": "x", "seat": 2**63 - 1},
+    {"type": "join", "room": "x", "seat": -(2**63)},
+    {"type": "create_room", "game": "connect4", "games": 2**64 - 1},
+    {"type": "ping", "id": 2**60},
+    {"type": "move", "room": "x", "move": 2**62},
+    {"type": "move", "room": "x", "move": [1, [2, [3, 2**64 - 1]]]},
+    {"type": "create_room", "game": "connect4", "options": {"first": 10**15 * 10**3}},
+]
+
+
+def nested(depth: int, leaf: Any = 1) -> Any:
+    value = leaf
+    for i in range(depth):
+        value = [value] if i % 2 else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("subprotocol", SUBPROTOCOLS)
+async def test_bad_shapes_huge_integers_and_deep_nesting_get_bad_message(server, url, opened, subprotocol):
+    client = await connect(url, opened, subprotocol)
+    for msg, code, word in BAD_SHAPES:
+        reply = await assert_error(client, encode(subprotocol, msg), code)
+        assert word.lower() in reply["message"].lower(), (msg, reply)
+        assert len(reply["message"]) < 600, "long fields are cut in explanations"
+    # the reply to a bad request echoes its id when the id itself is fine
+    reply = await assert_error(client, encode(subprotocol, {"type": "launch", "id": 77}), "unknown_type")
+    assert reply["id"] == 77
+    reply = await assert_error(client, encode(subprotocol, {"type": "join", "room": 5, "id": "req-1"}), "bad_message")
+    assert reply["id"] == "req-1"
+    for msg in HUGE_AND_DEEP:
+        await assert_error(client, encode(subprotocol, msg), "bad_message")
+    if subprotocol == JSON:  # integers msgpack cannot even carry
+        await assert_error(client, '{"type": "ping", "id": ' + "9" * 400 + "}", "bad_message")
+        await assert_error(client, '{"type": "move", "room": "x", "move": -' + "9" * 4000 + "}", "bad_message")
+    for depth in (33, 40, 200, 500):  # msgpack itself packs at most 511 levels
+        msg = {"type": "move", "room": "x", "move": nested(depth)}
+        await assert_error(client, encode(subprotocol, msg), "bad_message")
+    assert (await client.request({"type": "ping"}))["type"] == "pong"
+
+
+async def test_messages_before_login_and_bad_logins(server, url, opened):
+    client = await connect(url, opened, JSON)
+    for msg in [
+        {"type": "list_rooms"}, {"type": "watch_lobby"}, {"type": "create_room", "game": "connect4"},
+        {"type": "join", "room": "x"}, {"type": "leave", "room": "x"}, {"type": "move", "room": "x", "move": "4"},
+        {"type": "legal_moves", "room": "x"}, {"type": "state", "room": "x"}, {"type": "resign", "room": "x"},
+        {"type": "offer_draw", "room": "x"}, {"type": "chat", "room": "x", "text": "hi"},
+    ]:
+        reply = await assert_error(client, encode(JSON, {**msg, "id": msg["type"]}), "not_logged_in")
+        assert reply["id"] == msg["type"] and "login" in reply["message"]
+    assert (await answer(client, encode(JSON, {"type": "ping", "id": 1})))["type"] == "pong"
+    for name in ["", " ann", "ann ", "ann\n", "-ann", "a" * 33, "ann/bob", "änn", "ann\x00", "x" * 5000]:
+        reply = await assert_error(client, encode(JSON, {"type": "login", "name": name}), "bad_name")
+        assert len(reply["message"]) < 300
+    await assert_error(client, encode(JSON, {"type": "login", "name": "ann", "coords": "hex"}), "bad_message")
+    await assert_error(client, encode(JSON, {"type": "login", "name": "ann", "secret": ""}), "bad_message")
+    await assert_error(client, encode(JSON, {"type": "login", "name": "ann", "secret": "s" * 201}), "bad_message")
+    await client.login("ann")
+    await assert_error(client, encode(JSON, {"type": "login", "name": "ann"}), "already_logged_in")
+    await assert_error(client, encode(JSON, {"type": "login", "name": "bob"}), "already_logged_in")
+    other = await connect(url, opened)
+    await assert_error(other, encode(MSGPACK, {"type": "login", "name": "ann"}), "name_in_use")
+    assert (await client.request({"type": "list_rooms"}))["rooms"] == []
+
+
+async def test_room_misuse_gets_clear_errors(server, url, opened):
+    a, b = await start_game(url, opened, "Wood Lake", ("ann", "bob"))
+    eve = await logged_in(url, opened, "eve")
+    await a.request({"type": "create_room", "game": "quarto", "name": "Empty Room"})
+
+    async def err(msg: dict[str, Any], code: str, client: Client = eve) -> dict[str, Any]:
+        reply = await assert_error(client, encode(client.subprotocol or JSON, msg), code)
+        return reply
+
+    # rooms that do not exist (names of every length, case and spacing variants of none)
+    for room in ["Nowhere", "", "   ", "x" * 60_000, "Wood  Lake 2", "\u00dfx"]:
+        reply = await err({"type": "move", "room": room, "move": "4"}, "no_such_room")
+        assert len(reply["room"]) <= 40
+    await err({"type": "leave", "room": "Nowhere"}, "no_such_room")
+    await err({"type": "join", "room": "Nowhere"}, "no_such_room")
+    # rooms one is not in
+    await err({"type": "move", "room": "Wood Lake", "move": "4"}, "not_in_room")
+    await err({"type": "leave", "room": "Wood Lake"}, "not_in_room")
+    await err({"type": "leave", "room": "Empty Room"}, "not_in_room")
+    await err({"type": "legal_moves", "room": "Wood Lake"}, "not_in_room")
+    await err({"type": "state", "room": "Wood Lake"}, "not_in_room")
+    await err({"type": "chat", "room": "Wood Lake", "text": "hi"}, "not_in_room")
+    await err({"type": "resign", "room": "Wood Lake"}, "not_a_player")
+    await err({"type": "offer_draw", "room": "Wood Lake"}, "not_a_player")
+    # a full room, a taken seat, bad seats and roles
+    await err({"type": "join", "room": "Wood Lake"}, "room_full")
+    await err({"type": "join", "room": "wood lake", "seat": 1}, "seat_taken")
+    await err({"type": "join", "room": "Empty Room", "seat": 2}, "bad_message")
+    await err({"type": "join", "room": "Empty Room", "seat": -1}, "bad_message")
+    await err({"type": "join", "room": "Empty Room", "role": "referee"}, "bad_message")
+    # a spectator may not move; joining twice in the same role is harmless, in another role refused
+    await eve.request({"type": "join", "room": "Wood Lake", "role": "spectator"})
+    await eve.expect("game_start", room="Wood Lake")
+    await err({"type": "move", "room": "Wood Lake", "move": "4"}, "not_a_player")
+    again = await eve.request({"type": "join", "room": "Wood Lake", "role": "spectator"})
+    assert again["type"] == "joined" and again["seat"] is None
+    await err({"type": "join", "room": "Wood Lake", "seat": 0}, "bad_message")
+    again = await a.request({"type": "join", "room": "Wood Lake", "seat": 0})
+    assert again["type"] == "joined" and again["seat"] == 0
+    await err({"type": "join", "room": "Wood Lake", "role": "spectator"}, "bad_message", a)
+    await err({"type": "join", "room": "Wood Lake", "seat": 1}, "bad_message", a)
+    listing = (await eve.request({"type": "list_rooms"}))["rooms"]
+    wood = next(r for r in listing if r["name"] == "Wood Lake")
+    assert wood["seats"] == ["ann", "bob"] and wood["spectators"] == 1
+    # turn order, bad moves and a game that is not running
+    await err({"type": "move", "room": "Wood Lake", "move": "4"}, "not_your_turn", b)
+    # '²' passes str.isdigit() but not int(), and 5000 digits are past int()'s limit: both used to
+    # raise ValueError inside the server ("the server could not handle this message")
+    for move in ["8", "0", 8, [1, 2, 3], {"col": 4}, None, True, "", "x" * 10_000, 1.5, "\u00b2", "4" * 5000]:
+        reply = await err({"type": "move", "room": "Wood Lake", "move": move}, "illegal_move", a)
+        assert len(reply["message"]) < 300
+    await a.request({"type": "join", "room": "Empty Room"})
+    await err({"type": "move", "room": "Empty Room", "move": "0101"}, "game_not_running", a)
+    await err({"type": "resign", "room": "Empty Room"}, "game_not_running", a)
+    # bad rooms to create
+    for msg, code in [
+        ({"type": "create_room", "game": "chess"}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "options": {"size": 19}}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "options": {"first": 2}}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "time_control": {"per_move": -1}}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "time_control": {"per_move": 10**9}}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "time_control": {"per_move": 1, "extra": 1}}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "grace": -1}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "games": 0}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "illegal_move": "explode"}, "bad_option"),
+        ({"type": "create_room", "game": "connect4", "name": "<script>"}, "bad_message"),
+        ({"type": "create_room", "game": "connect4", "name": "x" * 41}, "bad_message"),
+        ({"type": "create_room", "game": "connect4", "name": "wood  lake"}, "room_exists"),
+        ({"type": "chat", "room": "Wood Lake", "text": "   "}, "bad_message"),
+        ({"type": "chat", "room": "Wood Lake", "text": "x" * 501}, "bad_message"),
+        ({"type": "chat", "room": "Wood Lake", "text": "bell\x07"}, "bad_message"),
+    ]:
+        await err(msg, code)
+    # after all that the game in Wood Lake plays on normally (from a fresh copy of its state)
+    for player in (a, b):
+        await player.request({"type": "state", "room": "Wood Lake"})
+    over = await play_out([a, b], "Wood Lake", random.Random(3))
+    await assert_recorded(server, over, ["ann", "bob"])
+
+
+async def test_long_room_names_do_not_cost_a_scan_of_every_room(make_server, opened):
+    # A lookup of a name that is no room used to casefold the (long) name once per room:
+    # 0.1 s for each 60 KB name with 2000 rooms, so one client at the default rate kept the server busy.
+    srv = await make_server(limits=Limits(max_rooms=2000, max_rooms_per_name=2000))
+    url = ws_url(srv)
+    spammer = await logged_in(url, opened, "spammer")
+    for start in range(0, 2000, 500):
+        for i in range(start, start + 500):
+            await spammer.send({"type": "create_room", "game": "connect4", "id": i})
+        for _ in range(500):
+            assert (await spammer.recv())["type"] == "room"
+    assert len(srv.hall.rooms) == 2000
+    long_name = "y" * 60_000
+    began = time.perf_counter()
+    for i in range(40):
+        await spammer.send({"type": "move", "room": long_name, "move": "4", "id": f"m{i}"})
+    for _ in range(40):
+        reply = await spammer.recv()
+        assert reply["code"] == "no_such_room" and reply["room"] == "y" * 40
+    assert time.perf_counter() - began < 2.5  # it took 4 s or more before the fix
+    # a name that differs only in case is still found
+    reply = await spammer.request({"type": "join", "room": "WOOD LAKE", "role": "spectator"})
+    assert reply["room"] == "Wood Lake"
+
+
+# Oversized frames -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("subprotocol", SUBPROTOCOLS)
+async def test_oversized_frames_close_with_1009_and_others_are_served(server, url, opened, subprotocol):
+    bystander = await logged_in(url, opened, "bystander")
+    # exactly the limit is accepted and answered
+    client = await connect(url, opened, subprotocol)
+    text_len = 0
+    msg = {"type": "chat", "room": "x", "text": ""}
+    frame = encode(subprotocol, msg)
+    padding = MAX_MESSAGE_BYTES - len(frame if isinstance(frame, bytes) else frame.encode())
+    for extra in range(padding, padding - 8, -1):  # msgpack's length prefix grows with the text
+        msg["text"] = "a" * extra
+        frame = encode(subprotocol, msg)
+        if len(frame if isinstance(frame, bytes) else frame.encode()) == MAX_MESSAGE_BYTES:
+            text_len = extra
+            break
+    assert text_len, "could not build a frame of exactly the limit"
+    await assert_error(client, frame, "not_logged_in")
+    # one byte more closes the connection
+    msg["text"] = "a" * (text_len + 1)
+    await client.send_raw(encode(subprotocol, msg))
+    code, reason = await closed_with(client)
+    assert code == 1009 and reason
+    # a message far over the limit, and one over the limit in many small fragments
+    big = await connect(url, opened, subprotocol)
+    with contextlib.suppress(ConnectionClosed):
+        await big.send_raw(b"\x00" * (4 * MAX_MESSAGE_BYTES) if subprotocol == MSGPACK else "a" * 4 * MAX_MESSAGE_BYTES)
+    assert (await closed_with(big))[0] == 1009
+    fragments = await connect(url, opened, subprotocol)
+    chunk = b"\x00" * 4096 if subprotocol == MSGPACK else "a" * 4096
+    with contextlib.suppress(ConnectionClosed):
+        await fragments.ws.send(iter([chunk] * 20))
+    assert (await closed_with(fragments))[0] == 1009
+    assert (await bystander.request({"type": "ping"}))["type"] == "pong"
+    await assert_serving(server, opened, "late-comer")
+
+
+# Floods --------------------------------------------------------------------------------------
+
+
+async def test_flood_is_rate_limited_then_closed_with_1008(make_server, opened):
+    srv = await make_server(rate_limit=RateLimit(rate=20, burst=40))
+    url = ws_url(srv)
+    calm = await logged_in(url, opened, "calm")
+    flood = await connect(url, opened)
+    with contextlib.suppress(ConnectionClosed):
+        for i in range(3000):
+            await flood.send({"type": "ping", "id": i})
+    code, reason = await closed_with(flood, timeout=5)
+    assert (code, reason) == (1008, "rate limit exceeded")
+    received = list(flood._inbox)
+    pongs = [m for m in received if m["type"] == "pong"]
+    limited = [m for m in received if m.get("code") == "rate_limited"]
+    assert 40 <= len(pongs) <= 80  # the burst, and what the rate refilled meanwhile
+    assert limited and all("slow down" in m["message"] or "dropped" in m["message"] for m in limited)
+    # a client within the rate on the same server is never limited
+    for _ in range(10):
+        assert (await calm.request({"type": "ping"}))["type"] == "pong"
+        await asyncio.sleep(0.06)
+    # a burst that stays within the bucket is fine too
+    burst = await logged_in(url, opened, "burst")
+    for i in range(30):
+        await burst.send({"type": "ping", "id": i})
+    replies = [await burst.recv() for _ in range(30)]
+    assert all(m["type"] == "pong" for m in replies)
+
+
+# Room spam -----------------------------------------------------------------------------------
+
+
+async def test_thousands_of_rooms_hit_the_per_name_and_global_limits(make_server, opened):
+    srv = await make_server(limits=Limits(max_rooms=24, max_rooms_per_name=5, max_rooms_in_one=4))
+    url = ws_url(srv)
+    owner = await logged_in(url, opened, "owner")
+    await owner.request({"type": "create_room", "game": "connect4", "name": "Real Game"})
+    spammer = await logged_in(url, opened, "spammer", subprotocol=JSON)
+    replies = []
+    for start in range(0, 3000, 500):  # pipelined, 500 at a time: the server answers each in order
+        for i in range(start, start + 500):
+            await spammer.send({"type": "create_room", "game": "connect4", "id": i})
+        replies += [await spammer.recv() for _ in range(500)]
+    assert [r["id"] for r in replies] == list(range(3000))
+    made = [r for r in replies if r["type"] == "room"]
+    refused = [r for r in replies if r["type"] == "error"]
+    assert len(made) == 5 and len(refused) == 2995
+    assert all(r["code"] == "too_many_rooms" and "per name" in r["message"] for r in refused)
+    # named rooms count the same
+    with pytest.raises(Exception, match="too_many_rooms"):
+        await spammer.request({"type": "create_room", "game": "quarto", "name": "One More"})
+    # more names fill the server up to its global limit, then everybody is refused
+    names = [f"spam{i}" for i in range(6)]
+    for name in names:
+        extra = await logged_in(url, opened, name)
+        for _ in range(5):
+            reply = await extra.request({"type": "create_room", "game": "connect4"}, check=False)
+            if reply["type"] == "error":
+                assert reply["code"] == "too_many_rooms"
+    assert len(srv.hall.rooms) == 24
+    reply = await owner.request({"type": "create_room", "game": "connect4"}, check=False)
+    assert reply["code"] == "too_many_rooms" and "limit" in reply["message"]
+    # one session may be in only so many rooms at once
+    rooms = [r["room"]["name"] for r in made]
+    for room in rooms[:4]:
+        await spammer.request({"type": "join", "room": room, "role": "spectator"})
+    reply = await spammer.request({"type": "join", "room": rooms[4], "role": "spectator"}, check=False)
+    assert reply["code"] == "too_many_rooms"
+    # the rooms that exist still work: a game plays to the end and is recorded
+    await owner.request({"type": "join", "room": "Real Game"})
+    guest = await logged_in(url, opened, "guest", subprotocol=JSON, coords="cosc322")
+    await guest.request({"type": "join", "room": "Real Game"})
+    over = await play_out([owner, guest], "Real Game", random.Random(5))
+    await assert_recorded(srv, over, ["owner", "guest"])
+    status, health = await asyncio.to_thread(http_json, srv, "/healthz")
+    assert status == 200 and health["rooms"] == 24
+
+
+async def test_rooms_abandoned_by_disconnected_creators_do_not_fill_the_server(make_server, opened):
+    # Clients that create rooms, enter none and go must not use up the limits for good.
+    srv = await make_server(limits=Limits(max_rooms=4, max_rooms_per_name=2))
+    url = ws_url(srv)
+    keeper = await logged_in(url, opened, "keeper")
+    for name in ("drifter1", "drifter2"):
+        client = await logged_in(url, opened, name)
+        rooms = [(await client.request({"type": "create_room", "game": "connect4"}))["room"]["name"]
+                 for _ in range(2)]
+        if name == "drifter1":  # a room somebody entered stays when its creator goes
+            await keeper.request({"type": "join", "room": rooms[0]})
+            kept = rooms[0]
+        await client.close()
+    deadline = time.monotonic() + 5
+    while len(srv.hall.sessions) > 1 and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert list(srv.hall.rooms) == [kept]
+    newcomer = await logged_in(url, opened, "newcomer")
+    for _ in range(2):
+        assert (await newcomer.request({"type": "create_room", "game": "connect4"}))["type"] == "room"
+    drifter = await logged_in(url, opened, "drifter2")  # the name's quota is free again
+    assert (await drifter.request({"type": "create_room", "game": "connect4"}))["type"] == "room"
+    reply = await keeper.request({"type": "create_room", "game": "connect4"}, check=False)
+    assert reply["code"] == "too_many_rooms"  # 4 rooms again: the global limit holds
+
+
+# Raw TCP and HTTP garbage ---------------------------------------------------------------------
+
+
+def raw_exchange(port: int, data: bytes) -> bytes:
+    """Send bytes on a plain TCP connection; whatever comes back before the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        with contextlib.suppress(OSError):
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        return b"".join(chunks)
+
+
+async def test_raw_tcp_garbage_and_bad_http_requests(server, url, opened):
+    rng = random.Random(11)
+    bystander = await logged_in(url, opened, "bystander")
+    payloads = [
+        b"\x00" * 100,
+        bytes(rng.randrange(256) for _ in range(4000)),
+        b"GET / HTTP/1.1\r\n\r\n",  # no Host
+        b"GET /ws HTTP/1.1\r\nHost: x\r\n\r\n",  # the endpoint without an upgrade
+        b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",  # no key
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+        b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-Junk: y\r\n" * 500 + b"\r\n",
+        b"GET /api/games?limit=%ff%fe HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /api/games/%00%ff HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]
+    for data in payloads:
+        response = await asyncio.to_thread(raw_exchange, server.port, data)
+        assert not response or response.startswith(b"HTTP/1.1 "), response[:100]
+        if response:
+            status = int(response.split()[1])
+            assert 400 <= status < 600 or status == 200, response[:200]
+    assert (await bystander.request({"type": "ping"}))["type"] == "pong"
+    status, _ = await asyncio.to_thread(http_json, server, "/api/games?limit=9999999999999999999999")
+    assert status == 400
+    await assert_serving(server, opened, "late-comer")
+
+
+# Everything at once, while a real game plays --------------------------------------------------
+
+
+async def test_normal_games_finish_and_are_recorded_during_an_attack(make_server, opened, caplog):
+    caplog.set_level(logging.WARNING)
+    srv = await make_server(rate_limit=RateLimit(rate=100, burst=200),
+                            limits=Limits(max_rooms=40, max_rooms_per_name=5, max_rooms_in_one=10))
+    url = ws_url(srv)
+    players = await start_game(url, opened, "Okanagan Lake", ("ann", "bob"), games=3)
+    sue = await logged_in(url, opened, "sue", subprotocol=JSON, coords="cosc322")
+    await sue.request({"type": "join", "room": "Okanagan Lake", "role": "spectator"})
+    stop = asyncio.Event()
+    outcomes: dict[str, Any] = {}
+
+    async def garbage(subprotocol: str, name: str) -> None:
+        rng = random.Random(name)
+        client = await logged_in(url, opened, name, subprotocol=subprotocol)
+        frames = (MSGPACK_GARBAGE if subprotocol == MSGPACK else JSON_GARBAGE)
+        shapes = [encode(subprotocol, m) for m, _, _ in BAD_SHAPES]
+        count = 0
+        while not stop.is_set():
+            batch = rng.sample(frames, 5) + rng.sample(shapes, 5) + random_garbage(rng, 5)
+            for frame in batch:
+                await client.send_raw(frame)
+            replies = [await client.recv() for _ in batch]
+            assert all(r["type"] == "error" for r in replies), replies
+            count += len(batch)
+            await asyncio.sleep(0.25)  # 60 a second: below the rate limit, these are not floods
+        outcomes[name] = count
+
+    async def misuse() -> None:
+        client = await logged_in(url, opened, "mallory")
+        while not stop.is_set():
+            for msg in [
+                {"type": "move", "room": "Okanagan Lake", "move": "4"},
+                {"type": "join", "room": "Okanagan Lake"},
+                {"type": "leave", "room": "Okanagan Lake"},
+                {"type": "resign", "room": "Okanagan Lake"},
+                {"type": "move", "room": "Nowhere", "move": "4"},
+                {"type": "create_room", "game": "connect4"},
+                {"type": "login", "name": "ann"},
+            ]:
+                reply = await client.request(msg, check=False)
+                assert reply["type"] in ("error", "room"), reply
+            await asyncio.sleep(0.15)
+        outcomes["mallory"] = len(srv.hall.created_by.get("mallory", ()))
+
+    async def flood() -> None:
+        await asyncio.sleep(0.1)
+        client = await connect(url, opened)
+        with contextlib.suppress(ConnectionClosed):
+            for i in range(5000):
+                await client.send({"type": "chat", "room": "Okanagan Lake", "text": "spam", "id": i})
+        outcomes["flood"] = await closed_with(client)
+
+    async def oversized() -> None:
+        await asyncio.sleep(0.2)
+        client = await connect(url, opened, JSON)
+        with contextlib.suppress(ConnectionClosed):
+            await client.send_raw("x" * (MAX_MESSAGE_BYTES + 1))
+        outcomes["oversized"] = await closed_with(client)
+
+    async def tcp_garbage() -> None:
+        rng = random.Random(7)
+        for _ in range(5):
+            await asyncio.to_thread(raw_exchange, srv.port, bytes(rng.randrange(256) for _ in range(500)))
+        outcomes["tcp"] = True
+
+    async def games() -> list[dict[str, Any]]:
+        try:
+            await asyncio.sleep(0.1)  # the attack is under way
+            results = [await play_out(players, "Okanagan Lake", random.Random(n)) for n in range(3)]
+            more = await start_game(url, opened, "Apex Hill", ("cat", "dan"), game="santorini")
+            results.append(await play_out(more, "Apex Hill", random.Random(2)))
+            return results
+        finally:
+            stop.set()
+
+    attack = [garbage(MSGPACK, "gremlin"), garbage(JSON, "goblin"), misuse(), flood(), oversized(), tcp_garbage()]
+    results = await asyncio.wait_for(asyncio.gather(games(), *attack), 40)
+    *series, last = results[0]
+    for over in series:
+        await assert_recorded(srv, over, ["ann", "bob"])
+    await assert_recorded(srv, last, ["cat", "dan"])
+    assert len({over["record"] for over in results[0]}) == 4
+    for over in series:
+        assert (await sue.expect("game_over", room="Okanagan Lake"))["record"] == over["record"]
+    assert outcomes["flood"] == (1008, "rate limit exceeded")
+    assert outcomes["oversized"][0] == 1009
+    assert outcomes["gremlin"] > 0 and outcomes["goblin"] > 0 and 1 <= outcomes["mallory"] <= 5
+    assert not internal_errors(caplog)
+    await assert_serving(srv, opened, "late-comer")
+
+
+# Fuzzing ----------------------------------------------------------------------------------------
+
+FUZZ_ROOM = "Fuzz Room"
+VALID: list[dict[str, Any]] = [
+    {"type": "login", "name": "fuzzer", "coords": "matrix", "client": "fuzz"},
+    {"type": "login", "name": "fuzzer2", "secret": "pw"},
+    {"type": "list_rooms"},
+    {"type": "list_rooms", "game": "connect4"},
+    {"type": "watch_lobby", "on": True},
+    {"type": "watch_lobby", "on": False},
+    {"type": "create_room", "game": "connect4", "name": "Fuzz 1", "options": {"first": 1},
+     "time_control": {"per_move": 30}, "illegal_move": "reject", "grace": 5, "games": 2},
+    {"type": "create_room", "game": "amazons", "options": {"first": "white"}, "time_control": {"initial": 60,
+                                                                                               "increment": 1}},
+    {"type": "create_room", "game": "quarto", "time_control": {"untimed": True}},
+    {"type": "join", "room": FUZZ_ROOM, "seat": 0, "role": "player"},
+    {"type": "join", "room": FUZZ_ROOM, "role": "spectator"},
+    {"type": "join", "room": "Fuzz 1"},
+    {"type": "leave", "room": "Fuzz 1"},
+    {"type": "move", "room": FUZZ_ROOM, "move": "4"},
+    {"type": "move", "room": FUZZ_ROOM, "move": 4},
+    {"type": "move", "room": FUZZ_ROOM, "move": [0, 3]},
+    {"type": "move", "room": FUZZ_ROOM, "move": {"queen": [0, 3], "to": [1, 3], "arrow": [0, 3]}},
+    {"type": "move", "room": FUZZ_ROOM, "move": "d10-d9/d10"},
+    {"type": "move", "room": FUZZ_ROOM, "move": {"place": "a1", "give": "0101"}},
+    {"type": "legal_moves", "room": FUZZ_ROOM},
+    {"type": "state", "room": FUZZ_ROOM},
+    {"type": "offer_draw", "room": FUZZ_ROOM},
+    {"type": "chat", "room": FUZZ_ROOM, "text": "hello"},
+    {"type": "ping", "id": 1},
+]
+
+
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth > 4 or roll < 0.45:
+        return rng.choice([
+            None, True, False, 0, 1, -1, 7, 2**31, 2**53 - 1, 2**53, -(2**53), 2**63 - 1, 0.5, -0.0, 1e308,
+            "", "4", "a1", "0101", FUZZ_ROOM, "Fuzz 1", "connect4", "player", "spectator", "matrix",
+            "x" * rng.choice([1, 41, 500, 3000]), "\u00e9\u4e2d\U0001f600", "\x00\x1b[31m", " \t\n",
+            rng.choice(list(CLIENT_MESSAGES)),
+        ])
+    if roll < 0.6:
+        return "".join(chr(rng.randrange(32, 0x2FFF)) for _ in range(rng.randrange(0, 20)))
+    if roll < 0.7:
+        return rng.randrange(-(2**70), 2**70) if rng.random() < 0.3 else rng.randrange(-10, 10)
+    if roll < 0.85:
+        return [random_value(rng, depth + 1) for _ in range(rng.randrange(0, 5))]
+    keys = ["type", "id", "room", "move", "name", "seat", "role", "game", "options", "text", "first", "on",
+            "per_move", "queen", "to", "arrow", "place", "give"]
+    return {rng.choice(keys) if rng.random() < 0.8 else str(random_value(rng, 5)): random_value(rng, depth + 1)
+            for _ in range(rng.randrange(0, 5))}
+
+
+def fuzz_frame(rng: random.Random, subprotocol: str) -> bytes | str:
+    """A fuzzed frame well under the size limit (an oversized one would rightly close the connection)."""
+    while True:
+        frame = mutate(rng, subprotocol)
+        if len(frame) <= 16_000:
+            return frame
+
+
+def mutate(rng: random.Random, subprotocol: str) -> bytes | str:
+    """One fuzzed frame: a mutated valid message, random structure or random bytes."""
+    msg = dict(rng.choice(VALID))
+    roll = rng.random()
+    if roll < 0.15 and len(msg) > 1:  # drop a field
+        del msg[rng.choice([k for k in msg if k != "type"] or ["type"])]
+    elif roll < 0.35:  # a field gets a value of another type
+        msg[rng.choice(list(msg))] = random_value(rng)
+    elif roll < 0.45:  # an extra field
+        msg[rng.choice(["id", "seat", "role", "move", "text", "x", ""])] = random_value(rng)
+    elif roll < 0.55:  # another type, same fields
+        msg["type"] = rng.choice(list(CLIENT_MESSAGES)) if rng.random() < 0.8 else random_value(rng)
+    elif roll < 0.65:  # a random type with random fields
+        fields = random_value(rng, 3)
+        msg = {"type": rng.choice(list(CLIENT_MESSAGES)), **(fields if isinstance(fields, dict) else {})}
+    elif roll < 0.72:  # anything at all
+        value = random_value(rng)
+        try:
+            return encode(subprotocol, value)
+        except (OverflowError, TypeError, ValueError):
+            return json.dumps(value)
+    elif roll < 0.8:  # random bytes or text
+        return random_garbage(rng, 1)[0]
+    elif roll < 0.9:  # an encoded message with a few bytes flipped, cut or added
+        frame = encode(subprotocol, msg)
+        data = bytearray(frame.encode() if isinstance(frame, str) else frame)
+        for _ in range(rng.randrange(1, 4)):
+            op = rng.random()
+            pos = rng.randrange(len(data))
+            if op < 0.5:
+                data[pos] = rng.randrange(256)
+            elif op < 0.75:
+                del data[pos:]
+            else:
+                data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 5)))
+            if not data:
+                break
+        return bytes(data) if subprotocol == MSGPACK or rng.random() < 0.5 else bytes(data).decode("latin-1")
+    # else: the valid message as it is (it may or may not make sense now)
+    try:
+        return encode(subprotocol, msg)
+    except (OverflowError, TypeError, ValueError):
+        return json.dumps(msg)
+
+
+async def test_fuzzed_messages_never_break_the_server(server, url, opened, caplog):
+    caplog.set_level(logging.WARNING)
+    # the fuzzers hold the seats of a running game, so that some mutations reach deep
+    fm = await logged_in(url, opened, "fuzz-m")
+    fj = await logged_in(url, opened, "fuzz-j", subprotocol=JSON, coords="matrix")
+    await fm.request({"type": "create_room", "game": "connect4", "name": FUZZ_ROOM, "games": 1000})
+    await fm.request({"type": "join", "room": FUZZ_ROOM})
+    await fj.request({"type": "join", "room": FUZZ_ROOM})
+    anon = await connect(url, opened, MSGPACK)  # starts without a login
+    per_client = 1200
+
+    async def fuzz(client: Client, subprotocol: str, seed: int) -> int:
+        own = random.Random(seed)
+        errors = 0
+        for batch in range(per_client // 50):
+            for _ in range(50):
+                await client.send_raw(fuzz_frame(own, subprotocol))
+            sync = f"sync-{seed}-{batch}"
+            await client.send({"type": "ping", "id": sync})
+            while True:  # everything before the sync ping was handled, and the connection is alive
+                msg = await client.recv(timeout=20)
+                assert isinstance(msg, dict) and isinstance(msg.get("type"), str), msg
+                if msg["type"] == "error":
+                    errors += 1
+                    assert msg["code"] in ERROR_CODES and isinstance(msg["message"], str), msg
+                    assert msg["code"] != "rate_limited"
+                if msg["type"] == "pong" and msg.get("id") == sync:
+                    break
+        return errors
+
+    counts = await asyncio.wait_for(asyncio.gather(
+        fuzz(fm, MSGPACK, 1), fuzz(fj, JSON, 2), fuzz(anon, MSGPACK, 3)), 45)
+    assert all(count > per_client // 3 for count in counts), counts  # most fuzzed messages are refused
+    for client in (fm, fj, anon):
+        assert not client.closed.is_set()
+    assert not internal_errors(caplog)
+    # a normal game still plays to the end and is recorded; the server answers HTTP
+    players = await start_game(url, opened, "After The Storm", ("norm-a", "norm-b"))
+    over = await play_out(players, "After The Storm", random.Random(9))
+    await assert_recorded(server, over, ["norm-a", "norm-b"])
+    status, health = await asyncio.to_thread(http_json, server, "/healthz")
+    assert status == 200 and health["ok"] is True and health["connections"] >= 5
+    status, games = await asyncio.to_thread(http_json, server, "/api/games?limit=500")
+    assert status == 200 and any(g["id"] == over["record"] for g in games["games"])
