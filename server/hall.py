@@ -33,6 +33,8 @@ LAKES = (
     "Shuswap Lake", "Kootenay Lake", "Arrow Lake", "Slocan Lake", "Moyie Lake", "Christina Lake",
 )
 HASH_ITERATIONS = 20_000
+LOBBY_PUSH_INTERVAL = 0.5  # seconds between two pushed room listings; changes in between are coalesced
+LOBBY_TIMER = ""  # timer-heap entry of the lobby push (no room has an empty name)
 
 
 @dataclass
@@ -112,12 +114,17 @@ class Hall:
         self.created_by: dict[str, set[str]] = {}
         self._lake = 0
         self._timers: list[tuple[float, str]] = []  # (deadline, room) heap; stale entries are harmless
+        self.watchers: set[int] = set()  # connections that watch the lobby
+        self._now = 0.0
+        self._lobby_pushed_at = float("-inf")
+        self._lobby_dirty = False
 
     # Connections ------------------------------------------------------------------------
 
     def handle(self, conn: int, msg: dict[str, Any], now: float) -> HallOutbox:
         """Dispatch one validated client message from connection ``conn``."""
         out = HallOutbox()
+        self._now = now
         kind = msg["type"]
         msg_id = msg.get("id")
         session = self.sessions.get(conn)
@@ -135,6 +142,10 @@ class Hall:
             out.send(conn, _with_id({"type": "rooms", "rooms": self.listing(msg.get("game"))}, msg_id))
         elif kind == "watch_lobby":
             session.watching_lobby = msg.get("on", True)
+            if session.watching_lobby:
+                self.watchers.add(conn)
+            else:
+                self.watchers.discard(conn)
             out.send(conn, _with_id({"type": "rooms", "rooms": self.listing()}, msg_id))
         elif kind == "create_room":
             self._create_room(out, session, msg, now)
@@ -174,6 +185,8 @@ class Hall:
     def disconnect(self, conn: int, now: float) -> HallOutbox:
         """A connection closed: its seats enter their grace period, spectating ends."""
         out = HallOutbox()
+        self._now = now
+        self.watchers.discard(conn)
         session = self.sessions.pop(conn, None)
         if session is None:
             return out
@@ -194,9 +207,12 @@ class Hall:
     def tick(self, now: float) -> HallOutbox:
         """Let time act on every room whose deadline has come."""
         out = HallOutbox()
+        self._now = now
         due: set[str] = set()
         while self._timers and self._timers[0][0] <= now:
             due.add(heapq.heappop(self._timers)[1])
+        if due.discard(LOBBY_TIMER) is None and self._lobby_dirty:
+            self._push_lobby(out)
         for name in sorted(due):
             room = self.rooms.get(name)
             if room is not None:
@@ -266,6 +282,9 @@ class Hall:
         if previous is not None:
             session.rooms = set(previous.rooms)
             session.watching_lobby = previous.watching_lobby
+            self.watchers.discard(previous.conn)
+            if session.watching_lobby:
+                self.watchers.add(conn)
         session.rooms |= self.seat_holders.get(name, set()) & set(self.rooms)
         self.sessions[conn] = session
         self.by_name[name] = session
@@ -369,11 +388,21 @@ class Hall:
             self._lobby_changed(out)
 
     def _lobby_changed(self, out: HallOutbox) -> None:
-        watchers = [s for s in self.sessions.values() if s.watching_lobby]
-        if watchers:
-            listing = {"type": "rooms", "rooms": self.listing()}
-            for session in watchers:
-                out.send(session.conn, listing)
+        """Push the listing to lobby watchers, at most once every LOBBY_PUSH_INTERVAL."""
+        if not self.watchers:
+            return
+        if self._now - self._lobby_pushed_at >= LOBBY_PUSH_INTERVAL:
+            self._push_lobby(out)
+        elif not self._lobby_dirty:
+            self._lobby_dirty = True
+            heapq.heappush(self._timers, (self._lobby_pushed_at + LOBBY_PUSH_INTERVAL, LOBBY_TIMER))
+
+    def _push_lobby(self, out: HallOutbox) -> None:
+        self._lobby_pushed_at = self._now
+        self._lobby_dirty = False
+        listing = {"type": "rooms", "rooms": self.listing()}
+        for conn in sorted(self.watchers):
+            out.send(conn, listing)
 
 
 def _with_id(msg: dict[str, Any], msg_id: Any) -> dict[str, Any]:

@@ -248,3 +248,19 @@ def test_rate_limit_strikes_are_forgotten_after_quiet_time():
     assert bucket.strikes == 2
     assert bucket.take(100.0) and not bucket.take(100.0)
     assert bucket.strikes == 1
+
+
+def test_lobby_pushes_are_coalesced():
+    hall = Hall()
+    hall.handle(1, {"type": "login", "name": "ann"}, 0.0)
+    hall.handle(2, {"type": "login", "name": "sue"}, 0.0)
+    hall.handle(2, {"type": "watch_lobby"}, 0.0)
+    pushes = []
+    for i in range(5):
+        out = hall.handle(1, {"type": "create_room", "game": "connect4"}, 1.0 + i * 0.01)
+        pushes += [m for c, m in out.messages if c == 2]
+    assert len(pushes) == 1 and len(pushes[0]["rooms"]) == 1  # the first change goes out at once
+    assert hall.next_deadline() == 1.5
+    out = hall.tick(1.5)
+    later = [m for c, m in out.messages if c == 2]
+    assert len(later) == 1 and len(later[0]["rooms"]) == 5  # the rest in one push
