@@ -36,6 +36,7 @@ log = logging.getLogger("plyhall.server")
 
 STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
 MAX_QUEUED = 2000  # outgoing messages waiting for one slow client before it is dropped
+MAX_QUEUED_BYTES = 8 * 1024 * 1024  # ... or bytes
 
 
 @dataclass
@@ -83,6 +84,7 @@ class Client:
         self.codec = codec
         self.bucket = bucket
         self.queue: deque[bytes | str] = deque()
+        self.queued_bytes = 0
         self.wakeup = asyncio.Event()
         self.closing = False
 
@@ -90,7 +92,7 @@ class Client:
         """Queue a message; False when the client is too far behind (it will be closed)."""
         if self.closing:
             return True
-        if len(self.queue) >= MAX_QUEUED:
+        if len(self.queue) >= MAX_QUEUED or self.queued_bytes >= MAX_QUEUED_BYTES:
             return False
         try:
             frame = self.codec.encode(msg)
@@ -98,6 +100,7 @@ class Client:
             log.exception("could not encode a %s message", msg.get("type"))
             return True
         self.queue.append(frame)
+        self.queued_bytes += len(frame)
         self.wakeup.set()
         return True
 
@@ -109,6 +112,7 @@ class Client:
                 self.wakeup.clear()
                 while self.queue:
                     frame = self.queue.popleft()
+                    self.queued_bytes -= len(frame)
                     await self.ws.send(frame)
         except ConnectionClosed:
             pass
