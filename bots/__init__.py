@@ -10,13 +10,16 @@ A level is named by a short string:
 ``random``     a uniformly random legal move;
 ``novice``     wins at once when it can, avoids handing the opponent a win at once;
 ``minimax-N``  plain alpha-beta minimax to depth N plies (N = 1..8) with a simple
-               evaluation per game (see ``bots/evaluate/``).
+               evaluation per game (see ``bots/evaluate/``);
+``master``     the compiled engines of ``bots/engine/`` on one shared search.
 
 A bot is rebuilt anywhere from ``(game_id, level, seed)`` with :func:`make_bot`,
 which is how the SDK's runner and local matches create one in a worker process.
 """
 
 from __future__ import annotations
+
+import importlib
 
 from protocol.games import GAMES
 
@@ -29,11 +32,22 @@ LEVELS: dict[str, str] = {
     "random": "a uniformly random legal move",
     "novice": "wins at once when it can, else avoids moves that let the opponent win at once, else random",
     "minimax-N": f"alpha-beta minimax to N plies (N = 1..{MAX_MINIMAX_DEPTH}) with a simple evaluation",
+    "master": "the strongest: a compiled (numba) search with per-game evaluation, solving endgames exactly",
 }
 """Level name (``minimax-N`` stands for all depths) -> what that level plays like."""
 
-LEVELS_HELP = f"random, novice, minimax-N (N = 1..{MAX_MINIMAX_DEPTH})"
+LEVELS_HELP = f"random, novice, minimax-N (N = 1..{MAX_MINIMAX_DEPTH}), master"
 """The accepted level names in one line, for error messages and ``--help``."""
+
+
+MASTERS: dict[str, tuple[str, str]] = {
+    "connect4": ("connect4", "Connect4Master"),
+    "santorini": ("santorini", "SantoriniMaster"),
+    "amazons": ("amazons", "AmazonsMaster"),
+    "magnetic-cave": ("magnetic_cave", "MagneticCaveMaster"),
+    "quarto": ("quarto", "QuartoMaster"),
+}
+"""Game id -> (module in ``bots.engine``, class) of its ``master`` engine, imported on demand."""
 
 
 class BotConfigError(ValueError):
@@ -47,7 +61,7 @@ def parse_level(level: str) -> tuple[str, int | None]:
     naming the accepted levels for anything else.
     """
     text = level.strip().lower() if isinstance(level, str) else level
-    if text in ("random", "novice"):
+    if text in ("random", "novice", "master"):
         return text, None
     if isinstance(text, str) and text.startswith("minimax-"):
         digits = text[len("minimax-") :]
@@ -80,6 +94,10 @@ def make_bot(game_id: str, level: str, seed: int | None = None) -> Bot:
         from .simple import NoviceBot
 
         return NoviceBot(game_id, name, seed)
+    if kind == "master":
+        module_name, class_name = MASTERS[game_id]
+        module = importlib.import_module(f".engine.{module_name}", __name__)
+        return getattr(module, class_name)(game_id, name, seed)
     from .minimax import MinimaxBot
 
     assert depth is not None

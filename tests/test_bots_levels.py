@@ -99,7 +99,7 @@ def test_unknown_game_is_refused_with_the_games() -> None:
 
 
 def test_levels_are_described() -> None:
-    assert set(LEVELS) == {"random", "novice", "minimax-N"}
+    assert set(LEVELS) == {"random", "novice", "minimax-N", "master"}
     assert all(LEVELS.values())
 
 

@@ -1,0 +1,512 @@
+"""The compiled game-tree search every ``master`` engine shares.
+
+Iterative deepening over a negamax alpha-beta search in its *principal
+variation* form (PVS), with a transposition table, move ordering and a clock.
+It is written once, here, in plain Python that numba compiles; each game plugs
+in its own compiled functions over its own state (a small numpy array the game
+mutates in place): ``generate_moves``, ``play``, ``undo``, ``key``, ``evaluate``,
+``game_result`` and ``order_hint``, whose stand-ins below say what each must do.
+Moves are small non-negative ints below the game's ``move_space`` (they index
+the history table). ``make_search`` turns those seven functions into one
+compiled ``search`` for the game, and :class:`Searcher` holds its memory.
+
+Why PVS and not MTD(f): PVS needs one pass per depth and copes with any
+evaluation, whereas MTD(f) makes many null-window passes whose count grows with
+the evaluation's granularity and that only pay off with a table large enough to
+keep every pass's bounds. PVS also stops cleanly on the clock: each root move
+it finishes is a real result at that depth, while a half-done MTD(f) pass
+proves nothing. (The Connect Four solver, which needs exact scores in a narrow
+range, does use null-window passes over the score: see ``connect4.py``.)
+
+Scores: a heuristic value stays below ``MATE_BOUND``; a side that wins after
+``p`` plies from the root scores ``MATE - p``, so a quicker win scores higher
+and a later loss scores higher than an earlier one.
+
+Memory: everything is preallocated numpy. The transposition table is one
+array of 16-byte ``TABLE_ENTRY`` records (key, value, depth, kind of bound,
+best move) so that a probe costs one cache miss; :class:`Workspace` holds the
+move lists and ordering scores of each ply, two killer moves per ply, the
+history table and the node counter. The compiled search never allocates, so
+it is compiled without numba's reference counting (``_nrt=False``), which
+saves a quarter to a third of the time per node.
+
+Time: numba cannot read a clock in compiled code, so :func:`clock` steps back
+into the interpreter (``numba.objmode``) for ``time.perf_counter()``. That
+costs about a microsecond, so the search looks at it once every
+``CHECK_EVERY + 1`` nodes; past the deadline it unwinds at once and answers
+with the best move of the deepest iteration it finished, or a root move of the
+unfinished one that it proved better.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FunctionType
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+from numba import njit
+
+INFINITY = 32000
+MATE = 31000
+"""Score of winning at once; a win ``p`` plies from the root scores ``MATE - p``."""
+MATE_BOUND = MATE - 1000
+"""Scores beyond +-MATE_BOUND are forced results found by search, never heuristic guesses."""
+MAX_PLY = 128
+"""Deepest ply the search ever reaches (its scratch arrays have this many rows)."""
+
+RUNNING, WIN, DRAW, LOSS = 2, 1, 0, -1
+"""What ``game_result`` says: the game goes on, or how it ended for the side to move."""
+
+EXACT, LOWER, UPPER = 0, 1, 2
+"""Kinds of table entry: an exact value, or a lower / upper bound on it."""
+NO_MOVE = -1
+NO_VALUE = -INFINITY - 1
+"""``probe``'s answer when the table cannot decide the position."""
+
+CHECK_EVERY = 1023
+"""Nodes between two looks at the clock, less one (a power of two less one)."""
+NODES, STOPPED = 0, 1
+"""Indexes into ``Workspace.counters``."""
+
+ROOT_PLY = np.int64(0)
+"""The root's ply, a numpy int on purpose: numba compiles a separate version of a function for
+each literal int argument, and a cached recursive function compiled for a literal crashes when
+loaded again (numba issue #6061)."""
+
+HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+SHIFT_32 = np.uint64(32)
+
+
+TABLE_ENTRY = np.dtype(
+    [("key", np.uint64), ("value", np.int16), ("depth", np.int8), ("flag", np.int8), ("move", np.int32)]
+)
+"""One transposition table slot, 16 bytes: the full 64-bit key (so a hit is never another
+position's), the value (mate scores stored relative to the slot's position), the depth
+searched (-1: empty), the kind of value (``EXACT``/``LOWER``/``UPPER``) and the best or
+refuting move found there. The fields sit together so that a probe costs one cache miss,
+not five as with one array per field."""
+
+
+class Workspace(NamedTuple):
+    """Scratch memory: moves and ordering scores per ply, killers, history and counters."""
+
+    moves: np.ndarray
+    scores: np.ndarray
+    killers: np.ndarray
+    history: np.ndarray
+    counters: np.ndarray
+
+
+def new_table(bits: int = 20) -> np.ndarray:
+    """An empty transposition table: a preallocated array of ``2**bits`` ``TABLE_ENTRY`` slots.
+
+    Slots are found by a hash of the position key. A new entry replaces another
+    position's; for the same position it replaces a shallower or equal one.
+    """
+    table = np.zeros(1 << bits, TABLE_ENTRY)
+    clear_table(table)
+    return table
+
+
+def clear_table(table: np.ndarray) -> None:
+    """Mark every slot empty (this also touches every page now rather than mid-search)."""
+    table["key"] = 0
+    table["depth"] = -1
+    table["move"] = NO_MOVE
+
+
+def new_workspace(max_moves: int, move_space: int) -> Workspace:
+    """Scratch memory for a game with at most ``max_moves`` moves per position."""
+    return Workspace(
+        moves=np.zeros((MAX_PLY, max_moves), np.int32),
+        scores=np.zeros((MAX_PLY, max_moves), np.int64),
+        killers=np.full((MAX_PLY, 2), NO_MOVE, np.int32),
+        history=np.zeros(move_space, np.int64),
+        counters=np.zeros(2, np.int64),
+    )
+
+
+# --- Compiled helpers that know nothing of any game ---------------------------------------------
+
+
+@njit(cache=True)
+def clock() -> float:
+    """``time.perf_counter()`` from compiled code (about a microsecond: call it sparingly)."""
+    with numba.objmode(now="float64"):
+        now = time.perf_counter()
+    return now
+
+
+@njit(cache=True)
+def out_of_time(work: Workspace, deadline: float) -> bool:
+    """Count a node; now and then compare the clock with ``deadline``. True once time is up."""
+    work.counters[NODES] += 1
+    if work.counters[NODES] & CHECK_EVERY == 0 and clock() > deadline:
+        work.counters[STOPPED] = 1
+    return work.counters[STOPPED] != 0
+
+
+@njit(cache=True)
+def slot_of(table: np.ndarray, key: np.uint64) -> int:
+    """The slot for ``key``: Fibonacci hashing, so similar keys spread over the table."""
+    return int(((key * HASH_MULTIPLIER) >> SHIFT_32) & np.uint64(len(table) - 1))
+
+
+@njit(cache=True)
+def probe(
+    table: np.ndarray, key: np.uint64, depth: int, alpha: int, beta: int, ply: int
+) -> tuple[int, int]:
+    """``(value, move)`` stored for ``key``: the value if it settles this node, else ``NO_VALUE``."""
+    entry = table[slot_of(table, key)]
+    if entry.key != key or entry.depth < 0:
+        return NO_VALUE, NO_MOVE
+    move = int(entry.move)
+    if entry.depth < depth:
+        return NO_VALUE, move
+    value = int(entry.value)
+    if value > MATE_BOUND:  # stored as "mate in n from here": make it "from the root" again
+        value -= ply
+    elif value < -MATE_BOUND:
+        value += ply
+    flag = entry.flag
+    if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
+        return value, move
+    return NO_VALUE, move
+
+
+@njit(cache=True)
+def store(
+    table: np.ndarray, key: np.uint64, depth: int, value: int, alpha: int, beta: int,
+    move: int, ply: int,
+) -> None:
+    """Record a searched node; ``alpha``/``beta`` are the window it was searched with."""
+    entry = table[slot_of(table, key)]
+    if entry.key == key and entry.depth > depth:
+        return
+    if value <= alpha:
+        flag = UPPER
+    elif value >= beta:
+        flag = LOWER
+    else:
+        flag = EXACT
+    if value > MATE_BOUND:
+        value += ply
+    elif value < -MATE_BOUND:
+        value -= ply
+    entry.key = key
+    entry.value = value
+    entry.depth = depth
+    entry.flag = flag
+    entry.move = move
+
+
+@njit(cache=True)
+def pick_next(work: Workspace, ply: int, i: int, n: int) -> int:
+    """Swap the best-scored of moves ``i..n-1`` of this ply into place ``i``; return it.
+
+    A selection sort done lazily: after a cutoff the rest are never sorted.
+    """
+    moves, scores = work.moves[ply], work.scores[ply]
+    best = i
+    for j in range(i + 1, n):
+        if scores[j] > scores[best]:
+            best = j
+    moves[i], moves[best] = moves[best], moves[i]
+    scores[i], scores[best] = scores[best], scores[i]
+    return moves[i]
+
+
+@njit(cache=True)
+def remember_cutoff(work: Workspace, ply: int, move: int, depth: int) -> None:
+    """A move refuted this node: make it a killer for the ply and credit its history."""
+    killers = work.killers[ply]
+    if killers[0] != move:
+        killers[1] = killers[0]
+        killers[0] = move
+    work.history[move] += depth * depth
+
+
+# --- What a game supplies: stand-ins here, replaced by the game's compiled functions -------------
+
+
+def generate_moves(state: Any, moves: np.ndarray) -> int:
+    """Write the moves worth searching in ``state`` into ``moves``; return how many (0: none legal)."""
+    raise NotImplementedError
+
+
+def play(state: Any, move: int) -> None:
+    """Make ``move`` in ``state``, in place."""
+    raise NotImplementedError
+
+
+def undo(state: Any, move: int) -> None:
+    """Take back ``move``, the last move made in ``state``."""
+    raise NotImplementedError
+
+
+def key(state: Any) -> np.uint64:
+    """A 64-bit key of the position, for the transposition table."""
+    raise NotImplementedError
+
+
+def evaluate(state: Any) -> int:
+    """Heuristic value of ``state`` for the side to move, within +-MATE_BOUND."""
+    raise NotImplementedError
+
+
+def game_result(state: Any) -> int:
+    """``RUNNING``, or how the game ended for the side to move: ``WIN``, ``DRAW`` or ``LOSS``."""
+    raise NotImplementedError
+
+
+def order_hint(state: Any, move: int) -> int:
+    """Game knowledge for move ordering: moves with higher hints are tried first (keep it small)."""
+    raise NotImplementedError
+
+
+# --- The search, compiled once per game by make_search (it calls the game's functions) ----------
+
+TABLE_MOVE_BONUS = 1 << 40
+KILLER_BONUS = 1 << 30
+HINT_WEIGHT = 1 << 20
+
+
+def score_moves(state: Any, ply: int, n: int, table_move: int, work: Workspace) -> None:
+    """Ordering scores for this ply's moves: table move, killers, game hint, then history."""
+    moves, scores = work.moves[ply], work.scores[ply]
+    killers = work.killers[ply]
+    for i in range(n):
+        move = moves[i]
+        score = order_hint(state, move) * HINT_WEIGHT + work.history[move]
+        if move == table_move:
+            score += TABLE_MOVE_BONUS
+        elif move == killers[0] or move == killers[1]:
+            score += KILLER_BONUS
+        scores[i] = score
+
+
+def negamax(
+    state: Any, depth: int, alpha: int, beta: int, ply: int,
+    table: np.ndarray, work: Workspace, deadline: float,
+) -> int:
+    """Value of ``state`` for the side to move, looking ``depth`` plies ahead (fail-soft PVS).
+
+    Exact when strictly inside ``(alpha, beta)``, else a bound on that side.
+    Once time is up it returns 0, which the caller ignores.
+    """
+    if out_of_time(work, deadline):
+        return 0
+    result = game_result(state)
+    if result != RUNNING:
+        return result * (MATE - ply)
+    if depth <= 0 or ply >= MAX_PLY - 1:
+        return evaluate(state)
+
+    # Nothing here can beat winning at the next move, nor be worse than losing now.
+    alpha = max(alpha, -MATE + ply)
+    beta = min(beta, MATE - ply - 1)
+    if alpha >= beta:
+        return alpha
+
+    position = key(state)
+    value, table_move = probe(table, position, depth, alpha, beta, ply)
+    if value != NO_VALUE:
+        return value
+
+    n = generate_moves(state, work.moves[ply])
+    if n == 0:
+        return LOSS * (MATE - ply)  # no legal turn loses (Amazons, Santorini)
+    score_moves(state, ply, n, table_move, work)
+
+    original_alpha = alpha
+    best, best_move = -INFINITY, NO_MOVE
+    for i in range(n):
+        move = pick_next(work, ply, i, n)
+        play(state, move)
+        if i == 0:
+            score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
+        else:
+            # Try to prove cheaply that this move is no better than the best so far ...
+            score = -negamax(state, depth - 1, -alpha - 1, -alpha, ply + 1, table, work, deadline)
+            if alpha < score < beta:
+                # ... and when it is better after all, find out by how much.
+                score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
+        undo(state, move)
+        if work.counters[STOPPED]:
+            return 0
+        if score > best:
+            best, best_move = score, move
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    remember_cutoff(work, ply, move, depth)
+                    break
+    store(table, position, depth, best, original_alpha, beta, best_move, ply)
+    return best
+
+
+def search(
+    state: Any, max_depth: int, deadline: float, table: np.ndarray, work: Workspace
+) -> tuple[int, int, int]:
+    """Iterative deepening from ``state``: ``(best move, its score, deepest finished depth)``.
+
+    Each iteration searches the previous iteration's best move first. When the
+    clock runs out mid-iteration, a root move that iteration finished with a
+    better score than the first one is kept; otherwise the previous answer
+    stands. The move is ``NO_MOVE`` only when there is no legal move.
+    """
+    work.counters[:] = 0
+    work.killers[:] = NO_MOVE
+    for move in range(len(work.history)):
+        work.history[move] >>= 1  # keep some history from the last move, but let it fade
+    root = work.moves[ROOT_PLY]
+    n = generate_moves(state, root)
+    if n == 0:
+        return NO_MOVE, LOSS * MATE, 0
+    score_moves(state, ROOT_PLY, n, table_move_at(table, key(state)), work)
+    for i in range(n):
+        pick_next(work, ROOT_PLY, i, n)  # sort the root moves once, best hint first
+
+    best_move, best_score, finished = root[0], -INFINITY, 0
+    for depth in range(1, max_depth + 1):
+        bring_to_front(root, n, best_move)
+        alpha, beta = -INFINITY, INFINITY
+        iteration_move = NO_MOVE
+        for i in range(n):
+            move = root[i]
+            play(state, move)
+            if i == 0:
+                score = -negamax(state, depth - 1, -beta, -alpha, ROOT_PLY + 1, table, work, deadline)
+            else:
+                score = -negamax(state, depth - 1, -alpha - 1, -alpha, ROOT_PLY + 1, table, work, deadline)
+                if alpha < score < beta:
+                    score = -negamax(state, depth - 1, -beta, -alpha, ROOT_PLY + 1, table, work, deadline)
+            undo(state, move)
+            if work.counters[STOPPED]:
+                break
+            if score > alpha:
+                alpha, iteration_move = score, move
+        if iteration_move != NO_MOVE:
+            best_move, best_score = iteration_move, alpha
+        if work.counters[STOPPED]:
+            break
+        finished = depth
+        store(table, key(state), depth, best_score, -INFINITY, INFINITY, best_move, ROOT_PLY)
+        if abs(best_score) > MATE_BOUND:
+            break  # a forced result: looking deeper changes nothing
+    return best_move, best_score, finished
+
+
+@njit(cache=True)
+def table_move_at(table: np.ndarray, key: np.uint64) -> int:
+    """The move stored for ``key``, whatever its depth, or ``NO_MOVE``."""
+    entry = table[slot_of(table, key)]
+    if entry.key == key and entry.depth >= 0:
+        return int(entry.move)
+    return NO_MOVE
+
+
+@njit(cache=True)
+def bring_to_front(moves: np.ndarray, n: int, move: int) -> None:
+    """Move ``move`` to the front of ``moves[:n]``, keeping the others in order."""
+    for i in range(n):
+        if moves[i] == move:
+            for j in range(i, 0, -1):
+                moves[j] = moves[j - 1]
+            moves[0] = move
+            return
+
+
+# --- Specialising the search for a game ----------------------------------------------------------
+
+GAME_TEMPLATES = (score_moves, negamax, search)
+"""The functions above that call a game's functions: compiled anew for each game."""
+
+HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
+
+
+def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[int, int, int]]:
+    """The compiled :func:`search` for one game, given its seven compiled functions (see the top).
+
+    Each template in ``GAME_TEMPLATES`` is rebuilt over a namespace where the
+    hook names mean the game's functions, and compiled with ``cache=True``.
+    Why not a closure: numba keys a closure's cache entry on its pickled cells,
+    and a pickled jitted function carries a fresh random id in each process, so a
+    closure over the game's functions would recompile in every process (and pile
+    up cache files). The rebuilt functions instead get their own cache name,
+    ``<template>__<game>_<digest>``, where the digest covers the source files of
+    the game's functions, because numba would not notice a change there. The
+    game's functions may allocate for their own use but must return scalars: the
+    search is compiled without reference counting.
+    """
+    missing = [name for name in HOOKS if name not in hooks]
+    unknown = [name for name in hooks if name not in HOOKS]
+    if missing or unknown:
+        raise TypeError(f"make_search needs exactly {', '.join(HOOKS)}; missing {missing}, unknown {unknown}")
+    namespace = dict(globals())
+    namespace.update(hooks)
+    tag = f"{game}_{_source_digest(hooks.values())}"
+    for template in GAME_TEMPLATES:
+        function = FunctionType(template.__code__, namespace, template.__name__, template.__defaults__)
+        function.__qualname__ = f"{template.__name__}__{tag}"
+        function.__doc__ = template.__doc__
+        namespace[template.__name__] = njit(cache=True, _nrt=False)(function)
+    return namespace["search"]
+
+
+def _source_digest(functions: Any) -> str:
+    files = sorted({inspect.getsourcefile(getattr(f, "py_func", f)) or "" for f in functions})
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(Path(name).read_bytes() if name else b"")
+    return digest.hexdigest()[:12]
+
+
+class SearchResult(NamedTuple):
+    """What one :meth:`Searcher.think` found."""
+
+    move: int
+    score: int
+    depth: int
+    nodes: int
+    seconds: float
+
+
+class Searcher:
+    """A game's compiled search together with its table and scratch memory.
+
+    The table survives from move to move (positions recur in a game);
+    :meth:`clear` empties it for a new game.
+    """
+
+    def __init__(
+        self, search_function: Callable[..., tuple[int, int, int]], max_moves: int, move_space: int,
+        table_bits: int = 20,
+    ) -> None:
+        self.search_function = search_function
+        self.table = new_table(table_bits)
+        self.work = new_workspace(max_moves, move_space)
+
+    def clear(self) -> None:
+        """Forget every table entry and ordering statistic."""
+        clear_table(self.table)
+        self.work.history[:] = 0
+
+    def think(self, state: np.ndarray, deadline: float, max_depth: int = MAX_PLY - 1) -> SearchResult:
+        """Search ``state`` (mutated and restored) until ``deadline`` (``time.perf_counter()``).
+
+        Stops early at ``max_depth`` or on a forced result. ``move`` is ``NO_MOVE``
+        only when the position has no legal move.
+        """
+        start = time.perf_counter()
+        max_depth = max(1, min(max_depth, MAX_PLY - 1))
+        move, score, depth = self.search_function(state, max_depth, deadline, self.table, self.work)
+        return SearchResult(
+            int(move), int(score), int(depth), int(self.work.counters[NODES]), time.perf_counter() - start
+        )
