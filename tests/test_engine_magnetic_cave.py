@@ -1,0 +1,162 @@
+"""The compiled Magnetic Cave engine against the reference rules, and the ``master`` bot."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from bots import TimeBudget
+from bots.engine import magnetic_cave as engine
+from bots.engine.search import DRAW, LOSS, RUNNING
+from protocol.games.magnetic_cave import GRID, MAGNETIC_CAVE, Brick, CaveState
+
+G = MAGNETIC_CAVE
+
+
+def engine_moves(position: np.ndarray, generator=engine.legal_moves) -> list[int]:
+    moves = np.zeros(engine.MAX_MOVES, np.int32)
+    n = generator(position, moves)
+    return [int(m) for m in moves[:n]]
+
+
+def random_positions(seed: str, games: int) -> list[CaveState]:
+    """Every position of ``games`` random games, the finished ones included."""
+    rng = random.Random(seed)
+    states = []
+    for _ in range(games):
+        state = G.initial_state(first=rng.randrange(2))
+        states.append(state)
+        while G.outcome(state) is None:
+            state = G.apply(state, rng.choice(G.legal_moves(state)))
+            states.append(state)
+    return states
+
+
+def wins_at_once(state: CaveState) -> list[Brick]:
+    """The bricks that give the side to move five at once."""
+    wins = []
+    for move in G.legal_moves(state):
+        outcome = G.outcome(G.apply(state, move))
+        if outcome is not None and outcome.winner == state.to_move:
+            wins.append(move)
+    return wins
+
+
+def cave(rows: dict[int, str], to_move: int) -> CaveState:
+    """A position from rank strings (rank number -> 8 characters of ``.BW``)."""
+    board = [0] * 64
+    for rank, text in rows.items():
+        for col, char in enumerate(text):
+            board[GRID.index(col, rank - 1)] = ".BW".index(char)
+    return CaveState(tuple(board), to_move)
+
+
+# --- Move generation and play against the reference -----------------------------------------------
+
+
+def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
+    states = random_positions("cave-engine", 60)
+    assert len(states) > 2000
+    for state in states:
+        position = engine.from_state(state)
+        legal = G.legal_moves(state)
+        assert sorted(engine_moves(position)) == sorted(m.square for m in legal)
+        for move in legal:
+            before, before_key = position.copy(), engine.key(position)
+            engine.play(position, move.square)
+            after = G.apply(state, move)
+            outcome = G.outcome(after)
+            if outcome is None:
+                assert engine.game_result(position) == RUNNING
+            else:
+                assert engine.game_result(position) == (DRAW if outcome.winner is None else LOSS)
+            assert np.array_equal(position, engine.from_state(after))
+            assert engine.key(position) == engine.key(engine.from_state(after))
+            engine.undo(position, move.square)
+            assert np.array_equal(position, before) and engine.key(position) == before_key
+
+
+def test_search_moves_win_block_or_keep_the_opponent_from_winning() -> None:
+    for state in random_positions("cave-engine-pruning", 30):
+        if G.outcome(state) is not None:
+            continue
+        searched = engine_moves(engine.from_state(state), engine.generate_moves)
+        wins = [m.square for m in wins_at_once(state)]
+        if wins:
+            assert len(searched) == 1 and searched[0] in wins
+            continue
+        threats = [m.square for m in wins_at_once(CaveState(state.board, 1 - state.to_move))]
+        if threats:
+            assert len(searched) == 1 and searched[0] in threats
+            continue
+        legal = [m.square for m in G.legal_moves(state)]
+        safe = [s for s in legal if not wins_at_once(G.apply(state, Brick(s)))]
+        assert sorted(searched) == sorted(safe or legal)
+
+
+def test_threat_squares_and_fives_agree_with_the_reference() -> None:
+    for state in random_positions("cave-engine-threats", 20):
+        if G.outcome(state) is not None:
+            continue
+        position = engine.from_state(state)
+        mine, theirs = int(position[0]), int(position[1])
+        empty = ~(mine | theirs) & (2**64 - 1)
+        threats = int(engine.threat_squares(np.uint64(mine), np.uint64(empty)))
+        own = state.to_move + 1
+        for square in range(64):
+            if state.board[square] == 0:
+                board = state.board[:square] + (own,) + state.board[square + 1 :]
+                makes_five = any(all(board[s] == own for s in w) for w in _windows_through(square))
+                assert bool(threats >> square & 1) == makes_five
+
+
+def _windows_through(square: int) -> tuple[tuple[int, ...], ...]:
+    from protocol.games.magnetic_cave import WINDOWS_THROUGH
+
+    return WINDOWS_THROUGH[square]
+
+
+# --- The master bot -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def master() -> engine.MagneticCaveMaster:
+    return engine.MagneticCaveMaster(seed=1)
+
+
+def test_master_takes_a_win_in_one(master: engine.MagneticCaveMaster) -> None:
+    state = cave({1: "BBBB....", 2: "WWW.....", 3: "W......."}, to_move=0)
+    assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("e1"))
+
+
+def test_master_blocks_a_four(master: engine.MagneticCaveMaster) -> None:
+    # White threatens a6 (a2-a5 and a6); a1 is taken, so one block saves black.
+    state = cave({1: "B.......", 2: "W......B", 3: "W.......", 4: "W......B", 5: "W.......", 7: ".......B"}, 0)
+    assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("a6"))
+
+
+def test_master_stops_an_open_four_before_it_is_made(master: engine.MagneticCaveMaster) -> None:
+    # White's a3-a5 would become an open four (both ends open on the wall) at a2 or a6.
+    state = cave({1: ".......B", 3: "W.......", 4: "W......B", 5: "W.......", 8: ".......B"}, to_move=0)
+    move = master.choose(state, TimeBudget(per_move=0.5))
+    assert move in (Brick(GRID.parse_name("a2")), Brick(GRID.parse_name("a6")))
+
+
+def test_master_with_a_tiny_budget_still_answers_legally(master: engine.MagneticCaveMaster) -> None:
+    budget = TimeBudget(per_move=0.01)
+    for state in random_positions("cave-master-tiny", 1)[:30]:
+        if G.outcome(state) is None:
+            assert master.choose(state, budget) in G.legal_moves(state)
+
+
+def test_master_without_a_budget_uses_the_three_second_rule() -> None:
+    assert engine.DEFAULT_SECONDS == 3.0
+
+
+def test_master_survives_pickling() -> None:
+    bot = pickle.loads(pickle.dumps(engine.MagneticCaveMaster(seed=2)))
+    state = G.initial_state()
+    assert bot.choose(state, TimeBudget(per_move=0.1)) in G.legal_moves(state)

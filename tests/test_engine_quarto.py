@@ -1,0 +1,247 @@
+"""The compiled Quarto engine against the reference rules, and the ``master`` bot."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+
+from bots import TimeBudget
+from bots.engine import quarto as engine
+from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING
+from bots.evaluate.quarto import completes_line, winning_squares
+from protocol.games.quarto import EMPTY, GRID, QUARTO, QuartoMove, QuartoState
+
+G = QUARTO
+POSITION_FIELDS = slice(0, engine.SAFE)
+"""The position proper, without the scratch that move generation writes."""
+
+
+def encoded(moves: list[QuartoMove]) -> set[int]:
+    return {engine.encode(m.square, m.piece) for m in moves}
+
+
+def engine_moves(position: np.ndarray, generator=engine.legal_moves) -> list[int]:
+    moves = np.zeros(engine.MAX_MOVES, np.int32)
+    n = generator(position, moves)
+    return [int(m) for m in moves[:n]]
+
+
+def random_positions(seed: str, games: int) -> list[QuartoState]:
+    """Every position of ``games`` random games, the finished ones included."""
+    rng = random.Random(seed)
+    states = []
+    for _ in range(games):
+        state = G.initial_state(first=rng.randrange(2))
+        states.append(state)
+        while G.outcome(state) is None:
+            state = G.apply(state, rng.choice(G.legal_moves(state)))
+            states.append(state)
+    return states
+
+
+def quiet_position(rng: random.Random, empties: int) -> QuartoState:
+    """A running position with ``empties`` empty squares, reached without handing over a winning piece."""
+    while True:
+        state = G.apply(G.initial_state(), QuartoMove(None, rng.randrange(16)))
+        while state is not None and sum(v == EMPTY for v in state.board) > empties:
+            moves = G.legal_moves(state)
+            rng.shuffle(moves)
+            state = next((after for after in map(lambda m: G.apply(state, m), moves)  # noqa: B023
+                          if G.outcome(after) is None and not winning_squares(after.board, after.in_hand)), None)
+        if state is not None:
+            return state
+
+
+def child_score(child: int) -> int:
+    """A child's negamax score seen from its parent, one ply further from the end."""
+    if child > MATE_BOUND:
+        return -child + 1
+    if child < -MATE_BOUND:
+        return -child - 1
+    return -child
+
+
+@cache
+def brute_force(state: QuartoState) -> int:
+    """Exact negamax value over the reference rules: ``MATE - p`` for a win in ``p`` plies."""
+    outcome = G.outcome(state)
+    if outcome is not None:
+        return 0 if outcome.winner is None else -MATE
+    return max(child_score(brute_force(G.apply(state, move))) for move in G.legal_moves(state))
+
+
+# --- Move generation and play against the reference -----------------------------------------------
+
+
+def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
+    rng = random.Random("quarto-engine-play")
+    states = random_positions("quarto-engine", 300)
+    assert len(states) > 2000
+    for state in states:
+        if G.outcome(state) is not None:
+            continue
+        position = engine.from_state(state)
+        legal = G.legal_moves(state)
+        assert set(engine_moves(position)) == encoded(legal)
+        for move in rng.sample(legal, min(4, len(legal))):
+            before = position.copy()
+            before_key = engine.key(position)
+            code = engine.encode(move.square, move.piece)
+            engine.play(position, code)
+            after = G.apply(state, move)
+            outcome = G.outcome(after)
+            if outcome is None:
+                assert engine.game_result(position) == RUNNING
+                expected = engine.from_state(after)
+                assert np.array_equal(position[POSITION_FIELDS], expected[POSITION_FIELDS])
+                assert engine.key(position) == engine.key(expected)
+            elif outcome.winner is None:
+                assert engine.game_result(position) == DRAW
+            else:
+                assert engine.game_result(position) == LOSS
+            assert engine.to_quarto_move(code) == move
+            engine.undo(position, code)
+            assert np.array_equal(position[POSITION_FIELDS], before[POSITION_FIELDS])
+            assert engine.key(position) == before_key
+
+
+def test_search_moves_win_at_once_or_hand_over_only_safe_pieces() -> None:
+    for state in random_positions("quarto-engine-pruning", 60):
+        if G.outcome(state) is not None or state.in_hand is None:
+            continue
+        position = engine.from_state(state)
+        searched = engine_moves(position, engine.generate_moves)
+        legal = encoded(G.legal_moves(state))
+        assert set(searched) <= legal
+        wins = winning_squares(state.board, state.in_hand)
+        if wins:
+            assert len(searched) == 1 and searched[0] // 17 in wins and searched[0] % 17 == engine.NO_PIECE
+            continue
+        safe = set()
+        for code in legal:
+            after = G.apply(state, engine.to_quarto_move(code))
+            if G.outcome(after) is not None or not winning_squares(after.board, after.in_hand):
+                safe.add(code)
+        if safe:
+            assert set(searched) == safe
+        else:
+            assert len(searched) == 1
+
+
+def relabel(state: QuartoState, flip: int, order: tuple[int, ...]) -> QuartoState:
+    """The same position with every piece's attributes complemented by ``flip`` and permuted."""
+
+    def piece(code: int) -> int:
+        code ^= flip
+        return sum(((code >> bit) & 1) << order[bit] for bit in range(4))
+
+    board = tuple(EMPTY if v == EMPTY else piece(v) for v in state.board)
+    return QuartoState(board, None if state.in_hand is None else piece(state.in_hand), state.to_move)
+
+
+def test_the_key_ignores_attribute_relabelling_only() -> None:
+    rng = random.Random("quarto-keys")
+    states = [s for s in random_positions("quarto-engine-keys", 60) if G.outcome(s) is None]
+    keys = {}
+    for state in states:
+        canonical = engine.canonical_key(engine.from_state(state))
+        order = tuple(rng.sample(range(4), 4))
+        assert engine.canonical_key(engine.from_state(relabel(state, rng.randrange(16), order))) == canonical
+        keys.setdefault(canonical, set()).add((state.board, state.in_hand))
+    relabellings = [(flip, order) for flip in range(16) for order in itertools.permutations(range(4))]
+    shared = 0
+    for group in keys.values():
+        first, *others = [QuartoState(board, hand, 0) for board, hand in group]
+        for other in others:
+            shared += 1
+            assert any(relabel(first, flip, order) == other for flip, order in relabellings)
+    assert shared > 0  # early positions do repeat up to relabelling
+
+
+# --- Exact values ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("empties", [3, 4, 5, 6])
+def test_solved_values_match_brute_force_over_the_reference(empties: int) -> None:
+    rng = random.Random(f"quarto-endgames-{empties}")
+    for _ in range(12 if empties < 6 else 4):
+        state = quiet_position(rng, empties)
+        expected = brute_force(state)
+        assert engine.solve(engine.from_state(state), table_bits=16) == expected, str(state)
+    brute_force.cache_clear()
+
+
+def test_solved_values_are_wins_draws_and_losses() -> None:
+    rng = random.Random("quarto-endgames-kinds")
+    kinds = set()
+    for _ in range(40):
+        state = quiet_position(rng, 5)
+        value = engine.solve(engine.from_state(state), table_bits=16)
+        kinds.add((value > MATE_BOUND) - (value < -MATE_BOUND))
+    assert kinds == {-1, 0, 1}
+
+
+# --- The master bot -------------------------------------------------------------------------------
+
+
+def board_of(rows: list[list[str | None]]) -> tuple[int, ...]:
+    """A board from ranks 1..4 of four-digit codes (None: empty)."""
+    board = [EMPTY] * 16
+    for r, rank in enumerate(rows):
+        for c, text in enumerate(rank):
+            if text is not None:
+                board[GRID.index(c, r)] = int(text, 2)
+    return tuple(board)
+
+
+def test_master_takes_a_win_in_one() -> None:
+    board = board_of([["0000", "0001", "0011", None], [None] * 4, [None] * 4, [None] * 4])
+    state = QuartoState(board, 0b0110, 0)  # rank 1 and the piece in hand all have digits 1 and 2 = 0
+    bot = engine.QuartoMaster(seed=1)
+    move = bot.choose(state, TimeBudget(per_move=1.0))
+    assert move == QuartoMove(GRID.index(3, 0), None)
+    assert G.outcome(G.apply(state, move)).winner == 0
+
+
+def test_master_never_hands_over_a_winning_piece_when_a_safe_one_exists() -> None:
+    rng = random.Random("quarto-master-safe")
+    bot = engine.QuartoMaster(seed=2)
+    for _ in range(10):
+        state = quiet_position(rng, rng.randrange(5, 12))
+        move = bot.choose(state, TimeBudget(per_move=0.3))
+        after = G.apply(state, move)
+        if G.outcome(after) is not None:
+            continue
+        assert not winning_squares(after.board, after.in_hand), f"{state}\n{move}"
+
+
+def test_master_with_a_tiny_budget_still_answers_legally() -> None:
+    bot = engine.QuartoMaster(seed=3)
+    budget = TimeBudget(per_move=0.01)
+    for state in random_positions("quarto-master-tiny", 3)[:40]:
+        if G.outcome(state) is None:
+            assert bot.choose(state, budget) in G.legal_moves(state)
+
+
+def test_master_survives_pickling() -> None:
+    bot = pickle.loads(pickle.dumps(engine.QuartoMaster(seed=4)))
+    state = G.apply(G.initial_state(), QuartoMove(None, 3))
+    assert bot.choose(state, TimeBudget(per_move=0.1)) in G.legal_moves(state)
+
+
+def test_completes_line_helper_agrees() -> None:
+    # The reference helper and the engine agree on which placements win.
+    for state in random_positions("quarto-engine-wins", 40):
+        if G.outcome(state) is not None or state.in_hand is None:
+            continue
+        position = engine.from_state(state)
+        for square in range(16):
+            if state.board[square] == EMPTY:
+                assert engine.completes_line(position, square, state.in_hand) == completes_line(
+                    state.board, square, state.in_hand
+                )
