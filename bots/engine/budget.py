@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bots.base import TimeBudget
+from bots.base import MIN_THINK_SECONDS, TimeBudget
 
 MARGIN = 0.15
 """Seconds kept back from a clock or per-move limit, to stop the search and send the move."""
@@ -10,11 +10,14 @@ MARGIN_SHARE = 0.25
 """With a short per-move limit, keep back this share of it instead (0.05 s of 0.2 s)."""
 
 
-def thinking_seconds(budget: TimeBudget | None, default: float) -> float:
+def thinking_seconds(budget: TimeBudget | None, default: float, overshoot: float = 0.0) -> float:
     """Seconds to search: ``budget`` less a margin, or ``default`` when nothing limits the move.
 
     The margin is :data:`MARGIN`, or a quarter of a short per-move limit, so
     that a 0.2 s move still gets 0.15 s of search rather than the bare minimum.
+    ``overshoot`` is how long the engine may go on past its deadline (work it
+    cannot interrupt, the nodes between two looks at the clock): it comes off
+    too, down to the least time a move is ever given.
     """
     if budget is None:
         return default
@@ -22,4 +25,6 @@ def thinking_seconds(budget: TimeBudget | None, default: float) -> float:
     if budget.per_move is not None:
         margin = min(margin, MARGIN_SHARE * budget.per_move)
     seconds = budget.move_deadline_seconds(margin)
-    return default if seconds is None else seconds
+    if seconds is None:
+        return default
+    return max(seconds - overshoot, min(seconds, MIN_THINK_SECONDS))
