@@ -442,8 +442,9 @@ def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[i
     up cache files). The rebuilt functions instead get their own cache name,
     ``<template>__<game>_<digest>``, where the digest covers the source files of
     the game's functions, because numba would not notice a change there. The
-    game's functions may allocate for their own use but must return scalars: the
-    search is compiled without reference counting.
+    search is compiled without numba's reference counting, which applies to the
+    game's functions too: they must not allocate (``np.empty`` fails to compile)
+    and must return scalars; keep scratch space in the state array instead.
     """
     missing = [name for name in HOOKS if name not in hooks]
     unknown = [name for name in hooks if name not in HOOKS]
