@@ -76,7 +76,8 @@ def run_serve(args: argparse.Namespace) -> int:
         await stop.wait()
         print("plyhall: shutting down", flush=True)
         await server.stop()
-        print(f"plyhall: stopped; {server.games_recorded} games recorded this run", flush=True)
+        count = server.games_recorded
+        print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} recorded this run", flush=True)
 
     asyncio.run(main())
     return 0

@@ -1,0 +1,95 @@
+"""`plyhall serve` as a user runs it: a real process, stopped with SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import free_port
+from tests.helpers import login
+
+
+def start_server(db: Path, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db", str(db), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
+                if json.loads(resp.read())["ok"]:
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("server did not come up")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_signal_stops_cleanly_and_records_the_running_game_as_aborted(tmp_path, sig):
+    db = tmp_path / "serve.db"
+    port = free_port()
+    proc = await asyncio.to_thread(start_server, db, port)
+    try:
+        url = f"ws://127.0.0.1:{port}/ws"
+        a = await login(url, "ann")
+        b = await login(url, "bob")
+        await a.request({"type": "create_room", "game": "santorini", "name": "Mabel Lake"})
+        await a.request({"type": "join", "room": "Mabel Lake"})
+        await b.request({"type": "join", "room": "Mabel Lake"})
+        await a.request({"type": "move", "room": "Mabel Lake", "move": "b2 d4"})
+        proc.send_signal(sig)
+        over = await a.expect("game_over", timeout=20)
+        assert over["reason"] == "server shut down" and over["winner"] is None
+        await asyncio.wait_for(a.closed.wait(), 20)
+        assert a.ws.close_code == 1001
+        out, err = await asyncio.to_thread(proc.communicate, timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "shutting down" in out and "1 game recorded this run" in out
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT status, move_count, player0, player1 FROM games").fetchall()
+    assert rows == [("aborted", 1, "ann", "bob")]
+
+
+def test_serve_refuses_bad_options_and_busy_ports(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--port", "70000"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--port must be 0 to 65535" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--db", str(tmp_path / "no" / "x.db")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "does not exist" in out.stderr
+    port = free_port()
+    first = start_server(tmp_path / "a.db", port)
+    try:
+        out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--port", str(port),
+                              "--db", str(tmp_path / "b.db")], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in out.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+
+
+def test_export_reports_missing_database_and_game(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(tmp_path / "none.db")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "no database file" in out.stderr
+    db = tmp_path / "empty.db"
+    sqlite3.connect(db).close()
+    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--game", "abc"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "no game with id abc" in out.stderr
