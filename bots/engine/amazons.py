@@ -44,15 +44,15 @@ so and the search takes the proven line; the bot then simply follows the walk.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from bots.base import Bot, TimeBudget
+from bots.base import TimeBudget
 from protocol.games.amazons import AmazonsMove, AmazonsState
 
 from .budget import thinking_seconds
+from .master import EngineBot
 from .search import LOSS, MATE_BOUND, NO_MOVE, RUNNING, WIN, Searcher, SearchResult, make_search
 
 SIZE = 10
@@ -694,7 +694,7 @@ OVERSHOOT = 0.05
 TABLE_BITS = 20
 
 
-class AmazonsMaster(Bot):
+class AmazonsMaster(EngineBot):
     """The ``master`` level of the Amazons: selective search over a territory evaluation.
 
     Once the sides are walled off from each other and the turn counts prove
@@ -706,32 +706,15 @@ class AmazonsMaster(Bot):
         self, game_id: str = "amazons", level: str = "master", seed: int | None = None,
         root_width: int = DEFAULT_ROOT_WIDTH, beam: tuple[int, ...] = DEFAULT_BEAM,
     ) -> None:
-        super().__init__(game_id, level, seed)
         self.root_width = root_width
         self.beam = tuple(beam)
-        self._last: dict[str, Any] = {}
-        self._memory()
+        super().__init__(game_id, level, seed)
+
+    def _warm_up(self) -> None:
         warm_up()
 
     def _memory(self) -> None:
         self._searcher = Searcher(search, max_moves=MAX_MOVES, move_space=MOVE_SPACE, table_bits=TABLE_BITS)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_searcher"]  # tens of MB; rebuilt on the other side
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._memory()
-
-    def new_game(self) -> None:
-        """Forget the table of the last game."""
-        self._searcher.clear()
-
-    def stats(self) -> dict[str, Any]:
-        """``depth``, ``score``, ``nodes`` and ``seconds`` of the last search (or ``endgame``)."""
-        return dict(self._last)
 
     def position(self, state: AmazonsState) -> np.ndarray:
         """The engine array of ``state`` with this bot's search widths."""

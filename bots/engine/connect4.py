@@ -20,16 +20,17 @@ shared search (``search.py``) with a heuristic built on odd/even threats.
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from bots.base import Bot, TimeBudget
+from bots.base import TimeBudget
 from protocol.games.connect4 import C4State, Drop
 
 from .bits import lowest_index, popcount
 from .budget import thinking_seconds
+from .master import EngineBot
 from .search import DRAW, LOSS, NO_MOVE, RUNNING, Searcher, clock, make_search
 
 WIDTH, HEIGHT = 7, 6
@@ -541,7 +542,7 @@ SOLVER_SHARE = 0.5
 """Share of the move's time given to the exact solver before the heuristic search takes over."""
 
 
-class Connect4Master(Bot):
+class Connect4Master(EngineBot):
     """The ``master`` level: plays perfectly once the solver can see the end, else searches.
 
     Each move first tries to solve the position exactly within half its time;
@@ -551,32 +552,21 @@ class Connect4Master(Bot):
     a move's time goes to thinking.
     """
 
+    MEMORY = ("_solver", "_searcher")
+
     def __init__(self, game_id: str = "connect4", level: str = "master", seed: int | None = None) -> None:
         super().__init__(game_id, level, seed)
-        self._last: dict[str, Any] = {}
-        self._memory()
+
+    def _warm_up(self) -> None:
         warm_up()
 
     def _memory(self) -> None:
         self._solver = new_solver_tables()
         self._searcher = Searcher(search, max_moves=WIDTH, move_space=WIDTH, table_bits=20)
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_solver"], state["_searcher"]  # tens of MB; rebuilt on the other side
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._memory()
-
     def new_game(self) -> None:
         """Forget the tables of the last game."""
         self._memory()
-
-    def stats(self) -> dict[str, Any]:
-        """How the last move was found: ``solved`` with ``score``, or the search ``depth``; ``nodes``."""
-        return dict(self._last)
 
     def choose(self, state: C4State, budget: TimeBudget | None = None) -> Drop:
         """The best move found before the deadline (``budget`` less a margin; 1 s without one)."""

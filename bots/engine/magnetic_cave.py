@@ -34,16 +34,16 @@ The evaluation (only at the search horizon), for the side to move:
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from bots.base import Bot, TimeBudget
+from bots.base import TimeBudget
 from protocol.games.magnetic_cave import Brick, CaveState
 
 from .bits import lowest_index, mix, popcount
 from .budget import thinking_seconds
+from .master import EngineBot
 from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, make_search
 
 SIZE = 8
@@ -338,7 +338,7 @@ OVERHEAD = 0.01
 """Seconds kept back from the move's deadline for converting positions and moves."""
 
 
-class MagneticCaveMaster(Bot):
+class MagneticCaveMaster(EngineBot):
     """The ``master`` level: the shared search with threat pruning and a threat-based evaluation.
 
     Iterative deepening runs until the deadline, a forced result, or the end of
@@ -347,31 +347,14 @@ class MagneticCaveMaster(Bot):
 
     def __init__(self, game_id: str = "magnetic-cave", level: str = "master", seed: int | None = None,
                  table_bits: int = 20) -> None:
-        super().__init__(game_id, level, seed)
         self.table_bits = table_bits
-        self._last: dict[str, Any] = {}
-        self._memory()
+        super().__init__(game_id, level, seed)
+
+    def _warm_up(self) -> None:
         warm_up()
 
     def _memory(self) -> None:
         self._searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, self.table_bits)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_searcher"]  # tens of MB; rebuilt on the other side
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._memory()
-
-    def new_game(self) -> None:
-        """Forget the table of the last game."""
-        self._searcher.clear()
-
-    def stats(self) -> dict[str, Any]:
-        """How the last move was found: ``depth``, ``score`` (in words too), ``nodes``, ``seconds``."""
-        return dict(self._last)
 
     def choose(self, state: CaveState, budget: TimeBudget | None = None) -> Brick:
         """The best brick found before the deadline (``budget`` less a margin, see ``budget.py``; 3 s without one)."""

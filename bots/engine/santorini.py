@@ -32,15 +32,15 @@ tests compare with the reference.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 from numba import njit
 
-from bots.base import Bot, TimeBudget
+from bots.base import TimeBudget
 from protocol.games.santorini import Placement, SantoriniMove, SantoriniState, Turn
 
 from .budget import thinking_seconds
+from .master import EngineBot
 from .search import LOSS, NO_MOVE, RUNNING, WIN, Searcher, SearchResult, make_search
 
 SIZE = 5
@@ -503,7 +503,7 @@ TABLE_BITS = 21
 """Transposition table of 2**21 slots (about 40 MB)."""
 
 
-class SantoriniMaster(Bot):
+class SantoriniMaster(EngineBot):
     """The ``master`` level of Santorini: the shared compiled search with a threat-aware evaluation.
 
     The transposition table and history survive from move to move within a
@@ -513,29 +513,12 @@ class SantoriniMaster(Bot):
 
     def __init__(self, game_id: str = "santorini", level: str = "master", seed: int | None = None) -> None:
         super().__init__(game_id, level, seed)
-        self._last: dict[str, Any] = {}
-        self._memory()
+
+    def _warm_up(self) -> None:
         warm_up()
 
     def _memory(self) -> None:
         self._searcher = Searcher(search, max_moves=MAX_MOVES, move_space=MOVE_SPACE, table_bits=TABLE_BITS)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_searcher"]  # tens of MB; rebuilt on the other side
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._memory()
-
-    def new_game(self) -> None:
-        """Forget the table of the last game."""
-        self._searcher.clear()
-
-    def stats(self) -> dict[str, Any]:
-        """``depth``, ``score``, ``nodes`` and ``seconds`` of the last search."""
-        return dict(self._last)
 
     def think(self, state: SantoriniState, seconds: float, max_depth: int = 127) -> SearchResult:
         """Search ``state`` for ``seconds`` (for benchmarks and tests); the move is an engine code."""

@@ -1,0 +1,52 @@
+"""What every ``master`` bot shares: search memory that is built once and never pickled.
+
+A master bot holds tables of tens of MB (a transposition table, history) that
+survive from move to move within a game. They are rebuilt on the other side
+of a pickle (the SDK and ``plyhall match`` build bots in worker processes), and
+compiled code is loaded when the bot is built, so a move's time goes to
+thinking rather than to loading.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bots.base import Bot
+
+
+class EngineBot(Bot):
+    """Base class of the master bots: subclasses say how to build their memory and warm up."""
+
+    MEMORY: tuple[str, ...] = ("_searcher",)
+    """Attributes holding search tables: dropped when pickled, rebuilt by :meth:`_memory`."""
+
+    def __init__(self, game_id: str, level: str = "master", seed: int | None = None) -> None:
+        super().__init__(game_id, level, seed)
+        self._last: dict[str, Any] = {}
+        self._memory()
+        self._warm_up()
+
+    def _memory(self) -> None:
+        """Allocate the search tables (``self._searcher`` and any others named in MEMORY)."""
+        raise NotImplementedError
+
+    def _warm_up(self) -> None:
+        """Load (or compile, the very first time) the compiled code."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in self.MEMORY:
+            state.pop(name, None)  # tens of MB; rebuilt on the other side
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._memory()
+
+    def new_game(self) -> None:
+        """Forget the tables of the last game."""
+        self._searcher.clear()
+
+    def stats(self) -> dict[str, Any]:
+        """How the last move was found (``depth``, ``score``, ``nodes``, ``seconds``, ... per engine)."""
+        return dict(self._last)
