@@ -176,7 +176,7 @@ def test_cli_reports_bad_games_and_levels(args: list[str], message: str, capsys:
         (["--games", "many"], "argument --games: expected a whole number, not 'many'"),
         (["--jobs", "0"], "argument --jobs: must be at least 1"),
         (["--time-per-move", "-2"], "argument --time-per-move: must be a positive number of seconds"),
-        (["--opening-plies", "-1"], "argument --opening-plies: must be 0 or more, not -1"),
+        (["--opening-plies", "-1"], "argument --opening-plies: must be at least 0, not -1"),
     ],
 )
 def test_cli_refuses_bad_numbers(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -394,8 +394,9 @@ def endgame_move(state: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def queen_distances(state: np.ndarray, seat: int, dist: int) -> None:
-    """``state[dist + square]``: the fewest queen moves ``seat``'s queens need to reach each empty square."""
+def distances(state: np.ndarray, seat: int, dist: int, queen_moves: bool) -> None:
+    """``state[dist + square]``: the fewest moves ``seat``'s queens need to reach each empty square,
+    moving like queens (``queen_moves``) or like kings (one step at a time)."""
     for square in range(SQUARES):
         state[dist + square] = INF
     head, tail = 0, 0
@@ -417,30 +418,21 @@ def queen_distances(state: np.ndarray, seat: int, dist: int) -> None:
                     state[dist + other] = reach
                     state[QUEUE + tail] = other
                     tail += 1
+                if not queen_moves:
+                    break
                 other = NEIGHBOUR[other, d]
 
 
 @njit(cache=True)
+def queen_distances(state: np.ndarray, seat: int, dist: int) -> None:
+    """Distances in queen moves (see :func:`distances`)."""
+    distances(state, seat, dist, True)
+
+
+@njit(cache=True)
 def king_distances(state: np.ndarray, seat: int, dist: int) -> None:
-    """``state[dist + square]``: the fewest king steps from ``seat``'s queens to each empty square."""
-    for square in range(SQUARES):
-        state[dist + square] = INF
-    head, tail = 0, 0
-    base = QUEENS + 4 * seat
-    for i in range(4):
-        state[QUEUE + tail] = state[base + i]
-        state[dist + state[base + i]] = 0
-        tail += 1
-    while head < tail:
-        square = state[QUEUE + head]
-        head += 1
-        reach = state[dist + square] + 1
-        for d in range(8):
-            other = NEIGHBOUR[square, d]
-            if other >= 0 and state[other] == EMPTY and state[dist + other] > reach:
-                state[dist + other] = reach
-                state[QUEUE + tail] = other
-                tail += 1
+    """Distances in king steps (see :func:`distances`)."""
+    distances(state, seat, dist, False)
 
 
 @njit(cache=True)
