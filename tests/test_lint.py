@@ -1,0 +1,21 @@
+"""The code stays `ruff check` clean (the project's lint settings are in pyproject.toml)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_check_is_clean():
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    out = subprocess.run([ruff, "check", "--no-cache", "protocol", "server", "client", "bots", "tests", "benchmarks",
+                          "docs"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
