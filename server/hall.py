@@ -110,6 +110,7 @@ class Hall:
         self.sessions: dict[int, Session] = {}  # by connection
         self.by_name: dict[str, Session] = {}
         self.rooms: dict[str, Room] = {}
+        self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
         self.seat_holders: dict[str, set[str]] = {}  # name -> rooms where it holds a seat (even when away)
         self.created_by: dict[str, set[str]] = {}
         self._lake = 0
@@ -200,7 +201,7 @@ class Hall:
         for room_name in sorted(self.created_by.get(session.name, set())):
             room = self.rooms.get(room_name)
             if room is not None and room.is_empty() and room.status != "playing":
-                del self.rooms[room_name]
+                self._remove_room(room_name)
                 self._lobby_changed(out)
         return out
 
@@ -320,7 +321,7 @@ class Hall:
                 out.send(conn, ProtocolError("bad_message", f"{name[:40]!r} is not a valid room name: use "
                                              f"{ROOM_NAME_HELP}", msg_id).to_message())
                 return
-            if name.casefold() in {r.casefold() for r in self.rooms}:
+            if name.casefold() in self.folded:
                 out.send(conn, ProtocolError("room_exists", f"a room called {name} exists already", msg_id)
                          .to_message())
                 return
@@ -333,29 +334,32 @@ class Hall:
             return
         room = Room(name, settings, session.name, self.wall_clock)
         self.rooms[name] = room
+        self.folded[name.casefold()] = name
         mine.add(name)
         out.send(conn, _with_id({"type": "room", "room": room.listing()}, msg_id))
         self._lobby_changed(out)
 
     def _free_room_name(self) -> str:
-        taken = {r.casefold() for r in self.rooms}
         while True:
             lake = LAKES[self._lake % len(LAKES)]
             round_no = self._lake // len(LAKES)
             self._lake += 1
             name = lake if round_no == 0 else f"{lake} {round_no + 1}"
-            if name.casefold() not in taken:
+            if name.casefold() not in self.folded:
                 return name
+
+    def _remove_room(self, name: str) -> None:
+        self.rooms.pop(name, None)
+        self.folded.pop(name.casefold(), None)
 
     def _room(self, out: HallOutbox, session: Session, msg: dict[str, Any]) -> Room | None:
         name = " ".join(msg["room"].split())
         room = self.rooms.get(name)
         if room is None:
-            if len(name) <= MAX_ROOM_NAME:  # a longer name names no room: no scan (it cost O(rooms x length))
-                folded = name.casefold()
-                for candidate in self.rooms.values():
-                    if candidate.name.casefold() == folded:
-                        return candidate
+            if len(name) <= MAX_ROOM_NAME:  # a longer name names no room: don't even fold it
+                room = self.rooms.get(self.folded.get(name.casefold(), ""))
+                if room is not None:
+                    return room
             out.send(session.conn, ProtocolError("no_such_room", f"there is no room called {name[:40]!r}",
                                                  msg.get("id")).to_message(room=name[:40]))
         return room
@@ -378,7 +382,7 @@ class Hall:
             if session is not None and name not in room.coords:
                 session.rooms.discard(room.name)
         if room.status == "finished" and room.is_empty():
-            self.rooms.pop(room.name, None)
+            self._remove_room(room.name)
             result.listing_changed = True
         else:
             deadline = room.next_deadline()

@@ -264,3 +264,17 @@ def test_lobby_pushes_are_coalesced():
     out = hall.tick(1.5)
     later = [m for c, m in out.messages if c == 2]
     assert len(later) == 1 and len(later[0]["rooms"]) == 5  # the rest in one push
+
+
+def test_room_names_are_unique_and_found_ignoring_case():
+    hall = Hall()
+    hall.handle(1, {"type": "login", "name": "ann"}, 0.0)
+    hall.handle(1, {"type": "create_room", "game": "connect4", "name": "Wood Lake"}, 0.0)
+    out = hall.handle(1, {"type": "create_room", "game": "connect4", "name": "wood  LAKE"}, 0.0)
+    assert out.messages[0][1]["code"] == "room_exists"
+    out = hall.handle(1, {"type": "join", "room": "WOOD LAKE"}, 0.0)
+    assert out.messages[0][1]["type"] == "joined" and out.messages[0][1]["room"] == "Wood Lake"
+    hall.disconnect(1, 1.0)
+    hall.handle(2, {"type": "login", "name": "bob"}, 2.0)
+    hall.handle(2, {"type": "leave", "room": "Wood Lake"}, 2.0)
+    assert hall.folded.keys() == {r.casefold() for r in hall.rooms}
