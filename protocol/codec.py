@@ -142,15 +142,20 @@ def _has_bad_value(value: Any, depth: int = 0) -> bool:
     """True for NaN or infinity, and for the empty bin or ext values that slip past the length limits."""
     if depth > 64:
         return False  # validation rejects deep nesting with a clearer message
-    if isinstance(value, float):
+    kind = type(value)
+    if kind is float:
         return not math.isfinite(value)
-    if isinstance(value, (bytes, msgpack.ExtType)):
-        return True
-    if isinstance(value, list):
-        return any(_has_bad_value(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return any(_has_bad_value(k, depth) or _has_bad_value(v, depth + 1) for k, v in value.items())
-    return False
+    if kind is list:
+        for item in value:
+            if _has_bad_value(item, depth + 1):
+                return True
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if _has_bad_value(key, depth) or _has_bad_value(item, depth + 1):
+                return True
+        return False
+    return isinstance(value, (bytes, msgpack.ExtType))
 
 
 CODECS: dict[str, Codec] = {MSGPACK: MsgpackCodec(), JSON: JsonCodec()}

@@ -9,6 +9,7 @@ raises on bad input. docs/PROTOCOL.md is the reference for people.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -221,18 +222,26 @@ def _kind_ok(value: Any, kind: tuple[tuple[type, ...], str]) -> bool:
 def json_compatible(value: Any, depth: int = 0) -> bool:
     """True when ``value`` is made of maps with string keys, lists, strings, safe integers,
     finite floats, booleans and null, nested at most 32 deep."""
+    # exact type checks: this runs on every incoming message
     if depth > 32:
         return False
-    if value is None or isinstance(value, (bool, str)):
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
         return True
-    if isinstance(value, int):
-        return abs(value) <= MAX_SAFE_INTEGER
-    if isinstance(value, float):
-        return value == value and value not in (float("inf"), float("-inf"))
-    if isinstance(value, list):
-        return all(json_compatible(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and json_compatible(v, depth + 1) for k, v in value.items())
+    if kind is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if kind is float:
+        return math.isfinite(value)
+    if kind is list:
+        for item in value:
+            if not json_compatible(item, depth + 1):
+                return False
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not json_compatible(item, depth + 1):
+                return False
+        return True
     return False
 
 

@@ -166,6 +166,7 @@ class PlyhallServer:
         self._server: Server | None = None
         self._timer_task: asyncio.Task | None = None
         self._timer_wakeup = asyncio.Event()
+        self._timer_until: float | None = None  # the deadline the timer task sleeps until (None: no deadline)
         self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="plyhall-db")
         self._pending: set[asyncio.Future] = set()
         self.started = time.time()
@@ -295,7 +296,11 @@ class PlyhallServer:
         for record in out.records:
             self.games_recorded += 1
             self._store(self.storage.save_game, record)
-        self._timer_wakeup.set()
+        # wake the timer only when a deadline earlier than the one it sleeps until appeared:
+        # moves push later deadlines almost always, and a wake-up per message is costly
+        deadline = self.hall.next_deadline()
+        if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
+            self._timer_wakeup.set()
 
     def _store(self, func: Any, *args: Any) -> None:
         future = asyncio.get_running_loop().run_in_executor(self._db, func, *args)
@@ -315,6 +320,7 @@ class PlyhallServer:
     async def _timer(self) -> None:
         while True:
             deadline = self.hall.next_deadline()
+            self._timer_until = deadline
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             self._timer_wakeup.clear()
             try:
