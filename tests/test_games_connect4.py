@@ -1,0 +1,92 @@
+"""Connect Four's rules, pinned down."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.games import GAMES, IllegalMove
+from protocol.games.connect4 import C4State, Drop
+
+C4 = GAMES["connect4"]
+
+
+def perft(state: C4State, depth: int) -> int:
+    """Move paths of ``depth`` plies; a path stops where the game ends."""
+    if C4.outcome(state) is not None:
+        return 1
+    moves = C4.legal_moves(state)
+    if depth == 1:
+        return len(moves)
+    return sum(perft(C4.apply(state, move), depth - 1) for move in moves)
+
+
+@pytest.mark.parametrize(("depth", "paths"), [(1, 7), (2, 49), (3, 343), (4, 2401), (5, 16807), (6, 117649),
+                                              (7, 823536)])
+def test_move_path_counts_from_the_empty_board(depth, paths):
+    assert perft(C4.initial_state(), depth) == paths
+
+
+def test_stones_fall_and_a_full_column_is_refused():
+    state = C4.start(*["4"] * 6)
+    assert state.board[5 * 7 + 3] == 2 and state.board[3] == 1
+    with pytest.raises(IllegalMove, match="column 4 is full"):
+        C4.apply(state, Drop(3))
+    assert Drop(3) not in C4.legal_moves(state)
+
+
+@pytest.mark.parametrize(("moves", "direction"), [
+    ("1 1 2 2 3 3 4", "horizontal"),
+    ("1 2 1 2 1 2 1", "vertical"),
+    ("1 2 2 3 3 4 3 4 4 7 4", "diagonal up"),
+    ("7 6 6 5 5 4 5 4 4 1 4", "diagonal down"),
+])
+def test_four_in_a_row_wins_in_every_direction(moves, direction):
+    plies = moves.split()
+    state = C4.start(*plies[:-1])
+    assert C4.outcome(state) is None, direction
+    state = C4.apply(state, C4.parse_move(plies[-1], state))
+    result = C4.outcome(state)
+    assert result is not None and result.winner == 0 and result.reason == "four in a row"
+    assert C4.legal_moves(state) == []
+    with pytest.raises(IllegalMove, match="over"):
+        C4.apply(state, Drop(0))
+
+
+def test_full_board_without_four_is_a_draw():
+    # columns filled in an order that never lines up four: pairs of columns in blocks
+    order = [1, 2, 1, 2, 2, 1, 2, 1, 1, 2, 1, 2, 3, 4, 3, 4, 4, 3, 4, 3, 3, 4, 3, 4,
+             5, 6, 5, 6, 6, 5, 6, 5, 5, 6, 5, 6, 7, 7, 7, 7, 7, 7]
+    state = C4.start(*[str(c) for c in order])
+    result = C4.outcome(state)
+    assert result is not None and result.winner is None and result.reason == "the board is full"
+
+
+def test_first_option_and_notation_in_every_convention():
+    state = C4.initial_state(first=1)
+    assert C4.to_move(state) == 1
+    move = Drop(0)
+    assert C4.notation(move) == "1" and str(move) == "1"
+    assert C4.format_move(move, "algebraic") == {"column": 1}
+    assert C4.format_move(move, "cosc322") == {"column": 1}
+    assert C4.format_move(move, "matrix") == {"column": 0}
+    assert C4.parse_move({"column": 0}, state, "matrix") == move
+    assert C4.parse_move(7, state, "cosc322") == Drop(6)
+    for bad in ["0", "8", "four", {"column": 8}, {"col": 1}, [1, 1]]:
+        with pytest.raises(IllegalMove):
+            C4.parse_move(bad, state, "cosc322")
+    with pytest.raises(IllegalMove, match="0 to 6"):
+        C4.parse_move(7, state, "matrix")
+
+
+def test_board_printout_and_encoding():
+    state = C4.start("4", "4", "3")
+    text = str(state)
+    assert text.splitlines()[-2].split() == ["1", "2", "3", "4", "5", "6", "7"]
+    assert ". . X X . . ." in text and "O (seat 1) to move" in text
+    encoded = C4.encode_state(state, "matrix")
+    assert encoded["board"][5][2:4] == [1, 1] and encoded["board"][4][3] == 2
+    assert C4.decode_state(encoded, "matrix") == state
+    floating = C4.encode_state(C4.initial_state(), "algebraic")
+    floating["board"][2][0] = 1
+    with pytest.raises(ValueError, match="floating"):
+        C4.decode_state(floating, "algebraic")
