@@ -205,3 +205,23 @@ def test_master_survives_pickling() -> None:
     state = GAME.start(*"44")
     assert copy.choose(state, TimeBudget(per_move=0.3)) in GAME.legal_moves(state)
     assert copy.stats()["nodes"] > 0
+
+
+def test_weak_solver_column_keeps_the_result(solver_tables: engine.SolverTables) -> None:
+    """``weak``: a won or drawn position is solved and its column keeps that result
+    (a lost one may come back unsolved, which sends the bot to its search)."""
+    for moves, expected in sample("Test_L2_R1", 12):
+        position, mask, stones = engine.from_moves(moves)
+        column, score, solved = engine.solve_column(
+            np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf, True
+        )
+        if expected < 0:
+            assert not solved or score < 0, moves
+            continue
+        assert solved and np.sign(score) == np.sign(expected), moves
+        after = GAME.apply(GAME.start(*moves), engine.to_drop(column))
+        if GAME.outcome(after) is not None:
+            continue  # an immediate win
+        child = engine.from_state(after)
+        reply, solved = engine.solve(np.uint64(child[0]), np.uint64(child[1]), child[2], solver_tables, np.inf)
+        assert solved and np.sign(reply) == -np.sign(expected), moves
