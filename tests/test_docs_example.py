@@ -13,6 +13,7 @@ import asyncio
 import json
 import random
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -72,14 +73,15 @@ async def test_the_bot_example_plays_a_game(server, url, tmp_path):
         await asyncio.sleep(0.02)
     else:
         raise AssertionError("the opponent never sat down")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", BOOTSTRAP, str(script), url, cwd=ROOT,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    # a plain Popen waited on in a thread (asyncio's child watcher can miss an exit across tests)
+    proc = subprocess.Popen([sys.executable, "-c", BOOTSTRAP, str(script), url], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        stdout, stderr = await asyncio.wait_for(proc.communicate(), 90)
+        stdout, stderr = await asyncio.to_thread(proc.communicate, timeout=120)
     finally:
-        if proc.returncode is None:
+        if proc.poll() is None:
             proc.kill()
+            proc.wait(timeout=30)
     assert proc.returncode == 0, stderr.decode()[-3000:]
     results = await asyncio.wait_for(opponent, 30)
     assert len(results) == 1 and results[0].players == ["sparring", name]

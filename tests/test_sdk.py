@@ -96,24 +96,30 @@ async def test_long_thinking_bot_stays_connected(db_path):
 
 
 async def test_plyhall_bot_command_plays_against_an_sdk_bot(server, url):
-    port = server.port
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "client.cli", "bot", "--game", "magnetic-cave", "--level", "novice",
-        "--name", "nova", "--room", "Cave", "--url", f"ws://127.0.0.1:{port}/ws", "--games", "2",
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # a plain Popen waited on in a thread: asyncio's child watcher can miss the exit of a
+    # process when an earlier test's event loop has closed, and then waits forever
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "bot", "--game", "magnetic-cave", "--level", "novice",
+         "--name", "nova", "--room", "Cave", "--url", url, "--games", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        results = await asyncio.wait_for(run_player(RandomPlayer(9), RunOptions(
-            name="rando", url=url, room="Cave", game="magnetic-cave", games=2, think="thread")), 120)
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        sdk_bot = asyncio.create_task(run_player(RandomPlayer(9), RunOptions(
+            name="rando", url=url, room="Cave", game="magnetic-cave", games=2, think="thread")))
+        finished = asyncio.create_task(asyncio.to_thread(proc.communicate, timeout=180))
+        done, _ = await asyncio.wait({sdk_bot, finished}, timeout=180, return_when=asyncio.FIRST_EXCEPTION)
+        if finished in done and sdk_bot not in done and proc.returncode != 0:  # the command failed: say why
+            out, err = finished.result()
+            raise AssertionError(f"plyhall bot failed ({proc.returncode}): {out}{err}")
+        results = await asyncio.wait_for(sdk_bot, 60)
+        out, err = await asyncio.wait_for(finished, 60)
     finally:
-        if proc.returncode is None:
+        if proc.poll() is None:
             proc.kill()
-            await proc.wait()
-    text = out.decode()
-    assert proc.returncode == 0, err.decode()
-    assert "game 1 in Cave" in text and "game 2 in Cave" in text and "score" in text
+            proc.wait(timeout=30)
+    assert proc.returncode == 0, err
+    assert "game 1 in Cave" in out and "game 2 in Cave" in out and "score" in out
     points = sum(1 - r.score for r in results)
-    assert f"done: {points:g}/2 points" in text
+    assert f"done: {points:g}/2 points" in out
 
 
 def test_bot_command_rejects_bad_level():
