@@ -54,6 +54,7 @@ from protocol.games.amazons import AmazonsMove, AmazonsState
 from .budget import thinking_seconds
 from .master import EngineBot
 from .search import LOSS, MATE_BOUND, NO_MOVE, RUNNING, WIN, Searcher, SearchResult, make_search
+from .squares import neighbour_table
 
 SIZE = 10
 SQUARES = SIZE * SIZE
@@ -101,21 +102,7 @@ DEFAULT_ROOT_WIDTH = 60
 DEFAULT_BEAM = (16, 10, 8, 6, 5, 4, 4, 4)
 """Widths per ply below the root: a dozen or so replies, then fewer and fewer."""
 
-DIRECTIONS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
-"""``(dcol, drow)`` per direction; direction ``7 - d`` is the opposite of ``d``."""
-
-
-def _neighbour_table() -> np.ndarray:
-    table = np.full((SQUARES, 8), -1, np.int64)
-    for square in range(SQUARES):
-        row, col = divmod(square, SIZE)
-        for d, (dc, dr) in enumerate(DIRECTIONS):
-            if 0 <= col + dc < SIZE and 0 <= row + dr < SIZE:
-                table[square, d] = (row + dr) * SIZE + col + dc
-    return table
-
-
-NEIGHBOUR = _neighbour_table()
+NEIGHBOUR = neighbour_table(SIZE)
 """``NEIGHBOUR[square, d]``: the square next to ``square`` in direction ``d``, or -1 off the board."""
 
 _rng = np.random.default_rng(20240522)

@@ -42,6 +42,7 @@ from protocol.games.santorini import Placement, SantoriniMove, SantoriniState, T
 from .budget import thinking_seconds
 from .master import EngineBot
 from .search import LOSS, NO_MOVE, RUNNING, WIN, Searcher, SearchResult, make_search
+from .squares import neighbour_table
 
 SIZE = 5
 SQUARES = SIZE * SIZE
@@ -63,21 +64,7 @@ MOVE_SPACE = PLACE_BASE + SQUARES * SQUARES
 MAX_MOVES = SQUARES * (SQUARES - 1) // 2
 """300 placements on an empty board; a turn never has more than 2 * 8 * 8 = 128 choices."""
 
-DIRECTIONS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
-"""``(dcol, drow)`` per direction; direction ``7 - d`` is the opposite of ``d``."""
-
-
-def _neighbour_table() -> np.ndarray:
-    table = np.full((SQUARES, 8), -1, np.int64)
-    for square in range(SQUARES):
-        row, col = divmod(square, SIZE)
-        for d, (dc, dr) in enumerate(DIRECTIONS):
-            if 0 <= col + dc < SIZE and 0 <= row + dr < SIZE:
-                table[square, d] = (row + dr) * SIZE + col + dc
-    return table
-
-
-NEIGHBOUR = _neighbour_table()
+NEIGHBOUR = neighbour_table(SIZE)
 """``NEIGHBOUR[square, d]``: the square next to ``square`` in direction ``d``, or -1 off the board."""
 ADJACENT = np.zeros((SQUARES, SQUARES), np.bool_)
 for _square in range(SQUARES):
