@@ -44,6 +44,7 @@ from protocol.games import Game, IllegalMove, get_game
 log = logging.getLogger("plyhall.client")
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+FINISHED_ROOM_RETRIES = 100  # tenths of a second to wait for a finished named room to empty
 
 
 class ServerError(Exception):
@@ -361,12 +362,19 @@ class PlayerRunner:
     async def _find_room(self, client: Client) -> None:
         opts = self.options
         if opts.room is not None:
-            try:
-                await client.request({"type": "join", "room": opts.room})
-                return
-            except ServerError as exc:
-                if exc.code != "no_such_room" or opts.game is None:
-                    raise
+            # A finished room lingers until everybody has left it, and is then removed, so
+            # the next game can be set up under the same name: wait (briefly) for that.
+            for attempt in range(FINISHED_ROOM_RETRIES + 1):
+                try:
+                    await client.request({"type": "join", "room": opts.room})
+                    return
+                except ServerError as exc:
+                    if exc.code == "game_not_running" and attempt < FINISHED_ROOM_RETRIES:
+                        await asyncio.sleep(0.1)
+                        continue
+                    if exc.code != "no_such_room" or opts.game is None:
+                        raise
+                break
             await self._create(client, opts.room)
             return
         listing = await client.request({"type": "list_rooms", "game": opts.game})

@@ -141,3 +141,24 @@ async def test_client_request_reply_ids(server, url):
     reply = await client.request({"type": "ping"})
     assert reply["type"] == "pong" and reply["id"] == 1
     await client.close()
+
+
+async def test_bot_waits_for_a_finished_room_to_empty_and_sets_it_up_again(server, url):
+    from tests.helpers import login
+
+    a = await login(url, "ann")
+    b = await login(url, "bob")
+    await a.request({"type": "create_room", "game": "connect4", "name": "Fin"})
+    await a.request({"type": "join", "room": "Fin"})
+    await b.request({"type": "join", "room": "Fin"})
+    await a.request({"type": "resign", "room": "Fin"})
+    assert server.hall.rooms["Fin"].status == "finished"
+    opts = dict(url=url, room="Fin", game="connect4", games=1, think="thread")
+    cy = asyncio.create_task(run_player(RandomPlayer(10), RunOptions(name="cy", **opts)))
+    await asyncio.sleep(0.3)  # cy is refused (the room is finished) and keeps asking
+    assert not cy.done()
+    await a.request({"type": "leave", "room": "Fin"})
+    await b.request({"type": "leave", "room": "Fin"})
+    dee = asyncio.create_task(run_player(RandomPlayer(11), RunOptions(name="dee", **opts)))
+    rc, rd = await asyncio.wait_for(asyncio.gather(cy, dee), 60)
+    assert rc[0].room == rd[0].room == "Fin" and rc[0].record == rd[0].record
