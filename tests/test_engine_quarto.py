@@ -245,3 +245,66 @@ def test_completes_line_helper_agrees() -> None:
                 assert engine.completes_line(position, square, state.in_hand) == completes_line(
                     state.board, square, state.in_hand
                 )
+
+
+# --- Null-window searches and traps ----------------------------------------------------------------
+
+
+def test_window_searches_tell_wins_draws_losses_and_quick_wins() -> None:
+    rng = random.Random("quarto-windows")
+    searcher = engine.Searcher(engine.search, engine.MAX_MOVES, engine.MOVE_SPACE, 16)
+    seen = set()
+    for _ in range(50):
+        state = quiet_position(rng, rng.choice([4, 5]))
+        expected = brute_force(state)
+        position = engine.from_state(state)
+        plies = engine.plies_left(position)
+        value = searcher.window(position, plies, -1, 1, np.inf)
+        sign = (value > 0) - (value < 0)
+        assert sign == (expected > 0) - (expected < 0), str(state)
+        quick = searcher.window(position, 3, MATE - 4, MATE - 3, np.inf)  # from a warm table, too
+        assert (quick >= MATE - 3) == (expected >= MATE - 3), str(state)
+        seen.add((sign, quick >= MATE - 3))
+    assert {(-1, False), (0, False), (1, False), (1, True)} <= seen
+    brute_force.cache_clear()
+
+
+def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
+    """The master's trap score of ``move`` over the reference rules (``None``: a reply beats it)."""
+    after = G.apply(state, move)
+    if G.outcome(after) is not None:
+        return 0.0
+    if winning_squares(after.board, after.in_hand):
+        return None
+    replies = [r for r in G.legal_moves(after) if r.piece is None or not winning_squares(
+        G.apply(after, r).board, r.piece)]
+    if not replies:  # every hand-over loses at once: the engine searches one of them
+        return engine.SHALLOW_TRAP
+    caught = 0.0
+    for reply in replies:
+        value = brute_force(G.apply(after, reply))  # ours again
+        if value < -MATE_BOUND:
+            return None
+        if value > MATE_BOUND:
+            caught += engine.SHALLOW_TRAP if value >= MATE - engine.SHALLOW else 1.0
+    return caught / len(replies)
+
+
+def test_master_keeps_a_draw_and_sets_the_trap_with_the_most_losing_replies() -> None:
+    rng = random.Random("quarto-traps")
+    bot = engine.QuartoMaster(seed=5)
+    checked = 0
+    while checked < 3:
+        state = quiet_position(rng, 6)
+        if brute_force(state) != DRAW:
+            continue
+        bot.new_game()
+        move = bot.choose(state, TimeBudget(per_move=20.0))
+        traps = {m: reference_trap(state, m) for m in G.legal_moves(state)}
+        drawing = {m: t for m, t in traps.items() if t is not None and child_score(brute_force(G.apply(state, m))) == 0}
+        best = max(drawing.values())
+        assert child_score(brute_force(G.apply(state, move))) == DRAW, f"{state}\n{move}"
+        assert bot.stats()["trap"] == pytest.approx(best), f"{state}\n{move}"
+        assert drawing[move] == pytest.approx(best)
+        checked += 1
+    brute_force.cache_clear()

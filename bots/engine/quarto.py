@@ -528,6 +528,12 @@ DEFAULT_SECONDS = 1.0
 """Thinking time per move when the bot is given no budget."""
 OVERHEAD = 0.01
 """Seconds kept back from the move's deadline for converting positions and moves."""
+SHALLOW = 3
+SHALLOW_TRAP = 0.25
+"""A losing reply whose loss shows within ``SHALLOW`` more plies (a 4-ply search sees it) counts this much
+as a trap; one that takes longer counts 1."""
+TIME_UP = object()
+"""What the trap scoring returns when the clock runs out."""
 
 
 class QuartoMaster(EngineBot):
@@ -567,11 +573,90 @@ class QuartoMaster(EngineBot):
             "exact": result.depth >= plies or abs(result.score) > MATE_BOUND,
             "nodes": result.nodes, "seconds": time.perf_counter() - start,
         }
-        if result.move != NO_MOVE:
-            move = to_quarto_move(result.move)
+        chosen = result.move
+        if self._last["exact"] and result.score == DRAW:
+            traps = self._trap_move(position, deadline)
+            if traps is not None:
+                chosen = traps[0]
+                self._last.update(trap=traps[1], trap_moves_checked=traps[2])
+        if chosen != NO_MOVE:
+            move = to_quarto_move(chosen)
             if self._is_legal(state, move):
                 return move
         return self.game.legal_moves(state)[0]  # cannot happen in a running game; never answer illegally
+
+    def _trap_move(self, position: np.ndarray, deadline: float) -> tuple[int, float, int] | None:
+        """In a drawn position, the drawing move that leaves the opponent the most ways to go wrong.
+
+        Every move here draws with best play, so the first one the search
+        found is as good as any against a perfect opponent, but not against a
+        fallible one. For each of our moves, each reply the opponent could
+        make (those the search would look at: wins at once, safe hand-overs)
+        is solved exactly; a move with a losing reply for us is dropped, and
+        the others are scored by the share of the opponent's replies that
+        lose, a loss that shows within a few plies (which a shallow search
+        sees) counting only a quarter. Null-window searches answer "win, draw
+        or loss?" and "a win within three plies?" far quicker than exact values. Returns
+        ``(move, trap score, moves checked)``, or ``None`` when the clock ran
+        out before one move was checked (the search's move then stands).
+        """
+        moves = np.zeros(MAX_MOVES, np.int32)
+        replies = np.zeros(MAX_MOVES, np.int32)
+        n = generate_moves(position, moves)
+        best: tuple[int, float, int] | None = None
+        checked = 0
+        for i in range(n):
+            move = int(moves[i])
+            play(position, move)
+            trap = self._trap_score(position, replies, deadline)
+            undo(position, move)
+            if trap is TIME_UP:
+                break
+            checked += 1
+            if trap is not None and (best is None or trap > best[1]):
+                best = (move, trap, 0)
+        if best is None:
+            return None
+        return best[0], best[1], checked
+
+    def _trap_score(self, position: np.ndarray, replies: np.ndarray, deadline: float) -> float | None | object:
+        """The weighted share of the opponent's replies that lose (``None``: one of them wins)."""
+        n = generate_moves(position, replies)
+        if n == 0:
+            return 0.0  # the board is full: a draw
+        moves = [int(replies[i]) for i in range(n)]
+        caught = 0.0
+        for reply in moves:
+            play(position, reply)
+            value = self._reply_value(position, deadline)
+            undo(position, reply)
+            if value is TIME_UP:
+                return TIME_UP
+            if value == LOSS:
+                return None
+            caught += value  # type: ignore[operator]
+        return caught / n
+
+    def _reply_value(self, position: np.ndarray, deadline: float) -> float | object:
+        """After the opponent's reply: ``LOSS`` for us, 0 for a draw, and for a win its weight as a trap."""
+        if position[WON]:
+            return LOSS
+        plies = plies_left(position)
+        if plies == 0:
+            return 0.0
+        value = self._searcher.window(position, plies, -1, 1, deadline)  # win, draw or loss?
+        if value is None:
+            return TIME_UP
+        if value < 0:
+            return LOSS
+        if value == 0:
+            return 0.0
+        # Mate scores are proven distances, so "at least MATE - SHALLOW" means "a win within SHALLOW plies"
+        # even when the table answers from a deeper search.
+        quick = self._searcher.window(position, min(plies, SHALLOW), MATE - SHALLOW - 1, MATE - SHALLOW, deadline)
+        if quick is None:
+            return TIME_UP
+        return SHALLOW_TRAP if quick >= MATE - SHALLOW else 1.0
 
     def _is_legal(self, state: QuartoState, move: QuartoMove) -> bool:
         try:

@@ -403,6 +403,22 @@ def search(
     return best_move, best_score, finished
 
 
+def search_window(
+    state: Any, depth: int, alpha: int, beta: int, deadline: float, table: np.ndarray, work: Workspace
+) -> int:
+    """One search of ``state`` to ``depth`` plies in the window ``(alpha, beta)``, no iterative deepening.
+
+    Fail-soft like :func:`negamax`: exact strictly inside the window, else a
+    bound on that side. A null window around a score answers "better or
+    worse than that?" far quicker than finding the exact value, e.g. "win,
+    draw or loss?" once ``depth`` reaches the end of the game. Check
+    ``work.counters[STOPPED]`` afterwards: a stopped search's value means nothing.
+    """
+    work.counters[:] = 0
+    work.killers[:] = NO_MOVE
+    return negamax(state, depth, alpha, beta, ROOT_PLY, table, work, deadline)
+
+
 @njit(cache=True)
 def table_move_at(table: np.ndarray, key: np.uint64) -> int:
     """The move stored for ``key``, whatever its depth, or ``NO_MOVE``."""
@@ -425,7 +441,7 @@ def bring_to_front(moves: np.ndarray, n: int, move: int) -> None:
 
 # --- Specialising the search for a game ----------------------------------------------------------
 
-GAME_TEMPLATES = (score_moves, negamax, search)
+GAME_TEMPLATES = (score_moves, negamax, search, search_window)
 """The functions above that call a game's functions: compiled anew for each game."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
@@ -458,7 +474,9 @@ def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[i
         function.__qualname__ = f"{template.__name__}__{tag}"
         function.__doc__ = template.__doc__
         namespace[template.__name__] = njit(cache=True, _nrt=False)(function)
-    return namespace["search"]
+    compiled = namespace["search"]
+    compiled.window = namespace["search_window"]  # see Searcher.window
+    return compiled
 
 
 def _source_digest(functions: Any) -> str:
@@ -498,6 +516,15 @@ class Searcher:
         """Forget every table entry and ordering statistic."""
         clear_table(self.table)
         self.work.history[:] = 0
+
+    def window(self, state: np.ndarray, depth: int, alpha: int, beta: int, deadline: float) -> int | None:
+        """The value of ``state`` at ``depth`` plies in the window ``(alpha, beta)`` (see :func:`search_window`).
+
+        ``None`` when the clock ran out first.
+        """
+        depth = max(1, min(depth, MAX_PLY - 1))
+        value = self.search_function.window(state, depth, alpha, beta, deadline, self.table, self.work)
+        return None if self.work.counters[STOPPED] else int(value)
 
     def think(self, state: np.ndarray, deadline: float, max_depth: int = MAX_PLY - 1) -> SearchResult:
         """Search ``state`` (mutated and restored) until ``deadline`` (``time.perf_counter()``).
