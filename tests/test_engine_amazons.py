@@ -13,21 +13,11 @@ from bots.base import TimeBudget
 from bots.engine import amazons as engine
 from bots.engine.search import LOSS, RUNNING, WIN
 from protocol.games.amazons import AMAZONS, AmazonsState
+from tests.engine_helpers import engine_moves as shared_engine_moves
+from tests.engine_helpers import random_game_states
 
 GAME = AMAZONS
 CELLS = {".": 0, "B": 1, "W": 2, "x": 3}
-
-
-def played_states(games: int, seed: int) -> list[AmazonsState]:
-    """Every running position of ``games`` random games, either colour first."""
-    rng = random.Random(seed)
-    states = []
-    for _ in range(games):
-        state = GAME.initial_state(first=rng.randrange(2))
-        while state.result is None:
-            states.append(state)
-            state = GAME.apply(state, rng.choice(GAME.legal_moves(state)))
-    return states
 
 
 def set_up_states(count: int, seed: int) -> list[AmazonsState]:
@@ -45,7 +35,7 @@ def set_up_states(count: int, seed: int) -> list[AmazonsState]:
     return states
 
 
-PLAYED = played_states(4, seed=21)
+PLAYED = random_game_states(GAME, 4, seed=21, finished=False)
 SET_UP = set_up_states(300, seed=22)
 
 
@@ -56,8 +46,7 @@ def board(rows: list[str], to_move: int = 0) -> AmazonsState:
 
 
 def engine_moves(array: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    moves = np.zeros(engine.MAX_MOVES, np.int32)
-    return [int(m) for m in moves[: generator(array, moves)]]
+    return shared_engine_moves(array, generator, engine.MAX_MOVES)
 
 
 def test_enough_positions() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import random
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from bots.engine import connect4 as engine
 from bots.engine.search import MATE_BOUND, NO_MOVE, Searcher
 from protocol.games import GAMES
 from protocol.games.connect4 import C4State, Drop
+from tests.engine_helpers import random_game_states
 
 GAME = GAMES["connect4"]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
@@ -22,15 +22,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
 
 def random_positions(games: int, seed: int) -> list[C4State]:
     """Every position of ``games`` random games, finished ones included."""
-    rng = random.Random(seed)
-    positions = []
-    for _ in range(games):
-        state = GAME.initial_state(first=rng.choice((0, 1)))
-        positions.append(state)
-        while GAME.outcome(state) is None:
-            state = GAME.apply(state, rng.choice(GAME.legal_moves(state)))
-            positions.append(state)
-    return positions
+    return random_game_states(GAME, games, seed)
 
 
 def bitboards(state: C4State) -> tuple[np.uint64, np.uint64, int]:

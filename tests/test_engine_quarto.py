@@ -15,6 +15,8 @@ from bots.engine import quarto as engine
 from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING
 from bots.evaluate.quarto import completes_line, winning_squares
 from protocol.games.quarto import EMPTY, GRID, QUARTO, QuartoMove, QuartoState
+from tests.engine_helpers import engine_moves as shared_engine_moves
+from tests.engine_helpers import random_game_states
 
 G = QUARTO
 POSITION_FIELDS = slice(0, engine.SAFE)
@@ -26,22 +28,12 @@ def encoded(moves: list[QuartoMove]) -> set[int]:
 
 
 def engine_moves(position: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    moves = np.zeros(engine.MAX_MOVES, np.int32)
-    n = generator(position, moves)
-    return [int(m) for m in moves[:n]]
+    return shared_engine_moves(position, generator, engine.MAX_MOVES)
 
 
 def random_positions(seed: str, games: int) -> list[QuartoState]:
     """Every position of ``games`` random games, the finished ones included."""
-    rng = random.Random(seed)
-    states = []
-    for _ in range(games):
-        state = G.initial_state(first=rng.randrange(2))
-        states.append(state)
-        while G.outcome(state) is None:
-            state = G.apply(state, rng.choice(G.legal_moves(state)))
-            states.append(state)
-    return states
+    return random_game_states(G, games, seed)
 
 
 def quiet_position(rng: random.Random, empties: int) -> QuartoState:

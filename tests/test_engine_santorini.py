@@ -12,20 +12,10 @@ from bots.base import TimeBudget
 from bots.engine import santorini as engine
 from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN
 from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, Turn
+from tests.engine_helpers import engine_moves as shared_engine_moves
+from tests.engine_helpers import random_game_states
 
 GAME = SANTORINI
-
-
-def played_states(games: int, seed: int) -> list[SantoriniState]:
-    """Every running position of ``games`` random games (setup included), either seat first."""
-    rng = random.Random(seed)
-    states = []
-    for _ in range(games):
-        state = GAME.initial_state(first=rng.randrange(2))
-        while state.result is None:
-            states.append(state)
-            state = GAME.apply(state, rng.choice(GAME.legal_moves(state)))
-    return states
 
 
 def set_up_states(count: int, seed: int) -> list[SantoriniState]:
@@ -50,7 +40,7 @@ def set_up_states(count: int, seed: int) -> list[SantoriniState]:
     return states
 
 
-PLAYED = played_states(40, seed=11)
+PLAYED = random_game_states(GAME, 40, seed=11, finished=False)
 SET_UP = set_up_states(1500, seed=12)
 
 
@@ -69,8 +59,7 @@ def reference_canonical(state: SantoriniState) -> tuple:
 
 
 def engine_moves(array: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    moves = np.zeros(engine.MAX_MOVES, np.int32)
-    return [int(m) for m in moves[: generator(array, moves)]]
+    return shared_engine_moves(array, generator, engine.MAX_MOVES)
 
 
 def can_win_at_once(state: SantoriniState) -> bool:
