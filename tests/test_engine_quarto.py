@@ -261,8 +261,15 @@ def test_window_searches_tell_wins_draws_losses_and_quick_wins() -> None:
     brute_force.cache_clear()
 
 
+def solved(state: QuartoState) -> int:
+    """The exact value of ``state`` (the engine's solver, checked against brute force above)."""
+    if G.outcome(state) is not None:
+        return brute_force(state)
+    return engine.solve(engine.from_state(state), table_bits=16)
+
+
 def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
-    """The master's trap score of ``move`` over the reference rules (``None``: a reply beats it)."""
+    """The master's trap score of ``move``, its replies listed by the reference rules (``None``: one beats it)."""
     after = G.apply(state, move)
     if G.outcome(after) is not None:
         return 0.0
@@ -271,32 +278,40 @@ def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
     replies = [r for r in G.legal_moves(after) if r.piece is None or not winning_squares(
         G.apply(after, r).board, r.piece)]
     if not replies:  # every hand-over loses at once: the engine searches one of them
-        return engine.SHALLOW_TRAP
-    caught = 0.0
+        return engine.trap_chance(1, 0, 1)
+    deep = quick = 0
     for reply in replies:
-        value = brute_force(G.apply(after, reply))  # ours again
+        value = solved(G.apply(after, reply))  # ours again
         if value < -MATE_BOUND:
             return None
         if value > MATE_BOUND:
-            caught += engine.SHALLOW_TRAP if value >= MATE - engine.SHALLOW else 1.0
-    return caught / len(replies)
+            quick += value >= MATE - engine.SHALLOW
+            deep += value < MATE - engine.SHALLOW
+    return engine.trap_chance(len(replies), deep, quick)
+
+
+def test_trap_chance_is_the_share_of_deep_losses_among_replies_that_do_not_lose_quickly() -> None:
+    assert engine.trap_chance(10, 0, 0) == 0.0
+    assert engine.trap_chance(10, 5, 0) == pytest.approx(0.5)
+    assert engine.trap_chance(10, 2, 8) > engine.trap_chance(10, 5, 0)  # the 2 are all a careful opponent has
+    assert engine.trap_chance(10, 3, 2) > engine.trap_chance(10, 3, 1)
 
 
 def test_master_keeps_a_draw_and_sets_the_trap_with_the_most_losing_replies() -> None:
     rng = random.Random("quarto-traps")
     bot = engine.QuartoMaster(seed=5)
-    checked = 0
-    while checked < 3:
-        state = quiet_position(rng, 6)
-        if brute_force(state) != DRAW:
+    spreads = []
+    while len(spreads) < 3:
+        state = quiet_position(rng, 7)
+        if solved(state) != DRAW:
             continue
         bot.new_game()
-        move = bot.choose(state, TimeBudget(per_move=20.0))
+        move = bot.choose(state, TimeBudget(per_move=30.0))
         traps = {m: reference_trap(state, m) for m in G.legal_moves(state)}
-        drawing = {m: t for m, t in traps.items() if t is not None and child_score(brute_force(G.apply(state, m))) == 0}
+        drawing = {m: t for m, t in traps.items() if t is not None and child_score(solved(G.apply(state, m))) == 0}
         best = max(drawing.values())
-        assert child_score(brute_force(G.apply(state, move))) == DRAW, f"{state}\n{move}"
+        assert child_score(solved(G.apply(state, move))) == DRAW, f"{state}\n{move}"
         assert bot.stats()["trap"] == pytest.approx(best), f"{state}\n{move}"
         assert drawing[move] == pytest.approx(best)
-        checked += 1
-    brute_force.cache_clear()
+        spreads.append(best - min(drawing.values()))
+    assert max(spreads) > 0.1  # the choice mattered

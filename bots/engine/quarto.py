@@ -65,7 +65,7 @@ from protocol.games.quarto import LINES, QuartoMove, QuartoState
 from .bits import mix
 from .budget import thinking_seconds
 from .master import EngineBot
-from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, make_search
+from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, make_search, table_move_at
 
 SQUARES = 16
 PIECES = 16
@@ -537,12 +537,28 @@ DEFAULT_SECONDS = 1.0
 """Thinking time per move when the bot is given no budget."""
 OVERHEAD = 0.01
 """Seconds kept back from the move's deadline for converting positions and moves."""
+SETTLE_PLIES = 10
+"""From this many plies before the end, a null-window search first asks whether the game is a draw."""
+SETTLE_SHARE = 0.5
+"""The share of the move's time that question may take (the full search gets the rest otherwise)."""
 SHALLOW = 3
-SHALLOW_TRAP = 0.25
-"""A losing reply whose loss shows within ``SHALLOW`` more plies (a 4-ply search sees it) counts this much
-as a trap; one that takes longer counts 1."""
-TIME_UP = object()
-"""What the trap scoring returns when the clock runs out."""
+"""A reply whose loss shows within this many more plies is one a 4-ply search sees and avoids."""
+QUICK_TIE_BREAK = 0.01
+"""Between equal chances, a little for more quickly losing replies (a weaker opponent misses some)."""
+LOST, DRAWN, QUICK, DEEP, TIME_UP = (object() for _ in range(5))
+"""How the opponent's reply ends for us (lost; drawn; won within ``SHALLOW`` plies, or later), or: the
+clock ran out first."""
+
+
+def trap_chance(replies: int, deep: int, quick: int) -> float:
+    """The chance that an opponent who avoids quick losses, and picks at random otherwise, loses.
+
+    ``deep`` of its ``replies`` lose in more than ``SHALLOW`` plies, ``quick``
+    within them. Ties go to more quick losses (a weaker opponent misses those).
+    """
+    if replies <= quick:
+        return 1.0 + QUICK_TIE_BREAK  # every reply loses at once: a win, which the search finds first
+    return deep / (replies - quick) + QUICK_TIE_BREAK * quick / replies
 
 
 class QuartoMaster(EngineBot):
@@ -576,40 +592,73 @@ class QuartoMaster(EngineBot):
         deadline = start + max(thinking_seconds(budget, DEFAULT_SECONDS) - OVERHEAD, 0.0)
         position = from_state(state)
         plies = plies_left(position)
-        result = self._searcher.think(position, deadline, max_depth=plies)
-        self._last = {
-            "depth": result.depth, "score": result.score, "value": describe_score(result.score),
-            "exact": result.depth >= plies or abs(result.score) > MATE_BOUND,
-            "nodes": result.nodes, "seconds": time.perf_counter() - start,
-        }
-        chosen = result.move
-        if self._last["exact"] and result.score == DRAW:
-            traps = self._trap_move(position, deadline, result.move)
-            if traps is not None:
-                chosen = traps[0]
-                self._last.update(trap=traps[1], trap_moves_checked=traps[2])
+        chosen = NO_MOVE
+        if plies <= SETTLE_PLIES:
+            chosen = self._settled_draw(position, plies, start, deadline)
+        if chosen == NO_MOVE:
+            result = self._searcher.think(position, deadline, max_depth=plies)
+            self._last = {
+                "depth": result.depth, "score": result.score, "value": describe_score(result.score),
+                "exact": result.depth >= plies or abs(result.score) > MATE_BOUND,
+                "nodes": result.nodes, "seconds": time.perf_counter() - start,
+            }
+            chosen = result.move
+            if self._last["exact"] and result.score == DRAW:
+                traps = self._trap_move(position, deadline, result.move)
+                if traps is not None:
+                    chosen = traps[0]
+                    self._last.update(trap=traps[1], trap_moves_checked=traps[2])
         if chosen != NO_MOVE:
             move = to_quarto_move(chosen)
             if self._is_legal(state, move):
                 return move
         return self.game.legal_moves(state)[0]  # cannot happen in a running game; never answer illegally
 
+    def _settled_draw(self, position: np.ndarray, plies: int, start: float, deadline: float) -> int:
+        """Near the end: if one null-window search shows a draw, the best trap (else ``NO_MOVE``).
+
+        Proving "neither side can force a win" this way takes about half the
+        time of the exact solve, which leaves the trap scoring more of the
+        move's time. A win or a loss (``NO_MOVE``) is left to the full search,
+        whose table this search has already filled.
+        """
+        verdict = self._searcher.window(position, plies, -1, 1, start + (deadline - start) * SETTLE_SHARE)
+        if verdict != DRAW:
+            return NO_MOVE
+        drawing = table_move_at(self._searcher.table, np.uint64(key(position)))  # the move found to draw
+        moves = np.zeros(MAX_MOVES, np.int32)
+        if drawing not in moves[: generate_moves(position, moves)]:
+            return NO_MOVE
+        traps = self._trap_move(position, deadline, drawing)
+        if traps is None:
+            return NO_MOVE
+        self._last = {
+            "depth": plies, "score": DRAW, "value": describe_score(DRAW), "exact": True,
+            "seconds": time.perf_counter() - start,
+            "trap": traps[1], "trap_moves_checked": traps[2],
+        }
+        return traps[0]
+
     def _trap_move(self, position: np.ndarray, deadline: float, drawing: int) -> tuple[int, float, int] | None:
-        """In a drawn position, the drawing move that leaves the opponent the most ways to go wrong.
+        """In a drawn position, the drawing move that gives the opponent the best chance to go wrong.
 
         Every move here draws with best play, so the move the search found
         (``drawing``) is as good as any against a perfect opponent, but not
         against a fallible one. For each of our moves, each reply the opponent
         could make (those the search would look at: wins at once, safe
-        hand-overs) is solved; a move with a losing reply for us is dropped,
-        and the others are scored by the share of the opponent's replies that
-        lose, a loss that shows within a few plies (which a shallow search
-        sees) counting only a quarter. Null-window searches answer "win, draw
-        or loss?" and "a win within three plies?" far quicker than exact
-        values, and a move is given up as soon as even losing every remaining
-        reply could not make it the best. ``drawing`` goes first. Returns
-        ``(move, trap score, moves checked)``, or ``None`` when the clock ran
-        out before ``drawing`` was scored (it then stands).
+        hand-overs) is solved; a move with a reply that beats us is dropped.
+        The others are scored by the chance that an opponent who sees losses
+        within ``SHALLOW`` plies of its reply, and picks at random among the
+        replies it cannot tell apart, walks into a loss: deep losing replies
+        over replies that do not lose quickly (see :func:`trap_chance`).
+        Null-window searches answer "win, draw or loss?" and "a win within
+        three plies?" far quicker than exact values, and a move is given up
+        as soon as even losing every remaining reply could not make it the
+        best. ``drawing`` goes first. Returns ``(move, its score, moves
+        checked)``, or ``None`` when the clock ran out before ``drawing`` was
+        scored (it then stands). (Ordering the other moves by an estimate from
+        a few replies each was tried: with the little time left at ten empty
+        squares it found better traps about as often as worse ones.)
         """
         moves = np.zeros(MAX_MOVES, np.int32)
         replies = np.zeros(MAX_MOVES, np.int32)
@@ -633,48 +682,53 @@ class QuartoMaster(EngineBot):
     def _trap_score(
         self, position: np.ndarray, replies: np.ndarray, deadline: float, beat: float
     ) -> float | None | object:
-        """The weighted share of the opponent's replies that lose, or ``None`` if it cannot beat ``beat``.
+        """:func:`trap_chance` of the opponent's replies here, or ``None`` if that cannot beat ``beat``.
 
-        ``None`` also when a reply wins for the opponent.
+        ``None`` also when a reply beats us.
         """
         n = generate_moves(position, replies)
         if n == 0:
             return 0.0 if beat < 0.0 else None  # the board is full: a draw
         moves = [int(replies[i]) for i in range(n)]
-        caught = 0.0
+        deep = quick = 0
         for done, reply in enumerate(moves):
-            if (caught + n - done) / n <= beat:
-                return None  # even if every remaining reply lost, this would not be better
+            left = n - done
+            if trap_chance(n, deep + left, quick) + QUICK_TIE_BREAK * left / n <= beat:
+                return None  # however the remaining replies went, this would not be better
             play(position, reply)
-            value = self._reply_value(position, deadline)
+            kind = self._reply_kind(position, deadline)
             undo(position, reply)
-            if value is TIME_UP:
+            if kind is TIME_UP:
                 return TIME_UP
-            if value == LOSS:
+            if kind is LOST:
                 return None
-            caught += value  # type: ignore[operator]
-        return caught / n if caught / n > beat else None
+            deep += kind is DEEP
+            quick += kind is QUICK
+        chance = trap_chance(n, deep, quick)
+        return chance if chance > beat else None
 
-    def _reply_value(self, position: np.ndarray, deadline: float) -> float | object:
-        """After the opponent's reply: ``LOSS`` for us, 0 for a draw, and for a win its weight as a trap."""
+    def _reply_kind(self, position: np.ndarray, deadline: float) -> object:
+        """After the opponent's reply: ``LOST`` (for us), ``DRAWN``, ``QUICK`` or ``DEEP`` (a win for us)."""
         if position[WON]:
-            return LOSS
+            return LOST
         plies = plies_left(position)
         if plies == 0:
-            return 0.0
+            return DRAWN
         value = self._searcher.window(position, plies, -1, 1, deadline)  # win, draw or loss?
         if value is None:
             return TIME_UP
-        if value < 0:
-            return LOSS
-        if value == 0:
-            return 0.0
+        if value != 0:
+            return LOST if value < 0 else self._win_kind(position, plies, deadline)
+        return DRAWN
+
+    def _win_kind(self, position: np.ndarray, plies: int, deadline: float) -> object:
+        """``QUICK`` when our win shows within ``SHALLOW`` plies, else ``DEEP``."""
         # Mate scores are proven distances, so "at least MATE - SHALLOW" means "a win within SHALLOW plies"
         # even when the table answers from a deeper search.
         quick = self._searcher.window(position, min(plies, SHALLOW), MATE - SHALLOW - 1, MATE - SHALLOW, deadline)
         if quick is None:
             return TIME_UP
-        return SHALLOW_TRAP if quick >= MATE - SHALLOW else 1.0
+        return QUICK if quick >= MATE - SHALLOW else DEEP
 
     def _is_legal(self, state: QuartoState, move: QuartoMove) -> bool:
         try:
