@@ -249,3 +249,29 @@ def test_longer_chains_of_fours_are_wins_the_search_confirms() -> None:
                 assert result.score > engine.MATE_BOUND, str(state)
                 break
     assert found > 5
+
+
+# --- Drawn endgames ---------------------------------------------------------------------------------
+
+
+def test_the_drawing_trap_keeps_the_draw(master: engine.MagneticCaveMaster) -> None:
+    rng = random.Random("cave-draw-traps")
+    searcher = master._searcher
+    checked = 0
+    while checked < 3:
+        state = G.initial_state()
+        while G.outcome(state) is None and sum(1 for c in state.board if c) < 46:
+            state = G.apply(state, rng.choice(G.legal_moves(state)))
+        if G.outcome(state) is not None:
+            continue
+        position = engine.from_state(state)
+        searcher.clear()
+        if master._exact(position, float("inf")) != 0:
+            continue
+        result = searcher.think(position, float("inf"), max_depth=engine.SQUARES - int(position[2]))
+        move, traps = master._drawing_trap(position, result.move, float("inf"))
+        assert np.array_equal(position, engine.from_state(state))
+        assert Brick(move) in G.legal_moves(state) and traps >= 0
+        after = engine.from_state(G.apply(state, Brick(move)))
+        assert engine.game_result(after) != engine.RUNNING or master._exact(after, float("inf")) == 0
+        checked += 1
