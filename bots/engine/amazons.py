@@ -681,6 +681,8 @@ class AmazonsMaster(EngineBot):
     and history survive from move to move within a game.
     """
 
+    SEARCH, MAX_MOVES, MOVE_SPACE, TABLE_BITS = search, MAX_MOVES, MOVE_SPACE, TABLE_BITS
+
     def __init__(
         self, game_id: str = "amazons", level: str = "master", seed: int | None = None,
         root_width: int = DEFAULT_ROOT_WIDTH, beam: tuple[int, ...] = DEFAULT_BEAM,
@@ -691,9 +693,6 @@ class AmazonsMaster(EngineBot):
 
     def _warm_up(self) -> None:
         warm_up()
-
-    def _memory(self) -> None:
-        self._searcher = Searcher(search, max_moves=MAX_MOVES, move_space=MOVE_SPACE, table_bits=TABLE_BITS)
 
     def position(self, state: AmazonsState) -> np.ndarray:
         """The engine array of ``state`` with this bot's search widths."""

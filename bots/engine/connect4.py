@@ -556,6 +556,7 @@ class Connect4Master(EngineBot):
     """
 
     MEMORY = ("_solver", "_searcher")
+    SEARCH, MAX_MOVES, MOVE_SPACE = search, WIDTH, WIDTH
 
     def __init__(self, game_id: str = "connect4", level: str = "master", seed: int | None = None) -> None:
         super().__init__(game_id, level, seed)
@@ -565,7 +566,7 @@ class Connect4Master(EngineBot):
 
     def _memory(self) -> None:
         self._solver = new_solver_tables()
-        self._searcher = Searcher(search, max_moves=WIDTH, move_space=WIDTH, table_bits=20)
+        super()._memory()
 
     def new_game(self) -> None:
         """Forget the tables of the last game."""

@@ -444,16 +444,14 @@ class MagneticCaveMaster(EngineBot):
     the game. The table survives from move to move within a game.
     """
 
+    SEARCH, MAX_MOVES, MOVE_SPACE = search, MAX_MOVES, MOVE_SPACE
+
     def __init__(self, game_id: str = "magnetic-cave", level: str = "master", seed: int | None = None,
-                 table_bits: int = 20) -> None:
-        self.table_bits = table_bits
-        super().__init__(game_id, level, seed)
+                 table_bits: int | None = None) -> None:
+        super().__init__(game_id, level, seed, table_bits)
 
     def _warm_up(self) -> None:
         warm_up()
-
-    def _memory(self) -> None:
-        self._searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, self.table_bits)
 
     def choose(self, state: CaveState, budget: TimeBudget | None = None) -> Brick:
         """The best brick found before the deadline (``budget`` less a margin, see ``budget.py``; 3 s without one)."""

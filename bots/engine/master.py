@@ -9,9 +9,12 @@ thinking rather than to loading.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bots.base import Bot
+
+from .search import Searcher
 
 
 class EngineBot(Bot):
@@ -19,16 +22,26 @@ class EngineBot(Bot):
 
     MEMORY: tuple[str, ...] = ("_searcher",)
     """Attributes holding search tables: dropped when pickled, rebuilt by :meth:`_memory`."""
+    SEARCH: Callable[..., tuple[int, int, int]]
+    """The game's compiled search (``make_search``)."""
+    MAX_MOVES: int
+    """The most moves a position of the game can have."""
+    MOVE_SPACE: int
+    """Moves are ints below this."""
+    TABLE_BITS = 20
+    """The transposition table has ``2 ** TABLE_BITS`` entries of 16 bytes unless told otherwise."""
 
-    def __init__(self, game_id: str, level: str = "master", seed: int | None = None) -> None:
+    def __init__(self, game_id: str, level: str = "master", seed: int | None = None,
+                 table_bits: int | None = None) -> None:
         super().__init__(game_id, level, seed)
+        self.table_bits = self.TABLE_BITS if table_bits is None else table_bits
         self._last: dict[str, Any] = {}
         self._memory()
         self._warm_up()
 
     def _memory(self) -> None:
         """Allocate the search tables (``self._searcher`` and any others named in MEMORY)."""
-        raise NotImplementedError
+        self._searcher = Searcher(type(self).SEARCH, self.MAX_MOVES, self.MOVE_SPACE, self.table_bits)
 
     def _warm_up(self) -> None:
         """Load (or compile, the very first time) the compiled code."""

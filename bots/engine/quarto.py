@@ -575,16 +575,14 @@ class QuartoMaster(EngineBot):
     board. The table survives from move to move within a game.
     """
 
+    SEARCH, MAX_MOVES, MOVE_SPACE = search, MAX_MOVES, MOVE_SPACE
+
     def __init__(self, game_id: str = "quarto", level: str = "master", seed: int | None = None,
-                 table_bits: int = 20) -> None:
-        self.table_bits = table_bits
-        super().__init__(game_id, level, seed)
+                 table_bits: int | None = None) -> None:
+        super().__init__(game_id, level, seed, table_bits)
 
     def _warm_up(self) -> None:
         warm_up()
-
-    def _memory(self) -> None:
-        self._searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, self.table_bits)
 
     def choose(self, state: QuartoState, budget: TimeBudget | None = None) -> QuartoMove:
         """The best move found before the deadline (``budget`` less a margin, see ``budget.py``; 1 s without one)."""

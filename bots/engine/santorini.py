@@ -498,14 +498,13 @@ class SantoriniMaster(EngineBot):
     bot is built, so a move's time goes to thinking.
     """
 
+    SEARCH, MAX_MOVES, MOVE_SPACE, TABLE_BITS = search, MAX_MOVES, MOVE_SPACE, TABLE_BITS
+
     def __init__(self, game_id: str = "santorini", level: str = "master", seed: int | None = None) -> None:
         super().__init__(game_id, level, seed)
 
     def _warm_up(self) -> None:
         warm_up()
-
-    def _memory(self) -> None:
-        self._searcher = Searcher(search, max_moves=MAX_MOVES, move_space=MOVE_SPACE, table_bits=TABLE_BITS)
 
     def think(self, state: SantoriniState, seconds: float, max_depth: int = 127) -> SearchResult:
         """Search ``state`` for ``seconds`` (for benchmarks and tests); the move is an engine code."""
