@@ -70,7 +70,7 @@ from protocol.games.magnetic_cave import Brick, CaveState
 from .bits import lowest_index, mix, popcount
 from .budget import thinking_seconds
 from .master import EngineBot
-from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, make_search
+from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, describe_score, make_search
 
 SIZE = 8
 SQUARES = 64
@@ -415,15 +415,6 @@ search = make_search(
     game_result=game_result, order_hint=order_hint,
 )
 """The shared search, compiled for Magnetic Cave."""
-
-
-def describe_score(score: int) -> str:
-    """A search score in words: ``"win in 3"``, ``"loss in 2"`` (plies), or a heuristic value."""
-    if score > MATE_BOUND:
-        return f"win in {MATE - score}"
-    if score < -MATE_BOUND:
-        return f"loss in {MATE + score}"
-    return f"{score:+d}"
 
 
 # --- The master bot -------------------------------------------------------------------------------

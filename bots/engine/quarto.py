@@ -70,7 +70,7 @@ from protocol.games.quarto import LINES, QuartoMove, QuartoState
 from .bits import mix
 from .budget import thinking_seconds
 from .master import EngineBot
-from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, make_search, table_move_at
+from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, describe_score, make_search, table_move_at
 
 SQUARES = 16
 PIECES = 16
@@ -511,15 +511,6 @@ search = make_search(
     game_result=game_result, order_hint=order_hint,
 )
 """The shared search, compiled for Quarto."""
-
-
-def describe_score(score: int) -> str:
-    """A search score in words: ``"win in 3"``, ``"loss in 2"`` (plies), or a heuristic value."""
-    if score > MATE_BOUND:
-        return f"win in {MATE - score}"
-    if score < -MATE_BOUND:
-        return f"loss in {MATE + score}"
-    return f"{score:+d}"
 
 
 def plies_left(state: np.ndarray) -> int:

@@ -487,6 +487,15 @@ def _source_digest(functions: Any) -> str:
     return digest.hexdigest()[:12]
 
 
+def describe_score(score: int) -> str:
+    """A search score in words: ``"win in 3"``, ``"loss in 2"`` (plies), or a heuristic value."""
+    if score > MATE_BOUND:
+        return f"win in {MATE - score}"
+    if score < -MATE_BOUND:
+        return f"loss in {MATE + score}"
+    return f"{score:+d}"
+
+
 class SearchResult(NamedTuple):
     """What one :meth:`Searcher.think` found."""
 
