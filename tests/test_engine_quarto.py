@@ -12,6 +12,7 @@ import pytest
 
 from bots import TimeBudget
 from bots.engine import quarto as engine
+from bots.engine.master import trap_chance
 from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING
 from bots.evaluate.quarto import completes_line, winning_squares
 from protocol.games.quarto import EMPTY, GRID, QUARTO, QuartoMove, QuartoState
@@ -278,7 +279,7 @@ def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
     replies = [r for r in G.legal_moves(after) if r.piece is None or not winning_squares(
         G.apply(after, r).board, r.piece)]
     if not replies:  # every hand-over loses at once: the engine searches one of them
-        return engine.trap_chance(1, 0, 1)
+        return trap_chance(1, 0, 1)
     deep = quick = 0
     for reply in replies:
         value = solved(G.apply(after, reply))  # ours again
@@ -287,14 +288,14 @@ def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
         if value > MATE_BOUND:
             quick += value >= MATE - engine.SHALLOW
             deep += value < MATE - engine.SHALLOW
-    return engine.trap_chance(len(replies), deep, quick)
+    return trap_chance(len(replies), deep, quick)
 
 
 def test_trap_chance_is_the_share_of_deep_losses_among_replies_that_do_not_lose_quickly() -> None:
-    assert engine.trap_chance(10, 0, 0) == 0.0
-    assert engine.trap_chance(10, 5, 0) == pytest.approx(0.5)
-    assert engine.trap_chance(10, 2, 8) > engine.trap_chance(10, 5, 0)  # the 2 are all a careful opponent has
-    assert engine.trap_chance(10, 3, 2) > engine.trap_chance(10, 3, 1)
+    assert trap_chance(10, 0, 0) == 0.0
+    assert trap_chance(10, 5, 0) == pytest.approx(0.5)
+    assert trap_chance(10, 2, 8) > trap_chance(10, 5, 0)  # the 2 are all a careful opponent has
+    assert trap_chance(10, 3, 2) > trap_chance(10, 3, 1)
 
 
 def test_master_keeps_a_draw_and_sets_the_trap_with_the_most_losing_replies() -> None:

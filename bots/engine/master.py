@@ -63,3 +63,20 @@ class EngineBot(Bot):
     def stats(self) -> dict[str, Any]:
         """How the last move was found (``depth``, ``score``, ``nodes``, ``seconds``, ... per engine)."""
         return dict(self._last)
+
+
+QUICK_TIE_BREAK = 0.01
+"""Between equal chances, a little for more quickly losing replies (a weaker opponent misses some)."""
+
+
+def trap_chance(replies: int, deep: int, quick: int) -> float:
+    """The chance that an opponent who avoids quick losses, and picks at random otherwise, loses.
+
+    ``deep`` of its ``replies`` lose too late for a shallow search to see,
+    ``quick`` soon enough. Ties go to more quick losses (a weaker opponent
+    misses some of those). The traps of the Quarto and Magnetic Cave masters
+    choose among safe moves by this chance.
+    """
+    if replies <= quick:
+        return 1.0 + QUICK_TIE_BREAK  # every reply loses soon: a win, which the search finds first
+    return deep / (replies - quick) + QUICK_TIE_BREAK * quick / replies

@@ -69,7 +69,7 @@ from protocol.games.quarto import LINES, QuartoMove, QuartoState
 
 from .bits import mix
 from .budget import thinking_seconds
-from .master import EngineBot
+from .master import QUICK_TIE_BREAK, EngineBot, trap_chance
 from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, describe_score, make_search, table_move_at
 
 SQUARES = 16
@@ -539,22 +539,9 @@ SETTLE_SHARE = 0.5
 """The share of the move's time that question may take (the full search gets the rest otherwise)."""
 SHALLOW = 3
 """A reply whose loss shows within this many more plies is one a 4-ply search sees and avoids."""
-QUICK_TIE_BREAK = 0.01
-"""Between equal chances, a little for more quickly losing replies (a weaker opponent misses some)."""
 LOST, DRAWN, QUICK, DEEP, TIME_UP = (object() for _ in range(5))
 """How the opponent's reply ends for us (lost; drawn; won within ``SHALLOW`` plies, or later), or: the
 clock ran out first."""
-
-
-def trap_chance(replies: int, deep: int, quick: int) -> float:
-    """The chance that an opponent who avoids quick losses, and picks at random otherwise, loses.
-
-    ``deep`` of its ``replies`` lose in more than ``SHALLOW`` plies, ``quick``
-    within them. Ties go to more quick losses (a weaker opponent misses those).
-    """
-    if replies <= quick:
-        return 1.0 + QUICK_TIE_BREAK  # every reply loses at once: a win, which the search finds first
-    return deep / (replies - quick) + QUICK_TIE_BREAK * quick / replies
 
 
 class QuartoMaster(EngineBot):
