@@ -74,8 +74,9 @@ def trap_chance(replies: int, deep: int, quick: int) -> float:
 
     ``deep`` of its ``replies`` lose too late for a shallow search to see,
     ``quick`` soon enough. Ties go to more quick losses (a weaker opponent
-    misses some of those). The traps of the Quarto and Magnetic Cave masters
-    choose among safe moves by this chance.
+    misses some of those). The Quarto master's traps choose among drawing
+    moves by this chance; any game whose engine can tell quick from deep
+    losses can do the same.
     """
     if replies <= quick:
         return 1.0 + QUICK_TIE_BREAK  # every reply loses soon: a win, which the search finds first
