@@ -9,7 +9,8 @@ and a few random opening plies so the games differ.
     .venv/bin/python benchmarks/strength.py --game quarto --games 20
 
 Prints, per game: N, minimax-N's mean move time, and master's wins, draws,
-losses and score with a 95% Wilson interval (target: 90% or more).
+losses and score with a 95% Wilson interval (target: 90% or more), and its
+wins, draws and losses moving first and moving second.
 """
 
 from __future__ import annotations
@@ -101,15 +102,17 @@ def main(argv: list[str] | None = None) -> int:
                             seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies, progress=progress)
         low, high = result.a_interval()
         tally = result.a
+        first, second = result.a_first, result.a_second
         rows.append((game_id, depth, mean, tally.wins, tally.draws, tally.losses, result.a_score, low, high,
+                     f"{first.wins}-{first.draws}-{first.losses}", f"{second.wins}-{second.draws}-{second.losses}",
                      time.perf_counter() - started))
     print(f"\nmaster vs minimax-N, {args.games} games each, {args.time_per_move:g} s a move for master, "
           f"colours alternated, {args.opening_plies} random opening plies, seed {args.seed}\n")
     print(f"{'game':<14}{'N':>3}{'mm s/move':>11}{'won':>6}{'drawn':>7}{'lost':>6}{'score':>8}"
-          f"{'95% interval':>17}{'seconds':>9}")
-    for game_id, depth, mean, won, drawn, lost, score, low, high, seconds in rows:
+          f"{'95% interval':>17}{'W-D-L 1st':>11}{'W-D-L 2nd':>11}{'seconds':>9}")
+    for game_id, depth, mean, won, drawn, lost, score, low, high, first, second, seconds in rows:
         print(f"{game_id:<14}{depth:>3}{mean:>11.3f}{won:>6}{drawn:>7}{lost:>6}{score:>8.3f}"
-              f"{low:>8.3f} to {high:<5.3f}{seconds:>9.0f}")
+              f"{low:>8.3f} to {high:<5.3f}{first:>11}{second:>11}{seconds:>9.0f}")
     return 0
 
 
