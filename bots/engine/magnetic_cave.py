@@ -54,7 +54,19 @@ stop fours (6% fewer nodes to depth 9, 18% fewer nodes a second); playing
 out forced blocks at the horizon (30 second-player games: 0.617 with, 0.717
 without); a contempt for draws; a bonus for open squares beside threat
 squares; a count of the squares left outside the threat squares' reach,
-whose parity predicted solved endgames worse than the evaluation's sign.
+whose parity predicted solved endgames worse than the evaluation's sign; a
+penalty when the opponent would win by a chain of fours were it to move
+(56-38-6, no better). A later run of the final code with ``--jobs 2``:
+58-37-5 (0.765).
+
+Where the losses come from: replays of three lost games show the evaluation
+scoring +126..+132 from brick 30 to 38, and the search finding "loss in 20"
+at brick 40: a zugzwang ending, not a tactic. Each row's empty squares are
+one run filled from its two ends, and the side that runs out of safe bricks
+first must play beside an opposing threat square. The evaluation counts
+threat squares but not which side the zugzwang will force (Connect Four's
+odd/even rule, for this game): that is the next thing to build, checked
+against exactly solved positions from bricks 38-46.
 """
 
 from __future__ import annotations
