@@ -10,7 +10,7 @@ import pytest
 
 from bots import TimeBudget
 from bots.engine import magnetic_cave as engine
-from bots.engine.search import DRAW, LOSS, RUNNING
+from bots.engine.search import DRAW, LOSS, MATE_BOUND, RUNNING
 from protocol.games.magnetic_cave import GRID, MAGNETIC_CAVE, Brick, CaveState
 
 G = MAGNETIC_CAVE
@@ -246,12 +246,21 @@ def test_longer_chains_of_fours_are_wins_the_search_confirms() -> None:
                 found += 1
                 searcher.clear()
                 result = searcher.think(engine.from_state(state), float("inf"), max_depth=2 * depth + 1)
-                assert result.score > engine.MATE_BOUND, str(state)
+                assert result.score > MATE_BOUND, str(state)
                 break
     assert found > 5
 
 
 # --- Drawn endgames ---------------------------------------------------------------------------------
+
+
+def exact(master: engine.MagneticCaveMaster, position: np.ndarray) -> int | None:
+    """The exact value of ``position`` for the side to move (a full-depth search)."""
+    plies = engine.plies_left(position)
+    result = master._searcher.think(position, float("inf"), max_depth=plies)
+    if result.depth >= plies or abs(result.score) > MATE_BOUND:
+        return result.score
+    return None
 
 
 def test_the_drawing_trap_keeps_the_draw(master: engine.MagneticCaveMaster) -> None:
@@ -266,12 +275,12 @@ def test_the_drawing_trap_keeps_the_draw(master: engine.MagneticCaveMaster) -> N
             continue
         position = engine.from_state(state)
         searcher.clear()
-        if master._exact(position, float("inf")) != 0:
+        if exact(master, position) != 0:
             continue
-        result = searcher.think(position, float("inf"), max_depth=engine.SQUARES - int(position[2]))
+        result = searcher.think(position, float("inf"), max_depth=engine.plies_left(position))
         move, traps = master._drawing_trap(position, result.move, float("inf"))
         assert np.array_equal(position, engine.from_state(state))
         assert Brick(move) in G.legal_moves(state) and traps >= 0
         after = engine.from_state(G.apply(state, Brick(move)))
-        assert engine.game_result(after) != engine.RUNNING or master._exact(after, float("inf")) == 0
+        assert engine.game_result(after) != engine.RUNNING or exact(master, after) == 0
         checked += 1

@@ -12,7 +12,7 @@ import pytest
 
 from bots import TimeBudget
 from bots.engine import quarto as engine
-from bots.engine.master import trap_chance
+from bots.engine.master import SHALLOW, trap_chance
 from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING
 from bots.evaluate.quarto import completes_line, winning_squares
 from protocol.games.quarto import EMPTY, GRID, QUARTO, QuartoMove, QuartoState
@@ -286,8 +286,8 @@ def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
         if value < -MATE_BOUND:
             return None
         if value > MATE_BOUND:
-            quick += value >= MATE - engine.SHALLOW
-            deep += value < MATE - engine.SHALLOW
+            quick += value >= MATE - SHALLOW
+            deep += value < MATE - SHALLOW
     return trap_chance(len(replies), deep, quick)
 
 

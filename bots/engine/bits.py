@@ -36,6 +36,17 @@ def lowest_index(x: np.uint64) -> int:
 
 
 @njit(cache=True)
+def list_squares(x: np.uint64, moves: np.ndarray) -> int:
+    """Write the indexes of ``x``'s set bits into ``moves``, lowest first; returns how many."""
+    n = 0
+    while x:
+        moves[n] = lowest_index(x)
+        x &= x - ONE
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def mix(x: np.uint64) -> np.uint64:
     """The splitmix64 finaliser: a bijection of ``uint64`` that scatters every input bit."""
     x = (x ^ (x >> S30)) * MIX1

@@ -40,7 +40,7 @@ The evaluation (only at the search horizon), for the side to move:
 Drawn endgames: once the search has proved the game a draw (it reaches the
 full board), the time left goes to an exact look at every drawing move: the
 one that leaves the opponent the most replies that lose, and lose slowly
-(``TRAP_PLIES``), is played. A fallible opponent may miss the only holding
+(beyond ``SHALLOW`` plies), is played. A fallible opponent may miss the only holding
 replies; a perfect one draws all the same.
 
 Measured against ``minimax-4`` at 0.2 s a move (``benchmarks/strength.py``,
@@ -79,10 +79,10 @@ from numba import njit
 from bots.base import TimeBudget
 from protocol.games.magnetic_cave import Brick, CaveState
 
-from .bits import lowest_index, mix, popcount
+from .bits import list_squares, lowest_index, mix, popcount
 from .budget import thinking_seconds
-from .master import EngineBot
-from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, describe_score, make_search
+from .master import DEEP, DRAWN, EngineBot
+from .search import DRAW, LOSS, NO_MOVE, RUNNING, Searcher, describe_score, make_search
 
 SIZE = 8
 SQUARES = 64
@@ -303,6 +303,11 @@ def from_state(state: CaveState) -> np.ndarray:
     return np.array([mine, theirs, bricks], np.uint64)
 
 
+def plies_left(state: np.ndarray) -> int:
+    """The most moves the game can still last: one per empty square."""
+    return SQUARES - int(state[2])
+
+
 def to_brick(move: int) -> Brick:
     """The reference move for an engine move (a square)."""
     return Brick(int(move))
@@ -316,13 +321,7 @@ def legal_moves(state: np.ndarray, moves: np.ndarray) -> int:
     """Every open square, in index order (all the reference rules allow); 0 once the game is over."""
     if game_result(state) != RUNNING:
         return 0
-    free = open_squares(state[0] | state[1])
-    n = 0
-    while free:
-        moves[n] = lowest_index(free)
-        free &= free - ONE
-        n += 1
-    return n
+    return list_squares(open_squares(state[0] | state[1]), moves)
 
 
 @njit(cache=True)
@@ -343,14 +342,7 @@ def generate_moves(state: np.ndarray, moves: np.ndarray) -> int:
         moves[0] = lowest_index(forced)  # with two, this loses like any other move
         return 1
     candidates = free & ~beside(danger)
-    if candidates == 0:
-        candidates = free
-    n = 0
-    while candidates:
-        moves[n] = lowest_index(candidates)
-        candidates &= candidates - ONE
-        n += 1
-    return n
+    return list_squares(candidates if candidates else free, moves)
 
 
 @njit(cache=True)
@@ -433,9 +425,6 @@ search = make_search(
 
 DEFAULT_SECONDS = 3.0
 """Thinking time per move without a budget: the original assignment's 3-second rule."""
-TRAP_PLIES = 5
-"""A reply counts as a trap only when the win it allows takes at least this many plies: quicker
-losses any opponent sees."""
 OVERHEAD = 0.01
 """Seconds kept back from the move's deadline for converting positions and moves."""
 
@@ -463,7 +452,7 @@ class MagneticCaveMaster(EngineBot):
             raise ValueError("the game is over: there is no move to choose")
         deadline = start + max(thinking_seconds(budget, DEFAULT_SECONDS) - OVERHEAD, 0.0)
         position = from_state(state)
-        plies = SQUARES - int(position[2])
+        plies = plies_left(position)
         result = self._searcher.think(position, deadline, max_depth=plies)
         move, traps = result.move, 0
         if result.score == 0 and result.depth >= plies:
@@ -477,20 +466,12 @@ class MagneticCaveMaster(EngineBot):
             return to_brick(move)
         return legal[0]  # cannot happen in a running game; never answer illegally
 
-    def _exact(self, position: np.ndarray, deadline: float) -> int | None:
-        """The exact value of ``position`` for the side to move, or ``None`` when time runs out first."""
-        plies = SQUARES - int(position[2])
-        result = self._searcher.think(position, deadline, max_depth=plies)
-        if result.depth >= plies or abs(result.score) > MATE_BOUND:
-            return result.score
-        return None
-
     def _drawing_trap(self, position: np.ndarray, move: int, deadline: float) -> tuple[int, int]:
         """Among the moves that hold the proven draw, the one with the most replies that lose.
 
         A fallible opponent may miss the only replies that hold: this picks,
-        by exact search, the drawing move that leaves it the most replies that
-        lose slowly (see ``TRAP_PLIES``), else ``move`` (the search's choice).
+        by null-window searches (``EngineBot._solved_kind``), the drawing move that leaves it the most replies that
+        lose slowly (see ``SHALLOW``), else ``move`` (the search's choice).
         When time runs out it answers with the best found so far. Returns the
         move and how many such replies it leaves.
         """
@@ -500,12 +481,12 @@ class MagneticCaveMaster(EngineBot):
         for candidate in moves[: generate_moves(position, moves)]:
             play(position, candidate)
             traps = 0
-            if game_result(position) == RUNNING and self._exact(position, deadline) == 0:
+            running = game_result(position) == RUNNING
+            if running and self._solved_kind(position, plies_left(position), deadline) is DRAWN:
                 for reply in replies[: legal_moves(position, replies)]:
                     play(position, reply)
                     if game_result(position) == RUNNING:
-                        value = self._exact(position, deadline)
-                        traps += value is not None and MATE_BOUND < value <= MATE - TRAP_PLIES
+                        traps += self._solved_kind(position, plies_left(position), deadline) is DEEP
                     undo(position, reply)
             undo(position, candidate)
             if traps > best_traps:  # a drawing move, with at least this many losing replies
@@ -531,4 +512,5 @@ def warm_up() -> None:
     legal_moves(position, np.zeros(MAX_MOVES, np.int32))
     searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=10)
     searcher.think(position, 0.0, max_depth=4)
+    searcher.window(position, 3, -1, 1, 0.0)  # the drawing traps' search
     _warm = True

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from bots.base import Bot
 
-from .search import Searcher
+from .search import MATE, Searcher
 
 
 class EngineBot(Bot):
@@ -46,6 +48,26 @@ class EngineBot(Bot):
     def _warm_up(self) -> None:
         """Load (or compile, the very first time) the compiled code."""
 
+    def _solved_kind(self, position: np.ndarray, plies: int, deadline: float) -> object:
+        """How a running ``position`` at most ``plies`` from the end goes for the side to move, with best play.
+
+        ``LOST``, ``DRAWN``, ``QUICK`` (a win within ``SHALLOW`` plies) or
+        ``DEEP`` (a later win); ``TIME_UP`` when the clock ran out first. Two
+        null-window searches answer this far quicker than an exact value. The
+        trap passes of the masters classify the opponent's replies with it.
+        """
+        value = self._searcher.window(position, plies, -1, 1, deadline)  # win, draw or loss?
+        if value is None:
+            return TIME_UP
+        if value <= 0:
+            return LOST if value < 0 else DRAWN
+        # Mate scores are proven distances, so "at least MATE - SHALLOW" means "a win within SHALLOW plies"
+        # even when the table answers from a deeper search.
+        quick = self._searcher.window(position, min(plies, SHALLOW), MATE - SHALLOW - 1, MATE - SHALLOW, deadline)
+        if quick is None:
+            return TIME_UP
+        return QUICK if quick >= MATE - SHALLOW else DEEP
+
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         for name in self.MEMORY:
@@ -65,6 +87,11 @@ class EngineBot(Bot):
         return dict(self._last)
 
 
+SHALLOW = 3
+"""A loss that shows within this many plies after a reply is one a 4-ply search sees and avoids."""
+LOST, DRAWN, QUICK, DEEP, TIME_UP = (object() for _ in range(5))
+"""What :meth:`EngineBot._solved_kind` finds: lost; drawn; won within ``SHALLOW`` plies, or later; or
+the clock ran out first."""
 QUICK_TIE_BREAK = 0.01
 """Between equal chances, a little for more quickly losing replies (a weaker opponent misses some)."""
 

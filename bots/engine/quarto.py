@@ -70,8 +70,8 @@ from protocol.games.quarto import LINES, QuartoMove, QuartoState
 
 from .bits import mix
 from .budget import thinking_seconds
-from .master import QUICK_TIE_BREAK, EngineBot, trap_chance
-from .search import DRAW, LOSS, MATE, MATE_BOUND, NO_MOVE, RUNNING, Searcher, describe_score, make_search, table_move_at
+from .master import DEEP, DRAWN, LOST, QUICK, QUICK_TIE_BREAK, TIME_UP, EngineBot, trap_chance
+from .search import DRAW, LOSS, MATE_BOUND, NO_MOVE, RUNNING, Searcher, describe_score, make_search, table_move_at
 
 SQUARES = 16
 PIECES = 16
@@ -538,11 +538,6 @@ SETTLE_PLIES = 10
 """From this many plies before the end, a null-window search first asks whether the game is a draw."""
 SETTLE_SHARE = 0.5
 """The share of the move's time that question may take (the full search gets the rest otherwise)."""
-SHALLOW = 3
-"""A reply whose loss shows within this many more plies is one a 4-ply search sees and avoids."""
-LOST, DRAWN, QUICK, DEEP, TIME_UP = (object() for _ in range(5))
-"""How the opponent's reply ends for us (lost; drawn; won within ``SHALLOW`` plies, or later), or: the
-clock ran out first."""
 
 
 class QuartoMaster(EngineBot):
@@ -630,7 +625,7 @@ class QuartoMaster(EngineBot):
         could make (those the search would look at: wins at once, safe
         hand-overs) is solved; a move with a reply that beats us is dropped.
         The others are scored by the chance that an opponent who sees losses
-        within ``SHALLOW`` plies of its reply, and picks at random among the
+        within ``master.SHALLOW`` plies of its reply, and picks at random among the
         replies it cannot tell apart, walks into a loss: deep losing replies
         over replies that do not lose quickly (see :func:`trap_chance`).
         Null-window searches answer "win, draw or loss?" and "a win within
@@ -694,23 +689,7 @@ class QuartoMaster(EngineBot):
         if position[WON]:
             return LOST
         plies = plies_left(position)
-        if plies == 0:
-            return DRAWN
-        value = self._searcher.window(position, plies, -1, 1, deadline)  # win, draw or loss?
-        if value is None:
-            return TIME_UP
-        if value != 0:
-            return LOST if value < 0 else self._win_kind(position, plies, deadline)
-        return DRAWN
-
-    def _win_kind(self, position: np.ndarray, plies: int, deadline: float) -> object:
-        """``QUICK`` when our win shows within ``SHALLOW`` plies, else ``DEEP``."""
-        # Mate scores are proven distances, so "at least MATE - SHALLOW" means "a win within SHALLOW plies"
-        # even when the table answers from a deeper search.
-        quick = self._searcher.window(position, min(plies, SHALLOW), MATE - SHALLOW - 1, MATE - SHALLOW, deadline)
-        if quick is None:
-            return TIME_UP
-        return QUICK if quick >= MATE - SHALLOW else DEEP
+        return DRAWN if plies == 0 else self._solved_kind(position, plies, deadline)
 
     def _is_legal(self, state: QuartoState, move: QuartoMove) -> bool:
         try:
