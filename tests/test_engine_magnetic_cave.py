@@ -179,19 +179,95 @@ def test_line_points_and_four_makers_agree_with_brute_force() -> None:
 
     for state in random_positions("cave-engine-lines", 12):
         mine, theirs = _sides(state)
-        points, makers = engine.line_points(np.uint64(mine), np.uint64(theirs))
-        expected_points, expected_makers = 0, 0
+        points, their_points, makers, their_makers = engine.line_points(np.uint64(mine), np.uint64(theirs))
+        expected_points, expected_their_points, expected_makers, expected_their_makers = 0, 0, 0, 0
         for window in WINDOWS:
             ours = sum(mine >> s & 1 for s in window)
             others = sum(theirs >> s & 1 for s in window)
             if others == 0 and ours < 4:
                 expected_points += engine.LINE_POINTS[ours]
             elif ours == 0 and others < 4:
-                expected_points -= engine.LINE_POINTS[others]
+                expected_their_points += engine.LINE_POINTS[others]
             if ours == 3 and others == 0:
                 expected_makers |= _bits([s for s in window if not mine >> s & 1])
-        assert points == expected_points
+            if others == 3 and ours == 0:
+                expected_their_makers |= _bits([s for s in window if not theirs >> s & 1])
+        assert (points, their_points) == (expected_points, expected_their_points)
         assert int(makers) == expected_makers == int(engine.four_makers(np.uint64(mine), np.uint64(theirs)))
+        assert int(their_makers) == expected_their_makers
+
+
+def _filling_game(pool: int, mine: int, theirs: int) -> int:
+    """The zugzwang model played out move by move: +1, 0 or -1 for the side to move.
+
+    ``pool`` safe squares; ``mine`` and ``theirs`` threat squares, each with an
+    empty square on both sides. A move takes a pool square, or plays beside one
+    of the mover's threat squares: the opponent must block it, and the square on
+    its far side joins the pool, the same side moving again. With no pool square
+    and no threat square of its own, the mover must play beside an opposing one
+    and loses; with nothing left at all the board is full, a draw.
+    """
+    if pool == 0 and mine == 0:
+        return -1 if theirs else 0
+    outcomes = []
+    if pool:
+        outcomes.append(-_filling_game(pool - 1, theirs, mine))
+    if mine:
+        outcomes.append(_filling_game(pool + 1, mine - 1, theirs))
+    return max(outcomes)
+
+
+def test_the_zugzwang_rule_solves_the_filling_model() -> None:
+    for mine in range(5):
+        for theirs in range(5):
+            for pool in range(12):
+                assert engine.zugzwang(mine - theirs, pool) == _filling_game(pool, mine, theirs), (pool, mine, theirs)
+
+
+def test_the_middle_game_evaluation_is_one_judge_for_both_sides() -> None:
+    """Whichever side is to move, the evaluation scores a position the same for the side it plays for.
+
+    It builds more than it blocks (``OWN_LINES``), so it is not symmetric
+    between the two sides, but negamax needs it zero-sum.
+    """
+    checked = 0
+    for state in random_positions("cave-engine-judge", 8):
+        if G.outcome(state) is not None:
+            continue
+        position = engine.from_state(state)
+        occupied = position[0] | position[1]
+        if engine.open_squares(occupied) & (engine.threat_squares(position[0], ~occupied)
+                                            | engine.threat_squares(position[1], ~occupied)):
+            continue  # a win at hand or a block: decisive values, not the judge's balance
+        other = position.copy()
+        other[0], other[1] = position[1], position[0]
+        other[2] += np.uint64(1)  # the other side to move: same bricks, the count's parity flipped
+        value = engine.evaluate_phase(position, 0)
+        if abs(value) >= engine.WINS_BY_FOURS or abs(engine.evaluate_phase(other, 0)) >= engine.WINS_BY_FOURS:
+            continue
+        assert engine.evaluate_phase(other, 0) == -value
+        mine, theirs = engine.line_points(position[0], position[1])[:2]
+        if mine != theirs:
+            flipped = position.copy()
+            flipped[3] ^= np.uint64(1)  # played for the other side instead
+            assert engine.evaluate_phase(flipped, 0) != value
+        checked += 1
+    assert checked > 100
+
+
+def test_the_evaluation_changes_from_middle_game_to_endgame_with_the_brick_count() -> None:
+    for state in random_positions("cave-engine-phase", 6):
+        if G.outcome(state) is not None:
+            continue
+        position = engine.from_state(state)
+        bricks = int(position[2])
+        middle, late = engine.evaluate_phase(position, 0), engine.evaluate_phase(position, engine.LATE_RAMP)
+        if bricks <= engine.LATE_FROM:
+            assert engine.evaluate(position) == middle
+        elif bricks >= engine.LATE_FROM + engine.LATE_RAMP:
+            assert engine.evaluate(position) == late
+        else:
+            assert min(middle, late) <= engine.evaluate(position) <= max(middle, late)
 
 
 def _forced_win(state: CaveState, plies: int) -> bool:

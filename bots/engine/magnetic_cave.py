@@ -2,8 +2,9 @@
 
 Bitboards: one ``uint64`` per side, bit ``row * 8 + col`` (the reference
 square index, row 0 = rank 1). The position is a ``uint64`` array ``[mine,
-theirs, bricks]``, ``mine`` being the bricks of the side to move, so a move
-places a brick and swaps the two words. A square is open when it is empty and
+theirs, bricks, played_for]``, ``mine`` being the bricks of the side to move,
+so a move places a brick and swaps the two words; ``played_for`` says which
+side the evaluation plays for (see ``from_state``). A square is open when it is empty and
 in the first or last column or beside a brick in its row; shifting the
 occupied squares one column each way finds them all at once (so in each row
 only the outermost empty squares are open).
@@ -28,7 +29,9 @@ The evaluation (only at the search horizon), for the side to move:
   threat squares side by side in a row ``THREAT_PAIR`` more: whoever opens
   one, the owner wins on one of the two;
 * lines of five free of opposing bricks with two or three bricks (open and
-  broken threes) count ``LINE_POINTS``, as does a lone brick a little;
+  broken threes) count ``LINE_POINTS``, as does a lone brick a little; the
+  side the evaluation plays for (the root's side to move: ``master``) counts
+  its own lines 1.5 times (``OWN_LINES``), so it builds more than it blocks;
 * a win by a chain of fours (``wins_by_fours``, a VCF search over bitboards):
   bricks that each leave one open winning square, so that every reply is a
   forced block, until two open winning squares or a block that opens one of
@@ -36,6 +39,19 @@ The evaluation (only at the search horizon), for the side to move:
   horizon for ``WINS_BY_FOURS``; about 3% of the positions of random games
   have one. The squares that make a four fall out of the line counts, which
   count both sides in one pass, so the chain costs the evaluation little.
+
+The endgame evaluation takes over from ``LATE_FROM`` bricks, wholly after
+``LATE_RAMP`` more: it counts threat squares (``LATE_THREAT``), squares where a
+brick would make one (``LATE_MAKER``), the move (``LATE_TEMPO``), and who the
+filling of the board will force (``LATE_ZUGZWANG``, ``zugzwang``). The filling
+model: each row's empty squares are runs that fill from both ends; a brick
+beside an opposing threat square loses, one beside one's own forces the block
+and keeps the move. So once the squares safe for both run out, the side with
+more threat squares wins; one more wins only with the right parity. Its
+weights are a least-squares fit of four features to the exact values (win,
+draw, loss) of 437 positions at 38-49 bricks from games of ``master`` against
+``minimax-4``; ``benchmarks/cave_endgames.py`` measures both evaluations
+against fresh solved positions.
 
 Drawn endgames: once the search has proved the game a draw (it reaches the
 full board), the time left goes to an exact look at every drawing move: the
@@ -56,17 +72,24 @@ without); a contempt for draws; a bonus for open squares beside threat
 squares; a count of the squares left outside the threat squares' reach,
 whose parity predicted solved endgames worse than the evaluation's sign; a
 penalty when the opponent would win by a chain of fours were it to move
-(56-38-6, no better). A later run of the final code with ``--jobs 2``:
-58-37-5 (0.765).
+(56-38-6, no better). A later run with ``--jobs 2``: 58-37-5 (0.765).
 
-Where the losses come from: replays of three lost games show the evaluation
-scoring +126..+132 from brick 30 to 38, and the search finding "loss in 20"
-at brick 40: a zugzwang ending, not a tactic. Each row's empty squares are
-one run filled from its two ends, and the side that runs out of safe bricks
-first must play beside an opposing threat square. The evaluation counts
-threat squares but not which side the zugzwang will force (Connect Four's
-odd/even rule, for this game): that is the next thing to build, checked
-against exactly solved positions from bricks 38-46.
+Where the results come from (this version): wins as the first player mostly
+come at brick 63, the first player's last: the second player runs out of
+safe bricks. ``zugzwang`` is that rule, and it is why one threat square is
+worth a win to the first player but not to the second. Even ``minimax-2``
+drew 14 of 40 games (``master`` scored 0.80 against it), so the draws are
+not the opponent's depth either: they are boards striped brick by brick,
+each side answering beside the other's brick, with no threat squares left.
+Building more than blocking (``OWN_LINES``) is what moved the score: 0.82,
+0.81 and 0.8125 in 100, 100 and 200 games (seeds 1, 2, 3; 1.75 times as many
+own points: 0.745; 1.75 with the threat squares too: 0.81), against
+0.740-0.775 in four runs without it. The endgame evaluation predicts solved
+positions better (``benchmarks/cave_endgames.py``: concordance 0.907 against
+0.827) but did not move the score (0.775 and 0.740). Also tried and dropped:
+the endgame evaluation from brick 4 on (0.63); the zugzwang term in the
+middle game (0.76); one more ply after a forced move (0.765); a steeper
+point for three in a line, 40 (0.755).
 """
 
 from __future__ import annotations
@@ -135,6 +158,21 @@ THREAT = 60
 THREAT_PAIR = 150
 LINE_POINTS = (0, 1, 6, 24)
 """Points of a line of five free of opposing bricks, by our bricks in it (0-3)."""
+OWN_LINES = 6
+"""The side the evaluation plays for (``state[3]``) counts its own ``LINE_POINTS`` ``OWN_LINES``
+quarters, 1.5 times, and the opponent's once: it builds more than it blocks."""
+LATE_FROM = 20
+"""Bricks on the board after which the endgame evaluation starts to take over."""
+LATE_RAMP = 16
+"""Bricks over which it takes over: from ``LATE_FROM + LATE_RAMP`` bricks on it is used alone."""
+LATE_THREAT = 104
+"""Endgame value of each threat square more than the opponent's."""
+LATE_MAKER = 48
+"""Endgame value of each empty square where a brick would make a threat square, more than the opponent's."""
+LATE_ZUGZWANG = 212
+"""Endgame value of the side ``zugzwang`` says the filling of the board will force."""
+LATE_TEMPO = 84
+"""Endgame value of having the move."""
 
 
 # --- Bitboards -----------------------------------------------------------------------------------
@@ -204,7 +242,7 @@ def beside(b: np.uint64) -> np.uint64:
 def four_makers(mine: np.uint64, theirs: np.uint64) -> np.uint64:
     """Empty squares where a brick of ``mine`` makes a new threat square: the empty squares of
     the lines of five holding three of ``mine`` and none of ``theirs``."""
-    return line_points(mine, theirs)[1]
+    return line_points(mine, theirs)[2]
 
 
 @njit(cache=True)
@@ -250,12 +288,14 @@ def wins_by_fours(mine: np.uint64, theirs: np.uint64, my_threats: np.uint64, the
 
 
 @njit(cache=True)
-def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, np.uint64]:
+def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, int, np.uint64, np.uint64]:
     """``LINE_POINTS`` of ``mine``'s lines of five (those holding none of ``theirs``, scored by how
-    many of ``mine`` they hold) less those of ``theirs``; and ``four_makers(mine, theirs)``, which
-    falls out of the same counts."""
+    many of ``mine`` they hold), those of ``theirs``; and ``four_makers(mine, theirs)`` and
+    ``four_makers(theirs, mine)``, which fall out of the same counts."""
     total = 0
+    their_total = 0
     makers = ZERO
+    their_makers = ZERO
     for d in range(4):
         # Count each side's bricks in every line of five with bit-sliced adders (64 lines at once).
         a0, a1, a2 = mine, ZERO, ZERO
@@ -276,21 +316,56 @@ def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, np.uint64]:
         starts = WINDOW_STARTS[d]
         mine_only = starts & ~(b0 | b1 | b2) & ~a2
         theirs_only = starts & ~(a0 | a1 | a2) & ~b2
-        total += LINE_POINTS[1] * (popcount(mine_only & a0 & ~a1) - popcount(theirs_only & b0 & ~b1))
-        total += LINE_POINTS[2] * (popcount(mine_only & ~a0 & a1) - popcount(theirs_only & ~b0 & b1))
+        total += LINE_POINTS[1] * np.int64(popcount(mine_only & a0 & ~a1))
+        their_total += LINE_POINTS[1] * np.int64(popcount(theirs_only & b0 & ~b1))
+        total += LINE_POINTS[2] * np.int64(popcount(mine_only & ~a0 & a1))
+        their_total += LINE_POINTS[2] * np.int64(popcount(theirs_only & ~b0 & b1))
         threes = mine_only & a0 & a1
-        total += LINE_POINTS[3] * (popcount(threes) - popcount(theirs_only & b0 & b1))
+        their_threes = theirs_only & b0 & b1
+        total += LINE_POINTS[3] * np.int64(popcount(threes))
+        their_total += LINE_POINTS[3] * np.int64(popcount(their_threes))
         for _ in range(5):
             makers |= threes
+            their_makers |= their_threes
             threes = forward(threes, d)
-    return total, makers & ~(mine | theirs)
+            their_threes = forward(their_threes, d)
+    empty = ~(mine | theirs)
+    return total, their_total, makers & empty, their_makers & empty
+
+
+@njit(cache=True)
+def zugzwang(threats: int, pool: int) -> int:
+    """Who the end of the game forces, if no new threat squares arose: +1, 0 or -1 for the side to move.
+
+    ``threats`` is the side to move's threat squares less the opponent's,
+    ``pool`` the empty squares that are neither threat squares nor beside one.
+    Model: the bricks on the pool are safe for both; once they run out, the
+    side to move must play beside a threat square. Beside its own, the
+    opponent must block and the turn comes back (one own threat square used
+    up, the square beyond it added to the pool); beside an opposing one, it
+    loses. So two more threat squares win, one more wins when the pool's
+    parity leaves the opponent to move when it runs out, equal counts draw.
+    """
+    if threats >= 2:
+        return 1
+    if threats <= -2:
+        return -1
+    if threats == 1:
+        return 1 if pool % 2 == 1 else 0
+    if threats == -1:
+        return -1 if pool % 2 == 0 else 0
+    return 0
 
 
 # --- Conversions ---------------------------------------------------------------------------------
 
 
 def from_state(state: CaveState) -> np.ndarray:
-    """The engine position ``[mine, theirs, bricks]`` of a reference state, ``mine`` for the side to move."""
+    """The engine position ``[mine, theirs, bricks, played_for]`` of a reference state.
+
+    ``mine`` is the side to move, and the evaluation plays for it: ``played_for``
+    is the parity of the brick count when that side is to move (see ``OWN_LINES``).
+    """
     mine = theirs = bricks = 0
     own = state.to_move + 1
     for square, cell in enumerate(state.board):
@@ -300,7 +375,7 @@ def from_state(state: CaveState) -> np.ndarray:
                 mine |= 1 << square
             else:
                 theirs |= 1 << square
-    return np.array([mine, theirs, bricks], np.uint64)
+    return np.array([mine, theirs, bricks, bricks % 2], np.uint64)
 
 
 def plies_left(state: np.ndarray) -> int:
@@ -381,7 +456,17 @@ def game_result(state: np.ndarray) -> int:
 
 @njit(cache=True)
 def evaluate(state: np.ndarray) -> int:
-    """Heuristic value for the side to move (see the module notes)."""
+    """Heuristic value for the side to move (see the module notes); the brick count sets the phase."""
+    return evaluate_phase(state, min(max(np.int64(state[2]) - LATE_FROM, 0), LATE_RAMP))
+
+
+@njit(cache=True)
+def evaluate_phase(state: np.ndarray, late_weight: int) -> int:
+    """``evaluate`` with the endgame terms weighted ``late_weight`` out of ``LATE_RAMP``.
+
+    0 is the middle-game evaluation alone, ``LATE_RAMP`` the endgame one
+    alone (decisive values are the same in both).
+    """
     mine, theirs = state[0], state[1]
     occupied = mine | theirs
     empty = ~occupied
@@ -393,14 +478,27 @@ def evaluate(state: np.ndarray) -> int:
     their_wins = their_threats & free
     if their_wins & (their_wins - ONE):
         return -WIN_AT_HAND
-    points, makers = line_points(mine, theirs)
+    my_points, their_points, makers, their_makers = line_points(mine, theirs)
+    if (np.int64(state[2]) & 1) == np.int64(state[3]):  # the side played for is to move
+        points = (my_points * OWN_LINES) // 4 - their_points
+    else:
+        points = my_points - (their_points * OWN_LINES) // 4
     if their_wins == 0 and wins_by_fours(mine, theirs, my_threats, their_threats, makers, FOUR_CHAIN):
         return WINS_BY_FOURS
-    value = points + THREAT * (popcount(my_threats) - popcount(their_threats))
+    threats = np.int64(popcount(my_threats)) - np.int64(popcount(their_threats))
+    value = points + THREAT * threats
     my_pairs = my_threats & (my_threats >> S1) & NOT_H
     their_pairs = their_threats & (their_threats >> S1) & NOT_H
-    value += THREAT_PAIR * (popcount(my_pairs) - popcount(their_pairs))
-    return value
+    value += THREAT_PAIR * (np.int64(popcount(my_pairs)) - np.int64(popcount(their_pairs)))
+    if late_weight <= 0:
+        return value
+    late = LATE_THREAT * threats + LATE_MAKER * (np.int64(popcount(makers)) - np.int64(popcount(their_makers)))
+    late += LATE_TEMPO
+    if threats != 0:
+        zone = (my_threats | their_threats | beside(my_threats | their_threats)) & empty
+        pool = np.int64(popcount(empty)) - np.int64(popcount(zone))
+        late += LATE_ZUGZWANG * zugzwang(threats, pool)
+    return (value * (LATE_RAMP - late_weight) + late * late_weight) // LATE_RAMP
 
 
 @njit(cache=True)
@@ -508,7 +606,7 @@ def warm_up() -> None:
     global _warm
     if _warm:
         return
-    position = np.zeros(3, np.uint64)
+    position = np.zeros(4, np.uint64)
     legal_moves(position, np.zeros(MAX_MOVES, np.int32))
     searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=10)
     searcher.think(position, 0.0, max_depth=4)
