@@ -82,9 +82,10 @@ drew 14 of 40 games (``master`` scored 0.80 against it), so the draws are
 not the opponent's depth either: they are boards striped brick by brick,
 each side answering beside the other's brick, with no threat squares left.
 Building more than blocking (``OWN_LINES``) is what moved the score: 0.82,
-0.81 and 0.8125 in 100, 100 and 200 games (seeds 1, 2, 3; 1.75 times as many
-own points: 0.745; 1.75 with the threat squares too: 0.81), against
-0.740-0.775 in four runs without it. The endgame evaluation did not move the
+0.81, 0.8125, 0.800 and 0.777 in 100, 100, 200, 100 and 200 games (seeds 1,
+2, 3, 1, 4; 0.801 over the 700), against 0.740-0.775 in four runs of 100
+without it (1.75 times as many own points: 0.745 and 0.815; 1.5 times with the
+threat squares too: 0.81). The endgame evaluation did not move the
 score (0.775 and 0.740), and whether it predicts solved positions better
 depends on the games they come from (``benchmarks/cave_endgames.py``,
 concordance endgame against middle game: 0.907 against 0.827 from games of
