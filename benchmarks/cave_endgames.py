@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots.engine import magnetic_cave as cave  # noqa: E402
 from bots.engine.search import Searcher  # noqa: E402
-from client.match import play_match  # noqa: E402
+from client.runner.match import play_match  # noqa: E402
 from protocol.games import GAMES  # noqa: E402
 
 GAME = GAMES["magnetic-cave"]

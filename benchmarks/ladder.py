@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.match import play_match  # noqa: E402
+from client.runner.match import play_match  # noqa: E402
 from protocol.games import GAMES  # noqa: E402
 
 MAX_DEPTH = {

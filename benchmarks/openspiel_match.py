@@ -55,7 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import Bot, TimeBudget, make_bot  # noqa: E402
-from client.match import wilson_interval  # noqa: E402
+from client.runner.match import wilson_interval  # noqa: E402
 from protocol.games import GAMES  # noqa: E402
 from protocol.games.amazons import AmazonsMove  # noqa: E402
 from protocol.games.base import IllegalMove  # noqa: E402

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots import MAX_MINIMAX_DEPTH, make_bot  # noqa: E402
-from client.match import play_match  # noqa: E402
+from client.runner.match import play_match  # noqa: E402
 from protocol.games import GAMES  # noqa: E402
 
 GAME_ORDER = ["connect4", "santorini", "amazons", "magnetic-cave", "quarto"]

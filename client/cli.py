@@ -1,25 +1,22 @@
 """The ``plyhall`` command: one entry point, one subcommand per job.
 
-Each subcommand lives in its own module, which offers ``register(subparsers)``
-to add its parser (setting ``func``). Modules import their heavy dependencies
-inside ``func`` so that ``plyhall --help`` stays fast.
+Each subcommand lives in its own module, which offers ``register(subparsers)`` to add its
+parser (setting ``func``). Modules import their heavy dependencies inside ``func`` so that
+``plyhall --help`` stays fast. This module sits on top of every package: the server's
+commands (``serve``, ``export``) and the programs that run bots (``client.runner``).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
 import protocol
+from client.runner import bot, match, play
+from server import cli as server_cli
 
-# (module, doc) for each subcommand, in the order --help lists them.
-COMMAND_MODULES = (
-    "server.cli",  # serve, export
-    "client.botrunner",  # bot
-    "client.match",  # match
-    "client.play",  # play
-)
+# Subcommand modules, in the order --help lists them.
+COMMAND_MODULES = (server_cli, bot, match, play)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,13 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"plyhall {protocol.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a command whose module is not part of this build
+    for module in COMMAND_MODULES:
         module.register(subparsers)
     return parser
 

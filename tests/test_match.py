@@ -6,11 +6,11 @@ import pytest
 
 from bots import Bot
 from client.cli import main
-from client.match import GameRecord, MatchError, MatchResult, Tally, play_match, wilson_interval
+from client.runner.match import MatchError, MatchGame, MatchResult, Tally, play_match, wilson_interval
 
 
-def record(index: int, winner: str | None) -> GameRecord:
-    return GameRecord(index, index % 2, winner, "test", 10, (0.0, 0.0), (0, 0))
+def record(index: int, winner: str | None) -> MatchGame:
+    return MatchGame(index, index % 2, winner, "test", 10, (0.0, 0.0), (0, 0))
 
 
 def assert_totals_add_up(result: MatchResult) -> None:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from client.cli import main
-from client.play import play_game
+from client.runner.play import play_in_terminal
 from protocol.games import GAMES
 
 BOT_MOVE = re.compile(r"^(?:random|novice|minimax-\d) plays (.+)$")
@@ -49,7 +49,7 @@ class ScriptedPerson:
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_person_plays_a_whole_game(game_id: str, seat: int) -> None:
     person = ScriptedPerson(game_id, seed=seat)
-    outcome = play_game(game_id, "random", seat, seed=1, read=person.read, write=person.write)
+    outcome = play_in_terminal(game_id, "random", seat, seed=1, read=person.read, write=person.write)
     assert outcome is not None
     assert outcome == GAMES[game_id].outcome(person.state)
     last = person.output[-1]
@@ -64,12 +64,12 @@ def test_a_person_plays_a_whole_game(game_id: str, seat: int) -> None:
 
 def test_bad_input_is_asked_again_with_the_reason() -> None:
     person = ScriptedPerson("connect4", ["9", "hello", "", "moves", "help", "moves 3"])
-    play_game("connect4", "novice", 0, seed=2, read=person.read, write=person.write)
+    play_in_terminal("connect4", "novice", 0, seed=2, read=person.read, write=person.write)
     text = person.text
     assert "Not a legal move: '9' is not a column; type a number from 1 to 7" in text
     assert "Not a legal move: 'hello' is not a column" in text
     assert "7 legal moves:\n1  2  3  4  5  6  7" in text
-    assert "1 legal moves:\n3" in text
+    assert "1 legal move:\n3" in text
     assert "list the legal moves" in text and "quit" in text  # the help
     # every bad line, the empty one and the commands were followed by a new prompt before the first move
     assert len(person.prompts) >= 7
@@ -77,7 +77,7 @@ def test_bad_input_is_asked_again_with_the_reason() -> None:
 
 def test_an_illegal_move_gets_the_rules_reason() -> None:
     person = ScriptedPerson("santorini", ["a1 a1", "b2-c3/d4", "quit"])
-    play_game("santorini", "random", 0, seed=5, read=person.read, write=person.write)
+    play_in_terminal("santorini", "random", 0, seed=5, read=person.read, write=person.write)
     refusals = [line for line in person.output if line.startswith("Not a legal move")]
     assert refusals == [
         "Not a legal move: both workers cannot stand on a1: place them on two squares. "
@@ -89,7 +89,7 @@ def test_an_illegal_move_gets_the_rules_reason() -> None:
 
 def test_the_amazons_move_list_is_cut_short_with_a_hint() -> None:
     person = ScriptedPerson("amazons", ["moves", "moves a7-b7", "quit"])
-    assert play_game("amazons", "random", 0, seed=1, read=person.read, write=person.write) is None
+    assert play_in_terminal("amazons", "random", 0, seed=1, read=person.read, write=person.write) is None
     assert "2176 legal moves:" in person.text
     assert "... and 1976 more; type 'moves a7' to list only the moves starting with a7" in person.text
     assert "28 legal moves:\na7-b7/c7" in person.text
@@ -101,13 +101,13 @@ def test_end_of_input_quits() -> None:
         raise EOFError
 
     output: list[str] = []
-    assert play_game("quarto", "novice", 0, read=no_more_input, write=output.append) is None
+    assert play_in_terminal("quarto", "novice", 0, read=no_more_input, write=output.append) is None
     assert output[-1] == "You left the game."
 
 
 def test_the_bot_moves_first_when_the_person_takes_seat_1() -> None:
     person = ScriptedPerson("santorini", ["quit"])
-    play_game("santorini", "novice", 1, seed=3, read=person.read, write=person.write)
+    play_in_terminal("santorini", "novice", 1, seed=3, read=person.read, write=person.write)
     assert BOT_MOVE.match(person.output[2])
 
 

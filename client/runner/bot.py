@@ -1,6 +1,7 @@
 """``plyhall bot``: connect one of our bots to a server as a player.
 
-This is the one place where ``client`` imports ``bots``.
+Without ``--room`` the bot seeks a game: the server pairs it with another bot seeking the same
+game (on the same time control and series length), or keeps it waiting until one comes.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ import asyncio
 import sys
 from typing import Any
 
+from client.sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
 from protocol.games import GAMES
-
-from .sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
 
 
 class BotPlayer(Player):
@@ -46,28 +46,40 @@ def register(subparsers: Any) -> None:
     """Add the ``bot`` subcommand."""
     parser = subparsers.add_parser(
         "bot", help="connect one of our bots to a server",
-        description="Connect one of Plyhall's bots as a player. Without --room it joins the lobby's first "
-                    "open room for the game, or creates one.")
+        description="Connect one of Plyhall's bots as a player. Without --room it asks the server for an opponent "
+                    "(a seek): two bots seeking the same game are paired at once, whatever order they start in. "
+                    "With --room it joins that room, creating it if needed.")
     parser.add_argument("--game", required=True, choices=sorted(GAMES), help="game to play")
-    parser.add_argument("--level", default="random", help="bot level: random, novice, minimax-N, master")
+    parser.add_argument("--level", default="random", help=f"bot level: {LEVELS} (default random)")
     parser.add_argument("--name", required=True, help="player name (letters, digits, _ . -)")
     parser.add_argument("--secret", help="secret that claims the name (recommended: a restarted bot resumes)")
-    parser.add_argument("--room", help="room to join (created if it does not exist)")
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket URL (default {DEFAULT_URL})")
+    parser.add_argument("--room", help="room to join (created if it does not exist) instead of seeking a game")
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
     parser.add_argument("--games", type=int, help="stop after N games (default: play on)")
+    parser.add_argument("--series", type=int, default=1,
+                        help="games per room: a series of N games with the first move alternating (default 1)")
     parser.add_argument("--coords", default="algebraic", choices=["algebraic", "cosc322", "matrix"],
                         help="coordinate convention on the wire (default algebraic)")
     parser.add_argument("--seed", type=int, help="random seed for the bot")
-    parser.add_argument("--per-move", type=float, help="seconds per move in rooms this bot creates")
+    parser.add_argument("--per-move", type=float, help="seconds per move in rooms this bot creates or seeks")
     parser.set_defaults(func=run_bot)
 
 
+LEVELS = "random, novice, minimax-N (N = 1..8), master"
+
+
 def run_bot(args: argparse.Namespace) -> int:
-    """Run the bot until its games are done, printing results and a running score."""
+    """Run the bot until its games are done, printing what it waits for, results and a running score."""
+    from client.sdk import NoServer, ServerError, ServerURLError, TakenOver, check_url
+
     if args.games is not None and args.games < 1:
         print("plyhall bot: --games must be at least 1", file=sys.stderr)
         return 2
+    if not 1 <= args.series <= 1000:
+        print("plyhall bot: --series must be 1 to 1000", file=sys.stderr)
+        return 2
     try:
+        check_url(args.url)
         player = BotPlayer(args.game, args.level, args.seed)
     except (KeyError, ValueError) as exc:
         print(f"plyhall bot: {exc.args[0] if exc.args else exc}", file=sys.stderr)
@@ -82,22 +94,28 @@ def run_bot(args: argparse.Namespace) -> int:
         print(f"game {score['games']} in {result.room}: {outcome} against {opponent} ({result.reason}); "
               f"score {score['points']:g}/{score['games']}", flush=True)
 
+    def on_status(text: str) -> None:
+        print(f"{args.name}: {text}", flush=True)
+
     room_options: dict[str, Any] = {}
     if args.per_move is not None:
         room_options["time_control"] = {"per_move": args.per_move}
     options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
-                         games=args.games, coords=args.coords, room_options=room_options, on_result=on_result)
+                         games=args.games, series=args.series, coords=args.coords, room_options=room_options,
+                         on_result=on_result, on_status=on_status)
     try:
         asyncio.run(run_player(player, options))
+    except KeyboardInterrupt:
+        print(f"stopped: {score['points']:g}/{score['games']} points", flush=True)
+        return 130
+    except (ServerURLError, NoServer, TakenOver) as exc:
+        print(f"plyhall bot: {exc}", file=sys.stderr)
+        return 1
     except ConnectionError as exc:
         print(f"plyhall bot: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # a server refusal (bad name, wrong secret, ...) ends the run with its reason
-        from .sdk import ServerError
-
-        if isinstance(exc, ServerError):
-            print(f"plyhall bot: the server refused: {exc.message}", file=sys.stderr)
-            return 1
-        raise
+    except ServerError as exc:  # a server refusal (bad name, wrong secret, wrong game, ...) ends the run
+        print(f"plyhall bot: the server refused: {exc.message}", file=sys.stderr)
+        return 1
     print(f"done: {score['points']:g}/{score['games']} points", flush=True)
     return 0

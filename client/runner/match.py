@@ -34,7 +34,7 @@ Z_95 = 1.959964
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class MatchGame:
     """How one game of a match went.
 
     ``a_seat`` is level A's seat (seat 0 moves first); ``winner`` is ``"A"``,
@@ -104,9 +104,9 @@ class MatchResult:
     planned: int
     time_per_move: float | None = None
     opening_plies: int = 0
-    records: list[GameRecord] = field(default_factory=list)
+    records: list[MatchGame] = field(default_factory=list)
 
-    def _tally(self, side: str, keep: Callable[[GameRecord], bool] = lambda record: True) -> Tally:
+    def _tally(self, side: str, keep: Callable[[MatchGame], bool] = lambda record: True) -> Tally:
         wins = losses = draws = 0
         for record in self.records:
             if not keep(record):
@@ -243,7 +243,7 @@ def random_opening(game: Any, seed: int, index: int, plies: int) -> list[Any]:
     return moves
 
 
-def play_game(
+def play_match_game(
     game_id: str,
     level_a: str,
     level_b: str,
@@ -251,7 +251,7 @@ def play_game(
     seed: int,
     time_per_move: float | None = None,
     opening_plies: int = 0,
-) -> GameRecord:
+) -> MatchGame:
     """Play game ``index`` of a match: A sits in seat ``index % 2``; returns its record.
 
     The first ``opening_plies`` moves are random (see :func:`random_opening`).
@@ -299,7 +299,7 @@ def play_game(
     outcome = game.outcome(state)
     assert outcome is not None
     winner = None if outcome.winner is None else sides[outcome.winner][0]
-    return GameRecord(
+    return MatchGame(
         index=index,
         a_seat=a_seat,
         winner=winner,
@@ -376,7 +376,7 @@ def play_match(
         seed = random.SystemRandom().randrange(2**31)
     result = MatchResult(game_id, level_a, level_b, seed, games, time_per_move, opening_plies)
 
-    def finished(record: GameRecord) -> None:
+    def finished(record: MatchGame) -> None:
         result.records.append(record)
         if progress is not None:
             progress(len(result.records), games, result)
@@ -386,13 +386,13 @@ def play_match(
     ]
     if jobs == 1 or games == 1:
         for args in arguments:
-            finished(play_game(*args))
+            finished(play_match_game(*args))
     else:
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 
         pool = ProcessPoolExecutor(max_workers=min(jobs, games))
         try:
-            pending = {pool.submit(play_game, *args) for args in arguments}
+            pending = {pool.submit(play_match_game, *args) for args in arguments}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_EXCEPTION)
                 for future in done:
@@ -480,8 +480,9 @@ def register(subparsers: Any) -> None:
     from protocol.games import GAMES
 
     parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
-    parser.add_argument("level_a", metavar="LEVEL_A", help="level of bot A, e.g. minimax-3")
-    parser.add_argument("level_b", metavar="LEVEL_B", help="level of bot B, e.g. novice")
+    parser.add_argument("level_a", metavar="LEVEL_A",
+                        help="level of bot A: random, novice, minimax-N (N = 1..8) or master")
+    parser.add_argument("level_b", metavar="LEVEL_B", help="level of bot B (the same choices)")
     parser.add_argument("--games", type=_at_least_one, default=10, help="number of games (default 10)")
     parser.add_argument(
         "--time-per-move",

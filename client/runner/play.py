@@ -8,7 +8,7 @@ Quarto, ...). At the prompt, ``moves`` lists the legal moves (``moves d1``
 only those starting with ``d1``), ``help`` explains the commands and ``quit``
 leaves the game. A move the rules refuse is asked for again, with the reason.
 
-Everything goes through :func:`play_game`, whose input and output are plain
+Everything goes through :func:`play_in_terminal`, whose input and output are plain
 callables, so tests (or a pipe) can drive a whole game.
 """
 
@@ -41,7 +41,7 @@ def _list_moves(game: Any, state: Any, prefix: str) -> str:
             f"\n... and {len(names) - MOVES_SHOWN} more; "
             f"type 'moves {narrower}' to list only the moves starting with {narrower}"
         )
-    return f"{len(names)} legal moves:\n{shown}"
+    return f"{len(names)} legal move{'' if len(names) == 1 else 's'}:\n{shown}"
 
 
 def _longer_prefix(name: str, prefix: str) -> str:
@@ -73,7 +73,7 @@ def check_play_options(game_id: str, level: str, seat: int) -> None:
         raise ValueError(f"seat must be 0 (move first) or 1 (move second), not {seat!r}")
 
 
-def play_game(
+def play_in_terminal(
     game_id: str,
     level: str = "minimax-2",
     seat: int = 0,
@@ -160,7 +160,8 @@ def register(subparsers: Any) -> None:
     from protocol.games import GAMES
 
     parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
-    parser.add_argument("--level", default="minimax-2", help="the bot's level (default minimax-2)")
+    parser.add_argument("--level", default="minimax-2",
+                        help="the bot's level: random, novice, minimax-N (N = 1..8) or master (default minimax-2)")
     parser.add_argument("--seat", type=_seat, default=0, help="your seat: 0 moves first (default), 1 second")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random choices")
     parser.set_defaults(func=run)
@@ -174,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"plyhall play: error: {exc}", file=sys.stderr)
         return 2
     read = input if sys.stdin.isatty() else _read_and_echo
-    play_game(args.game, args.level, args.seat, args.seed, read=read)
+    play_in_terminal(args.game, args.level, args.seat, args.seed, read=read)
     return 0
 
 
