@@ -30,13 +30,18 @@ import itertools
 import logging
 import multiprocessing
 import random
+import signal
+import socket
+import ssl
+import traceback
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from protocol.codec import JSON, MSGPACK, Codec, codec_for
 from protocol.games import Game, IllegalMove, get_game
@@ -57,6 +62,62 @@ class ServerError(Exception):
         self.msg = msg
 
 
+class ServerURLError(ValueError):
+    """The server address is not a Plyhall WebSocket address; the message says how to write it."""
+
+
+class NoServer(ConnectionError):
+    """Nothing answered at the address (connection refused, unknown host): no server runs there."""
+
+
+class TakenOver(ConnectionError):
+    """The server closed this connection because the same name logged in from another connection."""
+
+
+TAKEOVER_REASON = "logged in from another connection"
+
+
+def check_url(url: str) -> str:
+    """``url`` if it looks like a Plyhall WebSocket address, else :class:`ServerURLError` saying what to use."""
+    if not isinstance(url, str) or not url.strip():
+        raise ServerURLError(f"no server address given; use {DEFAULT_URL}")
+    parts = urlsplit(url)
+    if parts.scheme in ("http", "https"):
+        fixed = urlunsplit(("ws" if parts.scheme == "http" else "wss", parts.netloc, parts.path or "/ws", "", ""))
+        raise ServerURLError(f"{url} is a web address; bots connect to the WebSocket address: use {fixed} "
+                             "(ws://HOST:PORT/ws)")
+    if parts.scheme not in ("ws", "wss") or not parts.netloc:
+        guess = "ws://" + url.split("://", 1)[-1].lstrip("/")
+        if not urlsplit(guess).path:
+            guess += "/ws"
+        raise ServerURLError(f"{url} has no ws:// scheme; use {guess} (ws://HOST:PORT/ws)")
+    return url
+
+
+def describe_connect_error(url: str, exc: BaseException, connected_before: bool) -> tuple[str, bool]:
+    """One clear line about why connecting to ``url`` failed, and whether trying again is pointless
+    (the address is wrong, not the server away)."""
+    parts = urlsplit(url)
+    if isinstance(exc, InvalidStatus):
+        status = exc.response.status_code
+        if status == 404 and not parts.path.rstrip("/").endswith("/ws"):
+            fixed = urlunsplit((parts.scheme, parts.netloc, "/ws", "", ""))
+            return f"the server at {url} has no WebSocket endpoint there: add /ws ({fixed})", True
+        return f"the server at {url} refused the WebSocket handshake (HTTP {status})", True
+    if parts.scheme == "wss" and not connected_before and isinstance(
+            exc, (ssl.SSLError, ConnectionResetError, EOFError, InvalidHandshake)):
+        plain = urlunsplit(("ws", parts.netloc, parts.path, parts.query, ""))
+        return (f"the TLS handshake with {parts.netloc} failed: wss:// needs a server behind TLS; a plain "
+                f"Plyhall server speaks ws://: use {plain}"), True
+    if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) or (
+            isinstance(exc, OSError) and not isinstance(exc, ConnectionError) and not connected_before):
+        what = "unknown host" if isinstance(exc, socket.gaierror) else "connection refused"
+        return f"no server at {url} ({what}); start one with `plyhall serve`, or check --url", False
+    if isinstance(exc, InvalidHandshake):
+        return f"{url} did not answer like a WebSocket server ({exc})", True
+    return f"connection lost ({exc or type(exc).__name__})", False
+
+
 class Client:
     """One connection to a Plyhall server.
 
@@ -72,6 +133,7 @@ class Client:
         self.name: str | None = None
         self.coords = "algebraic"
         self.welcome: dict[str, Any] = {}
+        self.resume: str | None = None  # the token of the latest welcome: proves this identity next time
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future] = {}
         self._inbox: deque[dict[str, Any]] = deque()
@@ -87,6 +149,11 @@ class Client:
         self._reader = asyncio.create_task(self._read())
         return self
 
+    @property
+    def taken_over(self) -> bool:
+        """True when the server closed this connection because the name logged in elsewhere."""
+        return self.ws is not None and self.ws.close_reason == TAKEOVER_REASON
+
     async def _read(self) -> None:
         assert self.ws is not None
         try:
@@ -98,7 +165,8 @@ class Client:
                 future = self._pending.pop(msg.get("id"), None) if "id" in msg else None
                 if future is not None and not future.done():
                     future.set_result(msg)
-                    if msg.get("type") not in ("error", "pong", "rooms", "room", "legal_moves", "welcome"):
+                    if msg.get("type") not in ("error", "pong", "rooms", "room", "legal_moves", "welcome",
+                                               "seeking", "seek_cancelled"):
                         self._inbox.append(msg)  # replies that are also events stay visible to the reader
                         self._arrived.set()
                     continue
@@ -109,20 +177,16 @@ class Client:
         finally:
             self.closed.set()
             self._arrived.set()
+            error = TakenOver(TAKEOVER_REASON) if self.taken_over else ConnectionError("connection closed")
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(ConnectionError("connection closed"))
+                    future.set_exception(error)
 
     async def send(self, msg: dict[str, Any]) -> None:
         """Send one message as is."""
         if self.ws is None:
             raise ConnectionError("not connected")
         await self.ws.send(self.codec.encode(msg))
-
-    async def send_raw(self, data: bytes | str) -> None:
-        """Send bytes or text without encoding (for robustness tests)."""
-        assert self.ws is not None
-        await self.ws.send(data)
 
     async def request(self, msg: dict[str, Any], timeout: float = 10.0, check: bool = True) -> dict[str, Any]:
         """Send ``msg`` with a fresh id and wait for the reply; raises ServerError on an error reply."""
@@ -137,10 +201,10 @@ class Client:
         return reply
 
     async def recv(self, timeout: float | None = 10.0) -> dict[str, Any]:
-        """The next pushed message; ConnectionError once the connection is closed and drained."""
+        """The next pushed message; ConnectionError (TakenOver after a takeover) once closed and drained."""
         while not self._inbox:
             if self.closed.is_set():
-                raise ConnectionError("connection closed")
+                raise TakenOver(TAKEOVER_REASON) if self.taken_over else ConnectionError("connection closed")
             self._arrived.clear()
             await asyncio.wait_for(self._arrived.wait(), timeout)
         return self._inbox.popleft()
@@ -154,14 +218,18 @@ class Client:
             if msg.get("type") == kind and all(msg.get(k) == v for k, v in match.items()):
                 return msg
 
-    async def login(self, name: str, secret: str | None = None, coords: str = "algebraic") -> dict[str, Any]:
-        """Log in; returns the ``welcome`` message."""
-        msg: dict[str, Any] = {"type": "login", "name": name, "coords": coords, "client": "plyhall-sdk"}
+    async def login(self, name: str, secret: str | None = None, coords: str = "algebraic",
+                    resume: str | None = None, **extra: Any) -> dict[str, Any]:
+        """Log in; returns the ``welcome`` message (its ``resume`` token is kept in :attr:`resume`)."""
+        msg: dict[str, Any] = {"type": "login", "name": name, "coords": coords, "client": "plyhall-sdk", **extra}
         if secret is not None:
             msg["secret"] = secret
+        if resume is not None:
+            msg["resume"] = resume
         self.welcome = await self.request(msg)
         self.name = name
         self.coords = coords
+        self.resume = self.welcome.get("resume")
         return self.welcome
 
     async def close(self) -> None:
@@ -237,6 +305,11 @@ class GameResult:
     record: str | None
 
     @property
+    def opponent(self) -> str:
+        """The other player's name."""
+        return self.players[1 - self.seat] if self.seat is not None else "?"
+
+    @property
     def score(self) -> float:
         """1 for a win, 0.5 for a draw, 0 for a loss (from the bot's seat)."""
         if self.winner is None:
@@ -244,51 +317,84 @@ class GameResult:
         return 1.0 if self.winner == self.seat else 0.0
 
 
-# The worker process keeps one player, created once, so it may keep state between moves.
-_worker_player: Player | None = None
+def _make(player: Player | Callable[[], Player]) -> Player:
+    return player() if callable(player) and not isinstance(player, Player) else player
 
 
-def _init_worker(player: Player | Callable[[], Player]) -> None:
-    global _worker_player
-    _worker_player = player() if callable(player) and not isinstance(player, Player) else player
-
-
-def _think(turn: Turn) -> Any:
-    assert _worker_player is not None
-    return _worker_player.choose(turn)
+def _worker_main(channel: Any, player: Player | Callable[[], Player]) -> None:
+    """The thinking process: one player, created once (so it may keep state between moves)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process
+    made = _make(player)
+    while True:
+        try:
+            turn = channel.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            channel.send(("move", made.choose(turn)))
+        except Exception:
+            channel.send(("error", traceback.format_exc()))
 
 
 class Thinker:
-    """Runs a player's ``choose`` outside the event loop: in a worker process (default) or a thread."""
+    """Runs a player's ``choose`` outside the event loop: in a worker process (default) or a thread.
+
+    The process is a plain ``multiprocessing`` process on a pipe, so stopping the bot (Ctrl-C)
+    ends it at once, even in the middle of a search, and leaves nothing behind."""
 
     def __init__(self, player: Player | Callable[[], Player], mode: str = "process") -> None:
         if mode not in ("process", "thread"):
             raise ValueError("think mode is 'process' or 'thread'")
         self.mode = mode
         self.player = player
+        self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-think")
+        self._process: Any = None
         if mode == "process":
             context = multiprocessing.get_context("spawn")
-            self.pool: concurrent.futures.Executor = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=context, initializer=_init_worker, initargs=(player,))
+            self._channel, child = context.Pipe()
+            self._process = context.Process(target=_worker_main, args=(child, player), daemon=True,
+                                            name="plyhall-thinker")
+            self._process.start()
+            child.close()
         else:
-            self.local = player() if callable(player) and not isinstance(player, Player) else player
-            self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-think")
+            self.local = _make(player)
+
+    def _ask(self, turn: Turn) -> Any:
+        self._channel.send(turn)
+        try:
+            kind, value = self._channel.recv()
+        except EOFError:
+            raise RuntimeError("the thinking process ended") from None
+        if kind == "error":
+            raise RuntimeError(f"the bot's choose() failed:\n{value}")
+        return value
 
     async def choose(self, turn: Turn) -> Any:
         """The player's move for ``turn``."""
         loop = asyncio.get_running_loop()
         if self.mode == "process":
-            return await loop.run_in_executor(self.pool, _think, turn)
+            return await loop.run_in_executor(self.pool, self._ask, turn)
         return await loop.run_in_executor(self.pool, self.local.choose, turn)
 
     def close(self) -> None:
-        """Stop the worker."""
+        """Stop the worker (at once, even mid-search)."""
+        if self._process is not None:
+            self._process.terminate()
+            self._process.join(5)
+            self._channel.close()
+            self._process = None
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
 class RunOptions:
-    """How :func:`run_player` finds its games."""
+    """How :func:`run_player` finds its games.
+
+    Without ``room`` the bot *seeks* a game: the server pairs it with another bot seeking the
+    same game on the same settings, or keeps the seek until one comes. With ``room`` it joins
+    that room, creating it (with ``room_options``) if it does not exist. ``series`` asks for
+    rooms of that many games (the seek, or a room this bot creates).
+    """
 
     name: str
     secret: str | None = None
@@ -296,13 +402,19 @@ class RunOptions:
     game: str | None = None
     room: str | None = None
     games: int | None = None  # stop after this many games; None plays on
+    series: int = 1
     coords: str = "algebraic"
     subprotocol: str = MSGPACK
-    room_options: dict[str, Any] = field(default_factory=dict)  # for rooms this bot creates
+    room_options: dict[str, Any] = field(default_factory=dict)  # for rooms this bot creates, and its seeks
     think: str = "process"
     max_retries: int = 8  # reconnection attempts in a row before giving up
     on_result: Callable[[GameResult], None] | None = None
     on_event: Callable[[dict[str, Any]], None] | None = None
+    on_status: Callable[[str], None] | None = None  # what the bot is doing, in a sentence (also logged)
+
+
+MAX_BACKOFF = 10.0
+"""The longest wait between two reconnection attempts, in seconds."""
 
 
 class PlayerRunner:
@@ -312,34 +424,58 @@ class PlayerRunner:
         if options.game is not None:
             get_game(options.game)  # KeyError naming the games
         if options.room is None and options.game is None:
-            raise ValueError("give a room to join, or a game to find or create a room for")
+            raise ValueError("give a room to join, or a game to find an opponent for")
+        check_url(options.url)
         self.options = options
-        self.thinker = Thinker(player, options.think)
+        self.player = player
+        self.thinker: Thinker | None = None
         self.results: list[GameResult] = []
         self.client: Client | None = None
-        self.rooms: dict[str, dict[str, Any]] = {}  # room -> {game, state, seat, players, clocks, seq}
-        self.current_room: str | None = None
+        self.rooms: dict[str, dict[str, Any]] = {}  # room -> what the bot follows of its game
         self.finished = False
+        self.resume: str | None = None
+        self._said = ""
+
+    def status(self, text: str) -> None:
+        """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
+        if text == self._said:
+            return
+        self._said = text
+        log.info("%s: %s", self.options.name, text)
+        if self.options.on_status is not None:
+            self.options.on_status(text)
 
     async def run(self) -> list[GameResult]:
         """Play until the wanted number of games is done; reconnects after drops."""
         failures = 0
+        connected_before = False
+        self.thinker = Thinker(self.player, self.options.think)
         try:
             while not self.finished:
                 try:
                     await self._session()
                     failures = 0
+                except TakenOver:
+                    raise TakenOver(f"{self.options.name} logged in from another connection (another process "
+                                    "with the same name and secret?); this one stops") from None
+                except InvalidURI as exc:
+                    raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
                 except (TimeoutError, OSError, ConnectionError, ConnectionClosed, InvalidHandshake) as exc:
                     if self.finished:
                         break
+                    if self.client is not None and self.client.ws is not None:
+                        connected_before = True
+                    reason, fatal = describe_connect_error(self.options.url, exc, connected_before)
+                    if fatal:
+                        raise ServerURLError(reason) from None
                     failures += 1
                     if failures > self.options.max_retries:
-                        raise ConnectionError(f"gave up after {failures - 1} reconnection attempts: {exc}") from exc
-                    delay = min(10.0, 0.25 * 2 ** (failures - 1)) * (0.75 + random.random() / 2)
-                    log.warning("connection lost (%s); reconnecting in %.1fs", exc, delay)
+                        error = NoServer if reason.startswith("no server") else ConnectionError
+                        raise error(f"{reason}; gave up after {failures - 1} reconnection attempts") from None
+                    delay = min(MAX_BACKOFF, 0.25 * 2 ** (failures - 1)) * (0.75 + random.random() / 2)
+                    delay = min(delay, MAX_BACKOFF)
+                    self.status(f"{reason}; trying again in {delay:.1f} s")
                     await asyncio.sleep(delay)
-                except InvalidURI as exc:
-                    raise ValueError(f"bad server URL {self.options.url!r}: {exc}") from None
         finally:
             self.thinker.close()
         return self.results
@@ -348,57 +484,60 @@ class PlayerRunner:
         opts = self.options
         client = Client(opts.url, opts.subprotocol)
         self.client = client
-        await client.connect()
         try:
-            welcome = await client.login(opts.name, opts.secret, opts.coords)
+            await client.connect()
+            welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
+            self.resume = client.resume
             if not welcome.get("rooms"):
-                await self._find_room(client)
+                await self._find_game(client)
             while not self.finished:
                 msg = await client.recv(timeout=None)
                 await self._on_message(client, msg)
         finally:
             await client.close()
 
-    async def _find_room(self, client: Client) -> None:
+    async def _find_game(self, client: Client) -> None:
         opts = self.options
-        if opts.room is not None:
-            # A finished room lingers until everybody has left it, and is then removed, so
-            # the next game can be set up under the same name: wait (briefly) for that.
-            for attempt in range(FINISHED_ROOM_RETRIES + 1):
-                try:
-                    await client.request({"type": "join", "room": opts.room})
-                    return
-                except ServerError as exc:
-                    if exc.code == "game_not_running" and attempt < FINISHED_ROOM_RETRIES:
-                        await asyncio.sleep(0.1)
-                        continue
-                    if exc.code != "no_such_room" or opts.game is None:
-                        raise
-                break
-            await self._create(client, opts.room)
+        if opts.room is None:
+            seek: dict[str, Any] = {"type": "seek", "game": opts.game, "games": opts.series}
+            for key in ("options", "time_control"):
+                if key in opts.room_options:
+                    seek[key] = opts.room_options[key]
+            reply = await client.request(seek)
+            if reply["type"] == "seeking":
+                self.status(f"waiting for an opponent for {opts.game} in the lobby")
             return
-        listing = await client.request({"type": "list_rooms", "game": opts.game})
-        for room in listing["rooms"]:
-            if room["status"] == "waiting" and None in room["seats"] and opts.name not in room["seats"]:
-                try:
-                    await client.request({"type": "join", "room": room["name"]})
-                    return
-                except ServerError:
+        # A finished room lingers until everybody has left it, and is then removed, so the
+        # next game can be set up under the same name: wait (briefly) for that.
+        join: dict[str, Any] = {"type": "join", "room": opts.room}
+        if opts.game is not None:
+            join["game"] = opts.game
+        for attempt in range(FINISHED_ROOM_RETRIES + 1):
+            try:
+                await self._joined(await client.request(join))
+                return
+            except ServerError as exc:
+                if exc.code == "game_not_running" and attempt < FINISHED_ROOM_RETRIES:
+                    self.status(f"{opts.room} is finishing its games; waiting to set it up again")
+                    await asyncio.sleep(0.1)
                     continue
-        await self._create(client, None)
-
-    async def _create(self, client: Client, name: str | None) -> None:
-        msg: dict[str, Any] = {"type": "create_room", "game": self.options.game, **self.options.room_options}
-        if name is not None:
-            msg["name"] = name
+                if exc.code != "no_such_room" or opts.game is None:
+                    raise
+            break
+        create = {"type": "create_room", "game": opts.game, "name": opts.room, **opts.room_options}
+        if opts.series > 1:
+            create.setdefault("games", opts.series)
         try:
-            reply = await client.request(msg)
+            await client.request(create)
         except ServerError as exc:
-            if exc.code != "room_exists" or name is None:
+            if exc.code != "room_exists":
                 raise
-            await client.request({"type": "join", "room": name})
-            return
-        await client.request({"type": "join", "room": reply["room"]["name"]})
+        await self._joined(await client.request(join))
+
+    async def _joined(self, joined: dict[str, Any]) -> None:
+        seats = joined["settings"]["seats"]
+        if joined["seat"] is not None and None in seats:
+            self.status(f"waiting in {joined['room']} for a second player")
 
     async def _on_message(self, client: Client, msg: dict[str, Any]) -> None:
         if self.options.on_event is not None:
@@ -409,8 +548,13 @@ class PlayerRunner:
             self.rooms[msg["room"]] = {
                 "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
                 "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),
-                "to_move": msg["to_move"],
+                "to_move": msg["to_move"], "paused": msg.get("paused", False),
             }
+            if msg.get("paused"):
+                self.status(f"game {msg['game_no']} in {msg['room']} waits for both players after a server restart")
+            else:
+                opponent = msg["players"][1 - msg["seat"]] if msg["seat"] is not None else "?"
+                self.status(f"playing game {msg['game_no']} in {msg['room']} against {opponent}")
             await self._maybe_move(client, msg["room"])
         elif kind == "moved":
             room = self.rooms.get(msg["room"])
@@ -424,28 +568,33 @@ class PlayerRunner:
             room["to_move"] = msg["to_move"]
             await self._maybe_move(client, msg["room"])
         elif kind == "game_over":
-            room = self.rooms.pop(msg["room"], None)
-            seat = room["seat"] if room else None
-            result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"))
-            if seat is not None:
-                self.results.append(result)
-                if self.options.on_result is not None:
-                    self.options.on_result(result)
-            if self.options.games is not None and len(self.results) >= self.options.games:
-                self.finished = True
-                await client.request({"type": "leave", "room": msg["room"]}, check=False)
-            elif not msg.get("next_game"):
-                await client.request({"type": "leave", "room": msg["room"]}, check=False)
-                await self._find_room(client)
+            await self._game_over(client, msg)
+        elif kind == "player_away":
+            self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
         elif kind == "error":
             log.warning("server error: %s %s", msg.get("code"), msg.get("message"))
             if msg.get("code") == "illegal_move":
                 raise IllegalMove(msg.get("message", "illegal move"))
 
+    async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
+        room = self.rooms.pop(msg["room"], None)
+        seat = room["seat"] if room else None
+        result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"))
+        if seat is not None:
+            self.results.append(result)
+            if self.options.on_result is not None:
+                self.options.on_result(result)
+        if self.options.games is not None and len(self.results) >= self.options.games:
+            self.finished = True
+            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+        elif not msg.get("next_game"):
+            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+            await self._find_game(client)
+
     async def _maybe_move(self, client: Client, room_name: str) -> None:
         room = self.rooms[room_name]
         seat = room["seat"]
-        if seat is None or room["to_move"] != seat:
+        if seat is None or room["to_move"] != seat or room["paused"]:
             return
         control = room["clocks"].get("control", {})
         turn = Turn(
@@ -454,14 +603,12 @@ class PlayerRunner:
             per_move=control.get("per_move"), increment=control.get("increment", 0.0),
         )
         seq = len(room["moves"])
+        assert self.thinker is not None
         move = await self.thinker.choose(turn)
         if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
             return  # the game moved on while we thought (resumed, timed out, ended)
         game = room["game"]
-        if isinstance(move, game._move_types()):
-            form: Any = game.format_move(move, client.coords)
-        else:
-            form = move
+        form = game.format_move(move, client.coords) if game.is_move(move) else move
         await client.send({"type": "move", "room": room_name, "move": form})
 
 
@@ -471,11 +618,20 @@ async def run_player(player: Player | Callable[[], Player], options: RunOptions)
 
 
 def run(player: Player | Callable[[Turn], Any], name: str, **options: Any) -> list[GameResult]:
-    """Blocking convenience wrapper: ``run(MyBot(), name="me", game="connect4")``."""
+    """Blocking convenience wrapper: ``run(MyBot(), name="me", game="connect4")``.
+
+    Progress (waiting for an opponent, each game, its result) is logged at INFO through
+    ``logging`` (logger ``plyhall.client``). Ctrl-C stops the bot and returns the results so far.
+    """
     if not isinstance(player, Player):
         player = FunctionPlayer(player)
-    return asyncio.run(run_player(player, RunOptions(name=name, **options)))
+    runner = PlayerRunner(player, RunOptions(name=name, **options))
+    try:
+        return asyncio.run(runner.run())
+    except KeyboardInterrupt:
+        log.info("%s: stopped (Ctrl-C) after %d games", name, len(runner.results))
+        return runner.results
 
 
-__all__ = ["Client", "FunctionPlayer", "GameResult", "JSON", "MSGPACK", "Player", "RunOptions", "ServerError",
-           "Turn", "run", "run_player"]
+__all__ = ["Client", "FunctionPlayer", "GameResult", "JSON", "MSGPACK", "NoServer", "Player", "RunOptions",
+           "ServerError", "ServerURLError", "TakenOver", "Turn", "check_url", "run", "run_player"]

@@ -6,7 +6,8 @@ docs/PROTOCOL.md quotes its output. Run it to see the messages of the current ve
 
 It starts a server on a free loopback port with a throwaway database, connects two clients
 with the JSON subprotocol (ann in algebraic coordinates, bob in matrix), and plays a short
-game of Connect Four. Every frame is printed as sent or received, one per line.
+game of Connect Four (they find each other with a seek). Every frame is printed as sent or
+received, one per line.
 """
 
 from __future__ import annotations
@@ -62,34 +63,33 @@ async def main() -> None:
             print("# log in")
             await ann.login("ann", "ann-secret", "algebraic")
             await bob.login("bob", "bob-secret", "matrix")
-            print("# list rooms, create a room, join it")
+            print("# ann seeks a game of Connect Four: nobody waits yet, so her seek is kept")
             await ann.request({"type": "list_rooms"})
-            await ann.request({"type": "create_room", "game": "connect4", "name": "Wood Lake",
-                               "time_control": {"per_move": 30}})
-            await ann.request({"type": "join", "room": "Wood Lake", "seat": 0})
+            await ann.request({"type": "seek", "game": "connect4", "time_control": {"per_move": 30}})
             await asyncio.sleep(0.2)
-            print("# bob joins: the game starts")
-            await bob.request({"type": "join", "room": "Wood Lake"})
-            await ann.expect("game_start")
+            print("# bob seeks the same game: the server opens a room for both and the game starts")
+            await bob.request({"type": "seek", "game": "connect4", "time_control": {"per_move": 30}})
+            start = await ann.expect("game_start")
             await asyncio.sleep(0.2)
+            room = start["room"]
             print("# legal moves, a refused move, then moves")
-            await ann.request({"type": "legal_moves", "room": "Wood Lake"})
-            await ann.request({"type": "move", "room": "Wood Lake", "move": "8"}, check=False)
+            await ann.request({"type": "legal_moves", "room": room})
+            await ann.request({"type": "move", "room": room, "move": "8"}, check=False)
             for ann_move, bob_move in (("4", 0), ({"column": 4}, 0), ("4", 0)):
-                await ann.request({"type": "move", "room": "Wood Lake", "move": ann_move})
+                await ann.request({"type": "move", "room": room, "move": ann_move})
                 await bob.expect("moved")
                 await asyncio.sleep(0.1)
-                await bob.request({"type": "move", "room": "Wood Lake", "move": {"column": bob_move}})
+                await bob.request({"type": "move", "room": room, "move": {"column": bob_move}})
                 await ann.expect("moved")
                 await asyncio.sleep(0.1)
             print("# ann's fourth stone in column 4 wins")
-            await ann.request({"type": "move", "room": "Wood Lake", "move": "4"})
+            await ann.request({"type": "move", "room": room, "move": "4"})
             await bob.expect("game_over")
             await ann.expect("game_over")
             await asyncio.sleep(0.2)
             print("# after the game")
-            await bob.request({"type": "state", "room": "Wood Lake"})
-            await ann.request({"type": "leave", "room": "Wood Lake"})
+            await bob.request({"type": "state", "room": room})
+            await ann.request({"type": "leave", "room": room})
             await bob.request({"type": "ping"})
             await asyncio.sleep(0.2)
             await ann.close()

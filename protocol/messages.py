@@ -10,8 +10,9 @@ raises on bad input. docs/PROTOCOL.md is the reference for people.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 MAX_SAFE_INTEGER = 2**53 - 1
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}$"
@@ -40,6 +41,13 @@ ERROR_CODES: dict[str, str] = {
     "rate_limited": "too many messages; slow down",
     "too_many_rooms": "a limit on rooms was reached",
     "server_shutdown": "the server is shutting down",
+    "wrong_game": "the room plays another game than the one you asked for",
+    "throttled": "too many failed logins for this name or address; wait and try again",
+    "resume_required": "the name holds a seat kept for its owner: log in with its secret or resume token",
+    "busy": "the server cannot take this request now (e.g. house bots at their limit)",
+    "not_organiser": "only the organiser may do that",
+    "no_such_tournament": "there is no tournament by that name or id",
+    "in_tournament": "you have tournament games to play; you are seated automatically",
 }
 
 
@@ -53,10 +61,9 @@ class ProtocolError:
 
     def to_message(self, **extra: Any) -> dict[str, Any]:
         """The ``error`` message the server sends for this problem."""
-        msg: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
+        msg = error(self.code, self.message, **extra)
         if self.id is not None:
             msg["id"] = self.id
-        msg.update(extra)
         return msg
 
 
@@ -74,51 +81,79 @@ ROOM = STR
 
 @dataclass(frozen=True)
 class Schema:
-    """Required and optional fields of one message type."""
+    """Required and optional fields of one message type.
+
+    For a client request, ``replies`` names the server messages that answer it: the first of
+    them (or the first ``error``) sent to the requester carries the request's ``id``.
+    """
 
     required: dict[str, tuple[tuple[type, ...], str]]
     optional: dict[str, tuple[tuple[type, ...], str]]
     doc: str
+    replies: tuple[str, ...] = ()
 
 
-def _schema(doc: str, required: dict | None = None, optional: dict | None = None) -> Schema:
-    return Schema(required or {}, optional or {}, doc)
+def _schema(doc: str, required: dict | None = None, optional: dict | None = None,
+            replies: tuple[str, ...] = ()) -> Schema:
+    return Schema(required or {}, optional or {}, doc, replies)
 
 
 CLIENT_MESSAGES: dict[str, Schema] = {
     "login": _schema(
-        "Log in under a name, claiming it with a secret the first time.",
+        "Log in under a name, claiming it with a secret the first time; resume proves the identity of an "
+        "earlier login (the token its welcome gave).",
         {"name": STR},
-        {"secret": STR, "coords": STR, "client": STR},
+        {"secret": STR, "coords": STR, "client": STR, "resume": STR, "organiser": STR},
+        ("welcome",),
     ),
-    "list_rooms": _schema("Ask for the room listing.", optional={"game": STR}),
-    "watch_lobby": _schema("Receive a `rooms` push whenever the listing changes.", optional={"on": BOOL}),
+    "list_rooms": _schema("Ask for the room listing.", optional={"game": STR}, replies=("rooms",)),
+    "watch_lobby": _schema("Receive a `rooms` push whenever the listing changes.", optional={"on": BOOL},
+                           replies=("rooms",)),
     "create_room": _schema(
         "Create a room.",
         {"game": STR},
         {"name": STR, "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "games": INT},
+        ("room",),
     ),
     "join": _schema(
-        "Take a seat (a given one or any free one) or watch as a spectator.",
+        "Take a seat (a given one or any free one) or watch as a spectator; game, when given, must be the "
+        "room's game.",
         {"room": ROOM},
-        {"seat": INT, "role": STR},
+        {"seat": INT, "role": STR, "game": STR},
+        ("joined",),
     ),
-    "leave": _schema("Leave a room (a seated player in a running game forfeits).", {"room": ROOM}),
+    "seek": _schema(
+        "Ask to be paired for a game: the server pairs you with a waiting seek that matches, or records yours.",
+        {"game": STR},
+        {"options": MAP, "time_control": MAP, "games": INT},
+        ("seeking", "joined"),
+    ),
+    "cancel_seek": _schema("Withdraw your seek for a game.", {"game": STR}, replies=("seek_cancelled",)),
+    "leave": _schema("Leave a room (a seated player in a running game forfeits).", {"room": ROOM},
+                     replies=("left",)),
     "move": _schema(
         "Play a move: notation text or the structured form in your coordinates.",
         {"room": ROOM, "move": ANY},
+        replies=("moved",),
     ),
-    "legal_moves": _schema("Ask for the legal moves of the seat to move.", {"room": ROOM}),
-    "state": _schema("Ask for the full current state of a room.", {"room": ROOM}),
-    "resign": _schema("Resign the running game.", {"room": ROOM}),
-    "offer_draw": _schema("Offer a draw, or accept the opponent's standing offer.", {"room": ROOM}),
-    "chat": _schema("Say something in a room.", {"room": ROOM, "text": STR}),
-    "ping": _schema("Ask for a pong (application-level liveness check)."),
+    "legal_moves": _schema("Ask for the legal moves of the seat to move.", {"room": ROOM},
+                           replies=("legal_moves",)),
+    "state": _schema("Ask for the full current state of a room.", {"room": ROOM},
+                     replies=("game_start", "room_state")),
+    "resign": _schema("Resign the running game.", {"room": ROOM}, replies=("game_over",)),
+    "offer_draw": _schema("Offer a draw, or accept the opponent's standing offer.", {"room": ROOM},
+                          replies=("draw_offered", "game_over")),
+    "chat": _schema("Say something in a room.", {"room": ROOM, "text": STR}, replies=("chat",)),
+    "ping": _schema("Ask for a pong (application-level liveness check).", replies=("pong",)),
 }
 
 # What the server sends. Required fields are always present (some may be null, as their kind
 # says); optional ones appear only in the situations their description gives. Any message that
-# answers a request carries that request's ``id`` as well.
+# answers a request carries that request's ``id`` as well (see ``Schema.replies``).
+# Each message's schema is declared on the function that builds it, so the two are read together.
+
+SERVER_MESSAGES: dict[str, Schema] = {}
+
 _GAME_FIELDS = {
     "room": ROOM,
     "game": STR,
@@ -136,76 +171,170 @@ _POSITION_FIELDS = {
     "record": STR,
 }
 
-SERVER_MESSAGES: dict[str, Schema] = {
-    "welcome": _schema(
-        "Login accepted: your name and convention, the server's version, whether the name is claimed, "
-        "the game ids, and the rooms where you hold a seat (resumed at once).",
-        {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "games": LIST, "rooms": LIST},
-    ),
-    "rooms": _schema("The room listing: a list of room summaries.", {"rooms": LIST}),
-    "room": _schema("One room's summary (the reply to create_room).", {"room": MAP}),
-    "joined": _schema(
-        "You joined a room: your role, your seat (null for a spectator) and the room's summary.",
-        {"room": ROOM, "role": STR, "seat": OPT_INT, "settings": MAP},
-    ),
-    "left": _schema("You left a room.", {"room": ROOM}),
-    "seated": _schema(
-        "Somebody took or left a seat in a room you are in: both seats' names (null when free).",
-        {"room": ROOM, "seats": LIST},
-    ),
-    "game_start": _schema(
-        "A game starts, or its full state on joining, resuming or asking for the state while it runs.",
-        {**_GAME_FIELDS, **_POSITION_FIELDS},
-    ),
-    "room_state": _schema(
-        "The state of a room where no game runs (the reply to state): before the first game without a "
-        "position; after a game with its final position and last_result.",
-        _GAME_FIELDS,
-        {**_POSITION_FIELDS, "last_result": MAP},
-    ),
-    "moved": _schema(
-        "A move was accepted: in your coordinates and as notation, with both clocks and the seat to move "
-        "(null when the move ended the game).",
-        {
-            "room": ROOM,
-            "seq": INT,
-            "seat": INT,
-            "move": ANY,
-            "notation": STR,
-            "clocks": MAP,
-            "to_move": OPT_INT,
-        },
-    ),
-    "legal_moves": _schema("The legal moves of the seat to move, in your coordinates.", {"room": ROOM, "moves": LIST}),
-    "game_over": _schema(
-        "The game ended: the winning seat (null for a draw or an aborted game), why, and whether the room "
-        "plays another game.",
-        {
-            "room": ROOM,
-            "winner": OPT_INT,
-            "reason": STR,
-            "players": LIST,
-            "record": STR,
-            "clocks": MAP,
-            "next_game": BOOL,
-            "game_no": INT,
-        },
-    ),
-    "player_away": _schema(
-        "A player lost the connection and keeps the seat for grace seconds.",
-        {"room": ROOM, "seat": INT, "name": STR, "grace": NUM},
-    ),
-    "player_back": _schema("A player who was away came back.", {"room": ROOM, "seat": INT, "name": STR}),
-    "draw_offered": _schema("A player offers a draw.", {"room": ROOM, "seat": INT}),
-    "chat": _schema("A chat line.", {"room": ROOM, "from": STR, "text": STR}),
-    "pong": _schema("Reply to ping."),
-    "error": _schema(
-        "A request failed: an error code from ERROR_CODES and a sentence for people; room when the request "
-        "named one.",
-        {"code": STR, "message": STR},
-        {"room": ROOM},
-    ),
+_Builder = TypeVar("_Builder", bound=Callable[..., dict[str, Any]])
+
+
+def _server(kind: str, doc: str, required: dict | None = None, optional: dict | None = None
+            ) -> Callable[[_Builder], _Builder]:
+    """Register the schema of server message ``kind`` on the function that builds it."""
+
+    def register(builder: _Builder) -> _Builder:
+        SERVER_MESSAGES[kind] = _schema(doc, required, optional)
+        return builder
+
+    return register
+
+
+@_server("welcome", "Login accepted: your name and convention, the server's version, whether the name is "
+         "claimed, the game ids, the rooms where you hold a seat (resumed at once), and a resume token that "
+         "proves this identity when you log in again.",
+         {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "games": LIST, "rooms": LIST,
+          "resume": STR},
+         {"organiser": BOOL})
+def welcome(name: str, coords: str, server: str, claimed: bool, games: list[str], rooms: list[str],
+            resume: str, organiser: bool = False) -> dict[str, Any]:
+    """The reply to ``login``."""
+    msg = {"type": "welcome", "name": name, "coords": coords, "server": server, "claimed": claimed,
+           "games": games, "rooms": rooms, "resume": resume}
+    if organiser:
+        msg["organiser"] = True
+    return msg
+
+
+@_server("rooms", "The room listing: a list of room summaries.", {"rooms": LIST})
+def rooms(listing: list[dict[str, Any]]) -> dict[str, Any]:
+    """The room listing (a reply, or a push to lobby watchers)."""
+    return {"type": "rooms", "rooms": listing}
+
+
+@_server("room", "One room's summary (the reply to create_room).", {"room": MAP})
+def room(summary: dict[str, Any]) -> dict[str, Any]:
+    """The room a client created."""
+    return {"type": "room", "room": summary}
+
+
+@_server("joined", "You joined a room: your role, your seat (null for a spectator) and the room's summary.",
+         {"room": ROOM, "role": STR, "seat": OPT_INT, "settings": MAP})
+def joined(room: str, seat: int | None, settings: dict[str, Any]) -> dict[str, Any]:
+    """You are in ``room``: as the player of ``seat``, or a spectator when it is None."""
+    return {"type": "joined", "room": room, "role": "spectator" if seat is None else "player", "seat": seat,
+            "settings": settings}
+
+
+@_server("left", "You left a room.", {"room": ROOM})
+def left(room: str) -> dict[str, Any]:
+    """You left ``room``."""
+    return {"type": "left", "room": room}
+
+
+@_server("seated", "Somebody took or left a seat in a room you are in: both seats' names (null when free).",
+         {"room": ROOM, "seats": LIST})
+def seated(room: str, seats: list[str | None]) -> dict[str, Any]:
+    """The seats of ``room`` changed."""
+    return {"type": "seated", "room": room, "seats": seats}
+
+
+@_server("game_start", "A game starts, or its full state on joining, resuming or asking for the state while "
+         "it runs.", {**_GAME_FIELDS, **_POSITION_FIELDS}, {"paused": BOOL})
+def game_start(**fields: Any) -> dict[str, Any]:
+    """A running game's full state (fields as the schema lists them)."""
+    return {"type": "game_start", **fields}
+
+
+@_server("room_state", "The state of a room where no game runs (the reply to state): before the first game "
+         "without a position; after a game with its final position and last_result.",
+         _GAME_FIELDS, {**_POSITION_FIELDS, "last_result": MAP})
+def room_state(**fields: Any) -> dict[str, Any]:
+    """The state of a room where no game runs (fields as the schema lists them)."""
+    return {"type": "room_state", **fields}
+
+
+@_server("moved", "A move was accepted: in your coordinates and as notation, with both clocks and the seat to "
+         "move (null when the move ended the game).",
+         {"room": ROOM, "seq": INT, "seat": INT, "move": ANY, "notation": STR, "clocks": MAP, "to_move": OPT_INT})
+def moved(room: str, seq: int, seat: int, move: Any, notation: str, clocks: dict[str, Any],
+          to_move: int | None) -> dict[str, Any]:
+    """Move number ``seq`` of the running game, by ``seat``."""
+    return {"type": "moved", "room": room, "seq": seq, "seat": seat, "move": move, "notation": notation,
+            "clocks": clocks, "to_move": to_move}
+
+
+@_server("legal_moves", "The legal moves of the seat to move, in your coordinates.",
+         {"room": ROOM, "moves": LIST})
+def legal_moves(room: str, moves: list[Any]) -> dict[str, Any]:
+    """The legal moves in ``room``."""
+    return {"type": "legal_moves", "room": room, "moves": moves}
+
+
+GAME_STATUSES = {
+    "finished": "played to a result: a win or a draw (including resignations, agreed draws and flags)",
+    "forfeit": "not played: a player never came (a tournament game), or left before it began",
+    "aborted": "stopped without a result (the server was shutting down, or could not restore it)",
 }
+"""The ``status`` of a game that ended, in ``game_over`` and in the stored records."""
+
+
+@_server("game_over", "The game ended: the winning seat (null for a draw or an aborted game), why, how "
+         "(status: finished, forfeit or aborted), and whether the room plays another game.",
+         {"room": ROOM, "winner": OPT_INT, "reason": STR, "status": STR, "players": LIST, "record": STR,
+          "clocks": MAP, "next_game": BOOL, "game_no": INT})
+def game_over(room: str, winner: int | None, reason: str, status: str, players: list[str], record: str,
+              clocks: dict[str, Any], next_game: bool, game_no: int) -> dict[str, Any]:
+    """The end of game ``game_no`` in ``room``."""
+    return {"type": "game_over", "room": room, "winner": winner, "reason": reason, "status": status,
+            "players": players, "record": record, "clocks": clocks, "next_game": next_game, "game_no": game_no}
+
+
+@_server("player_away", "A player lost the connection and keeps the seat for grace seconds.",
+         {"room": ROOM, "seat": INT, "name": STR, "grace": NUM})
+def player_away(room: str, seat: int, name: str, grace: float) -> dict[str, Any]:
+    """``name`` (in ``seat``) is away and has ``grace`` seconds to come back."""
+    return {"type": "player_away", "room": room, "seat": seat, "name": name, "grace": grace}
+
+
+@_server("player_back", "A player who was away came back.", {"room": ROOM, "seat": INT, "name": STR})
+def player_back(room: str, seat: int, name: str) -> dict[str, Any]:
+    """``name`` came back to ``seat``."""
+    return {"type": "player_back", "room": room, "seat": seat, "name": name}
+
+
+@_server("draw_offered", "A player offers a draw.", {"room": ROOM, "seat": INT})
+def draw_offered(room: str, seat: int) -> dict[str, Any]:
+    """``seat`` offers a draw."""
+    return {"type": "draw_offered", "room": room, "seat": seat}
+
+
+@_server("chat", "A chat line: plain text, never markup (show it as text).", {"room": ROOM, "from": STR, "text": STR})
+def chat(room: str, sender: str, text: str) -> dict[str, Any]:
+    """``sender`` said ``text`` in ``room``."""
+    return {"type": "chat", "room": room, "from": sender, "text": text}
+
+
+@_server("seeking", "Your seek is recorded and waits for an opponent: what it asks for. When a matching "
+         "seek arrives, the server opens a room and seats you both (joined, game_start).", {"seek": MAP})
+def seeking(seek: dict[str, Any]) -> dict[str, Any]:
+    """The seek that now waits."""
+    return {"type": "seeking", "seek": seek}
+
+
+@_server("seek_cancelled", "Your seek for this game no longer waits (you cancelled it).", {"game": STR})
+def seek_cancelled(game: str) -> dict[str, Any]:
+    """The seek for ``game`` is gone."""
+    return {"type": "seek_cancelled", "game": game}
+
+
+@_server("pong", "Reply to ping.")
+def pong() -> dict[str, Any]:
+    """The reply to ``ping``."""
+    return {"type": "pong"}
+
+
+@_server("error", "A request failed: an error code from ERROR_CODES and a sentence for people; room when the "
+         "request named one; retry_after (seconds) when trying again later may succeed.",
+         {"code": STR, "message": STR}, {"room": ROOM, "retry_after": NUM})
+def error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """An ``error`` with ``code`` (from ERROR_CODES) and a sentence for people."""
+    return {"type": "error", "code": code, "message": message, **extra}
 
 
 def _kind_ok(value: Any, kind: tuple[tuple[type, ...], str]) -> bool:
@@ -285,14 +414,3 @@ def validate(obj: Any, schemas: dict[str, Schema] = CLIENT_MESSAGES) -> dict[str
                 "bad_message", f"field '{name}' of '{kind}' must be {field_kind[1]}", msg_id
             )
     return obj
-
-
-def message(kind: str, **fields: Any) -> dict[str, Any]:
-    """Build a message map: ``message("join", room="Kalamalka Lake")``."""
-    msg = {"type": kind}
-    msg.update({k: v for k, v in fields.items() if v is not None or k in _NULLABLE})
-    return msg
-
-
-# Fields that keep an explicit null (winner of a draw, seat of a spectator, ...).
-_NULLABLE = {"winner", "seat", "to_move"}

@@ -1,9 +1,11 @@
-"""The asyncio WebSocket server: moves bytes and time into the :class:`Hall`.
+"""The asyncio WebSocket server: moves bytes and time into the :class:`~server.hall.Hall`.
 
-One port serves the WebSocket endpoint ``/ws`` and read-only HTTP GET
-(``/healthz``, ``/api/rooms``, ``/api/games``, ``/api/games/ID``). Each
-connection has an outgoing queue drained by its own writer task, so a slow
-client never stalls anybody else; storage runs on one writer thread.
+One port serves the WebSocket endpoint ``/ws`` and read-only HTTP (``server.http``). Each
+connection has an outgoing queue drained by its own writer task, so a slow client never
+stalls anybody else. Durability is write-ahead: the writes of every hall outbox go to the
+group-commit writer, and the outbox's messages are held until those writes are committed
+(outboxes are delivered in the order they were produced, so nobody is told anything out of
+order). Secrets are checked on a thread pool, never on the event loop.
 """
 
 from __future__ import annotations
@@ -11,26 +13,27 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import gc
-import http
-import json
 import logging
 import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 import protocol
+from protocol import messages as m
 from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, Codec, codec_for
 from protocol.messages import ProtocolError, validate
 
+from .env import Env
 from .hall import Hall, HallOutbox, Limits
+from .http import HttpApi, game_param, int_param, json_response, status_param, text_response
+from .identity import SecretCheck
 from .storage import Storage
+from .writer import GroupCommitWriter
 
 log = logging.getLogger("plyhall.server")
 
@@ -75,7 +78,7 @@ class TokenBucket:
         return False
 
 
-class Client:
+class Connection:
     """One WebSocket connection: its codec, outgoing queue and writer task."""
 
     def __init__(self, conn_id: int, ws: ServerConnection, codec: Codec, bucket: TokenBucket) -> None:
@@ -153,6 +156,8 @@ class PlyhallServer:
         room_defaults: dict[str, Any] | None = None,
         ping_interval: float = 20.0,
         ping_timeout: float = 20.0,
+        env: Env | None = None,
+        organiser_secret: str | None = None,
     ) -> None:
         self.storage = storage
         self.ping_interval = ping_interval
@@ -160,15 +165,20 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
-        self.hall = Hall(storage.load_claims(), limits, room_defaults)
-        self.clients: dict[int, Client] = {}
+        self.hall = Hall(env, limits, room_defaults, organiser_secret)
+        self.connections: dict[int, Connection] = {}
+        self.restored = (0, 0)  # rooms and running games taken back from storage at start
         self._next_id = 0
         self._server: Server | None = None
+        self._writer: GroupCommitWriter | None = None
+        self._held: deque[tuple[int, HallOutbox]] = deque()  # outboxes waiting for their writes' commit
         self._timer_task: asyncio.Task | None = None
         self._timer_wakeup = asyncio.Event()
         self._timer_until: float | None = None  # the deadline the timer task sleeps until (None: no deadline)
-        self._db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="plyhall-db")
-        self._pending: set[asyncio.Future] = set()
+        self._reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
+        self._hashing = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-hash")
+        self.http = HttpApi()
+        self._routes()
         self.started = time.time()
         self.games_recorded = 0
         self.stopping = False
@@ -176,7 +186,11 @@ class PlyhallServer:
     # Life cycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Listen; ``self.port`` is the real port afterwards (useful with port 0)."""
+        """Take back what storage kept, then listen; ``self.port`` is the real port afterwards (port 0)."""
+        loop = asyncio.get_running_loop()
+        restored = await loop.run_in_executor(self._reads, self.storage.load)
+        self.restored = self.hall.restore(restored, time.monotonic())
+        self._writer = GroupCommitWriter(self.storage, loop, self._committed)
         self._server = await serve(
             self._connection,
             self.host,
@@ -195,27 +209,36 @@ class PlyhallServer:
         if sockets:
             self.port = sockets[0].getsockname()[1]
         self._timer_task = asyncio.create_task(self._timer())
+        self._timer_wakeup.set()  # restored rooms have grace deadlines
         log.info("plyhall %s listening on ws://%s:%d/ws", protocol.__version__, self.host, self.port)
 
     async def stop(self) -> None:
-        """Shut down cleanly: abort and record running games, tell clients, close, flush storage."""
+        """Shut down cleanly: tell clients, close, commit what is queued. Running games stay stored and
+        continue when a server starts again on the same database."""
         if self.stopping:
             return
         self.stopping = True
         self._dispatch(self.hall.shutdown(time.monotonic()))
-        await asyncio.gather(*(c.drain(1.0) for c in self.clients.values()))
+        await self.flush()
+        await asyncio.gather(*(c.drain(1.0) for c in self.connections.values()))
         if self._server is not None:
             self._server.close(close_connections=False)
-            for client in list(self.clients.values()):
-                client.closing = True
-                await client.ws.close(1001, "server shutting down")
+            for connection in list(self.connections.values()):
+                connection.closing = True
+                await connection.ws.close(1001, "server shutting down")
             await self._server.wait_closed()
         if self._timer_task is not None:
             self._timer_task.cancel()
-        if self._pending:
-            await asyncio.gather(*self._pending, return_exceptions=True)
-        await asyncio.get_running_loop().run_in_executor(self._db, self.storage.close)
-        self._db.shutdown(wait=True)
+        if self._writer is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._writer.stop)
+        self._hashing.shutdown(wait=True)
+        await asyncio.get_running_loop().run_in_executor(self._reads, self.storage.close)
+        self._reads.shutdown(wait=True)
+
+    async def flush(self) -> None:
+        """Wait until every write submitted so far is committed and its messages are sent."""
+        while self._held or (self._writer is not None and self._writer.committed < self._writer.submitted):
+            await asyncio.sleep(0.005)
 
     # Connections -------------------------------------------------------------------------
 
@@ -223,99 +246,127 @@ class PlyhallServer:
         for candidate in SUBPROTOCOLS:
             if candidate in offered:
                 return candidate
-        return None  # no (known) subprotocol offered: JSON
+        return None  # nothing offered: JSON (an offer of only unknown ones is refused in _process_request)
 
     async def _connection(self, ws: ServerConnection) -> None:
         self._next_id += 1
         conn_id = self._next_id
-        client = Client(conn_id, ws, codec_for(ws.subprotocol), TokenBucket(self.rate_limit, time.monotonic()))
-        self.clients[conn_id] = client
-        writer = asyncio.create_task(client.writer())
+        connection = Connection(conn_id, ws, codec_for(ws.subprotocol), TokenBucket(self.rate_limit,
+                                                                                    time.monotonic()))
+        self.connections[conn_id] = connection
+        address = ws.remote_address[0] if ws.remote_address else "?"
+        self.hall.connect(conn_id, address)
+        log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
+        writer = asyncio.create_task(connection.writer())
         try:
             async for data in ws:
-                if self.stopping:
-                    break
-                if client.closing:
+                if connection.closing:
                     # keep reading (and dropping) until the close handshake is done: a handler that
                     # stopped reading left a flooder's close reply unread until close_timeout
                     continue
-                self._receive(client, data)
+                if self.stopping:
+                    self._refuse_while_stopping(connection, data)
+                    continue
+                self._receive(connection, data)
         except ConnectionClosed:
             pass
         finally:
-            self.clients.pop(conn_id, None)
+            self.connections.pop(conn_id, None)
             if not self.stopping:
                 self._dispatch(self.hall.disconnect(conn_id, time.monotonic()))
-            if client.closing and not self.stopping:
-                await client.drain(1.0)
+            if connection.closing and not self.stopping:
+                await connection.drain(1.0)
             writer.cancel()
+            log.debug("connection %d closed", conn_id)
 
-    def _receive(self, client: Client, data: bytes | str) -> None:
+    def _refuse_while_stopping(self, connection: Connection, data: bytes | str) -> None:
+        decoded = connection.codec.decode(data)
+        msg_id = decoded.get("id") if isinstance(decoded, dict) else None
+        error = m.error("server_shutdown", "the server is shutting down; log in again when it is back")
+        if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool):
+            error["id"] = msg_id
+        connection.push(error)
+
+    def _receive(self, connection: Connection, data: bytes | str) -> None:
         now = time.monotonic()
-        if not client.bucket.take(now):
-            if client.bucket.strikes >= self.rate_limit.strikes_to_close:
-                self._close(client, 1008, "rate limit exceeded")
-            elif client.bucket.strikes == 1 or client.bucket.strikes % 10 == 0:
-                client.push(ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} messages a second; "
-                                          "messages are being dropped").to_message())
+        if not connection.bucket.take(now):
+            if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
+                self._close(connection, 1008, "rate limit exceeded")
+            elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
+                connection.push(ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} messages a "
+                                              "second; messages are being dropped").to_message())
             return
-        decoded = client.codec.decode(data)
+        decoded = connection.codec.decode(data)
         if isinstance(decoded, ProtocolError):
-            client.push(decoded.to_message())
+            connection.push(decoded.to_message())
             return
         msg = validate(decoded)
         if isinstance(msg, ProtocolError):
-            client.push(msg.to_message())
+            connection.push(msg.to_message())
             return
         try:
-            out = self.hall.handle(client.id, msg, now)
+            out = self.hall.handle(connection.id, msg, now)
         except Exception:  # a bug must cost one reply, never the server
             log.exception("error handling %s", msg.get("type"))
-            client.push(ProtocolError("bad_message", "the server could not handle this message",
-                                      msg.get("id")).to_message())
+            connection.push(ProtocolError("bad_message", "the server could not handle this message",
+                                          msg.get("id")).to_message())
             return
         self._dispatch(out)
 
-    def _close(self, client: Client, code: int, reason: str) -> None:
-        if client.closing:
+    def _close(self, connection: Connection, code: int, reason: str) -> None:
+        if connection.closing:
             return
-        client.closing = True
-        asyncio.create_task(client.ws.close(code, reason))
+        connection.closing = True
+        asyncio.create_task(connection.ws.close(code, reason))
 
     def _dispatch(self, out: HallOutbox) -> None:
+        """Send ``out`` once its writes are committed (at once when it has none and nothing waits)."""
+        for check in out.checks:
+            self._run_check(check)
+        if out.ended:
+            self.games_recorded += len(out.ended)
+        if out.writes and self._writer is not None:
+            seq = self._writer.submit(out.writes)
+        elif self._held:
+            seq = self._held[-1][0]
+        else:
+            self._deliver(out)
+            return
+        self._held.append((seq, out))
+
+    def _committed(self, seq: int) -> None:
+        while self._held and self._held[0][0] <= seq:
+            self._deliver(self._held.popleft()[1])
+
+    def _deliver(self, out: HallOutbox) -> None:
         for conn_id, msg in out.messages:
-            client = self.clients.get(conn_id)
-            if client is not None and not client.push(msg):
-                self._close(client, 1008, "too slow: too many unsent messages")
+            connection = self.connections.get(conn_id)
+            if connection is not None and not connection.push(msg):
+                self._close(connection, 1008, "too slow: too many unsent messages")
         for conn_id, reason in out.close:
-            client = self.clients.get(conn_id)
-            if client is not None:
-                self._close(client, 1000, reason)
-        for name, claim in out.claims:
-            self._store(self.storage.save_claim, name, claim)
-        for record in out.records:
-            self.games_recorded += 1
-            self._store(self.storage.save_game, record)
+            connection = self.connections.get(conn_id)
+            if connection is not None:
+                self._close(connection, 1000, reason)
         # wake the timer only when a deadline earlier than the one it sleeps until appeared:
         # moves push later deadlines almost always, and a wake-up per message is costly
         deadline = self.hall.next_deadline()
         if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
             self._timer_wakeup.set()
 
-    def _store(self, func: Any, *args: Any) -> None:
-        future = asyncio.get_running_loop().run_in_executor(self._db, func, *args)
-        self._pending.add(future)
-        future.add_done_callback(self._stored)
+    def _run_check(self, check: SecretCheck) -> None:
+        future = asyncio.get_running_loop().run_in_executor(self._hashing, check.run)
 
-    def _stored(self, future: asyncio.Future) -> None:
-        self._pending.discard(future)
-        if future.exception() is not None:
-            log.error("storing failed: %s", future.exception())
+        def done(result: asyncio.Future) -> None:
+            if self.stopping or result.cancelled():
+                return
+            try:
+                answer = result.result()
+            except Exception:
+                log.exception("checking a secret failed")
+                answer = False
+            self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
 
-    async def flush(self) -> None:
-        """Wait until every queued storage write has finished."""
-        while self._pending:
-            await asyncio.gather(*list(self._pending), return_exceptions=True)
+        future.add_done_callback(done)
 
     async def _timer(self) -> None:
         while True:
@@ -328,82 +379,72 @@ class PlyhallServer:
             except TimeoutError:
                 pass
             try:
-                self._dispatch_timer()
+                out = self.hall.tick(time.monotonic())
+                if out.messages or out.writes or out.close:
+                    self._dispatch(out)
             except Exception:
                 log.exception("timer failed")
-
-    def _dispatch_timer(self) -> None:
-        out = self.hall.tick(time.monotonic())
-        if out.messages or out.records:
-            self._dispatch(out)
 
     # HTTP --------------------------------------------------------------------------------
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        url = urlsplit(request.path)
-        if url.path == "/ws":
+        if request.path.split("?", 1)[0] == "/ws":
+            offered = [p.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
+                       for p in value.split(",") if p.strip()]
+            if offered and not set(offered) & set(SUBPROTOCOLS):
+                return text_response(400, f"none of the offered subprotocols ({', '.join(offered)[:200]}) is "
+                                     f"supported; offer {' or '.join(SUBPROTOCOLS)} (or none, for JSON)\n")
             return None
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            return _json_response(404, {"error": "the WebSocket endpoint is /ws"})
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        try:
-            return await self._http_get(url.path, query)
-        except ValueError as exc:
-            return _json_response(400, {"error": str(exc)})
+            return json_response(404, {"error": "the WebSocket endpoint is /ws"})
+        return await self.http.respond(request)
 
-    async def _http_get(self, path: str, query: dict[str, str]) -> Response:
-        if path == "/healthz":
-            return _json_response(200, {
-                "ok": not self.stopping, "version": protocol.__version__, "rooms": len(self.hall.rooms),
-                "connections": len(self.clients), "uptime": round(time.time() - self.started, 1),
-            })
-        if path == "/api/rooms":
-            return _json_response(200, {"rooms": self.hall.listing(query.get("game"))})
-        if path == "/api/games":
-            limit = _int_param(query, "limit", 50, 1, 500)
-            offset = _int_param(query, "offset", 0, 0, 10**9)
-            games = await asyncio.get_running_loop().run_in_executor(
-                self._db, lambda: self.storage.list_games(limit, offset, query.get("game"), query.get("player")))
-            return _json_response(200, {"games": games, "limit": limit, "offset": offset})
-        if path.startswith("/api/games/"):
-            game_id = path.removeprefix("/api/games/")
-            record = await asyncio.get_running_loop().run_in_executor(self._db, self.storage.get_game, game_id)
-            if record is None:
-                return _json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
-            return _json_response(200, record)
-        if path == "/":
-            return _text_response(200, INDEX_TEXT.format(version=protocol.__version__, rooms=len(self.hall.rooms)))
-        return _json_response(404, {"error": f"no such page {path[:80]!r}; try /healthz, /api/rooms, /api/games"})
+    def _routes(self) -> None:
+        self.http.route("/healthz", self._healthz)
+        self.http.route("/api/rooms", self._api_rooms)
+        self.http.route("/api/games", self._api_games)
+        self.http.route("/api/games/*", self._api_game)
+        self.http.route("/", self._index)
+
+    async def _read(self, func: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._reads, func, *args)
+
+    async def _healthz(self, path: str, query: dict[str, str]) -> Response:
+        writer = self._writer
+        database = {"ok": writer is None or writer.healthy, "queued": writer.queued if writer else 0}
+        if writer is not None and not writer.healthy:
+            database["error"] = writer.last_error
+        return json_response(200 if database["ok"] and not self.stopping else 503, {
+            "ok": not self.stopping and bool(database["ok"]), "version": protocol.__version__,
+            "rooms": len(self.hall.rooms), "connections": len(self.connections),
+            "uptime": round(time.time() - self.started, 1), "database": database,
+        })
+
+    async def _api_rooms(self, path: str, query: dict[str, str]) -> Response:
+        return json_response(200, {"rooms": self.hall.listing(game_param(query))})
+
+    async def _api_games(self, path: str, query: dict[str, str]) -> Response:
+        limit = int_param(query, "limit", 50, 1, 500)
+        offset = int_param(query, "offset", 0, 0, 10**9)
+        game, status = game_param(query), status_param(query)
+        games = await self._read(lambda: self.storage.list_games(limit, offset, game, query.get("player"), status,
+                                                                 query.get("tournament")))
+        return json_response(200, {"games": games, "limit": limit, "offset": offset})
+
+    async def _api_game(self, path: str, query: dict[str, str]) -> Response:
+        game_id = path.removeprefix("/api/games/")
+        record = await self._read(self.storage.get_game, game_id)
+        if record is None:
+            return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
+        return json_response(200, record)
+
+    async def _index(self, path: str, query: dict[str, str]) -> Response:
+        return text_response(200, INDEX_TEXT.format(version=protocol.__version__, rooms=len(self.hall.rooms)))
 
 
 INDEX_TEXT = """Plyhall {version}: a tournament server for two-player board-game bots.
 
 WebSocket endpoint: /ws (subprotocols plyhall.v1.msgpack, plyhall.v1.json)
-Read-only HTTP: /healthz  /api/rooms  /api/games?limit=&offset=&game=&player=  /api/games/ID
+Read-only HTTP: /healthz  /api/rooms  /api/games?limit=&offset=&game=&player=&status=  /api/games/ID
 Rooms open now: {rooms}
 """
-
-
-def _int_param(query: dict[str, str], name: str, default: int, low: int, high: int) -> int:
-    if name not in query:
-        return default
-    try:
-        value = int(query[name])
-    except ValueError:
-        raise ValueError(f"{name} must be an integer from {low} to {high}") from None
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be an integer from {low} to {high}")
-    return value
-
-
-def _json_response(status: int, body: Any) -> Response:
-    payload = json.dumps(body).encode()
-    headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(payload))),
-                       ("Cache-Control", "no-store")])
-    return Response(status, http.HTTPStatus(status).phrase, headers, payload)
-
-
-def _text_response(status: int, text: str) -> Response:
-    payload = text.encode()
-    headers = Headers([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(payload)))])
-    return Response(status, http.HTTPStatus(status).phrase, headers, payload)

@@ -6,60 +6,91 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import signal
 import sys
 from typing import Any
+
+from protocol.games import GAMES
+
+DEFAULT_DB = "plyhall.db"
 
 
 def register(subparsers: Any) -> None:
     """Add the ``serve`` and ``export`` subcommands."""
     serve = subparsers.add_parser(
         "serve", help="run the tournament server",
-        description="Run the Plyhall server: WebSocket endpoint /ws and read-only HTTP on one port.")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+        description="Run the Plyhall server: WebSocket endpoint /ws and read-only HTTP on one port. Running games "
+                    "are stored move by move: after a crash or a restart on the same database they continue.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 lets bots on "
+                            "other machines connect)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
-    serve.add_argument("--db", default="plyhall.db", help="SQLite database file (default plyhall.db)")
+    serve.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
+                       help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB)")
     serve.add_argument("--grace", type=float, default=30.0,
-                       help="default seconds a disconnected player keeps the seat (default 30)")
+                       help="default seconds a disconnected player keeps the seat (0 to 600; default 30)")
     serve.add_argument("--illegal-move", choices=["reject", "lose"], default="reject",
                        help="default cost of an illegal move in new rooms (default reject)")
     serve.add_argument("--per-move", type=float, default=30.0,
-                       help="default seconds per move in new rooms (default 30)")
+                       help="default seconds per move in new rooms (0.05 to 86400; default 30)")
+    serve.add_argument("--organiser-secret", default=os.environ.get("PLYHALL_ORGANISER_SECRET"),
+                       help="secret that lets `plyhall tournament` run tournaments on this server "
+                            "(default $PLYHALL_ORGANISER_SECRET; none: no tournaments)")
     serve.add_argument("--quiet", action="store_true", help="log warnings only")
+    serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")
     serve.set_defaults(func=run_serve)
 
     export = subparsers.add_parser(
         "export", help="write recorded games as JSON lines",
-        description="Write recorded games from a server database as JSON lines (one game a line).")
-    export.add_argument("--db", default="plyhall.db", help="SQLite database file (default plyhall.db)")
-    export.add_argument("--game", help="only the game with this record id")
+        description="Write recorded games from a server database as JSON lines (one game a line, oldest first).")
+    export.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
+                        help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB)")
+    export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
+    export.add_argument("--id", dest="record", help="only the game with this record id")
     export.add_argument("--output", "-o", help="file to write (default standard output)")
     export.set_defaults(func=run_export)
+
+
+def serve_option_errors(args: argparse.Namespace) -> list[str]:
+    """Every bad ``serve`` option, each in a sentence of its own."""
+    errors = []
+    if not 0 <= args.port <= 65535:
+        errors.append(f"--port must be 0 to 65535, not {args.port}")
+    if not 0 <= args.grace <= 600:
+        errors.append(f"--grace must be 0 to 600 seconds, not {args.grace:g}")
+    if not 0.05 <= args.per_move <= 86400:
+        errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
+    if args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
+        errors.append("--organiser-secret must be 8 to 200 characters")
+    return errors
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
     from .app import PlyhallServer, tune_gc_for_serving
-    from .storage import SQLiteStorage
+    from .storage import StorageError, open_storage
 
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(message)s")
-    if not 0 <= args.port <= 65535:
-        print(f"plyhall serve: --port must be 0 to 65535, not {args.port}", file=sys.stderr)
-        return 2
-    if not 0 <= args.grace <= 600 or not 0.05 <= args.per_move <= 86400:
-        print("plyhall serve: --grace must be 0 to 600 and --per-move 0.05 to 86400 seconds", file=sys.stderr)
+    level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(message)s")
+    if not args.verbose:
+        logging.getLogger("plyhall.websockets").setLevel(logging.WARNING)
+    errors = serve_option_errors(args)
+    for error in errors:
+        print(f"plyhall serve: {error}", file=sys.stderr)
+    if errors:
         return 2
     try:
-        storage = SQLiteStorage(args.db)
-    except (OSError, ValueError) as exc:
+        storage = open_storage(args.db)
+    except (OSError, StorageError) as exc:
         print(f"plyhall serve: {exc}", file=sys.stderr)
         return 1
     defaults = {"grace": args.grace, "illegal_move": args.illegal_move,
                 "time_control": {"per_move": args.per_move}}
 
     async def main() -> None:
-        server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults)
+        server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults,
+                               organiser_secret=args.organiser_secret)
         try:
             await server.start()
         except OSError as exc:
@@ -67,17 +98,21 @@ def run_serve(args: argparse.Namespace) -> int:
             storage.close()
             raise SystemExit(1) from None
         tune_gc_for_serving()
-        print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/healthz), "
+        rooms, running = server.restored
+        if rooms:
+            print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
+                  f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
+        print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), "
               f"database {args.db}; Ctrl-C stops", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        print("plyhall: shutting down", flush=True)
+        print("plyhall: shutting down (running games are kept and continue at the next start)", flush=True)
         await server.stop()
         count = server.games_recorded
-        print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} recorded this run", flush=True)
+        print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)
 
     asyncio.run(main())
     return 0
@@ -87,27 +122,27 @@ def run_export(args: argparse.Namespace) -> int:
     """Write records as JSON lines."""
     from pathlib import Path
 
-    from .storage import SQLiteStorage
+    from .storage import StorageError, open_storage
 
-    if not Path(args.db).is_file():
+    if "://" not in args.db and not Path(args.db).is_file():
         print(f"plyhall export: no database file {args.db}", file=sys.stderr)
         return 1
     try:
-        storage = SQLiteStorage(args.db)
-    except (OSError, ValueError) as exc:
+        storage = open_storage(args.db)
+    except (OSError, StorageError) as exc:
         print(f"plyhall export: {exc}", file=sys.stderr)
         return 1
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     count = 0
     try:
-        if args.game:
-            record = storage.get_game(args.game)
+        if args.record:
+            record = storage.get_game(args.record)
             if record is None:
-                print(f"plyhall export: no game with id {args.game} in {args.db}", file=sys.stderr)
+                print(f"plyhall export: no game with id {args.record} in {args.db}", file=sys.stderr)
                 return 1
             records: Any = [record]
         else:
-            records = storage.iter_games()
+            records = storage.iter_games(game=args.game)
         for record in records:
             out.write(json.dumps(record) + "\n")
             count += 1
@@ -115,5 +150,5 @@ def run_export(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
         storage.close()
-    print(f"exported {count} game(s)", file=sys.stderr)
+    print(f"exported {count} game{'' if count == 1 else 's'}", file=sys.stderr)
     return 0

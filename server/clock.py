@@ -74,14 +74,31 @@ class TimeControl:
 class Clocks:
     """Both seats' clocks for one game."""
 
-    def __init__(self, control: TimeControl, to_move: int, now: float) -> None:
+    def __init__(self, control: TimeControl, to_move: int | None, now: float) -> None:
         self.control = control
         self.remaining = [control.initial or 0.0, control.initial or 0.0]
         self.running: int | None = to_move
         self.turn_started = now
+        self.final: list[float | None] | None = None  # what was left when the game ended
+
+    @classmethod
+    def restored(cls, control: TimeControl, left: list[float | None] | None) -> Clocks:
+        """Stopped clocks with ``left`` seconds per seat (as stored after the last move); :meth:`start` runs them."""
+        clocks = cls(control, None, 0.0)
+        if left is not None and control.initial is not None:
+            clocks.remaining = [float(v) if v is not None else control.initial for v in left]
+        return clocks
+
+    def start(self, seat: int, now: float) -> None:
+        """Start ``seat``'s clock (its turn begins now)."""
+        self.running = seat
+        self.turn_started = now
+        self.final = None
 
     def left(self, seat: int, now: float) -> float | None:
         """Seconds ``seat`` has left at ``now`` (this move's time for per-move clocks)."""
+        if self.final is not None:
+            return self.final[seat]
         if self.control.per_move is not None:
             if seat == self.running:
                 return max(0.0, self.control.per_move - (now - self.turn_started))
@@ -121,11 +138,13 @@ class Clocks:
         return elapsed
 
     def stop(self, now: float) -> None:
-        """Stop the clocks at the end of a game, charging the mover's time."""
+        """Stop the clocks at the end of a game, charging the mover's time; ``left`` then says what was left."""
+        final = [self.left(seat, now) for seat in (0, 1)]
         if self.running is not None and self.control.initial is not None:
             self.remaining[self.running] = max(0.0, self.remaining[self.running] - (now - self.turn_started))
         self.running = None
         self.turn_started = now
+        self.final = final
 
     def snapshot(self, now: float) -> dict[str, Any]:
         """Wire form: seconds left per seat (rounded to ms), which is running, and the control."""

@@ -1,27 +1,34 @@
-"""The lobby: sessions, names, the room list, and dispatch of every validated request.
+"""The hall: sessions, names, seeks, the room list, and dispatch of every validated request.
 
-Like :class:`server.room.Room`, ``Hall`` is a plain object: the WebSocket layer
-feeds it connections, messages and the time, and sends what it returns.
-Messages here are addressed by connection id.
+Like :class:`server.room.Room`, ``Hall`` is a plain object: the WebSocket layer feeds it
+connections, messages and the time, and sends what it returns (a :class:`HallOutbox`).
+Messages here are addressed by connection id. One rule tags replies: the first message a
+request produces for its sender that is one of the request's reply types
+(``CLIENT_MESSAGES[type].replies``) or an ``error`` carries the request's ``id``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import hmac
+import json
+import logging
 import re
-import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import protocol
+from protocol import messages as m
 from protocol.games import COORDS, GAMES, OptionError
-from protocol.messages import NAME_PATTERN, ProtocolError
+from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
 
-from .room import GameRecord, Outbox, Room, RoomSettings
+from .env import Env
+from .identity import Claim, LoginThrottle, SecretCheck, token_digest
+from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, Write
+from .room import Outbox, Room, RoomSettings
+
+log = logging.getLogger("plyhall.hall")
 
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
 MAX_ROOM_NAME = 40  # ROOM_NAME's limit; generated names stay below it too
@@ -32,9 +39,9 @@ LAKES = (
     "Kalamalka Lake", "Okanagan Lake", "Wood Lake", "Skaha Lake", "Vaseux Lake", "Mabel Lake",
     "Shuswap Lake", "Kootenay Lake", "Arrow Lake", "Slocan Lake", "Moyie Lake", "Christina Lake",
 )
-HASH_ITERATIONS = 20_000
 LOBBY_PUSH_INTERVAL = 0.5  # seconds between two pushed room listings; changes in between are coalesced
 LOBBY_TIMER = ""  # timer-heap entry of the lobby push (no room has an empty name)
+REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
 @dataclass
@@ -55,154 +62,192 @@ class Session:
     coords: str
     rooms: set[str] = field(default_factory=set)
     watching_lobby: bool = False
+    organiser: bool = False
 
 
 @dataclass
-class Claim:
-    """A stored name claim: salted hash of the secret."""
+class Seek:
+    """A player waiting to be paired: for which game, on which settings."""
 
-    salt: str
-    digest: str
+    name: str
+    settings: RoomSettings
+    key: str  # seeks with equal keys match
+    since: float
 
-    @classmethod
-    def make(cls, secret: str) -> Claim:
-        """A new claim for ``secret``."""
-        salt = secrets.token_hex(8)
-        return cls(salt, _digest(secret, salt))
-
-    def matches(self, secret: str) -> bool:
-        """True when ``secret`` is the claimed one."""
-        return hmac.compare_digest(self.digest, _digest(secret, self.salt))
-
-
-def _digest(secret: str, salt: str) -> str:
-    return hashlib.pbkdf2_hmac("sha256", secret.encode(), salt.encode(), HASH_ITERATIONS).hex()
+    def to_json(self) -> dict[str, Any]:
+        """The seek as the ``seeking`` reply shows it."""
+        return {"game": self.settings.game.id, "options": self.settings.options,
+                "time_control": self.settings.time_control.to_json(), "games": self.settings.games}
 
 
 @dataclass
 class HallOutbox:
-    """What a Hall call produced: messages by connection, connections to close, records, claims."""
+    """What a Hall call produced: messages by connection, connections to close, durable writes,
+    secret checks to run off the event loop, and the games that ended."""
 
     messages: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     close: list[tuple[int, str]] = field(default_factory=list)
-    records: list[GameRecord] = field(default_factory=list)
-    claims: list[tuple[str, Claim]] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    checks: list[SecretCheck] = field(default_factory=list)
+    ended: list[GameRecord] = field(default_factory=list)
 
     def send(self, conn: int, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for connection ``conn``."""
         self.messages.append((conn, msg))
 
+    def error(self, conn: int, code: str, text: str, **extra: Any) -> None:
+        """Queue an ``error`` for connection ``conn``."""
+        self.messages.append((conn, m.error(code, text, **extra)))
+
+    def extend(self, other: HallOutbox) -> HallOutbox:
+        """Append another outbox's contents."""
+        self.messages.extend(other.messages)
+        self.close.extend(other.close)
+        self.writes.extend(other.writes)
+        self.checks.extend(other.checks)
+        self.ended.extend(other.ended)
+        return self
+
+
+Handler = Callable[["Hall", HallOutbox, int, dict[str, Any], float], None]
+RoomRequest = Callable[[Room, str, dict[str, Any], float], Outbox]
+
+# Requests about one room: the room method that answers each.
+ROOM_REQUESTS: dict[str, RoomRequest] = {
+    "leave": lambda room, name, msg, now: room.leave(name, now),
+    "move": lambda room, name, msg, now: room.move(name, msg["move"], now),
+    "legal_moves": lambda room, name, msg, now: room.legal_moves(name),
+    "state": lambda room, name, msg, now: room.send_state(name, now),
+    "resign": lambda room, name, msg, now: room.resign(name, now),
+    "offer_draw": lambda room, name, msg, now: room.offer_draw(name, now),
+    "chat": lambda room, name, msg, now: room.chat(name, msg["text"]),
+}
+
 
 class Hall:
-    """All sessions and rooms of one server."""
+    """All sessions, seeks and rooms of one server."""
 
     def __init__(
         self,
-        claims: dict[str, Claim] | None = None,
+        env: Env | None = None,
         limits: Limits | None = None,
         room_defaults: dict[str, Any] | None = None,
-        wall_clock: Callable[[], float] = time.time,
+        organiser_secret: str | None = None,
     ) -> None:
-        self.claims: dict[str, Claim] = dict(claims or {})
+        self.env = env or Env.system()
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
-        self.wall_clock = wall_clock
+        self.organiser_secret = organiser_secret
+        self.claims: dict[str, Claim] = {}
+        self.identities: dict[str, str] = {}  # name -> digest of its latest resume token
         self.sessions: dict[int, Session] = {}  # by connection
         self.by_name: dict[str, Session] = {}
+        self.addresses: dict[int, str] = {}  # connection -> peer address (for logs and the throttle)
+        self.checking: dict[int, str] = {}  # connections whose login waits for a secret check -> address
         self.rooms: dict[str, Room] = {}
         self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
         self.seat_holders: dict[str, set[str]] = {}  # name -> rooms where it holds a seat (even when away)
         self.created_by: dict[str, set[str]] = {}
+        self.seeks: dict[str, list[Seek]] = {}  # seek key -> waiting seeks, oldest first
+        self.first_of_pair: dict[frozenset[str], str] = {}  # who had seat 0 when two names last met by seek
+        self.name_throttle = LoginThrottle(free=5, lockout_after=15, max_pending=1)
+        self.address_throttle = LoginThrottle(free=30, lockout_after=200, max_pending=4)
         self._lake = 0
         self._timers: list[tuple[float, str]] = []  # (deadline, room) heap; stale entries are harmless
         self.watchers: set[int] = set()  # connections that watch the lobby
         self._now = 0.0
         self._lobby_pushed_at = float("-inf")
         self._lobby_dirty = False
+        self._handlers: dict[str, Handler] = {
+            "login": Hall._login,
+            "ping": Hall._ping,
+            "list_rooms": Hall._list_rooms,
+            "watch_lobby": Hall._watch_lobby,
+            "create_room": Hall._create_room,
+            "join": Hall._join,
+            "seek": Hall._seek,
+            "cancel_seek": Hall._cancel_seek,
+            **{kind: Hall._room_request for kind in ROOM_REQUESTS},
+        }
+        missing = set(CLIENT_MESSAGES) - set(self._handlers)
+        assert not missing, f"client messages without a handler: {missing}"
 
     # Connections ------------------------------------------------------------------------
+
+    def connect(self, conn: int, address: str = "?") -> None:
+        """A connection opened from ``address`` (a hall fed without it treats every connection as open)."""
+        self.addresses[conn] = address
 
     def handle(self, conn: int, msg: dict[str, Any], now: float) -> HallOutbox:
         """Dispatch one validated client message from connection ``conn``."""
         out = HallOutbox()
         self._now = now
+        self.addresses.setdefault(conn, "?")
         kind = msg["type"]
-        msg_id = msg.get("id")
-        session = self.sessions.get(conn)
-        if kind == "login":
-            self._login(out, conn, msg, now)
-            return out
-        if kind == "ping":
-            out.send(conn, _with_id({"type": "pong"}, msg_id))
-            return out
-        if session is None:
-            out.send(conn, ProtocolError("not_logged_in", "log in first: send {\"type\": \"login\", \"name\": ...}",
-                                         msg_id).to_message())
-            return out
-        if kind == "list_rooms":
-            out.send(conn, _with_id({"type": "rooms", "rooms": self.listing(msg.get("game"))}, msg_id))
-        elif kind == "watch_lobby":
-            session.watching_lobby = msg.get("on", True)
-            if session.watching_lobby:
-                self.watchers.add(conn)
-            else:
-                self.watchers.discard(conn)
-            out.send(conn, _with_id({"type": "rooms", "rooms": self.listing()}, msg_id))
-        elif kind == "create_room":
-            self._create_room(out, session, msg, now)
-        elif kind == "join":
-            room = self._room(out, session, msg)
-            if room is not None:
-                if room.name not in session.rooms and len(session.rooms) >= self.limits.max_rooms_in_one:
-                    out.send(conn, ProtocolError("too_many_rooms", f"you are in {len(session.rooms)} rooms already; "
-                                                 "leave one first", msg_id).to_message())
-                    return out
-                role = msg.get("role", "player")
-                self._apply(out, room, room.join(session.name, session.coords, now, role, msg.get("seat"), msg_id))
+        if conn not in self.sessions and kind not in ("login", "ping"):
+            out.error(conn, "not_logged_in", 'log in first: send {"type": "login", "name": ...}')
         else:
-            room = self._room(out, session, msg)
-            if room is None:
-                return out
-            name = session.name
-            if kind == "leave":
-                result = room.leave(name, now, msg_id)
-            elif kind == "move":
-                result = room.move(name, msg["move"], now, msg_id)
-            elif kind == "legal_moves":
-                result = room.legal_moves(name, msg_id)
-            elif kind == "state":
-                result = room.send_state(name, now, msg_id)
-            elif kind == "resign":
-                result = room.resign(name, now, msg_id)
-            elif kind == "offer_draw":
-                result = room.offer_draw(name, now, msg_id)
-            elif kind == "chat":
-                result = room.chat(name, msg["text"], msg_id)
-            else:  # pragma: no cover - validate() only lets known types through
-                raise AssertionError(kind)
-            self._apply(out, room, result)
+            self._handlers[kind](self, out, conn, msg, now)
+        _tag_reply(out, conn, msg.get("id"), REPLIES[kind])
+        return out
+
+    def secret_checked(self, check: SecretCheck, result: Claim | bool, now: float) -> HallOutbox:
+        """The answer of a :class:`SecretCheck` the I/O layer ran: finish (or refuse) that login."""
+        out = HallOutbox()
+        self._now = now
+        conn, login = check.conn, check.login
+        name, address = login["name"], self.checking.pop(conn, "?")
+        ok = result is not False
+        self.name_throttle.finished(name, now, ok, forgive=True)
+        self.address_throttle.finished(address, now, ok)
+        if conn not in self.addresses:
+            return out  # the connection closed while its secret was being checked
+        if not ok:
+            log.info("login refused: wrong secret for %s from %s", name, address)
+            out.error(conn, "wrong_secret", f"the name {name} is claimed; log in with its secret or choose "
+                      "another name")
+        elif isinstance(result, Claim):
+            if name in self.claims:  # claimed meanwhile by a login that finished first
+                out.error(conn, "wrong_secret", f"the name {name} was just claimed by another login")
+            else:
+                self.claims[name] = result
+                out.writes.append(ClaimSaved(name, result.salt, result.digest))
+                self._admit(out, conn, login, now, proven=True)
+        else:
+            self._admit(out, conn, login, now, proven=True)
+        _tag_reply(out, conn, login.get("id"), REPLIES["login"])
+        return out
+
+    def run_checks(self, out: HallOutbox, now: float) -> HallOutbox:
+        """Run ``out``'s secret checks here and now and merge their answers (for tests and tools)."""
+        while out.checks:
+            check = out.checks.pop(0)
+            out.extend(self.secret_checked(check, check.run(), now))
         return out
 
     def disconnect(self, conn: int, now: float) -> HallOutbox:
-        """A connection closed: its seats enter their grace period, spectating ends."""
+        """A connection closed: its seats enter their grace period, spectating and seeks end."""
         out = HallOutbox()
         self._now = now
         self.watchers.discard(conn)
+        self.addresses.pop(conn, None)
         session = self.sessions.pop(conn, None)
         if session is None:
             return out
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
+            self._drop_seeks(session.name)
         for room_name in sorted(session.rooms):
             room = self.rooms.get(room_name)
             if room is not None:
                 self._apply(out, room, room.disconnected(session.name, now))
         # rooms this name created and nobody ever entered go with their creator
-        for room_name in sorted(self.created_by.get(session.name, set())):
+        for room_name in sorted(self.created_by.pop(session.name, set())):
             room = self.rooms.get(room_name)
-            if room is not None and room.is_empty() and room.status != "playing":
-                self._remove_room(room_name)
-                self._lobby_changed(out)
+            if room is not None and not room.ever_entered:
+                self._remove_room(out, room)
+        if not self.seat_holders.get(session.name) and session.name not in self.by_name:
+            self.identities.pop(session.name, None)
         return out
 
     def tick(self, now: float) -> HallOutbox:
@@ -225,92 +270,116 @@ class Hall:
         return self._timers[0][0] if self._timers else None
 
     def shutdown(self, now: float) -> HallOutbox:
-        """Abort every running game (recorded as aborted) and tell everybody."""
+        """Tell everybody the server is stopping. Running games are *not* ended: they are stored
+        move by move and continue when the server starts again on the same database."""
         out = HallOutbox()
-        for room in list(self.rooms.values()):
-            self._apply(out, room, room.abort(now))
         for conn in list(self.sessions):
-            out.send(conn, ProtocolError("server_shutdown", "the server is shutting down").to_message())
+            out.error(conn, "server_shutdown", "the server is shutting down; running games continue when it is "
+                      "back (log in again with the same name and secret or resume token)")
         return out
 
     def listing(self, game: str | None = None) -> list[dict[str, Any]]:
         """Every room's summary, optionally for one game."""
         return [r.listing() for r in self.rooms.values() if game is None or r.game.id == game]
 
-    # Internals --------------------------------------------------------------------------
+    def restore(self, restored: Restored, now: float) -> tuple[int, int]:
+        """Take back what storage kept: claims, resume tokens of seat holders, and every open room (a
+        running game continues when both players are back). Returns (rooms, running games)."""
+        self._now = now
+        self.claims = {name: Claim(salt, digest) for name, (salt, digest) in restored.claims.items()}
+        running = 0
+        for snapshot in restored.rooms:
+            record = restored.running.get(snapshot.get("record") or "")
+            try:
+                room = Room.restore(snapshot, record, self.env, now)
+            except Exception:  # a room that cannot be rebuilt must not keep the others from starting
+                log.exception("could not restore room %s", snapshot.get("name"))
+                continue
+            self._add_room(room)
+            for name in room.seats:
+                if name is not None:
+                    self.seat_holders.setdefault(name, set()).add(room.name)
+                    if name in restored.identities:
+                        self.identities[name] = restored.identities[name]
+            running += room.status == "playing"
+            self._schedule(room)
+        return len(self.rooms), running
+
+    # Handlers ---------------------------------------------------------------------------
+
+    def _ping(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        out.send(conn, m.pong())
+
+    def _list_rooms(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        out.send(conn, m.rooms(self.listing(msg.get("game"))))
+
+    def _watch_lobby(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        session = self.sessions[conn]
+        session.watching_lobby = msg.get("on", True)
+        if session.watching_lobby:
+            self.watchers.add(conn)
+        else:
+            self.watchers.discard(conn)
+        out.send(conn, m.rooms(self.listing()))
 
     def _login(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
-        msg_id = msg.get("id")
         if conn in self.sessions:
-            out.send(conn, ProtocolError("already_logged_in", f"you are logged in as {self.sessions[conn].name}",
-                                         msg_id).to_message())
+            out.error(conn, "already_logged_in", f"you are logged in as {self.sessions[conn].name}")
+            return
+        if conn in self.checking:
+            out.error(conn, "already_logged_in", "a login on this connection is being checked; wait for its answer")
             return
         name = msg["name"]
         coords = msg.get("coords", "algebraic")
         secret = msg.get("secret")
         if not NAME.fullmatch(name):  # fullmatch: '$' alone lets a trailing newline through ("ann\n")
-            out.send(conn, ProtocolError("bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}",
-                                         msg_id).to_message())
+            out.error(conn, "bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
             return
         if coords not in COORDS:
-            out.send(conn, ProtocolError("bad_message", f"unknown coords {coords[:40]!r}; accepted: "
-                                         f"{', '.join(COORDS)}", msg_id).to_message())
+            out.error(conn, "bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
             return
         if secret is not None and not 1 <= len(secret) <= 200:
-            out.send(conn, ProtocolError("bad_message", "a secret is 1 to 200 characters", msg_id).to_message())
+            out.error(conn, "bad_message", "a secret is 1 to 200 characters")
             return
+        if "organiser" in msg and not self._organiser_ok(msg["organiser"]):
+            out.error(conn, "not_organiser", "the organiser secret is wrong (or this server has none: "
+                      "plyhall serve --organiser-secret)")
+            return
+        address = self.addresses.get(conn, "?")
+        wait = max(self.name_throttle.retry_after(name, now) or 0.0, self.address_throttle.retry_after(address, now)
+                   or 0.0)
+        if wait:
+            out.error(conn, "throttled", f"too many failed logins for {name} or from your address; try again in "
+                      f"{wait:.0f} s", retry_after=round(wait, 1))
+            return
+        token_ok = self._token_matches(name, msg.get("resume"))
         claim = self.claims.get(name)
-        if claim is not None and (secret is None or not claim.matches(secret)):
-            out.send(conn, ProtocolError("wrong_secret", f"the name {name} is claimed; log in with its secret or "
-                                         "choose another name", msg_id).to_message())
-            return
-        previous = self.by_name.get(name)
-        if previous is not None:
-            if claim is None:
-                out.send(conn, ProtocolError("name_in_use", f"{name} is connected already; claim a name with a "
-                                             "secret to be able to take over your own session", msg_id).to_message())
+        if claim is not None and not token_ok:
+            if secret is None:
+                self._refuse(out, conn, name, address, now, "wrong_secret",
+                             f"the name {name} is claimed; log in with its secret or choose another name")
                 return
-            # the rightful owner logs in again (a restarted bot): the old connection goes
-            out.close.append((previous.conn, "logged in from another connection"))
-            self.sessions.pop(previous.conn, None)
-        claimed = claim is not None
+            self._check(out, conn, msg, claim)
+            return
         if claim is None and secret is not None:
-            claim = Claim.make(secret)
-            self.claims[name] = claim
-            out.claims.append((name, claim))
-            claimed = True
-        session = Session(conn, name, coords)
-        if previous is not None:
-            session.rooms = set(previous.rooms)
-            session.watching_lobby = previous.watching_lobby
-            self.watchers.discard(previous.conn)
-            if session.watching_lobby:
-                self.watchers.add(conn)
-        session.rooms |= self.seat_holders.get(name, set()) & set(self.rooms)
-        self.sessions[conn] = session
-        self.by_name[name] = session
-        out.send(conn, _with_id({"type": "welcome", "name": name, "coords": coords,
-                                 "server": f"plyhall {protocol.__version__}", "claimed": claimed,
-                                 "games": sorted(GAMES), "rooms": sorted(session.rooms)}, msg_id))
-        for room_name in sorted(session.rooms):
-            room = self.rooms[room_name]
-            if room.seat_of(name) is not None:
-                self._apply(out, room, room.reconnected(name, coords, now))
-            else:
-                session.rooms.discard(room_name)
+            self._check(out, conn, msg, None)  # the secret claims the name once hashed
+            return
+        if claim is None and not token_ok and self._seat_kept_for(name):
+            self._refuse(out, conn, name, address, now, "resume_required",
+                         f"{name} holds a seat kept for its owner; log in with the resume token of its last login")
+            return
+        self._admit(out, conn, msg, now, proven=token_ok)
 
-    def _create_room(self, out: HallOutbox, session: Session, msg: dict[str, Any], now: float) -> None:
-        msg_id = msg.get("id")
-        conn = session.conn
+    def _create_room(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        session = self.sessions[conn]
         if len(self.rooms) >= self.limits.max_rooms:
-            out.send(conn, ProtocolError("too_many_rooms", f"the server holds {len(self.rooms)} rooms, its limit",
-                                         msg_id).to_message())
+            out.error(conn, "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its limit")
             return
         mine = self.created_by.setdefault(session.name, set()) & set(self.rooms)
         self.created_by[session.name] = mine
         if len(mine) >= self.limits.max_rooms_per_name:
-            out.send(conn, ProtocolError("too_many_rooms", f"you have {len(mine)} open rooms, the limit per name; "
-                                         "finish or leave some first", msg_id).to_message())
+            out.error(conn, "too_many_rooms", f"you have {len(mine)} open rooms, the limit per name; "
+                      "finish or leave some first")
             return
         name = msg.get("name")
         if name is None:
@@ -318,26 +387,174 @@ class Hall:
         else:
             name = " ".join(name.split())
             if not ROOM_NAME.match(name):
-                out.send(conn, ProtocolError("bad_message", f"{name[:40]!r} is not a valid room name: use "
-                                             f"{ROOM_NAME_HELP}", msg_id).to_message())
+                out.error(conn, "bad_message", f"{name[:40]!r} is not a valid room name: use {ROOM_NAME_HELP}")
                 return
             if name.casefold() in self.folded:
-                out.send(conn, ProtocolError("room_exists", f"a room called {name} exists already", msg_id)
-                         .to_message())
+                out.error(conn, "room_exists", f"a room called {name} exists already")
                 return
         try:
             settings = RoomSettings.parse(
                 msg["game"], msg.get("options"), msg.get("time_control"), msg.get("illegal_move"),
                 msg.get("grace"), msg.get("games"), self.room_defaults)
         except OptionError as exc:
-            out.send(conn, ProtocolError("bad_option", str(exc), msg_id).to_message())
+            out.error(conn, "bad_option", str(exc))
             return
-        room = Room(name, settings, session.name, self.wall_clock)
-        self.rooms[name] = room
-        self.folded[name.casefold()] = name
+        room = Room(name, settings, self.env, session.name)
+        self._add_room(room)
         mine.add(name)
-        out.send(conn, _with_id({"type": "room", "room": room.listing()}, msg_id))
+        out.writes.append(_room_saved(room))
+        out.send(conn, m.room(room.listing()))
+        log.info("room %s opened by %s (%s, %d game%s)", name, session.name, settings.game.id, settings.games,
+                 "" if settings.games == 1 else "s")
         self._lobby_changed(out)
+
+    def _join(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        session = self.sessions[conn]
+        room = self._room(out, session, msg)
+        if room is None:
+            return
+        wanted = msg.get("game")
+        if wanted is not None and wanted != room.game.id:
+            out.error(conn, "wrong_game", f"room {room.name} plays {room.game.id}, not {wanted[:40]}", room=room.name)
+            return
+        if room.name not in session.rooms and len(session.rooms) >= self.limits.max_rooms_in_one:
+            out.error(conn, "too_many_rooms", f"you are in {len(session.rooms)} rooms already; leave one first")
+            return
+        self._apply(out, room, room.join(session.name, session.coords, now, msg.get("role", "player"),
+                                         msg.get("seat")))
+
+    def _seek(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        session = self.sessions[conn]
+        try:
+            settings = RoomSettings.parse(msg["game"], msg.get("options"), msg.get("time_control"), None, None,
+                                          msg.get("games"), self.room_defaults)
+        except OptionError as exc:
+            out.error(conn, "bad_option", str(exc))
+            return
+        if len(self.rooms) >= self.limits.max_rooms:
+            out.error(conn, "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its limit")
+            return
+        self._drop_seeks(session.name, settings.game.id)
+        key = json.dumps(settings.to_json(), sort_keys=True)
+        waiting = self.seeks.setdefault(key, [])
+        for index, other in enumerate(waiting):
+            if other.name != session.name and other.name in self.by_name:
+                del waiting[index]
+                self._pair(out, other, session, settings, now)
+                return
+        seek = Seek(session.name, settings, key, now)
+        waiting.append(seek)
+        out.send(conn, m.seeking(seek.to_json()))
+        log.info("%s seeks a game of %s", session.name, settings.game.id)
+
+    def _cancel_seek(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        game = msg["game"]
+        if game not in GAMES:
+            out.error(conn, "bad_option", f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
+            return
+        self._drop_seeks(self.sessions[conn].name, game)
+        out.send(conn, m.seek_cancelled(game))
+
+    def _room_request(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        session = self.sessions[conn]
+        room = self._room(out, session, msg)
+        if room is not None:
+            self._apply(out, room, ROOM_REQUESTS[msg["type"]](room, session.name, msg, now))
+
+    # Logins -----------------------------------------------------------------------------
+
+    def _organiser_ok(self, secret: str) -> bool:
+        return self.organiser_secret is not None and hmac.compare_digest(secret.encode(),
+                                                                         self.organiser_secret.encode())
+
+    def _token_matches(self, name: str, token: str | None) -> bool:
+        digest = self.identities.get(name)
+        return token is not None and digest is not None and hmac.compare_digest(digest, token_digest(token))
+
+    def _seat_kept_for(self, name: str) -> bool:
+        """True when ``name`` holds a seat and its owner is not connected: only its owner may take it back."""
+        return bool(self.seat_holders.get(name)) and name not in self.by_name and name in self.identities
+
+    def _check(self, out: HallOutbox, conn: int, msg: dict[str, Any], claim: Claim | None) -> None:
+        self.checking[conn] = self.addresses.get(conn, "?")
+        self.name_throttle.started(msg["name"])
+        self.address_throttle.started(self.addresses.get(conn, "?"))
+        out.checks.append(SecretCheck(conn, msg, claim))
+
+    def _refuse(self, out: HallOutbox, conn: int, name: str, address: str, now: float, code: str, text: str) -> None:
+        self.name_throttle.failed(name, now)
+        self.address_throttle.failed(address, now)
+        log.info("login refused (%s): %s from %s", code, name, address)
+        out.error(conn, code, text)
+
+    def _admit(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float, proven: bool) -> None:
+        """Open the session of a login whose identity is settled (``proven``: by secret or resume token)."""
+        name = msg["name"]
+        coords = msg.get("coords", "algebraic")
+        previous = self.by_name.get(name)
+        if previous is not None:
+            if not proven:
+                out.error(conn, "name_in_use", f"{name} is connected already; claim a name with a secret to be "
+                          "able to take over your own session")
+                return
+            # the rightful owner logs in again (a restarted bot): the old connection goes
+            out.close.append((previous.conn, "logged in from another connection"))
+            self.sessions.pop(previous.conn, None)
+            self.watchers.discard(previous.conn)
+        session = Session(conn, name, coords, organiser="organiser" in msg)
+        if previous is not None:
+            session.rooms = set(previous.rooms)
+            session.watching_lobby = previous.watching_lobby
+            if session.watching_lobby:
+                self.watchers.add(conn)
+        session.rooms |= self.seat_holders.get(name, set()) & set(self.rooms)
+        self.sessions[conn] = session
+        self.by_name[name] = session
+        token = self.env.new_token()
+        self.identities[name] = token_digest(token)
+        out.writes.append(IdentitySaved(name, self.identities[name]))
+        log.info("login: %s from %s%s", name, self.addresses.get(conn, "?"),
+                 " (took over its earlier connection)" if previous is not None else "")
+        out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.claims,
+                                 sorted(GAMES), sorted(session.rooms), token, session.organiser))
+        for room_name in sorted(session.rooms):
+            room = self.rooms[room_name]
+            if room.seat_of(name) is not None:
+                self._apply(out, room, room.reconnected(name, coords, now))
+            else:
+                session.rooms.discard(room_name)
+
+    # Seeks ------------------------------------------------------------------------------
+
+    def _drop_seeks(self, name: str, game: str | None = None) -> None:
+        for key, waiting in list(self.seeks.items()):
+            kept = [s for s in waiting if s.name != name or (game is not None and s.settings.game.id != game)]
+            if kept:
+                self.seeks[key] = kept
+            else:
+                del self.seeks[key]
+
+    def _pair(self, out: HallOutbox, waiting: Seek, arriving: Session, settings: RoomSettings, now: float) -> None:
+        """Open a room for two matching seeks and seat both; the first move alternates between meetings."""
+        pair = frozenset((waiting.name, arriving.name))
+        first = waiting.name if self.first_of_pair.get(pair) != waiting.name else arriving.name
+        self.first_of_pair[pair] = first
+        second = arriving.name if first == waiting.name else waiting.name
+        self._drop_seeks(waiting.name)
+        self._drop_seeks(arriving.name)
+        room = Room(self._free_room_name(), settings, self.env)
+        self._add_room(room)
+        out.writes.append(_room_saved(room))
+        log.info("paired %s and %s for %s in %s", first, second, settings.game.id, room.name)
+        for seat, name in enumerate((first, second)):
+            session = self.by_name[name]
+            self._apply(out, room, room.join(name, session.coords, now, "player", seat))
+
+    # Rooms ------------------------------------------------------------------------------
+
+    def _add_room(self, room: Room) -> None:
+        self.rooms[room.name] = room
+        self.folded[room.name.casefold()] = room.name
 
     def _free_room_name(self) -> str:
         while True:
@@ -348,9 +565,12 @@ class Hall:
             if name.casefold() not in self.folded:
                 return name
 
-    def _remove_room(self, name: str) -> None:
-        self.rooms.pop(name, None)
-        self.folded.pop(name.casefold(), None)
+    def _remove_room(self, out: HallOutbox, room: Room) -> None:
+        self.rooms.pop(room.name, None)
+        self.folded.pop(room.name.casefold(), None)
+        out.writes.append(RoomRemoved(room.name))
+        log.info("room %s closed", room.name)
+        self._lobby_changed(out)
 
     def _room(self, out: HallOutbox, session: Session, msg: dict[str, Any]) -> Room | None:
         name = " ".join(msg["room"].split())
@@ -360,36 +580,43 @@ class Hall:
                 room = self.rooms.get(self.folded.get(name.casefold(), ""))
                 if room is not None:
                     return room
-            out.send(session.conn, ProtocolError("no_such_room", f"there is no room called {name[:40]!r}",
-                                                 msg.get("id")).to_message(room=name[:40]))
+            out.error(session.conn, "no_such_room", f"there is no room called {name[:40]!r}", room=name[:40])
         return room
 
     def _apply(self, out: HallOutbox, room: Room, result: Outbox) -> None:
-        """Route a room's outbox to connections, track membership and clean up."""
-        out.records.extend(result.records)
+        """Route a room's outbox to connections, track membership, schedule its timer and clean up."""
+        out.writes.extend(result.writes)
+        out.ended.extend(result.ended)
+        for name in result.entered:
+            session = self.by_name.get(name)
+            if session is not None:
+                session.rooms.add(room.name)
+            if room.seat_of(name) is not None:
+                self.seat_holders.setdefault(name, set()).add(room.name)
         for name, msg in result.messages:
             session = self.by_name.get(name)
-            if msg["type"] == "joined":
-                if session is not None:
-                    session.rooms.add(room.name)
-                if msg.get("seat") is not None:
-                    self.seat_holders.setdefault(name, set()).add(room.name)
             if session is not None:
                 out.send(session.conn, msg)
         for name in result.vacated:
-            self.seat_holders.get(name, set()).discard(room.name)
+            holders = self.seat_holders.get(name)
+            if holders is not None:
+                holders.discard(room.name)
+                if not holders:
+                    del self.seat_holders[name]
             session = self.by_name.get(name)
             if session is not None and name not in room.coords:
                 session.rooms.discard(room.name)
-        if room.status == "finished" and room.is_empty():
-            self._remove_room(room.name)
-            result.listing_changed = True
-        else:
-            deadline = room.next_deadline()
-            if deadline is not None:
-                heapq.heappush(self._timers, (deadline, room.name))
+        if room.ever_entered and room.is_empty() and room.status != "playing":
+            self._remove_room(out, room)
+            return
+        self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)
+
+    def _schedule(self, room: Room) -> None:
+        deadline = room.next_deadline()
+        if deadline is not None:
+            heapq.heappush(self._timers, (deadline, room.name))
 
     def _lobby_changed(self, out: HallOutbox) -> None:
         """Push the listing to lobby watchers, at most once every LOBBY_PUSH_INTERVAL."""
@@ -404,12 +631,20 @@ class Hall:
     def _push_lobby(self, out: HallOutbox) -> None:
         self._lobby_pushed_at = self._now
         self._lobby_dirty = False
-        listing = {"type": "rooms", "rooms": self.listing()}
+        listing = m.rooms(self.listing())
         for conn in sorted(self.watchers):
             out.send(conn, listing)
 
 
-def _with_id(msg: dict[str, Any], msg_id: Any) -> dict[str, Any]:
-    if msg_id is not None:
-        msg["id"] = msg_id
-    return msg
+def _room_saved(room: Room) -> Write:
+    return RoomSaved(room.snapshot())
+
+
+def _tag_reply(out: HallOutbox, conn: int, msg_id: Any, replies: frozenset[str]) -> None:
+    """The one rule: the first message for the requester that answers the request carries its id."""
+    if msg_id is None:
+        return
+    for index, (target, msg) in enumerate(out.messages):
+        if target == conn and msg["type"] in replies:
+            out.messages[index] = (conn, {**msg, "id": msg_id})
+            return

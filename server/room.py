@@ -1,23 +1,27 @@
 """A room: two seats, spectators, and the games played in it.
 
-``Room`` is a plain object in the style of a sans-I/O protocol: every method
-takes the current time and returns an :class:`Outbox` with the messages to send
-(addressed by member name, already in each receiver's coordinates) and the
-finished game records to store. It never touches a socket or the clock itself.
+``Room`` is a plain object in the style of a sans-I/O protocol: every method takes the
+current (monotonic) time and returns an :class:`Outbox` with the messages to send
+(addressed by member name, already in each receiver's coordinates), the durable writes
+that must be committed before those messages go out, and the membership changes. It never
+touches a socket, a clock or a random source itself (ids and wall-clock time come from an
+:class:`~server.env.Env`). Every refusal is an ``error`` message in the outbox.
 """
 
 from __future__ import annotations
 
-import secrets
-import time
-from collections.abc import Callable
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol import messages as m
 from protocol.games import COORDS, Game, IllegalMove, OptionError, Outcome, get_game
-from protocol.messages import ProtocolError
 
 from .clock import Clocks, TimeControl
+from .env import Env
+from .records import GameEnded, GameRecord, GameStarted, MovePlayed, MoveRecord, RoomSaved, Write
+
+log = logging.getLogger("plyhall.rooms")
 
 ILLEGAL_MOVE_POLICIES = {"reject": "the move is refused and the turn kept", "lose": "the mover loses"}
 MAX_GRACE = 600.0
@@ -27,86 +31,33 @@ MAX_CHAT = 500
 
 @dataclass
 class Outbox:
-    """What a call produced: messages to members, records to store, and whether listings changed."""
+    """What a call produced: messages to members, durable writes, membership changes, finished games."""
 
     messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    records: list[GameRecord] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    ended: list[GameRecord] = field(default_factory=list)  # games that ended (also in ``writes``)
+    entered: list[str] = field(default_factory=list)  # names that became members
+    vacated: list[str] = field(default_factory=list)  # names that are no longer members
     listing_changed: bool = False
-    vacated: list[str] = field(default_factory=list)  # members who are no longer in the room
 
     def send(self, name: str, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for the member called ``name``."""
         self.messages.append((name, msg))
 
-    def error(self, name: str, error: ProtocolError, room: str | None = None) -> Outbox:
-        """Queue an error reply; returns self for chaining."""
-        extra = {"room": room} if room is not None else {}
-        self.messages.append((name, error.to_message(**extra)))
+    def error(self, name: str, code: str, text: str, room: str) -> Outbox:
+        """Queue an ``error`` for ``name`` about ``room``; returns self, for ``return out.error(...)``."""
+        self.messages.append((name, m.error(code, text, room=room)))
         return self
 
     def extend(self, other: Outbox) -> Outbox:
         """Append another outbox's contents."""
         self.messages.extend(other.messages)
-        self.records.extend(other.records)
-        self.listing_changed |= other.listing_changed
+        self.writes.extend(other.writes)
+        self.ended.extend(other.ended)
+        self.entered.extend(other.entered)
         self.vacated.extend(other.vacated)
+        self.listing_changed |= other.listing_changed
         return self
-
-
-@dataclass
-class MoveRecord:
-    """One accepted move as stored: who, what, how long it took, clocks after it."""
-
-    seq: int
-    seat: int
-    notation: str
-    think_ms: int
-    clocks_after: list[float | None]
-
-
-@dataclass
-class GameRecord:
-    """A finished (or aborted) game as stored."""
-
-    id: str
-    room: str
-    game: str
-    options: dict[str, Any]
-    time_control: dict[str, Any]
-    players: list[str]
-    moves: list[MoveRecord]
-    winner: int | None
-    reason: str
-    status: str  # "finished" or "aborted"
-    started_at: float
-    ended_at: float
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON form used by the HTTP API and ``plyhall export``."""
-        return {
-            "id": self.id,
-            "room": self.room,
-            "game": self.game,
-            "options": self.options,
-            "time_control": self.time_control,
-            "players": self.players,
-            "winner": self.winner,
-            "winner_name": None if self.winner is None else self.players[self.winner],
-            "reason": self.reason,
-            "status": self.status,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "moves": [
-                {
-                    "seq": m.seq,
-                    "seat": m.seat,
-                    "move": m.notation,
-                    "think_ms": m.think_ms,
-                    "clocks_after": m.clocks_after,
-                }
-                for m in self.moves
-            ],
-        }
 
 
 @dataclass
@@ -150,31 +101,56 @@ class RoomSettings:
         if not 0 <= grace <= MAX_GRACE:
             raise OptionError(f"grace must be from 0 to {MAX_GRACE:g} seconds")
         games = 1 if games is None else games
-        if not 1 <= games <= MAX_GAMES_PER_ROOM:
+        if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES_PER_ROOM:
             raise OptionError(f"games must be from 1 to {MAX_GAMES_PER_ROOM}")
         return cls(game, dict(options), control, policy, grace, games)
 
+    def to_json(self) -> dict[str, Any]:
+        """The settings as ``create_room`` takes them (and as they are stored)."""
+        return {"game": self.game.id, "options": self.options, "time_control": self.time_control.to_json(),
+                "illegal_move": self.illegal_move, "grace": self.grace, "games": self.games}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> RoomSettings:
+        """Inverse of :meth:`to_json`."""
+        return cls.parse(obj["game"], obj["options"], obj["time_control"], obj["illegal_move"], obj["grace"],
+                         obj["games"])
+
 
 class Room:
-    """Seats, spectators, the running game and its clocks."""
+    """Seats, spectators, the running game and its clocks.
+
+    ``reserved`` seats belong to named players (tournament entrants, a house bot): nobody else
+    may take them, and when ``forfeit_absent`` is set a reserved player who has not come when
+    the grace period ends forfeits the game instead of merely losing the seat.
+    """
 
     def __init__(
         self,
         name: str,
         settings: RoomSettings,
+        env: Env,
         creator: str | None = None,
-        wall_clock: Callable[[], float] = time.time,
+        *,
+        reserved: tuple[str | None, str | None] = (None, None),
+        tournament: str | None = None,
+        opening: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.settings = settings
         self.game = settings.game
+        self.env = env
         self.creator = creator
-        self.wall_clock = wall_clock
+        self.reserved = reserved
+        self.tournament = tournament
+        self.opening = opening
+        self.created_at = env.wall_clock()
         self.seats: list[str | None] = [None, None]
         self.spectators: set[str] = set()
         self.coords: dict[str, str] = {}
         self.away: dict[int, float] = {}  # seat -> deadline of its grace period
         self.status = "waiting"  # waiting, playing, finished
+        self.paused = False  # a game restored after a restart waits for both players before its clock runs
         self.game_no = 0  # games started so far
         self.state: Any = None
         self.clocks: Clocks | None = None
@@ -183,8 +159,11 @@ class Room:
         self.record_id = ""
         self.started_at = 0.0
         self.players: list[str] = []
+        self.game_options: dict[str, Any] = {}
         self.draw_offer: int | None = None
         self.last_result: dict[str, Any] | None = None
+        self.points: dict[str, float] = {}  # the series so far: 1 a win, ½ a draw; aborted and forfeits count no draw
+        self.ever_entered = False
 
     # Queries ----------------------------------------------------------------------------
 
@@ -206,7 +185,7 @@ class Room:
 
     def listing(self) -> dict[str, Any]:
         """The room's public summary for the lobby."""
-        return {
+        summary = {
             "name": self.name,
             "game": self.game.id,
             "status": self.status,
@@ -219,6 +198,11 @@ class Room:
             "illegal_move": self.settings.illegal_move,
             "grace": self.settings.grace,
         }
+        if self.settings.games > 1:
+            summary["score"] = dict(self.points)
+        if self.tournament is not None:
+            summary["tournament"] = self.tournament
+        return summary
 
     def next_deadline(self) -> float | None:
         """The earliest time at which :meth:`tick` has something to do."""
@@ -229,72 +213,96 @@ class Room:
                 times.append(deadline)
         return min(times) if times else None
 
+    def snapshot(self) -> dict[str, Any]:
+        """What storage keeps of the room (with the running game's id), to restore it after a restart."""
+        return {
+            "name": self.name, "settings": self.settings.to_json(), "creator": self.creator,
+            "seats": list(self.seats), "reserved": list(self.reserved), "tournament": self.tournament,
+            "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
+            "record": self.record_id if self.status == "playing" else None, "points": self.points,
+            "last_result": self.last_result, "created_at": self.created_at,
+        }
+
     # Membership ------------------------------------------------------------------------
 
-    def join(self, name: str, coords: str, now: float, role: str = "player", seat: int | None = None,
-             msg_id: Any = None) -> Outbox:
+    def join(self, name: str, coords: str, now: float, role: str = "player", seat: int | None = None) -> Outbox:
         """Take a seat (given or any free) or watch; starts the game when both seats fill."""
         out = Outbox()
         if coords not in COORDS:
-            raise ValueError(coords)
+            return out.error(name, "bad_message", f"unknown coords {coords!r}; accepted: {', '.join(COORDS)}",
+                             self.name)
         if role not in ("player", "spectator"):
-            return out.error(name, ProtocolError("bad_message", "role is 'player' or 'spectator'", msg_id), self.name)
+            return out.error(name, "bad_message", "role is 'player' or 'spectator'", self.name)
         current = self.seat_of(name)
         if current is not None or name in self.spectators:
             same_role = (role == "spectator" and current is None) or (
                 role == "player" and current is not None and seat in (None, current))
-            if same_role:
-                self.coords[name] = coords
-                out.send(name, self._joined(name, current, msg_id))
-                self._send_full_state(out, name, now)
-                return out
-            already = ProtocolError("bad_message", "you are already in this room; leave first", msg_id)
-            return out.error(name, already, self.name)
+            if not same_role:
+                return out.error(name, "bad_message", "you are already in this room; leave first", self.name)
+            if current is not None and current in self.away:
+                return self.reconnected(name, coords, now)
+            self.coords[name] = coords
+            out.send(name, m.joined(self.name, current, self.listing()))
+            self._send_full_state(out, name, now)
+            return out
         if role == "spectator":
             self.spectators.add(name)
             self.coords[name] = coords
-            out.send(name, self._joined(name, None, msg_id))
+            self._entered(out, name)
+            out.send(name, m.joined(self.name, None, self.listing()))
             self._send_full_state(out, name, now)
-            out.listing_changed = True
             return out
         if self.status == "finished":
-            return out.error(name, ProtocolError("game_not_running", f"{self.name} has finished its games; "
-                                                  "join as a spectator or create a new room", msg_id), self.name)
+            return out.error(name, "game_not_running", f"{self.name} has finished its games; "
+                             "join as a spectator or create a new room", self.name)
         if seat is not None:
             if seat not in (0, 1):
-                return out.error(name, ProtocolError("bad_message", "seat is 0 or 1", msg_id), self.name)
+                return out.error(name, "bad_message", "seat is 0 or 1", self.name)
             if self.seats[seat] is not None:
-                return out.error(name, ProtocolError("seat_taken", f"seat {seat} is taken by {self.seats[seat]}",
-                                                      msg_id), self.name)
+                return out.error(name, "seat_taken", f"seat {seat} is taken by {self.seats[seat]}", self.name)
+            if self.reserved[seat] not in (None, name):
+                return out.error(name, "seat_taken", f"seat {seat} is kept for {self.reserved[seat]}", self.name)
         else:
-            free = [s for s in (0, 1) if self.seats[s] is None]
+            free = [s for s in (0, 1) if self.seats[s] is None and self.reserved[s] in (None, name)]
             if not free:
-                return out.error(name, ProtocolError("room_full", f"both seats of {self.name} are taken; "
-                                                      "join as a spectator", msg_id), self.name)
+                return out.error(name, "room_full", f"both seats of {self.name} are taken; join as a spectator",
+                                 self.name)
             seat = free[0]
         self.seats[seat] = name
         self.coords[name] = coords
-        out.listing_changed = True
-        out.send(name, self._joined(name, seat, msg_id))
+        self._entered(out, name)
+        out.send(name, m.joined(self.name, seat, self.listing()))
         self._broadcast_seats(out)
+        self._save(out)
         if self.status == "waiting" and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
 
-    def leave(self, name: str, now: float, msg_id: Any = None) -> Outbox:
+    def hold(self, name: str, seat: int, now: float) -> Outbox:
+        """Keep ``seat`` for ``name``, who is not here yet: it has the grace period to come."""
+        out = Outbox()
+        self.seats[seat] = name
+        self.coords[name] = "algebraic"  # until the player comes and says which convention it reads
+        self.away[seat] = now + self.settings.grace
+        self._broadcast_seats(out)
+        self._save(out)
+        return out
+
+    def leave(self, name: str, now: float) -> Outbox:
         """Leave the room; a player leaving a running game forfeits it."""
         out = Outbox()
         seat = self.seat_of(name)
         if seat is None and name not in self.spectators:
-            return out.error(name, ProtocolError("not_in_room", f"you are not in {self.name}", msg_id), self.name)
+            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
         if seat is not None and self.status == "playing":
             # no next game starts with a seat that is being emptied
             out.extend(self._finish(Outcome(1 - seat, "the opponent left"), now, start_next=False))
-        out.send(name, {"type": "left", "room": self.name, **({"id": msg_id} if msg_id is not None else {})})
+        out.send(name, m.left(self.name))
         if seat is not None:
             self.seats[seat] = None
             self.away.pop(seat, None)
             self._broadcast_seats(out)
+            self._save(out)
         self.spectators.discard(name)
         self.coords.pop(name, None)
         out.listing_changed = True
@@ -314,7 +322,7 @@ class Room:
         if seat is None:
             return out
         self.away[seat] = now + self.settings.grace
-        msg = {"type": "player_away", "room": self.name, "seat": seat, "name": name, "grace": self.settings.grace}
+        msg = m.player_away(self.name, seat, name, self.settings.grace)
         for member in self.members:
             if member != name:
                 out.send(member, msg)
@@ -323,19 +331,23 @@ class Room:
         return out
 
     def reconnected(self, name: str, coords: str, now: float) -> Outbox:
-        """``name`` logged back in: resume the seat and send the full state."""
+        """``name`` logged back in (or came to a seat kept for it): resume the seat and send the full state."""
         out = Outbox()
         seat = self.seat_of(name)
         if seat is None:
             return out
         self.coords[name] = coords
         was_away = self.away.pop(seat, None) is not None
-        out.send(name, self._joined(name, seat, None))
+        self._entered(out, name)
+        out.send(name, m.joined(self.name, seat, self.listing()))
         if was_away:
-            msg = {"type": "player_back", "room": self.name, "seat": seat, "name": name}
+            msg = m.player_back(self.name, seat, name)
             for member in self.members:
                 if member != name:
                     out.send(member, msg)
+        if self.paused and not self.away:
+            out.extend(self._resume(now))
+            return out
         self._send_full_state(out, name, now)
         if self.status == "waiting" and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
@@ -343,30 +355,36 @@ class Room:
 
     # Play -------------------------------------------------------------------------------
 
-    def move(self, name: str, obj: Any, now: float, msg_id: Any = None) -> Outbox:
+    def move(self, name: str, obj: Any, now: float) -> Outbox:
         """A player sends a move: check turn, parse in the sender's coordinates, validate, relay."""
         out = self.tick(now)
         seat = self.seat_of(name)
         if seat is None:
             kind = "not_a_player" if name in self.spectators else "not_in_room"
-            return out.error(name, ProtocolError(kind, f"you hold no seat in {self.name}", msg_id), self.name)
+            return out.error(name, kind, f"you hold no seat in {self.name}", self.name)
         if self.status != "playing":
-            return out.error(name, ProtocolError("game_not_running", f"no game is running in {self.name}", msg_id),
-                             self.name)
+            return out.error(name, "game_not_running", f"no game is running in {self.name}", self.name)
+        if self.paused:
+            return out.error(name, "game_not_running", f"the game in {self.name} is paused until both players "
+                             "are back after the server restarted; a game_start follows when it resumes", self.name)
         to_move = self.game.to_move(self.state)
         if seat != to_move:
-            return out.error(name, ProtocolError("not_your_turn", f"it is seat {to_move}'s turn, not yours", msg_id),
-                             self.name)
+            return out.error(name, "not_your_turn", f"it is seat {to_move}'s turn, not yours", self.name)
         try:
             move = self.game.parse_move(obj, self.state, self.coords[name])
             new_state = self.game.apply(self.state, move)
         except IllegalMove as exc:
             text = _short(obj)
-            out.error(name, ProtocolError("illegal_move", f"{text}: {exc.reason}", msg_id), self.name)
+            out.error(name, "illegal_move", f"{text}: {exc.reason}", self.name)
             if self.settings.illegal_move == "lose":
                 out.extend(self._finish(Outcome(1 - seat, f"illegal move by seat {seat} ({text}: {exc.reason})"),
                                         now))
             return out
+        self._play(out, seat, move, new_state, now)
+        return out
+
+    def _play(self, out: Outbox, seat: int, move: Any, new_state: Any, now: float) -> None:
+        """Record an accepted move, tell everybody (in their coordinates), and end the game if it is over."""
         self.state = new_state
         outcome = self.game.outcome(new_state)
         next_seat = None if outcome is not None else self.game.to_move(new_state)
@@ -374,84 +392,77 @@ class Room:
         elapsed = self.clocks.switch(now, next_seat)
         clocks = self.clocks.snapshot(now)
         notation = self.game.notation(move)
-        seq = len(self.moves) + 1
-        self.moves.append(MoveRecord(seq, seat, notation, int(elapsed * 1000), clocks["left"]))
+        record = MoveRecord(len(self.moves) + 1, seat, notation, int(elapsed * 1000), clocks["left"])
+        self.moves.append(record)
         self.notations.append(notation)
+        out.writes.append(MovePlayed(self.record_id, record))
         if self.draw_offer is not None and self.draw_offer != seat:
             self.draw_offer = None  # moving declines the opponent's offer
         forms: dict[str, Any] = {}
         for member in self.members:
             coords = self.coords[member]
-            if coords not in forms:
-                forms[coords] = self.game.format_move(move, coords)
-            msg = {"type": "moved", "room": self.name, "seq": seq, "seat": seat, "move": forms[coords],
-                   "notation": notation, "clocks": clocks, "to_move": next_seat}
-            if member == name and msg_id is not None:
-                msg["id"] = msg_id
-            out.send(member, msg)
+            form = forms.get(coords)
+            if form is None:
+                form = forms[coords] = self.game.format_move(move, coords)
+            out.send(member, m.moved(self.name, record.seq, seat, form, notation, clocks, next_seat))
         if outcome is not None:
             out.extend(self._finish(outcome, now))
-        return out
 
-    def legal_moves(self, name: str, msg_id: Any = None) -> Outbox:
+    def legal_moves(self, name: str) -> Outbox:
         """The legal moves of the seat to move, in the asker's coordinates."""
         out = Outbox()
         if name not in self.coords:
-            return out.error(name, ProtocolError("not_in_room", f"you are not in {self.name}", msg_id), self.name)
+            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
         if self.status != "playing":
-            return out.error(name, ProtocolError("game_not_running", f"no game is running in {self.name}", msg_id),
-                             self.name)
+            return out.error(name, "game_not_running", f"no game is running in {self.name}", self.name)
         coords = self.coords[name]
-        moves = [self.game.format_move(m, coords) for m in self.game.legal_moves(self.state)]
-        msg = {"type": "legal_moves", "room": self.name, "moves": moves}
-        if msg_id is not None:
-            msg["id"] = msg_id
-        out.send(name, msg)
+        out.send(name, m.legal_moves(self.name, [self.game.format_move(mv, coords)
+                                                 for mv in self.game.legal_moves(self.state)]))
         return out
 
-    def send_state(self, name: str, now: float, msg_id: Any = None) -> Outbox:
+    def send_state(self, name: str, now: float) -> Outbox:
         """The full state for a member who asks."""
         out = Outbox()
         if name not in self.coords:
-            return out.error(name, ProtocolError("not_in_room", f"you are not in {self.name}", msg_id), self.name)
-        self._send_full_state(out, name, now, msg_id, always=True)
+            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
+        self._send_full_state(out, name, now, always=True)
         return out
 
-    def resign(self, name: str, now: float, msg_id: Any = None) -> Outbox:
+    def resign(self, name: str, now: float) -> Outbox:
         """A player resigns the running game."""
         out = self.tick(now)
-        seat = self._player_in_game(out, name, msg_id)
+        seat = self._player_in_game(out, name)
         if seat is None:
             return out
-        out.extend(self._finish(Outcome(1 - seat, f"seat {seat} resigned"), now))
-        return _tag_reply(out, name, msg_id)
+        return out.extend(self._finish(Outcome(1 - seat, f"seat {seat} resigned"), now))
 
-    def offer_draw(self, name: str, now: float, msg_id: Any = None) -> Outbox:
+    def offer_draw(self, name: str, now: float) -> Outbox:
         """Offer a draw; if the opponent already offers one, the game is drawn by agreement."""
         out = self.tick(now)
-        seat = self._player_in_game(out, name, msg_id)
+        seat = self._player_in_game(out, name)
         if seat is None:
             return out
         if self.draw_offer == 1 - seat:
-            out.extend(self._finish(Outcome(None, "draw agreed"), now))
-            return _tag_reply(out, name, msg_id)
+            return out.extend(self._finish(Outcome(None, "draw agreed"), now))
         self.draw_offer = seat
+        msg = m.draw_offered(self.name, seat)
         for member in self.members:
-            out.send(member, {"type": "draw_offered", "room": self.name, "seat": seat})
-        return _tag_reply(out, name, msg_id)
+            out.send(member, msg)
+        return out
 
-    def chat(self, name: str, text: str, msg_id: Any = None) -> Outbox:
+    def chat(self, name: str, text: str) -> Outbox:
         """Relay a chat line to everybody in the room."""
         out = Outbox()
         if name not in self.coords:
-            return out.error(name, ProtocolError("not_in_room", f"you are not in {self.name}", msg_id), self.name)
+            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
         text = text.strip()
         if not text or len(text) > MAX_CHAT or any(ord(ch) < 32 and ch not in "\t" for ch in text):
-            return out.error(name, ProtocolError("bad_message", f"chat text must be 1 to {MAX_CHAT} printable "
-                                                  "characters", msg_id), self.name)
+            return out.error(name, "bad_message", f"chat text must be 1 to {MAX_CHAT} printable characters",
+                             self.name)
+        msg = m.chat(self.name, name, text)
         for member in self.members:
-            out.send(member, {"type": "chat", "room": self.name, "from": name, "text": text})
-        return _tag_reply(out, name, msg_id)
+            out.send(member, msg)
+        return out
 
     def tick(self, now: float) -> Outbox:
         """Apply what time decides: a flag fall, or a grace period that ran out."""
@@ -460,11 +471,18 @@ class Room:
             seat = self.clocks.running
             assert seat is not None
             out.extend(self._finish(Outcome(1 - seat, f"seat {seat} ran out of time"), now))
-        for seat, deadline in sorted(self.away.items()):
-            if now < deadline:
-                continue
-            if self.status == "playing":
+        expired = [seat for seat, deadline in sorted(self.away.items()) if now >= deadline]
+        if not expired:
+            return out
+        if self.status == "playing":
+            seat = expired[0]
+            if len(expired) == 2:
+                out.extend(self._finish(Outcome(None, "neither player came back"), now, status="aborted"))
+            else:
                 out.extend(self._finish(Outcome(1 - seat, f"seat {seat} disconnected"), now))
+        elif self.status == "waiting" and self.tournament is not None and self.game_no == 0:
+            out.extend(self._forfeit(expired, now))
+        for seat in expired:
             if seat in self.away and now >= self.away[seat]:
                 # nobody came back in time: the seat is free again
                 del self.away[seat]
@@ -474,6 +492,7 @@ class Room:
                     self.coords.pop(name, None)
                     out.vacated.append(name)
                 self._broadcast_seats(out)
+                self._save(out)
                 out.listing_changed = True
         return out
 
@@ -483,29 +502,86 @@ class Room:
             return Outbox()
         return self._finish(Outcome(None, reason), now, status="aborted")
 
+    # Restoring after a restart ----------------------------------------------------------
+
+    @classmethod
+    def restore(cls, snapshot: dict[str, Any], running: GameRecord | None, env: Env, now: float) -> Room:
+        """Rebuild a room from storage: seats wait for their players for the grace period, and a running
+        game continues from its last stored move with the clocks as they were then (the time the server
+        was down is charged to nobody) once both players are back."""
+        settings = RoomSettings.from_json(snapshot["settings"])
+        room = cls(snapshot["name"], settings, env, snapshot.get("creator"),
+                   reserved=tuple(snapshot.get("reserved") or (None, None)),  # type: ignore[arg-type]
+                   tournament=snapshot.get("tournament"), opening=tuple(snapshot.get("opening") or ()))
+        room.created_at = snapshot.get("created_at", room.created_at)
+        room.game_no = snapshot["game_no"]
+        room.points = dict(snapshot.get("points") or {})
+        room.last_result = snapshot.get("last_result")
+        room.status = snapshot["status"]
+        room.ever_entered = True
+        for seat, name in enumerate(snapshot["seats"]):
+            if name is not None:
+                room.seats[seat] = name
+                room.coords[name] = "algebraic"  # until the player logs in again
+                room.away[seat] = now + settings.grace
+        if room.status == "playing":
+            if running is None:
+                room.status = "waiting"  # its game could not be found: treat the room as between games
+            else:
+                room._restore_game(running, now)
+        return room
+
+    def _restore_game(self, record: GameRecord, now: float) -> None:
+        self.record_id = record.id
+        self.players = list(record.players)
+        self.started_at = record.started_at
+        self.game_options = dict(record.options)
+        state = self.game.initial_state(**self.game_options)
+        for move in record.moves:
+            state = self.game.apply(state, self.game.parse_move(move.notation, state))
+            self.notations.append(move.notation)
+        self.state = state
+        self.moves = list(record.moves)
+        left = record.moves[-1].clocks_after if record.moves else None
+        self.clocks = Clocks.restored(self.settings.time_control, left)
+        self.paused = True
+
+    def _resume(self, now: float) -> Outbox:
+        """Both players are back after a restart: the clock of the seat to move starts now."""
+        out = Outbox()
+        self.paused = False
+        assert self.clocks is not None
+        self.clocks.start(self.game.to_move(self.state), now)
+        for member in self.members:
+            self._send_full_state(out, member, now)
+        out.listing_changed = True
+        return out
+
     # Internals --------------------------------------------------------------------------
 
-    def _player_in_game(self, out: Outbox, name: str, msg_id: Any) -> int | None:
+    def _entered(self, out: Outbox, name: str) -> None:
+        self.ever_entered = True
+        out.entered.append(name)
+        out.listing_changed = True
+
+    def _save(self, out: Outbox) -> None:
+        out.writes.append(RoomSaved(self.snapshot()))
+
+    def _player_in_game(self, out: Outbox, name: str) -> int | None:
         seat = self.seat_of(name)
         if seat is None:
-            out.error(name, ProtocolError("not_a_player", f"you hold no seat in {self.name}", msg_id), self.name)
+            out.error(name, "not_a_player", f"you hold no seat in {self.name}", self.name)
             return None
         if self.status != "playing":
-            out.error(name, ProtocolError("game_not_running", f"no game is running in {self.name}", msg_id),
-                      self.name)
+            out.error(name, "game_not_running", f"no game is running in {self.name}", self.name)
             return None
         return seat
 
-    def _joined(self, name: str, seat: int | None, msg_id: Any) -> dict[str, Any]:
-        msg = {"type": "joined", "room": self.name, "role": "spectator" if seat is None else "player",
-               "seat": seat, "settings": self.listing()}
-        if msg_id is not None:
-            msg["id"] = msg_id
-        return msg
-
     def _broadcast_seats(self, out: Outbox) -> None:
+        msg = m.seated(self.name, list(self.seats))
         for member in self.members:
-            out.send(member, {"type": "seated", "room": self.name, "seats": list(self.seats)})
+            if member in self.coords:
+                out.send(member, msg)
 
     def _start_game(self, now: float) -> Outbox:
         out = Outbox()
@@ -522,21 +598,37 @@ class Room:
         self.moves = []
         self.notations = []
         self.draw_offer = None
-        self.record_id = secrets.token_hex(6)
-        self.started_at = self.wall_clock()
-        self.clocks = Clocks(self.settings.time_control, self.game.to_move(self.state), now)
+        self.record_id = self.env.new_id()
+        self.started_at = self.env.wall_clock()
         self.game_options = options
+        self.clocks = Clocks(self.settings.time_control, self.game.to_move(self.state), now)
+        out.writes.append(GameStarted(self._record(None, "", "running", None)))
+        self._save(out)
+        log.info("game %s started in %s: %s (%s) vs %s, game %d of %d", self.record_id, self.name,
+                 self.players[0], self.game.id, self.players[1], self.game_no, self.settings.games)
+        for notation in self.opening:
+            # a tournament opening: its moves are played (and recorded) before anyone moves
+            move = self.game.parse_move(notation, self.state)
+            self._play(Outbox(), self.game.to_move(self.state), move, self.game.apply(self.state, move), now)
+            out.writes.append(MovePlayed(self.record_id, self.moves[-1]))
         for member in self.members:
             self._send_full_state(out, member, now)
         out.listing_changed = True
         return out
 
-    def _send_full_state(self, out: Outbox, name: str, now: float, msg_id: Any = None, always: bool = False) -> None:
+    def _record(self, winner: int | None, reason: str, status: str, ended_at: float | None) -> GameRecord:
+        return GameRecord(
+            id=self.record_id, room=self.name, game=self.game.id, options=self.game_options,
+            time_control=self.settings.time_control.to_json(), players=list(self.players),
+            moves=list(self.moves), winner=winner, reason=reason, status=status,
+            started_at=self.started_at, ended_at=ended_at, tournament=self.tournament,
+        )
+
+    def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False) -> None:
         if self.status != "playing" and not always:
             return
         coords = self.coords[name]
-        msg: dict[str, Any] = {
-            "type": "game_start" if self.status == "playing" else "room_state",
+        fields: dict[str, Any] = {
             "room": self.name,
             "game": self.game.id,
             "game_no": self.game_no,
@@ -545,7 +637,7 @@ class Room:
             "status": self.status,
         }
         if self.state is not None and self.clocks is not None:
-            msg.update({
+            fields.update({
                 "state": self.game.encode_state(self.state, coords),
                 "to_move": None if self.game.outcome(self.state) else self.game.to_move(self.state),
                 "clocks": self.clocks.snapshot(now),
@@ -553,46 +645,62 @@ class Room:
                 "options": self.game_options,
                 "record": self.record_id,
             })
-        if self.last_result is not None and self.status != "playing":
-            msg["last_result"] = self.last_result
-        if msg_id is not None:
-            msg["id"] = msg_id
-        out.send(name, msg)
+        if self.status == "playing":
+            if self.paused:
+                fields["paused"] = True
+            out.send(name, m.game_start(**fields))
+            return
+        if self.last_result is not None:
+            fields["last_result"] = self.last_result
+        out.send(name, m.room_state(**fields))
+
+    def _forfeit(self, absent: list[int], now: float) -> Outbox:
+        """A kept seat's player never came: the game is recorded as a forfeit, not as a played game."""
+        self.record_id = self.env.new_id()
+        self.players = [n or "" for n in self.seats]
+        self.game_no = 1
+        self.started_at = self.env.wall_clock()
+        self.game_options = dict(self.settings.options)
+        self.state = None
+        self.clocks = Clocks(self.settings.time_control, 0, now)
+        names = " and ".join(f"seat {s} ({self.seats[s]})" for s in absent)
+        outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, f"{names} did not come")
+        self.status = "playing"
+        return self._finish(outcome, now, status="forfeit")
 
     def _finish(self, outcome: Outcome, now: float, status: str = "finished", start_next: bool = True) -> Outbox:
         out = Outbox()
         assert self.clocks is not None
         self.clocks.stop(now)
+        self.paused = False
         clocks = self.clocks.snapshot(now)
-        record = GameRecord(
-            id=self.record_id, room=self.name, game=self.game.id, options=self.game_options,
-            time_control=self.settings.time_control.to_json(), players=list(self.players),
-            moves=list(self.moves), winner=outcome.winner, reason=outcome.reason, status=status,
-            started_at=self.started_at, ended_at=self.wall_clock(),
-        )
-        out.records.append(record)
+        record = self._record(outcome.winner, outcome.reason, status, self.env.wall_clock())
+        out.writes.append(GameEnded(record))
+        out.ended.append(record)
+        winner_name = None if outcome.winner is None else self.players[outcome.winner]
+        for name in self.players:
+            self.points.setdefault(name, 0.0)
+        if winner_name is not None:
+            self.points[winner_name] += 1.0
+        elif status == "finished":
+            for name in self.players:
+                self.points[name] += 0.5
         more = status == "finished" and self.game_no < self.settings.games
         self.status = "waiting" if more else "finished"
-        self.last_result = {"winner": outcome.winner, "reason": outcome.reason, "record": self.record_id}
-        msg = {"type": "game_over", "room": self.name, "winner": outcome.winner, "reason": outcome.reason,
-               "players": list(self.players), "record": self.record_id, "clocks": clocks, "next_game": more,
-               "game_no": self.game_no}
+        self.last_result = {"winner": outcome.winner, "reason": outcome.reason, "record": self.record_id,
+                            "status": status}
+        self._save(out)
+        log.info("game %s in %s ended (%s): %s", self.record_id, self.name, status,
+                 f"{winner_name} won" if winner_name else "no winner" if status != "finished" else "draw")
+        msg = m.game_over(self.name, outcome.winner, outcome.reason, status, list(self.players), self.record_id,
+                          clocks, more, self.game_no)
         for member in self.members:
-            out.send(member, msg)
+            if member in self.coords:
+                out.send(member, msg)
         out.listing_changed = True
         if more and start_next and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
-
-
-def _tag_reply(out: Outbox, name: str, msg_id: Any) -> Outbox:
-    """Mark the requester's copy of the first event it caused as the reply to its request."""
-    if msg_id is not None:
-        for index, (member, msg) in enumerate(out.messages):
-            if member == name and msg["type"] != "error":
-                out.messages[index] = (member, {**msg, "id": msg_id})
-                break
-    return out
 
 
 def _short(obj: Any) -> str:

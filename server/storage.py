@@ -1,11 +1,12 @@
-"""Storage of finished games and claimed names, behind one small interface.
+"""Storage: games (running and ended) with every move, open rooms, names, tournaments.
 
-``Storage`` is what the server needs; ``SQLiteStorage`` is the embedded
-default (WAL, ``synchronous=NORMAL``, a busy timeout). The SQL is plain and
-portable (no SQLite-only syntax beyond the pragmas), so a PostgreSQL
-implementation of the same interface needs only a different connection.
+``Storage`` is the small interface the server needs. ``SQLStorage`` holds all the SQL,
+written once in a portable dialect (``INSERT ... ON CONFLICT``, no engine-specific types);
+``SQLiteStorage`` is the embedded default (WAL, ``synchronous=NORMAL``, a busy timeout, one
+writer). A database server implements the same interface with another connection.
 
-Calls are blocking: the server runs them on one dedicated writer thread.
+Calls block. The server applies writes on one writer thread, in group commits (every write
+queued while the previous commit ran goes into the next transaction), and reads on others.
 """
 
 from __future__ import annotations
@@ -14,20 +15,35 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .hall import Claim
-from .room import GameRecord
+from .records import (
+    ClaimSaved,
+    GameEnded,
+    GameRecord,
+    GameStarted,
+    IdentitySaved,
+    MovePlayed,
+    MoveRecord,
+    Restored,
+    RoomRemoved,
+    RoomSaved,
+    TournamentSaved,
+    Write,
+)
 
-SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS players (
-        name VARCHAR(32) PRIMARY KEY,
-        salt VARCHAR(64) NOT NULL,
-        digest VARCHAR(128) NOT NULL,
-        claimed_at DOUBLE PRECISION NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS games (
+SCHEMA_VERSION = 2
+"""The schema this code reads and writes. A database at a newer version is refused."""
+
+def _games_table(name: str, version: int) -> str:
+    """The games table as version ``version`` has it: version 2 keeps running games (no end yet)
+    and the tournament a game belongs to."""
+    ended = "ended_at DOUBLE PRECISION NOT NULL"
+    if version >= 2:
+        ended = "ended_at DOUBLE PRECISION,\n        tournament VARCHAR(64)"
+    return f"""CREATE TABLE IF NOT EXISTS {name} (
         id VARCHAR(32) PRIMARY KEY,
         room VARCHAR(64) NOT NULL,
         game VARCHAR(32) NOT NULL,
@@ -40,129 +56,285 @@ SCHEMA = [
         status VARCHAR(16) NOT NULL,
         move_count INTEGER NOT NULL,
         started_at DOUBLE PRECISION NOT NULL,
-        ended_at DOUBLE PRECISION NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS games_ended ON games (ended_at)",
-    """CREATE TABLE IF NOT EXISTS moves (
-        game_id VARCHAR(32) NOT NULL,
-        seq INTEGER NOT NULL,
-        seat INTEGER NOT NULL,
-        move VARCHAR(64) NOT NULL,
-        think_ms INTEGER NOT NULL,
-        clock0 DOUBLE PRECISION,
-        clock1 DOUBLE PRECISION,
-        PRIMARY KEY (game_id, seq))""",
+        {ended})"""
+
+
+# MIGRATIONS[v] takes a database from version v to v + 1. Version 0 is an empty database or one
+# made before versions were recorded (players, games and moves as they were then).
+MIGRATIONS: list[list[str]] = [
+    [
+        """CREATE TABLE IF NOT EXISTS players (
+            name VARCHAR(32) PRIMARY KEY,
+            salt VARCHAR(64) NOT NULL,
+            digest VARCHAR(128) NOT NULL,
+            claimed_at DOUBLE PRECISION NOT NULL)""",
+        _games_table("games", 1),
+        "CREATE INDEX IF NOT EXISTS games_ended ON games (ended_at)",
+        """CREATE TABLE IF NOT EXISTS moves (
+            game_id VARCHAR(32) NOT NULL,
+            seq INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            move VARCHAR(64) NOT NULL,
+            think_ms INTEGER NOT NULL,
+            clock0 DOUBLE PRECISION,
+            clock1 DOUBLE PRECISION,
+            PRIMARY KEY (game_id, seq))""",
+    ],
+    [
+        # running games are stored as they happen: ended_at stays null until they end
+        "ALTER TABLE games RENAME TO games_v1",
+        _games_table("games", 2),
+        "INSERT INTO games SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
+        " move_count, started_at, ended_at, NULL FROM games_v1",
+        "DROP TABLE games_v1",
+        "CREATE INDEX games_ended ON games (ended_at)",
+        "CREATE INDEX games_status ON games (status)",
+        "CREATE INDEX games_tournament ON games (tournament)",
+        """CREATE TABLE rooms (
+            name VARCHAR(64) PRIMARY KEY,
+            snapshot TEXT NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL)""",
+        """CREATE TABLE identities (
+            name VARCHAR(32) PRIMARY KEY,
+            digest VARCHAR(128) NOT NULL,
+            issued_at DOUBLE PRECISION NOT NULL)""",
+        """CREATE TABLE tournaments (
+            id VARCHAR(64) PRIMARY KEY,
+            name VARCHAR(64) NOT NULL,
+            status VARCHAR(16) NOT NULL,
+            snapshot TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL)""",
+    ],
 ]
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+class StorageError(Exception):
+    """The database cannot be used (wrong file, newer schema, unreachable server)."""
 
 
 class Storage:
     """What the server stores. Every method may block; the server calls them off the event loop."""
 
-    def load_claims(self) -> dict[str, Claim]:
-        """Every claimed name with its salted secret hash."""
+    def apply(self, writes: Sequence[Write]) -> None:
+        """Commit ``writes`` in one transaction, in order (all or none)."""
         raise NotImplementedError
 
-    def save_claim(self, name: str, claim: Claim) -> None:
-        """Store a new claim."""
+    def load(self) -> Restored:
+        """Everything a starting server takes back: claims, identities of seat holders, open rooms with
+        their running games (and moves), tournaments."""
         raise NotImplementedError
 
     def save_game(self, record: GameRecord) -> None:
-        """Store a finished or aborted game with all its moves, durably."""
+        """Store a whole game with its moves (for copies between databases and for tools)."""
         raise NotImplementedError
 
-    def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None,
-                   player: str | None = None) -> list[dict[str, Any]]:
-        """Summaries of stored games, newest first."""
+    def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None, player: str | None = None,
+                   status: str | None = None, tournament: str | None = None) -> list[dict[str, Any]]:
+        """Summaries of stored games, newest first; ended games unless ``status`` asks for running ones."""
         raise NotImplementedError
 
     def get_game(self, game_id: str) -> dict[str, Any] | None:
-        """One stored game with its moves, or None."""
+        """One stored game (running or ended) with its moves, or None."""
         raise NotImplementedError
 
-    def iter_games(self) -> Iterator[dict[str, Any]]:
-        """Every stored game with its moves, oldest first."""
+    def iter_games(self, tournament: str | None = None, game: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every ended game with its moves, oldest first."""
         raise NotImplementedError
 
     def count_games(self) -> int:
-        """Number of stored games."""
+        """Number of ended games."""
         raise NotImplementedError
 
     def close(self) -> None:
         """Release the database."""
 
 
-class SQLiteStorage(Storage):
-    """The embedded default: one SQLite file in WAL mode, one writer."""
+_SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
+            " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
+            " ELSE move_count END, started_at, ended_at, tournament FROM games")
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        if self.path != ":memory:":
-            parent = Path(self.path).resolve().parent
-            if not parent.is_dir():
-                raise FileNotFoundError(f"cannot create the database {self.path}: folder {parent} does not exist")
-        try:
-            self.db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA busy_timeout=10000")
-            for statement in SCHEMA:
-                self.db.execute(statement)
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(f"{self.path} is not a usable Plyhall database: {exc}") from None
-        self.lock = threading.Lock()
 
-    def load_claims(self) -> dict[str, Claim]:
-        """Every claimed name."""
-        with self.lock:
-            rows = self.db.execute("SELECT name, salt, digest FROM players").fetchall()
-        return {name: Claim(salt, digest) for name, salt, digest in rows}
+def _summary(row: Sequence[Any]) -> dict[str, Any]:
+    (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament) = row
+    players = [p0, p1]
+    return {
+        "id": gid, "room": room, "game": game, "options": json.loads(options),
+        "time_control": json.loads(control), "players": players, "winner": winner,
+        "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
+        "move_count": count, "started_at": started, "ended_at": ended, "tournament": tournament,
+    }
 
-    def save_claim(self, name: str, claim: Claim) -> None:
-        """Store a claim (first claim of a name wins)."""
-        with self.lock:
-            self.db.execute(
-                "INSERT INTO players (name, salt, digest, claimed_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (name, claim.salt, claim.digest, time.time()),
-            )
 
-    def save_game(self, record: GameRecord) -> None:
-        """Store a game and its moves in one transaction."""
-        with self.lock:
-            self.db.execute("BEGIN")
+class SQLStorage(Storage):
+    """The SQL of every operation, over DB-API connections: one for the writer, one per reading thread.
+
+    Statements use ``?`` placeholders; a subclass whose driver wants another style sets
+    ``placeholder``. Subclasses open connections (:meth:`_connect`) and say how a write
+    transaction begins.
+    """
+
+    placeholder = "?"
+    begin = "BEGIN"
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._writer = self._connect()
+        self._write_lock = threading.Lock()
+        self._readers: list[Any] = []
+        self._readers_lock = threading.Lock()
+        self._migrate()
+
+    # Connections -------------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        raise NotImplementedError
+
+    def _sql(self, statement: str) -> str:
+        return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
+
+    def _reader(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def _read(self, statement: str, args: Sequence[Any] = ()) -> list[tuple]:
+        cursor = self._reader().execute(self._sql(statement), tuple(args))
+        rows = cursor.fetchall()
+        self._end_read()
+        return rows
+
+    def _end_read(self) -> None:
+        """Finish a read (drivers that open a transaction for every read close it here)."""
+
+    def _migrate(self) -> None:
+        with self._write_lock:
+            cur = self._writer.cursor()
+            cur.execute(self.begin)
             try:
-                self.db.execute(
-                    "INSERT INTO games (id, room, game, options, time_control, player0, player1, winner, reason,"
-                    " status, move_count, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (record.id, record.room, record.game, json.dumps(record.options),
-                     json.dumps(record.time_control), record.players[0], record.players[1], record.winner,
-                     record.reason, record.status, len(record.moves), record.started_at, record.ended_at),
-                )
-                self.db.executemany(
-                    "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(record.id, m.seq, m.seat, m.notation, m.think_ms, m.clocks_after[0], m.clocks_after[1])
-                     for m in record.moves],
-                )
-                self.db.execute("COMMIT")
+                version = self._version(cur)
+                if version > SCHEMA_VERSION:
+                    raise StorageError(f"the database is at schema version {version}, newer than this Plyhall "
+                                       f"(version {SCHEMA_VERSION}); upgrade Plyhall to use it")
+                for step in MIGRATIONS[version:]:
+                    for statement in step:
+                        cur.execute(statement)
+                if version < SCHEMA_VERSION:
+                    cur.execute("DELETE FROM schema_version")
+                    cur.execute(self._sql("INSERT INTO schema_version (version) VALUES (?)"), (SCHEMA_VERSION,))
+                cur.execute("COMMIT")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                cur.execute("ROLLBACK")
                 raise
 
-    _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
-                " move_count, started_at, ended_at FROM games")
+    def _version(self, cur: Any) -> int:
+        cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        cur.execute("SELECT MAX(version) FROM schema_version")
+        row = cur.fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
 
-    def _summary(self, row: tuple) -> dict[str, Any]:
-        (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended) = row
-        players = [p0, p1]
-        return {
-            "id": gid, "room": room, "game": game, "options": json.loads(options),
-            "time_control": json.loads(control), "players": players, "winner": winner,
-            "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
-            "move_count": count, "started_at": started, "ended_at": ended,
-        }
+    # Writes ------------------------------------------------------------------------------
 
-    def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None,
-                   player: str | None = None) -> list[dict[str, Any]]:
-        """Summaries, newest first, optionally for one game id or player name."""
+    def apply(self, writes: Sequence[Write]) -> None:
+        """Commit ``writes`` in one transaction; consecutive moves go in one batch."""
+        with self._write_lock:
+            cur = self._writer.cursor()
+            cur.execute(self.begin)
+            try:
+                moves: list[tuple] = []
+                for write in writes:
+                    if isinstance(write, MovePlayed):
+                        m = write.move
+                        moves.append((write.game_id, m.seq, m.seat, m.notation, m.think_ms, m.clocks_after[0],
+                                      m.clocks_after[1]))
+                        continue
+                    if moves:
+                        self._insert_moves(cur, moves)
+                        moves = []
+                    self._write(cur, write)
+                if moves:
+                    self._insert_moves(cur, moves)
+                cur.execute("COMMIT")
+            except BaseException:
+                try:
+                    cur.execute("ROLLBACK")
+                except Exception:  # the connection itself may be gone; the error that matters is raised below
+                    pass
+                raise
+
+    def _insert_moves(self, cur: Any, rows: list[tuple]) -> None:
+        cur.executemany(self._sql(
+            "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (game_id, seq) DO NOTHING"), rows)
+
+    def _write(self, cur: Any, write: Write) -> None:
+        sql = self._sql
+        now = time.time()
+        if isinstance(write, RoomSaved):
+            cur.execute(sql("INSERT INTO rooms (name, snapshot, updated_at) VALUES (?, ?, ?) ON CONFLICT (name)"
+                            " DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at"),
+                        (write.snapshot["name"], json.dumps(write.snapshot), now))
+        elif isinstance(write, RoomRemoved):
+            cur.execute(sql("DELETE FROM rooms WHERE name = ?"), (write.name,))
+        elif isinstance(write, (GameStarted, GameEnded)):
+            self._upsert_game(cur, write.record, len(write.record.moves))
+        elif isinstance(write, ClaimSaved):
+            cur.execute(sql("INSERT INTO players (name, salt, digest, claimed_at) VALUES (?, ?, ?, ?)"
+                            " ON CONFLICT (name) DO NOTHING"), (write.name, write.salt, write.digest, now))
+        elif isinstance(write, IdentitySaved):
+            cur.execute(sql("INSERT INTO identities (name, digest, issued_at) VALUES (?, ?, ?) ON CONFLICT (name)"
+                            " DO UPDATE SET digest = excluded.digest, issued_at = excluded.issued_at"),
+                        (write.name, write.digest, now))
+        elif isinstance(write, TournamentSaved):
+            snap = write.snapshot
+            cur.execute(sql("INSERT INTO tournaments (id, name, status, snapshot, created_at) VALUES (?, ?, ?, ?, ?)"
+                            " ON CONFLICT (id) DO UPDATE SET status = excluded.status, snapshot = excluded.snapshot"),
+                        (snap["id"], snap["name"], snap["status"], json.dumps(snap), snap.get("created_at", now)))
+        else:  # pragma: no cover - every Write type is handled above
+            raise TypeError(f"unknown write {write!r}")
+
+    def _upsert_game(self, cur: Any, r: GameRecord, move_count: int) -> None:
+        cur.execute(self._sql(
+            "INSERT INTO games (id, room, game, options, time_control, player0, player1, winner, reason, status,"
+            " move_count, started_at, ended_at, tournament) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET winner = excluded.winner, reason = excluded.reason,"
+            " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at"),
+            (r.id, r.room, r.game, json.dumps(r.options), json.dumps(r.time_control), r.players[0], r.players[1],
+             r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament))
+
+    def save_game(self, record: GameRecord) -> None:
+        """Store a whole game with its moves."""
+        self.apply([GameEnded(record), *(MovePlayed(record.id, move) for move in record.moves)])
+
+    # Reads -------------------------------------------------------------------------------
+
+    def load(self) -> Restored:
+        """Claims, identities, open rooms with their running games, and tournaments."""
+        restored = Restored()
+        restored.claims = {name: (salt, digest) for name, salt, digest in
+                           self._read("SELECT name, salt, digest FROM players")}
+        restored.identities = dict(self._read("SELECT name, digest FROM identities"))
+        restored.rooms = [json.loads(snapshot) for (snapshot,) in
+                          self._read("SELECT snapshot FROM rooms ORDER BY updated_at")]
+        for row in self._read(_SUMMARY + " WHERE status = 'running'"):
+            summary = _summary(row)
+            moves = [MoveRecord(mv["seq"], mv["seat"], mv["move"], mv["think_ms"], mv["clocks_after"])
+                     for mv in self._moves(summary["id"])]
+            restored.running[summary["id"]] = GameRecord(
+                summary["id"], summary["room"], summary["game"], summary["options"], summary["time_control"],
+                summary["players"], moves, None, "", "running", summary["started_at"], None, summary["tournament"])
+        restored.tournaments = [json.loads(snapshot) for (snapshot,) in
+                                self._read("SELECT snapshot FROM tournaments ORDER BY created_at")]
+        for snap in restored.tournaments:
+            restored.tournament_games[snap["id"]] = self.list_games(10**9, 0, tournament=snap["id"], status="all")
+        return restored
+
+    def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None, player: str | None = None,
+                   status: str | None = None, tournament: str | None = None) -> list[dict[str, Any]]:
+        """Summaries, newest first: ended games, or ``status`` ``running``/``all``/an end status."""
         where, args = [], []
         if game is not None:
             where.append("game = ?")
@@ -170,53 +342,108 @@ class SQLiteStorage(Storage):
         if player is not None:
             where.append("(player0 = ? OR player1 = ?)")
             args.extend([player, player])
-        sql = self._SUMMARY + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY ended_at DESC, id LIMIT ? OFFSET ?"
-        with self.lock:
-            rows = self.db.execute(sql, [*args, limit, offset]).fetchall()
-        return [self._summary(r) for r in rows]
+        if tournament is not None:
+            where.append("tournament = ?")
+            args.append(tournament)
+        if status is None:
+            where.append("status <> 'running'")
+        elif status != "all":
+            where.append("status = ?")
+            args.append(status)
+        sql = _SUMMARY + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY started_at DESC, id LIMIT ? OFFSET ?"
+        return [_summary(r) for r in self._read(sql, [*args, limit, offset])]
 
     def _moves(self, game_id: str) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            "SELECT seq, seat, move, think_ms, clock0, clock1 FROM moves WHERE game_id = ? ORDER BY seq",
-            (game_id,),
-        ).fetchall()
-        return [{"seq": s, "seat": seat, "move": m, "think_ms": t, "clocks_after": [c0, c1]}
-                for s, seat, m, t, c0, c1 in rows]
+        rows = self._read("SELECT seq, seat, move, think_ms, clock0, clock1 FROM moves WHERE game_id = ? ORDER BY seq",
+                          (game_id,))
+        return [{"seq": s, "seat": seat, "move": mv, "think_ms": t, "clocks_after": [c0, c1]}
+                for s, seat, mv, t, c0, c1 in rows]
 
     def get_game(self, game_id: str) -> dict[str, Any] | None:
-        """One game with its moves."""
-        with self.lock:
-            row = self.db.execute(self._SUMMARY + " WHERE id = ?", (game_id,)).fetchone()
-            if row is None:
-                return None
-            record = self._summary(row)
-            record["moves"] = self._moves(game_id)
+        """One game with its moves (a running game's moves so far)."""
+        rows = self._read(_SUMMARY + " WHERE id = ?", (game_id,))
+        if not rows:
+            return None
+        record = _summary(rows[0])
+        record["moves"] = self._moves(game_id)
         return record
 
-    def iter_games(self) -> Iterator[dict[str, Any]]:
-        """Every game with moves, oldest first (read in pages)."""
+    def iter_games(self, tournament: str | None = None, game: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every ended game with moves, oldest first (read in pages)."""
+        where, args = ["status <> 'running'"], []
+        if tournament is not None:
+            where.append("tournament = ?")
+            args.append(tournament)
+        if game is not None:
+            where.append("game = ?")
+            args.append(game)
+        sql = _SUMMARY + " WHERE " + " AND ".join(where) + " ORDER BY started_at, id LIMIT 200 OFFSET ?"
         offset = 0
         while True:
-            with self.lock:
-                rows = self.db.execute(self._SUMMARY + " ORDER BY ended_at, id LIMIT 200 OFFSET ?",
-                                       (offset,)).fetchall()
-                page = []
-                for row in rows:
-                    record = self._summary(row)
-                    record["moves"] = self._moves(record["id"])
-                    page.append(record)
-            yield from page
+            rows = self._read(sql, [*args, offset])
+            for row in rows:
+                record = _summary(row)
+                record["moves"] = self._moves(record["id"])
+                yield record
             if len(rows) < 200:
                 return
             offset += 200
 
     def count_games(self) -> int:
-        """Number of stored games."""
-        with self.lock:
-            return self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        """Number of ended games."""
+        return self._read("SELECT COUNT(*) FROM games WHERE status <> 'running'")[0][0]
 
     def close(self) -> None:
-        """Checkpoint and close."""
-        with self.lock:
-            self.db.close()
+        """Close every connection."""
+        with self._write_lock:
+            self._writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                try:
+                    conn.close()
+                except Exception:  # a reader owned by another thread: closing it is best effort
+                    pass
+            self._readers.clear()
+
+
+class SQLiteStorage(SQLStorage):
+    """The embedded default: one SQLite file in WAL mode, one writer."""
+
+    begin = "BEGIN IMMEDIATE"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            parent = Path(self.path).resolve().parent
+            if not parent.is_dir():
+                raise StorageError(f"cannot create the database {self.path}: folder {parent} does not exist")
+        try:
+            super().__init__()
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path} is not a usable Plyhall database: {exc}") from None
+
+    def _reader(self) -> Any:
+        if self.path == ":memory:":  # every connection to :memory: is a database of its own
+            return self._writer
+        return super()._reader()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    def __repr__(self) -> str:
+        return f"<SQLiteStorage {self.path}>"
+
+
+def open_storage(target: str) -> Storage:
+    """The storage a ``--db`` value names: a SQLite file path (or ``sqlite:///path``)."""
+    if target.startswith("sqlite:///"):
+        return SQLiteStorage(target.removeprefix("sqlite:///"))
+    if "://" in target:
+        scheme = target.split("://", 1)[0]
+        raise StorageError(f"unknown database {scheme}://...; use a SQLite file path or sqlite:///PATH")
+    return SQLiteStorage(target)

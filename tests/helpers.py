@@ -1,8 +1,15 @@
-"""Scripted clients for server tests."""
+"""Shared helpers of the server tests: scripted clients, HTTP, and real `plyhall` processes."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 from client.sdk import Client
@@ -10,10 +17,11 @@ from protocol.games import get_game
 
 
 async def login(url: str, name: str, coords: str = "algebraic", secret: str | None = None,
-                subprotocol: str | None = "plyhall.v1.msgpack") -> Client:
+                subprotocol: str | None = "plyhall.v1.msgpack", resume: str | None = None) -> Client:
+    """A connected client logged in as ``name``."""
     client = Client(url, subprotocol)
     await client.connect()
-    await client.login(name, secret, coords)
+    await client.login(name, secret, coords, resume)
     return client
 
 
@@ -45,3 +53,53 @@ async def play_out(clients: list[Client], room: str, rng: random.Random) -> dict
         if over is not None:
             return result
         to_move = msg["to_move"]
+
+
+def http_json(port: int | Any, path: str, method: str = "GET") -> tuple[int, Any]:
+    """Status and JSON body of an HTTP request to 127.0.0.1 (``port`` or a server with ``.port``)."""
+    port = getattr(port, "port", port)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            body = resp.read()
+            return resp.status, json.loads(body) if body else None
+    except urllib.error.HTTPError as exc:
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body) if body else None
+        except ValueError:
+            return exc.code, body.decode()
+
+
+def plyhall(*args: str, **popen: Any) -> subprocess.Popen:
+    """``plyhall ARGS`` as a process of its own (output captured as text)."""
+    return subprocess.Popen([sys.executable, "-m", "client.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+
+
+def start_server(db: Path, port: int, *extra: str) -> subprocess.Popen:
+    """A real ``plyhall serve`` process on 127.0.0.1:``port``, once its /healthz answers."""
+    proc = plyhall("serve", "--port", str(port), "--db", str(db), "--quiet", *extra)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
+                if json.loads(resp.read())["ok"]:
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("server did not come up")
+
+
+def stop(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:
+    """End a process started by these helpers (SIGTERM, then SIGKILL) and return its output."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate(timeout=timeout)

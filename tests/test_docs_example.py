@@ -9,34 +9,37 @@ two of ``run``'s arguments replaced: the live server's URL and ``games=1``.
 from __future__ import annotations
 
 import ast
-import asyncio
 import json
-import random
 import re
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from client.sdk import FunctionPlayer, RunOptions, Turn, run_player
+import pytest
+
 from protocol.messages import CLIENT_MESSAGES, ERROR_CODES, SERVER_MESSAGES, ProtocolError, validate
+from tests.conftest import free_port
+from tests.helpers import plyhall, start_server, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS_MD = ROOT / "docs" / "BOTS.md"
 PROTOCOL_MD = ROOT / "docs" / "PROTOCOL.md"
 
-# Runs the example as __main__ with client.sdk.run patched to play one game on the test server.
+# Runs the example as __main__ with only the server address in client.sdk.run replaced by the test server's.
 BOOTSTRAP = """
 import runpy, sys
 import client.sdk
 
 real_run = client.sdk.run
 
-def run_one_game(player, name, **options):
-    assert "url" in options, "the example names the server it connects to"
-    options.update(url=sys.argv[2], games=1)
+def run_on_test_server(player, name, **options):
+    assert options.get("url") == "ws://127.0.0.1:8765/ws", "the example names the README's server"
+    options["url"] = sys.argv[2]
     return real_run(player, name, **options)
 
-client.sdk.run = run_one_game
+client.sdk.run = run_on_test_server
 runpy.run_path(sys.argv[1], run_name="__main__")
 """
 
@@ -52,47 +55,47 @@ def test_every_python_block_compiles():
         ast.parse(block)
 
 
-def random_move(turn: Turn):
-    return random.choice(turn.legal_moves)
-
-
-async def test_the_bot_example_plays_a_game(server, url, tmp_path):
+@pytest.mark.parametrize("order", ["house first", "example first", "together"])
+def test_the_bot_example_and_the_house_bot_play_all_their_games(order, tmp_path):
+    """BOTS.md's three commands as a reader runs them: plyhall serve, plyhall bot, python mybot.py."""
     example = python_blocks()[0]
-    assert "run(" in example and "class" in example
-    game = re.search(r'game="([a-z0-9-]+)"', example).group(1)
+    games = int(re.search(r"games=(\d+)", example).group(1))
     name = re.search(r'name="([A-Za-z0-9_.-]+)"', example).group(1)
+    command = re.search(r"^(plyhall bot --game .*?)\s+#", BOTS_MD.read_text(encoding="utf-8"), re.M).group(1)
     script = tmp_path / "mybot.py"
     script.write_text(example, encoding="utf-8")
-    # the opponent sits down first, so the example finds its room in the listing and joins it
-    opponent = asyncio.create_task(run_player(FunctionPlayer(random_move), RunOptions(
-        name="sparring", url=url, game=game, room="Docs Lake", games=1, think="thread")))
-    for _ in range(200):
-        room = server.hall.rooms.get("Docs Lake")
-        if room is not None and room.seats[0] == "sparring":
-            break
-        await asyncio.sleep(0.02)
-    else:
-        raise AssertionError("the opponent never sat down")
-    # a plain Popen waited on in a thread (asyncio's child watcher can miss an exit across tests)
-    proc = subprocess.Popen([sys.executable, "-c", BOOTSTRAP, str(script), url], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    server = start_server(tmp_path / "docs.db", port)
+    procs: dict[str, subprocess.Popen] = {}
     try:
-        stdout, stderr = await asyncio.to_thread(proc.communicate, timeout=120)
+        def start(which: str) -> None:
+            if which == "house":
+                procs[which] = plyhall(*shlex.split(command)[1:], "--url", url)
+            else:
+                procs[which] = subprocess.Popen([sys.executable, "-c", BOOTSTRAP, str(script), url], cwd=ROOT,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        first, second = ("house", "example") if order != "example first" else ("example", "house")
+        start(first)
+        if order != "together":
+            time.sleep(1.0)
+        start(second)
+        outputs = {which: proc.communicate(timeout=180) for which, proc in procs.items()}
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=30)
-    assert proc.returncode == 0, stderr.decode()[-3000:]
-    results = await asyncio.wait_for(opponent, 30)
-    assert len(results) == 1 and results[0].players == ["sparring", name]
-    # the example prints one line per game, from its own seat's point of view
-    lines = stdout.decode().splitlines()
-    assert len(lines) == 1 and re.match(r"^(won|drew|lost) in Docs Lake against sparring: ", lines[0]), lines
-    mine = {0.0: "won", 0.5: "drew", 1.0: "lost"}[results[0].score]
-    assert lines[0].startswith(mine)
-    await server.flush()
-    records = server.storage.list_games()
-    assert len(records) == 1 and records[0]["players"] == ["sparring", name] and records[0]["status"] == "finished"
+        for proc in procs.values():
+            stop(proc)
+        stop(server)
+    for which, proc in procs.items():
+        assert proc.returncode == 0, (which, outputs[which])
+    house_out, example_out = outputs["house"][0], outputs["example"][0]
+    # the example prints one line per game as it ends, from its own seat's point of view
+    lines = example_out.splitlines()
+    assert len(lines) == games and all(re.match(r"^(won|drew|lost) in .* against house: ", line) for line in lines)
+    assert f"game {games} in" in house_out and "done: " in house_out and f"against {name}" in house_out
+    waiting = [line for out in (house_out, outputs["example"][1]) for line in out.splitlines()
+               if "waiting for an opponent for connect4" in line]
+    assert waiting, "the bot that waited said so"
 
 
 def test_quoted_exchanges_fit_the_schemas():

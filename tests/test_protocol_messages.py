@@ -21,9 +21,9 @@ from protocol.messages import (
     MAX_SAFE_INTEGER,
     SERVER_MESSAGES,
     ProtocolError,
-    message,
     validate,
 )
+from server.env import Env
 from server.hall import Hall
 
 ANN, BOB, SUE = 1, 2, 3
@@ -33,13 +33,15 @@ class Recorder:
     """A Hall whose every outgoing message is validated against SERVER_MESSAGES as it is produced."""
 
     def __init__(self) -> None:
-        self.hall = Hall(wall_clock=lambda: 1_700_000_000.0)
+        self.hall = Hall(Env.fixed(), organiser_secret="organiser-pw")
         self.now = 0.0
+        self.writes: list[Any] = []
         self.seen: dict[str, set[str]] = defaultdict(set)  # type -> fields seen
         self.errors: list[str] = []
         self.inbox: dict[int, list[dict[str, Any]]] = defaultdict(list)
 
     def _check(self, out: Any) -> list[tuple[int, dict[str, Any]]]:
+        self.writes.extend(out.writes)
         for conn, msg in out.messages:
             checked = validate(msg, SERVER_MESSAGES)
             assert not isinstance(checked, ProtocolError), f"server sent {msg!r}: {checked.message}"
@@ -58,7 +60,7 @@ class Recorder:
         Returns what ``conn`` received, less the lobby pushes a lobby watcher gets on the side."""
         assert not isinstance(validate(msg), ProtocolError), msg
         self.now += dt
-        sent = self._check(self.hall.handle(conn, msg, self.now))
+        sent = self._check(self.hall.run_checks(self.hall.handle(conn, msg, self.now), self.now))
         lobby = msg["type"] in ("list_rooms", "watch_lobby")
         return [m for c, m in sent if c == conn and (lobby or m["type"] != "rooms")]
 
@@ -159,7 +161,8 @@ def test_a_whole_session_fits_the_server_schemas():
     # after the last game the state holds the final position and the last result
     final = rec.send(SUE, {"type": "state", "room": "Wood Lake"})[0]
     assert final["type"] == "room_state" and final["status"] == "finished"
-    assert final["last_result"] == {"winner": None, "reason": "draw agreed", "record": draw[0]["record"]}
+    assert final["last_result"] == {"winner": None, "reason": "draw agreed", "record": draw[0]["record"],
+                                    "status": "finished"}
     assert rec.send(BOB, {"type": "resign", "room": "Wood Lake"})[0]["code"] == "game_not_running"
     for conn in (5, BOB, SUE):
         assert rec.send(conn, {"type": "leave", "room": "Wood Lake", "id": 12})[-1] == {
@@ -173,7 +176,71 @@ def test_a_whole_session_fits_the_server_schemas():
     assert "ran out of time" in rec.last(SUE, "game_over")["reason"]
     assert rec.send(SUE, {"type": "chat", "room": "Nowhere", "text": "hi"})[0] == {
         "type": "error", "code": "no_such_room", "message": "there is no room called 'Nowhere'", "room": "Nowhere"}
+    _seeks(rec)
+    _throttled_logins(rec)
+    _organiser_login(rec)
+    rec = _restart(rec)
     _every_schema_field_was_seen(rec)
+
+
+def _seeks(rec: Recorder) -> None:
+    """Two seeks for the same game pair at once; a seek for other settings waits; a seek can be withdrawn."""
+    for conn in (6, 7):
+        rec.send(conn, {"type": "login", "name": f"s{conn}"})
+    waiting = rec.send(6, {"type": "seek", "game": "connect4", "games": 2, "id": "k"})[0]
+    assert waiting == {"type": "seeking", "id": "k", "seek": {
+        "game": "connect4", "options": {}, "time_control": {"per_move": 30.0}, "games": 2}}
+    assert rec.send(7, {"type": "seek", "game": "connect4"})[0]["type"] == "seeking"  # one game: no match
+    assert rec.send(7, {"type": "cancel_seek", "game": "connect4", "id": 3})[0] == {
+        "type": "seek_cancelled", "game": "connect4", "id": 3}
+    paired = rec.send(7, {"type": "seek", "game": "connect4", "games": 2, "id": "p"})
+    assert [m["type"] for m in paired] == ["joined", "seated", "game_start"] and paired[0]["id"] == "p"
+    assert paired[0]["seat"] == 1 and rec.last(6, "game_start")["seat"] == 0
+    room = paired[0]["room"]
+    assert rec.send(6, {"type": "join", "room": room, "game": "amazons"})[0]["code"] == "wrong_game"
+    rec.send(6, {"type": "move", "room": room, "move": "4"})
+    rec.send(7, {"type": "resign", "room": room})
+    assert rec.last(7, "game_start")["game_no"] == 2  # the series goes on
+
+
+def _throttled_logins(rec: Recorder) -> None:
+    """Failed logins are answered, then delayed with a retry_after."""
+    codes = [rec.send(8, {"type": "login", "name": "ann", "secret": f"guess{i}"}, dt=0.01)[0] for i in range(7)]
+    assert [c["code"] for c in codes[:5]] == ["wrong_secret"] * 5
+    assert codes[-1]["code"] == "throttled" and codes[-1]["retry_after"] > 0
+
+
+def _organiser_login(rec: Recorder) -> None:
+    assert rec.send(9, {"type": "login", "name": "org", "organiser": "wrong"})[0]["code"] == "not_organiser"
+    assert rec.send(9, {"type": "login", "name": "org", "organiser": "organiser-pw"})[0]["organiser"] is True
+
+
+def _restart(rec: Recorder) -> Recorder:
+    """Everything the hall asked storage to write, restored into a new hall: the running series continues."""
+    from server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    storage.apply(rec.writes)
+    restored = storage.load()
+    storage.close()
+    again = Recorder()
+    again.seen = rec.seen  # one account of what the server sent, before and after the restart
+    again.now = rec.now + 100.0  # a monotonic clock of another process
+    rooms, running = again.hall.restore(restored, again.now)
+    assert running == 1 and rooms >= 1
+    room = next(r for r in again.hall.rooms.values() if r.status == "playing")
+    names = list(room.seats)
+    tokens = {w["name"]: w["resume"] for msgs in rec.inbox.values() for w in msgs if w["type"] == "welcome"}
+    refused = again.send(1, {"type": "login", "name": names[0]})[0]
+    assert refused["code"] == "resume_required"  # an unclaimed name's seat is kept for its owner
+    first = again.send(1, {"type": "login", "name": names[0], "resume": tokens[names[0]]})
+    assert first[0]["rooms"] == [room.name] and first[-1]["type"] == "game_start" and first[-1]["paused"] is True
+    assert again.send(1, {"type": "move", "room": room.name, "move": "4"})[0]["code"] == "game_not_running"
+    second = again.send(2, {"type": "login", "name": names[1], "resume": tokens[names[1]]})
+    resumed = second[-1]
+    assert resumed["type"] == "game_start" and "paused" not in resumed and resumed["game_no"] == 2
+    assert resumed["moves"] == [] and resumed["clocks"]["running"] == resumed["to_move"]
+    return again
 
 
 def _every_schema_field_was_seen(rec: Recorder) -> None:
@@ -294,8 +361,8 @@ def test_good_client_messages_pass_unchanged():
     ]
     for msg in good:
         assert validate(msg) is msg
-    for kind in CLIENT_MESSAGES:
-        assert message(kind)["type"] == kind
+    for kind, schema in CLIENT_MESSAGES.items():  # every request names the server messages that answer it
+        assert schema.replies and set(schema.replies) <= set(SERVER_MESSAGES), kind
 
 
 def test_random_junk_never_raises():

@@ -16,8 +16,6 @@ import logging
 import random
 import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -32,7 +30,7 @@ from protocol.messages import CLIENT_MESSAGES, ERROR_CODES
 from server.app import PlyhallServer, RateLimit
 from server.hall import Limits
 from server.storage import SQLiteStorage
-from tests.helpers import login, play_out
+from tests.helpers import http_json, login, play_out
 
 SUBPROTOCOLS = [MSGPACK, JSON]
 RELAXED = RateLimit(rate=2000, burst=4000)
@@ -99,7 +97,7 @@ PUSHES = {"joined", "seated", "game_start", "room_state", "moved", "game_over", 
 
 async def answer(client: Client, payload: bytes | str, timeout: float = 10.0) -> dict[str, Any]:
     """Send a raw frame and return the next message that is not a room event."""
-    await client.send_raw(payload)
+    await client.ws.send(payload)
     while True:
         msg = await client.recv(timeout)
         if msg.get("type") not in PUSHES:
@@ -123,14 +121,6 @@ async def closed_with(client: Client, timeout: float = 10.0) -> tuple[int | None
     await asyncio.wait_for(client.closed.wait(), timeout)
     assert client.ws is not None
     return client.ws.close_code, client.ws.close_reason
-
-
-def http_json(server: PlyhallServer, path: str) -> tuple[int, Any]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=10) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 async def assert_serving(server: PlyhallServer, opened: list[Client], name: str) -> None:
@@ -472,13 +462,13 @@ async def test_oversized_frames_close_with_1009_and_others_are_served(server, ur
     await assert_error(client, frame, "not_logged_in")
     # one byte more closes the connection
     msg["text"] = "a" * (text_len + 1)
-    await client.send_raw(encode(subprotocol, msg))
+    await client.ws.send(encode(subprotocol, msg))
     code, reason = await closed_with(client)
     assert code == 1009 and reason
     # a message far over the limit, and one over the limit in many small fragments
     big = await connect(url, opened, subprotocol)
     with contextlib.suppress(ConnectionClosed):
-        await big.send_raw(b"\x00" * (4 * MAX_MESSAGE_BYTES) if subprotocol == MSGPACK else "a" * 4 * MAX_MESSAGE_BYTES)
+        await big.ws.send(b"\x00" * (4 * MAX_MESSAGE_BYTES) if subprotocol == MSGPACK else "a" * 4 * MAX_MESSAGE_BYTES)
     assert (await closed_with(big))[0] == 1009
     fragments = await connect(url, opened, subprotocol)
     chunk = b"\x00" * 4096 if subprotocol == MSGPACK else "a" * 4096
@@ -660,7 +650,7 @@ async def test_normal_games_finish_and_are_recorded_during_an_attack(make_server
         while not stop.is_set():
             batch = rng.sample(frames, 5) + rng.sample(shapes, 5) + random_garbage(rng, 5)
             for frame in batch:
-                await client.send_raw(frame)
+                await client.ws.send(frame)
             replies = [await client.recv() for _ in batch]
             assert all(r["type"] == "error" for r in replies), replies
             count += len(batch)
@@ -696,7 +686,7 @@ async def test_normal_games_finish_and_are_recorded_during_an_attack(make_server
         await asyncio.sleep(0.2)
         client = await connect(url, opened, JSON)
         with contextlib.suppress(ConnectionClosed):
-            await client.send_raw("x" * (MAX_MESSAGE_BYTES + 1))
+            await client.ws.send("x" * (MAX_MESSAGE_BYTES + 1))
         outcomes["oversized"] = await closed_with(client)
 
     async def tcp_garbage() -> None:
@@ -854,7 +844,7 @@ async def test_fuzzed_messages_never_break_the_server(server, url, opened, caplo
         errors = 0
         for batch in range(per_client // 50):
             for _ in range(50):
-                await client.send_raw(fuzz_frame(own, subprotocol))
+                await client.ws.send(fuzz_frame(own, subprotocol))
             sync = f"sync-{seed}-{batch}"
             await client.send({"type": "ping", "id": sync})
             while True:  # everything before the sync ping was handled, and the connection is alive

@@ -6,7 +6,9 @@ import pytest
 
 from protocol.games import OptionError
 from server.clock import Clocks, TimeControl
+from server.env import Env
 from server.hall import Hall, Limits
+from server.records import ClaimSaved
 from server.room import Room, RoomSettings
 
 
@@ -15,7 +17,7 @@ def msgs(out, name, kind=None):
 
 
 def make_room(game="connect4", **kw):
-    return Room("Lake", RoomSettings.parse(game, **kw), wall_clock=lambda: 1000.0)
+    return Room("Lake", RoomSettings.parse(game, **kw), Env.fixed(1000.0))
 
 
 def seated(game="connect4", **kw):
@@ -55,7 +57,7 @@ def test_illegal_move_is_rejected_and_turn_kept_in_casual_room():
     err = msgs(out, "ann", "error")[0]
     assert err["code"] == "illegal_move" and "column 1 is full" in err["message"]
     assert room.status == "playing" and room.game.to_move(room.state) == 0
-    assert not out.records
+    assert not out.ended
 
 
 def test_illegal_move_loses_in_strict_room():
@@ -63,7 +65,7 @@ def test_illegal_move_loses_in_strict_room():
     out = room.move("ann", "9", 1.0)
     over = msgs(out, "bob", "game_over")[0]
     assert over["winner"] == 1 and "illegal move" in over["reason"]
-    assert out.records and out.records[0].winner == 1
+    assert out.ended and out.ended[0].winner == 1
 
 
 def test_per_move_clock_runs_out():
@@ -157,7 +159,7 @@ def test_record_holds_every_move_with_times_and_clocks():
     room.move("ann", "4", 2.0)
     room.move("bob", {"column": 3}, 5.0)
     out = room.resign("ann", 6.0)
-    record = out.records[0]
+    record = out.ended[0]
     assert [m.notation for m in record.moves] == ["4", "4"]
     assert [m.think_ms for m in record.moves] == [2000, 3000]
     assert record.moves[0].clocks_after[0] == pytest.approx(59.0)
@@ -194,13 +196,17 @@ def test_hall_limits_rooms_per_name_and_cleans_finished_rooms():
 
 def test_hall_claims_names_and_takes_over_sessions():
     hall = Hall()
-    out = hall.handle(1, {"type": "login", "name": "ann", "secret": "pw"}, 0.0)
-    assert out.messages[0][1]["claimed"] is True and out.claims
-    out = hall.handle(2, {"type": "login", "name": "ann", "secret": "nope"}, 0.0)
+
+    def login(conn, msg):
+        return hall.run_checks(hall.handle(conn, msg, 0.0), 0.0)
+
+    out = login(1, {"type": "login", "name": "ann", "secret": "pw"})
+    assert out.messages[0][1]["claimed"] is True and any(isinstance(w, ClaimSaved) for w in out.writes)
+    out = login(2, {"type": "login", "name": "ann", "secret": "nope"})
     assert out.messages[0][1]["code"] == "wrong_secret"
-    out = hall.handle(3, {"type": "login", "name": "ann"}, 0.0)
+    out = login(3, {"type": "login", "name": "ann"})
     assert out.messages[0][1]["code"] == "wrong_secret"
-    out = hall.handle(4, {"type": "login", "name": "ann", "secret": "pw"}, 0.0)
+    out = login(4, {"type": "login", "name": "ann", "secret": "pw"})
     assert out.close == [(1, "logged in from another connection")]
     hall.handle(5, {"type": "login", "name": "bob"}, 0.0)
     out = hall.handle(6, {"type": "login", "name": "bob"}, 0.0)

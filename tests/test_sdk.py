@@ -66,7 +66,7 @@ async def test_sdk_reconnects_and_resumes_its_seat_after_a_drop(server, url):
         await asyncio.sleep(0.02)
     # the server drops ann's connection in the middle of the game
     conn = server.hall.by_name["ann"].conn
-    server.clients[conn].ws.transport.abort()
+    server.connections[conn].ws.transport.abort()
     ra, rb = await asyncio.wait_for(asyncio.gather(task_a, task_b), 60)
     assert events.count("game_start") >= 2, "the resumed session got the full state again"
     assert ra[0].record == rb[0].record

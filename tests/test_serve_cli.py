@@ -3,41 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import free_port
-from tests.helpers import login
-
-
-def start_server(db: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db", str(db), "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read()}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
-                if json.loads(resp.read())["ok"]:
-                    return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("server did not come up")
+from tests.helpers import login, start_server
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-async def test_signal_stops_cleanly_and_records_the_running_game_as_aborted(tmp_path, sig):
+async def test_signal_stops_cleanly_and_keeps_the_running_game(tmp_path, sig):
     db = tmp_path / "serve.db"
     port = free_port()
     proc = await asyncio.to_thread(start_server, db, port)
@@ -50,8 +28,8 @@ async def test_signal_stops_cleanly_and_records_the_running_game_as_aborted(tmp_
         await b.request({"type": "join", "room": "Mabel Lake"})
         await a.request({"type": "move", "room": "Mabel Lake", "move": "b2 d4"})
         proc.send_signal(sig)
-        over = await a.expect("game_over", timeout=20)
-        assert over["reason"] == "server shut down" and over["winner"] is None
+        notice = await a.expect("error", timeout=20)
+        assert notice["code"] == "server_shutdown" and "continue" in notice["message"]
         await asyncio.wait_for(a.closed.wait(), 20)
         assert a.ws.close_code == 1001
         out, err = await asyncio.to_thread(proc.communicate, timeout=30)
@@ -60,10 +38,11 @@ async def test_signal_stops_cleanly_and_records_the_running_game_as_aborted(tmp_
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, err
-    assert "shutting down" in out and "1 game recorded this run" in out
+    assert "shutting down" in out and "running games are kept" in out and "0 games ended this run" in out
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT status, move_count, player0, player1 FROM games").fetchall()
-    assert rows == [("aborted", 1, "ann", "bob")]
+        rows = conn.execute("SELECT status, player0, player1 FROM games").fetchall()
+        moves = conn.execute("SELECT move FROM moves").fetchall()
+    assert rows == [("running", "ann", "bob")] and moves == [("b2 d4",)]
 
 
 def test_serve_refuses_bad_options_and_busy_ports(tmp_path):
@@ -90,6 +69,9 @@ def test_export_reports_missing_database_and_game(tmp_path):
     assert out.returncode == 1 and "no database file" in out.stderr
     db = tmp_path / "empty.db"
     sqlite3.connect(db).close()
-    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--game", "abc"],
+    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--id", "abc"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "no game with id abc" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--game", "chess"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "connect4" in out.stderr  # --game is a game type, as everywhere else

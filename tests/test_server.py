@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import urllib.request
 
 import pytest
 
@@ -13,7 +12,7 @@ from client.sdk import Client, ServerError
 from protocol.games import GAMES
 from server.app import PlyhallServer
 from server.storage import SQLiteStorage
-from tests.helpers import login, play_out
+from tests.helpers import http_json, login, play_out
 
 PAIRS = {
     "connect4": ("algebraic", "matrix"),
@@ -22,14 +21,6 @@ PAIRS = {
     "magnetic-cave": ("matrix", "cosc322"),
     "quarto": ("algebraic", "cosc322"),
 }
-
-
-def http_json(server: PlyhallServer, path: str) -> tuple[int, object]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=10) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -174,24 +165,40 @@ async def test_records_survive_restart_and_export(db_path, tmp_path):
     await a.request({"type": "join", "room": "Keep"})
     await b.request({"type": "join", "room": "Keep"})
     over = await play_out([a, b], "Keep", random.Random(1))
-    # a second game left running is recorded as aborted on shutdown
+    # a second game left running is kept: after the restart it continues from its last move
     await a.request({"type": "create_room", "game": "connect4", "name": "Cut"})
     await a.request({"type": "join", "room": "Cut"})
     await b.request({"type": "join", "room": "Cut"})
     await a.request({"type": "move", "room": "Cut", "move": "4"})
+    bob_token = b.resume
     await srv.stop()
     srv2 = PlyhallServer(SQLiteStorage(db_path), port=0)
     await srv2.start()
+    url2 = f"ws://127.0.0.1:{srv2.port}/ws"
     try:
+        assert srv2.restored == (2, 1)  # Keep (finished, its players still in it) and Cut (running)
         status, listing = await asyncio.to_thread(http_json, srv2, "/api/games")
         assert status == 200
         by_id = {g["id"]: g for g in listing["games"]}
         assert by_id[over["record"]]["status"] == "finished"
-        aborted = [g for g in listing["games"] if g["room"] == "Cut"][0]
-        assert aborted["status"] == "aborted" and aborted["move_count"] == 1
+        status, running = await asyncio.to_thread(http_json, srv2, "/api/games?status=running")
+        cut = [g for g in running["games"] if g["room"] == "Cut"][0]
+        assert cut["status"] == "running" and cut["move_count"] == 1
         # the claimed name is still claimed
         with pytest.raises(ServerError):
-            await login(f"ws://127.0.0.1:{srv2.port}/ws", "ann", secret="other")
+            await login(url2, "ann", secret="other")
+        # an unclaimed name's seat is kept for its owner: only bob's resume token takes it back
+        with pytest.raises(ServerError) as refused:
+            await login(url2, "bob")
+        assert refused.value.code == "resume_required"
+        a2 = await login(url2, "ann", secret="pw")
+        b2 = await login(url2, "bob", resume=bob_token)
+        finished = await play_out([a2, b2], "Cut", random.Random(2))
+        assert finished["record"] == cut["id"]
+        await srv2.flush()
+        record = srv2.storage.get_game(cut["id"])
+        assert record["status"] == "finished" and record["moves"][0]["move"] == "4"
+        assert [m["seq"] for m in record["moves"]] == list(range(1, len(record["moves"]) + 1))
     finally:
         await srv2.stop()
     from client.cli import main
@@ -218,7 +225,7 @@ async def test_client_offering_no_subprotocol_gets_json(server, url):
     client = Client(url, subprotocol=None)
     await client.connect()
     assert client.ws.subprotocol is None
-    await client.send_raw(json.dumps({"type": "ping", "id": 7}))
+    await client.ws.send(json.dumps({"type": "ping", "id": 7}))
     msg = await client.recv()
     assert msg.get("type") == "pong" or msg.get("id") == 7
     await client.close()

@@ -270,7 +270,7 @@ class Game(Generic[S, M]):
     def play(self, state: S, *moves: Any) -> S:
         """Apply several moves given in notation or as move values; handy at a prompt."""
         for move in moves:
-            if not isinstance(move, self._move_types()):
+            if not self.is_move(move):
                 move = self.parse_move(move, state)
             state = self.apply(state, move)
         return state
@@ -278,6 +278,10 @@ class Game(Generic[S, M]):
     def start(self, *moves: Any, **options: Any) -> S:
         """The initial state with ``moves`` played, e.g. ``GAMES['connect4'].start(4, 4, 3)``."""
         return self.play(self.initial_state(**options), *moves)
+
+    def is_move(self, obj: Any) -> bool:
+        """True when ``obj`` is already a move value of this game (not notation or a structured form)."""
+        return isinstance(obj, self._move_types())
 
     def _move_types(self) -> tuple[type, ...]:
         return ()

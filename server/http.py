@@ -1,0 +1,118 @@
+"""Read-only HTTP on the WebSocket port: health, metrics, JSON listings, and the web page.
+
+websockets answers plain HTTP requests from ``process_request``; it cannot read request
+bodies, so everything here is a GET (or HEAD); writes go over the WebSocket. Every answer
+says ``Connection: close`` (websockets closes the connection after it).
+"""
+
+from __future__ import annotations
+
+import http
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from protocol.games import GAMES
+
+ALLOWED = "GET, HEAD"
+GAME_STATUSES = ("finished", "forfeit", "aborted", "running", "all")
+
+
+class BadRequest(ValueError):
+    """A query parameter is wrong; the message says what is accepted."""
+
+
+Route = Callable[[str, dict[str, str]], Awaitable[Response]]
+
+
+def json_response(status: int, body: Any) -> Response:
+    """A JSON answer."""
+    return _response(status, json.dumps(body).encode(), "application/json", no_store=True)
+
+
+def text_response(status: int, text: str, content_type: str = "text/plain; charset=utf-8") -> Response:
+    """A text answer."""
+    return _response(status, text.encode(), content_type)
+
+
+def _response(status: int, payload: bytes, content_type: str, no_store: bool = False,
+              extra: list[tuple[str, str]] | None = None) -> Response:
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(payload))),
+                       ("Connection", "close")])
+    if no_store:
+        headers["Cache-Control"] = "no-store"
+    for key, value in extra or []:
+        headers[key] = value
+    return Response(status, http.HTTPStatus(status).phrase, headers, payload)
+
+
+def int_param(query: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+    """An integer query parameter within [low, high]; BadRequest naming the range otherwise."""
+    if name not in query:
+        return default
+    text = query[name]
+    if not (text.isascii() and text.lstrip("-").isdigit()) or not low <= int(text) <= high:
+        raise BadRequest(f"{name} must be an integer from {low} to {high}")
+    return int(text)
+
+
+def game_param(query: dict[str, str]) -> str | None:
+    """The ``game`` filter: a game id, or BadRequest listing them."""
+    game = query.get("game")
+    if game is not None and game not in GAMES:
+        raise BadRequest(f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
+    return game
+
+
+def status_param(query: dict[str, str]) -> str | None:
+    """The ``status`` filter of game listings."""
+    status = query.get("status")
+    if status is not None and status not in GAME_STATUSES:
+        raise BadRequest(f"status must be one of {', '.join(GAME_STATUSES)}")
+    return status
+
+
+class HttpApi:
+    """Routes GET paths to handlers; answers HEAD like GET without the body, and other methods with 405."""
+
+    def __init__(self) -> None:
+        self.exact: dict[str, Route] = {}
+        self.prefixes: list[tuple[str, Route]] = []
+        self.fallback: Route | None = None
+
+    def route(self, path: str, handler: Route) -> None:
+        """Serve ``path`` (ending in ``/`` with ``*``: everything below it) with ``handler(path, query)``."""
+        if path.endswith("*"):
+            self.prefixes.append((path[:-1], handler))
+        else:
+            self.exact[path] = handler
+
+    async def respond(self, request: Request) -> Response:
+        """The answer to one plain HTTP request."""
+        if request.method not in ("GET", "HEAD"):
+            return _response(405, f"{request.method} is not allowed here; use GET (writes go over the WebSocket "
+                             "at /ws)\n".encode(), "text/plain; charset=utf-8", extra=[("Allow", ALLOWED)])
+        url = urlsplit(request.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        handler = self.exact.get(url.path)
+        if handler is None:
+            for prefix, candidate in self.prefixes:
+                if url.path.startswith(prefix):
+                    handler = candidate
+                    break
+        if handler is None:
+            handler = self.fallback
+        try:
+            if handler is None:
+                response = json_response(404, {"error": f"no such page {url.path[:80]!r}"})
+            else:
+                response = await handler(url.path, query)
+        except BadRequest as exc:
+            response = json_response(400, {"error": str(exc)})
+        if request.method == "HEAD":
+            response = Response(response.status_code, response.reason_phrase, response.headers, b"")
+        return response

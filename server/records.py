@@ -1,0 +1,145 @@
+"""What the server stores, and the durable writes that carry it to storage.
+
+The room and hall state machines never write anything themselves: their outboxes list
+*writes* (:class:`RoomSaved`, :class:`MovePlayed`, ...), and the I/O layer commits them
+(in group commits) before it sends any message produced with them. So whatever a client
+was told is already on disk when it hears it, and a restart restores exactly that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class MoveRecord:
+    """One accepted move as stored: who, what, how long it took, clocks after it."""
+
+    seq: int
+    seat: int
+    notation: str
+    think_ms: int
+    clocks_after: list[float | None]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form, as in ``/api/games/ID``."""
+        return {"seq": self.seq, "seat": self.seat, "move": self.notation, "think_ms": self.think_ms,
+                "clocks_after": self.clocks_after}
+
+
+@dataclass
+class GameRecord:
+    """A game as stored: running (status ``running``) or ended (``finished``, ``forfeit``, ``aborted``)."""
+
+    id: str
+    room: str
+    game: str
+    options: dict[str, Any]
+    time_control: dict[str, Any]
+    players: list[str]
+    moves: list[MoveRecord]
+    winner: int | None
+    reason: str
+    status: str
+    started_at: float
+    ended_at: float | None
+    tournament: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form used by the HTTP API and ``plyhall export``."""
+        return {
+            "id": self.id,
+            "room": self.room,
+            "game": self.game,
+            "options": self.options,
+            "time_control": self.time_control,
+            "players": self.players,
+            "winner": self.winner,
+            "winner_name": None if self.winner is None else self.players[self.winner],
+            "reason": self.reason,
+            "status": self.status,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "tournament": self.tournament,
+            "moves": [m.to_json() for m in self.moves],
+        }
+
+
+# Durable writes ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoomSaved:
+    """A room's settings, seats and series progress (insert or replace)."""
+
+    snapshot: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RoomRemoved:
+    """A room is gone (all its games played and everybody left, or abandoned)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """A game began: its header, stored with status ``running``."""
+
+    record: GameRecord
+
+
+@dataclass(frozen=True)
+class MovePlayed:
+    """A move was accepted in a running game."""
+
+    game_id: str
+    move: MoveRecord
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """A game ended: its final header (every move is stored already, or is in ``record.moves``)."""
+
+    record: GameRecord
+
+
+@dataclass(frozen=True)
+class ClaimSaved:
+    """A name was claimed with a secret (its salted hash)."""
+
+    name: str
+    salt: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class IdentitySaved:
+    """A resume token's hash for a name that holds a seat (so the seat survives a restart)."""
+
+    name: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class TournamentSaved:
+    """A tournament's definition and status (insert or replace)."""
+
+    snapshot: dict[str, Any]
+
+
+Write = RoomSaved | RoomRemoved | GameStarted | MovePlayed | GameEnded | ClaimSaved | IdentitySaved | TournamentSaved
+"""Anything the state machines ask storage to commit."""
+
+
+@dataclass
+class Restored:
+    """What a restarted server reads back: open rooms, running games, names and tournaments."""
+
+    rooms: list[dict[str, Any]] = field(default_factory=list)
+    running: dict[str, GameRecord] = field(default_factory=dict)  # game id -> header with its moves
+    claims: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (salt, digest)
+    identities: dict[str, str] = field(default_factory=dict)  # name -> resume token digest
+    tournaments: list[dict[str, Any]] = field(default_factory=list)
+    tournament_games: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tournament id -> games

@@ -1,0 +1,182 @@
+"""A newcomer's first hour, as processes: README's server and two bots, in any order and timing, and
+the clear one-line answers to the mistakes people make first (wrong --url, no server, one name twice).
+
+Everything runs as the README says it: a real ``plyhall serve`` process and ``plyhall bot`` processes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import free_port
+from tests.helpers import http_json, plyhall, start_server, stop
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+RUNS_PER_GAME = 12  # seeded runs per game; two games run side by side, so 24 in all
+GAMES = 3
+
+
+def readme_bot_commands() -> list[list[str]]:
+    """The README's two `plyhall bot` commands (without the `.venv/bin/` prefix)."""
+    commands = re.findall(r"^\.venv/bin/plyhall (bot --game .*?)\s*$", README, re.M)
+    assert len(commands) == 2, commands
+    return [command.split() for command in commands]
+
+
+def fast(command: list[str], game: str, name: str, seed: int, url: str) -> list[str]:
+    """A README command made fast and unique: a quick level, its own name and game, fewer games."""
+    args = list(command)
+    args[args.index("--game") + 1] = game
+    args[args.index("--level") + 1] = "random" if "master" in args else "novice"
+    args[args.index("--name") + 1] = name
+    args[args.index("--games") + 1] = str(GAMES)
+    return [*args, "--seed", str(seed), "--url", url]
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory):
+    """One `plyhall serve` process for the module (as a club runs one server all day)."""
+    port = free_port()
+    server = start_server(tmp_path_factory.mktemp("hour") / "hour.db", port)
+    yield port
+    stop(server)
+
+
+def run_pair(url: str, game: str, seed: int) -> tuple[str, list[tuple[int, str, str]]]:
+    """Both README bots for ``game``, started in an order and with a gap drawn from ``seed``."""
+    rng = random.Random(seed)
+    order = rng.choice(["first bot first", "second bot first", "together"])
+    commands = readme_bot_commands()
+    names = [f"{game[:4]}{seed}a", f"{game[:4]}{seed}b"]
+    argv = [fast(command, game, name, seed, url) for command, name in zip(commands, names, strict=True)]
+    if order == "second bot first":
+        argv.reverse()
+    procs = [plyhall(*argv[0])]
+    if order != "together":
+        time.sleep(rng.uniform(0.0, 0.6))
+    procs.append(plyhall(*argv[1]))
+    outputs = []
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            out, err = stop(proc)
+            outputs.append((-1, out, err))
+            continue
+        outputs.append((proc.returncode, out, err))
+    return order, outputs
+
+
+def test_readme_bots_finish_all_their_games_in_any_order_and_timing(live):
+    url = f"ws://127.0.0.1:{live}/ws"
+    orders = []
+    # two games side by side (connect4 and quarto seekers never meet each other): twice the runs in the time
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        for seed in range(RUNS_PER_GAME):
+            runs = [pool.submit(run_pair, url, game, seed) for game in ("connect4", "quarto")]
+            for order, outputs in (run.result() for run in runs):
+                orders.append(order)
+                for code, out, err in outputs:
+                    assert code == 0, f"{order}: a bot did not finish (exit {code}):\n{out}\n{err}"
+                    assert f"game {GAMES} in" in out and f"/{GAMES} points" in out, out
+                    assert "Traceback" not in err
+    assert {"first bot first", "second bot first", "together"} <= set(orders)
+    status, body = http_json(live, "/api/games?limit=500")
+    assert status == 200 and len(body["games"]) == 2 * RUNS_PER_GAME * GAMES
+    status, rooms = http_json(live, "/api/rooms")
+    assert rooms["rooms"] == [], "rooms left empty are removed"
+
+
+def test_a_bot_that_waits_says_so_once(live):
+    url = f"ws://127.0.0.1:{live}/ws"
+    proc = plyhall("bot", "--game", "santorini", "--name", "lonely", "--url", url, "--games", "1")
+    try:
+        time.sleep(3.0)
+    finally:
+        out, err = stop(proc)
+    assert out.count("lonely: waiting for an opponent for santorini in the lobby") == 1, out
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_stops_a_bot_cleanly(live):
+    url = f"ws://127.0.0.1:{live}/ws"
+    proc = plyhall("bot", "--game", "amazons", "--level", "novice", "--name", "interrupted", "--url", url)
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "stopped" in out
+    assert "Traceback" not in err and "leaked" not in err and "KeyboardInterrupt" not in err, err
+
+
+def test_the_same_name_and_secret_twice_says_who_logged_in_elsewhere(live):
+    url = f"ws://127.0.0.1:{live}/ws"
+    args = ["bot", "--game", "magnetic-cave", "--name", "twin", "--secret", "twin-pw", "--url", url]
+    first = plyhall(*args)
+    time.sleep(2.0)
+    second = plyhall(*args)
+    try:
+        out, err = first.communicate(timeout=60)
+    finally:
+        stop(second)
+    assert first.returncode == 1
+    assert "twin logged in from another connection" in err and "this one stops" in err, err
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    ("http://127.0.0.1:{port}/ws", ["is a web address", "use ws://127.0.0.1:{port}/ws"]),
+    ("127.0.0.1:{port}/ws", ["has no ws:// scheme", "use ws://127.0.0.1:{port}/ws"]),
+    ("ws://127.0.0.1:{port}", ["add /ws", "ws://127.0.0.1:{port}/ws"]),
+    ("wss://127.0.0.1:{port}/ws", ["TLS", "ws://127.0.0.1:{port}/ws"]),
+])
+def test_wrong_urls_get_one_clear_line(live, url, words):
+    url = url.format(port=live)
+    proc = plyhall("bot", "--game", "connect4", "--name", "lost", "--url", url)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode in (1, 2), (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for word in words:
+        assert word.format(port=live) in lines[0], lines[0]
+
+
+def test_no_server_says_so_and_keeps_trying_within_the_backoff_bound():
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    proc = plyhall("bot", "--game", "connect4", "--name", "early", "--url", url)
+    lines = []
+    try:
+        while len(lines) < 3:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line.strip())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    for line in lines:
+        assert line.startswith(f"early: no server at {url} (connection refused)"), line
+        assert "connection lost" not in line
+        delay = float(re.search(r"trying again in ([0-9.]+) s", line).group(1))
+        assert 0 < delay <= 10.0  # the documented bound (BOTS.md)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+
+
+def test_help_lists_every_level_and_http_refuses_unknown_games(live):
+    for command in ("match", "play", "bot"):
+        out = subprocess.run([*plyhall_argv(), command, "--help"], capture_output=True, text=True, timeout=60)
+        assert "master" in out.stdout and "minimax-N" in out.stdout, command
+    status, body = http_json(live, "/api/games?game=chess")
+    assert status == 400 and "chess" in body["error"] and "connect4" in body["error"]
+
+
+def plyhall_argv() -> list[str]:
+    return [sys.executable, "-m", "client.cli"]
