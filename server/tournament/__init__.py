@@ -35,6 +35,17 @@ from .ratings import (
     sprt,
 )
 from .results import RESULTS, GameResult
+from .schedule import (
+    FORMATS,
+    Pairing,
+    Schedule,
+    ScheduledGame,
+    ScheduleError,
+    TournamentSpec,
+    make_schedule,
+    round_robin_pairings,
+    swiss_pairings,
+)
 from .standings import (
     TIEBREAKS,
     Progress,
@@ -47,8 +58,10 @@ from .standings import (
 )
 
 __all__ = [
-    "RESULTS", "TIEBREAKS",
-    "GameResult", "MatchStats", "Progress", "Rating", "SprtResult", "SprtStatus", "Standing", "Standings",
+    "FORMATS", "RESULTS", "TIEBREAKS",
+    "GameResult", "MatchStats", "Pairing", "Progress", "Rating", "Schedule",
+    "ScheduleError", "ScheduledGame", "SprtResult", "SprtStatus", "Standing", "Standings", "TournamentSpec",
     "compute_standings", "default_tiebreak", "elo_from_score", "elo_margin", "elo_ratings", "estimate_time_left",
-    "expected_score", "head_to_head", "likelihood_of_superiority", "match_stats", "sprt",
+    "expected_score", "head_to_head", "likelihood_of_superiority", "make_schedule", "match_stats",
+    "round_robin_pairings", "sprt", "swiss_pairings",
 ]
