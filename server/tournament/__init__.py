@@ -21,6 +21,7 @@ A whole event in a few lines::
 
 from __future__ import annotations
 
+from .openings import OPENING_FORMATS, Opening, OpeningsError, parse_openings
 from .ratings import (
     MatchStats,
     Rating,
@@ -58,10 +59,10 @@ from .standings import (
 )
 
 __all__ = [
-    "FORMATS", "RESULTS", "TIEBREAKS",
-    "GameResult", "MatchStats", "Pairing", "Progress", "Rating", "Schedule",
+    "FORMATS", "OPENING_FORMATS", "RESULTS", "TIEBREAKS",
+    "GameResult", "MatchStats", "Opening", "OpeningsError", "Pairing", "Progress", "Rating", "Schedule",
     "ScheduleError", "ScheduledGame", "SprtResult", "SprtStatus", "Standing", "Standings", "TournamentSpec",
     "compute_standings", "default_tiebreak", "elo_from_score", "elo_margin", "elo_ratings", "estimate_time_left",
     "expected_score", "head_to_head", "likelihood_of_superiority", "make_schedule", "match_stats",
-    "round_robin_pairings", "sprt", "swiss_pairings",
+    "parse_openings", "round_robin_pairings", "sprt", "swiss_pairings",
 ]
