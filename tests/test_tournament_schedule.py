@@ -14,8 +14,11 @@ from server.tournament import (
     ScheduleError,
     TournamentSpec,
     compute_standings,
+    head_to_head,
     make_schedule,
+    parse_openings,
     round_robin_pairings,
+    sprt,
     swiss_pairings,
 )
 
@@ -254,3 +257,25 @@ def test_spec_round_trips_through_json():
     assert make_schedule(spec).to_json()["total_games"] == 12
     with pytest.raises(ScheduleError, match="unknown tournament option"):
         TournamentSpec.from_json({**spec.to_json(), "colour": "white"})
+
+
+def test_a_whole_event_as_a_director_runs_it():
+    openings = parse_openings("4 4\n3 4\n4 3 # three openings\n", "connect4")
+    spec = TournamentSpec("round-robin", ["alpha", "beta", "gamma"], openings=len(openings))
+    schedule = make_schedule(spec)
+    results: list[GameResult] = []
+    for game in schedule.pending(results):
+        moves = openings[game.opening].moves  # the room starts the game from these moves
+        assert len(moves) == 2
+        stronger = min(game.white, game.black)  # alphabetical order is strength here
+        result = "1-0" if game.white == stronger else "0-1"
+        results.append(GameResult(game.white, game.black, result, round=game.round, duration=30.0))
+    assert schedule.pending(results) == []
+    table = compute_standings(results, spec.entrants, total_games=schedule.total_games)
+    assert [row.name for row in table.rows] == ["alpha", "beta", "gamma"]
+    assert table.progress.done == table.progress.total == 6 and table.progress.seconds_left == 0
+    assert table["alpha"].elo > table["beta"].elo > table["gamma"].elo
+    assert table.to_text().splitlines()[-1] == "6 of 6 games played"
+    pair = head_to_head(results, "alpha", "gamma")
+    assert (pair.wins, pair.losses) == (2, 0)
+    assert sprt(pair.wins, pair.draws, pair.losses, elo0=0, elo1=50).status.value == "continue"

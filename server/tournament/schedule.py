@@ -269,7 +269,11 @@ class Schedule:
         return [g for g in self.games if g.round == round_no]
 
     def bye_results(self) -> list[GameResult]:
-        """The results the byes score: N wins per Swiss bye; none for a round-robin rest."""
+        """The results the byes score: N wins per Swiss bye; none for a round-robin rest.
+
+        Add them to the played results given to ``compute_standings``; Swiss
+        pairing counts byes from the pairings, with or without them.
+        """
         if self.spec.format != "swiss":
             return []
         return [GameResult.bye(p.white, p.round) for p in self.byes for _ in range(self.spec.games_per_pairing)]
@@ -488,9 +492,10 @@ def swiss_pairings(entrants: Sequence[str], results: Iterable[GameResult], round
       no colour difference beyond 2 and no colour three times running.
 
     With ``rounds`` (the event's number of rounds) the search also looks
-    ahead: it avoids a pairing after which the remaining rounds could not be
-    paired without a repeat (checked only when the field is small enough for
-    that to happen: more rounds than half the field; see ``_completable``).
+    ahead: it avoids a pairing after which the next round could not keep the
+    colour rules, or the remaining rounds could not be paired without a
+    repeat (a danger only with more rounds than half the field); see
+    ``_completable``.
 
     When no pairing meets every rule, the look-ahead is dropped first, then
     the colour rules, and only if no pairing without a repeat exists at all
@@ -504,6 +509,10 @@ def swiss_pairings(entrants: Sequence[str], results: Iterable[GameResult], round
     if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
         raise ScheduleError(f"round numbers start at 1, not {round_no!r}")
     entrants = list(entrants)
+    if len(set(entrants)) != len(entrants) or len(entrants) < 2:
+        raise ScheduleError("a swiss round needs at least 2 entrants, each listed once")
+    if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < round_no):
+        raise ScheduleError(f"rounds is the event's number of rounds (at least {round_no}), not {rounds!r}")
     results = list(results)
     if previous is None:
         previous = []
