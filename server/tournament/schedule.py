@@ -363,8 +363,8 @@ def round_robin_pairings(entrants: Sequence[str], cycles: int = 1) -> list[Pairi
     phantom entrant makes the count even and whoever meets it rests
     (``black=None``, listed after the round's games). In round r (0-based) of
     a cycle of n-1 rounds the last entrant meets entrant r, and entrant
-    (r+i) mod (n-1) meets (r-i) mod (n-1) for i = 1 .. n/2-1 (Berger 1895; the
-    FIDE Handbook's Berger tables are this method). Colours: the last
+    (r+i) mod (n-1) meets (r-i) mod (n-1) for i = 1 .. n/2-1 (the circle
+    method behind the Berger tables the FIDE Handbook gives for round robins). Colours: the last
     entrant is black in even rounds and white in odd ones; in the other
     pairings (r+i) takes white when i is odd, (r-i) when i is even, which keeps
     every entrant's colours within one of each other over a cycle with no

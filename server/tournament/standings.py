@@ -12,7 +12,7 @@ forfeit, ``0-0``); a bye game slot scores a win. W-D-L and ``games`` count
 every scored game, forfeits and byes included (so points = W + D/2);
 ``played`` counts only the games actually played, the ones Elo and SPRT use.
 
-Tie-breaks (``TIEBREAKS``), the usual ones of the FIDE Handbook (C.02 / C.07),
+Tie-breaks (``TIEBREAKS``), the usual ones of the FIDE Handbook's tie-break regulations,
 computed from final points:
 
 ``sonneborn-berger``
@@ -284,7 +284,7 @@ def _tiebreak(kind: str, name: str, results: Sequence[GameResult], points: dict[
     if kind == "none":
         return 0.0
     if kind == "sonneborn-berger":
-        # FIDE Handbook C.02 13.16.2 / C.07: sum of (result x opponent's final score)
+        # Sonneborn-Berger (FIDE Handbook, tie-break regulations): sum of (result x opponent's final score)
         return sum(r.score(name) * points[str(r.opponent(name))]
                    for r in results if name in r.players and not r.is_bye)
     meetings: dict[Any, float] = {}
@@ -294,7 +294,7 @@ def _tiebreak(kind: str, name: str, results: Sequence[GameResult], points: dict[
             meetings[(r.round, opponent) if r.round is not None else k] = points[opponent]
     terms = sorted(meetings.values())
     if kind == "median-buchholz" and len(terms) >= 3:
-        terms = terms[1:-1]  # FIDE Handbook C.07: Buchholz Cut 1 from both ends (the Median Buchholz)
+        terms = terms[1:-1]  # Median Buchholz (FIDE Handbook, tie-break regulations): cut the best and worst
     return float(sum(terms))
 
 
