@@ -112,7 +112,8 @@ CLIENT_MESSAGES: dict[str, Schema] = {
     "create_room": _schema(
         "Create a room.",
         {"game": STR},
-        {"name": STR, "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "games": INT},
+        {"name": STR, "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "games": INT,
+         "opponent": STR},
         ("room",),
     ),
     "join": _schema(
@@ -187,17 +188,19 @@ def _server(kind: str, doc: str, required: dict | None = None, optional: dict | 
 
 @_server("welcome", "Login accepted: your name and convention, the server's version, whether the name is "
          "claimed, the game ids, the rooms where you hold a seat (resumed at once), and a resume token that "
-         "proves this identity when you log in again.",
+         "proves this identity when you log in again; house: the levels of house bots the server can start.",
          {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "games": LIST, "rooms": LIST,
           "resume": STR},
-         {"organiser": BOOL})
+         {"organiser": BOOL, "house": LIST})
 def welcome(name: str, coords: str, server: str, claimed: bool, games: list[str], rooms: list[str],
-            resume: str, organiser: bool = False) -> dict[str, Any]:
+            resume: str, organiser: bool = False, house: list[str] | None = None) -> dict[str, Any]:
     """The reply to ``login``."""
     msg = {"type": "welcome", "name": name, "coords": coords, "server": server, "claimed": claimed,
            "games": games, "rooms": rooms, "resume": resume}
     if organiser:
         msg["organiser"] = True
+    if house:
+        msg["house"] = house
     return msg
 
 

@@ -30,6 +30,7 @@ from protocol.messages import ProtocolError, validate
 
 from .env import Env
 from .hall import Hall, HallOutbox, Limits
+from .house import HouseBots
 from .http import HttpApi, game_param, int_param, json_response, status_param, text_response
 from .identity import SecretCheck
 from .storage import Storage
@@ -158,6 +159,7 @@ class PlyhallServer:
         ping_timeout: float = 20.0,
         env: Env | None = None,
         organiser_secret: str | None = None,
+        house_bots: int = 0,
     ) -> None:
         self.storage = storage
         self.ping_interval = ping_interval
@@ -165,7 +167,9 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
-        self.hall = Hall(env, limits, room_defaults, organiser_secret)
+        self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots)
+        self.house: HouseBots | None = None
+        self._house_task: asyncio.Task | None = None
         self.connections: dict[int, Connection] = {}
         self.restored = (0, 0)  # rooms and running games taken back from storage at start
         self._next_id = 0
@@ -210,6 +214,12 @@ class PlyhallServer:
             self.port = sockets[0].getsockname()[1]
         self._timer_task = asyncio.create_task(self._timer())
         self._timer_wakeup.set()  # restored rooms have grace deadlines
+        if self.hall.house_limit:
+            host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::", "localhost") else self.host
+            self.house = HouseBots(f"ws://{host}:{self.port}/ws", self.hall.house_secret, self._house_exited)
+            self._house_task = asyncio.create_task(self._reap_house())
+            restarted, self.hall.restarted_house = self.hall.restarted_house, []
+            self._dispatch(HallOutbox(house=restarted))
         log.info("plyhall %s listening on ws://%s:%d/ws", protocol.__version__, self.host, self.port)
 
     async def stop(self) -> None:
@@ -229,6 +239,10 @@ class PlyhallServer:
             await self._server.wait_closed()
         if self._timer_task is not None:
             self._timer_task.cancel()
+        if self._house_task is not None:
+            self._house_task.cancel()
+        if self.house is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.house.stop_all)
         if self._writer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._writer.stop)
         self._hashing.shutdown(wait=True)
@@ -323,6 +337,8 @@ class PlyhallServer:
         """Send ``out`` once its writes are committed (at once when it has none and nothing waits)."""
         for check in out.checks:
             self._run_check(check)
+        if out.house or out.house_stop:
+            self._run_house(out)
         if out.ended:
             self.games_recorded += len(out.ended)
         if out.writes and self._writer is not None:
@@ -367,6 +383,27 @@ class PlyhallServer:
             self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
 
         future.add_done_callback(done)
+
+    def _run_house(self, out: HallOutbox) -> None:
+        for request in out.house:
+            if self.house is None or not self.house.start(request):
+                self._dispatch(self.hall.house_exited(request.name, time.monotonic()))
+        for name in out.house_stop:
+            proc = self.house.running.get(name) if self.house is not None else None
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+
+    def _house_exited(self, name: str, code: int) -> None:
+        self._dispatch(self.hall.house_exited(name, time.monotonic()))
+
+    async def _reap_house(self) -> None:
+        assert self.house is not None
+        while True:
+            await asyncio.sleep(0.5)
+            try:
+                self.house.reap()
+            except Exception:
+                log.exception("reaping house bots failed")
 
     async def _timer(self) -> None:
         while True:

@@ -37,6 +37,10 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--organiser-secret", default=os.environ.get("PLYHALL_ORGANISER_SECRET"),
                        help="secret that lets `plyhall tournament` run tournaments on this server "
                             "(default $PLYHALL_ORGANISER_SECRET; none: no tournaments)")
+    serve.add_argument("--house-bots", type=int, nargs="?", const=2, default=0, metavar="N",
+                       help="let players open rooms against the server's own bots (the web page's 'play a bot', "
+                            "tournaments' local entrants): up to N bot processes at once (default when given: 2; "
+                            "a master bot takes about 300 MB)")
     serve.add_argument("--quiet", action="store_true", help="log warnings only")
     serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")
     serve.set_defaults(func=run_serve)
@@ -63,6 +67,8 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
     if args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
         errors.append("--organiser-secret must be 8 to 200 characters")
+    if not 0 <= args.house_bots <= 64:
+        errors.append(f"--house-bots must be 0 to 64 bot processes, not {args.house_bots}")
     return errors
 
 
@@ -90,7 +96,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults,
-                               organiser_secret=args.organiser_secret)
+                               organiser_secret=args.organiser_secret, house_bots=args.house_bots)
         try:
             await server.start()
         except OSError as exc:

@@ -24,6 +24,7 @@ from protocol.games import COORDS, GAMES, OptionError
 from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
 
 from .env import Env
+from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
 from .identity import Claim, LoginThrottle, SecretCheck, token_digest
 from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, Write
 from .room import Outbox, Room, RoomSettings
@@ -41,6 +42,7 @@ LAKES = (
 )
 LOBBY_PUSH_INTERVAL = 0.5  # seconds between two pushed room listings; changes in between are coalesced
 LOBBY_TIMER = ""  # timer-heap entry of the lobby push (no room has an empty name)
+HOUSE_ARRIVAL = 120.0  # seconds a house bot process has to start and sit down (a master loads its engine)
 REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
@@ -90,6 +92,8 @@ class HallOutbox:
     writes: list[Write] = field(default_factory=list)
     checks: list[SecretCheck] = field(default_factory=list)
     ended: list[GameRecord] = field(default_factory=list)
+    house: list[HouseStart] = field(default_factory=list)  # house bot processes to start
+    house_stop: list[str] = field(default_factory=list)  # house bots no longer needed (their process ends)
 
     def send(self, conn: int, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for connection ``conn``."""
@@ -106,6 +110,8 @@ class HallOutbox:
         self.writes.extend(other.writes)
         self.checks.extend(other.checks)
         self.ended.extend(other.ended)
+        self.house.extend(other.house)
+        self.house_stop.extend(other.house_stop)
         return self
 
 
@@ -133,11 +139,16 @@ class Hall:
         limits: Limits | None = None,
         room_defaults: dict[str, Any] | None = None,
         organiser_secret: str | None = None,
+        house_limit: int = 0,
     ) -> None:
         self.env = env or Env.system()
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
         self.organiser_secret = organiser_secret
+        self.house_limit = house_limit  # house bot processes that may run at once (0: none)
+        self.house_secret = self.env.new_token()  # what the server's own bots log in with
+        self.house_running: dict[str, str] = {}  # house bot name -> the room it was started for
+        self.restarted_house: list[HouseStart] = []  # house bots of restored rooms, to start again
         self.claims: dict[str, Claim] = {}
         self.identities: dict[str, str] = {}  # name -> digest of its latest resume token
         self.sessions: dict[int, Session] = {}  # by connection
@@ -297,10 +308,18 @@ class Hall:
                 continue
             self._add_room(room)
             for name in room.seats:
-                if name is not None:
-                    self.seat_holders.setdefault(name, set()).add(room.name)
-                    if name in restored.identities:
-                        self.identities[name] = restored.identities[name]
+                if name is None:
+                    continue
+                self.seat_holders.setdefault(name, set()).add(room.name)
+                if name in restored.identities:
+                    self.identities[name] = restored.identities[name]
+                if name.startswith(HOUSE_PREFIX) and room.status != "finished":
+                    # the bot's process did not outlive the old server's secret: start it again
+                    level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
+                    if HOUSE_LEVEL.fullmatch(level):
+                        self.house_running[name] = room.name
+                        self.restarted_house.append(HouseStart(name, room.game.id, level, room.name,
+                                                               room.settings.games - max(0, room.game_no - 1)))
             running += room.status == "playing"
             self._schedule(room)
         return len(self.rooms), running
@@ -334,6 +353,13 @@ class Hall:
         secret = msg.get("secret")
         if not NAME.fullmatch(name):  # fullmatch: '$' alone lets a trailing newline through ("ann\n")
             out.error(conn, "bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
+            return
+        if name.startswith(HOUSE_PREFIX):
+            if secret is None or not hmac.compare_digest(secret.encode(), self.house_secret.encode()):
+                out.error(conn, "bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; "
+                          "choose another name")
+                return
+            self._admit(out, conn, msg, now, proven=True)
             return
         if coords not in COORDS:
             out.error(conn, "bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
@@ -399,14 +425,51 @@ class Hall:
         except OptionError as exc:
             out.error(conn, "bad_option", str(exc))
             return
-        room = Room(name, settings, self.env, session.name)
+        opponent = msg.get("opponent")
+        house = None
+        if opponent is not None:
+            house = self._house_bot(out, conn, opponent)
+            if house is None:
+                return
+        room = Room(name, settings, self.env, session.name, reserved=(session.name, house) if house else (None, None))
         self._add_room(room)
         mine.add(name)
         out.writes.append(_room_saved(room))
         out.send(conn, m.room(room.listing()))
-        log.info("room %s opened by %s (%s, %d game%s)", name, session.name, settings.game.id, settings.games,
-                 "" if settings.games == 1 else "s")
+        log.info("room %s opened by %s (%s, %d game%s%s)", name, session.name, settings.game.id, settings.games,
+                 "" if settings.games == 1 else "s", f", against house bot {house}" if house else "")
+        if house is not None:
+            # the creator sits down at once; the other seat waits for the bot process to start
+            self._apply(out, room, room.join(session.name, session.coords, now, "player", 0))
+            self._apply(out, room, room.hold(house, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
+            self.house_running[house] = room.name
+            out.house.append(HouseStart(house, settings.game.id, opponent, room.name, settings.games))
         self._lobby_changed(out)
+
+    def _house_bot(self, out: HallOutbox, conn: int, level: str) -> str | None:
+        """A name for a new house bot of ``level``, or None (and an error) when none can start."""
+        if not self.house_limit:
+            out.error(conn, "bad_option", "this server starts no house bots (the organiser can allow them with "
+                      "plyhall serve --house-bots N)")
+            return None
+        if not HOUSE_LEVEL.fullmatch(level):
+            out.error(conn, "bad_option", f"unknown bot level {level[:40]!r}; levels: {', '.join(HOUSE_LEVELS)}")
+            return None
+        if len(self.house_running) >= self.house_limit:
+            out.error(conn, "busy", f"all {self.house_limit} house bots of this server are playing; try again when "
+                      "a game ends")
+            return None
+        number = 1
+        while f"{HOUSE_PREFIX}{level}-{number}" in self.house_running or \
+                f"{HOUSE_PREFIX}{level}-{number}" in self.by_name:
+            number += 1
+        return f"{HOUSE_PREFIX}{level}-{number}"
+
+    def house_exited(self, name: str, now: float) -> HallOutbox:
+        """A house bot process ended (its games done, or it failed): its slot is free again."""
+        self._now = now
+        self.house_running.pop(name, None)
+        return HallOutbox()
 
     def _join(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         session = self.sessions[conn]
@@ -516,7 +579,8 @@ class Hall:
         log.info("login: %s from %s%s", name, self.addresses.get(conn, "?"),
                  " (took over its earlier connection)" if previous is not None else "")
         out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.claims,
-                                 sorted(GAMES), sorted(session.rooms), token, session.organiser))
+                                 sorted(GAMES), sorted(session.rooms), token, session.organiser,
+                                 list(HOUSE_LEVELS) if self.house_limit else None))
         for room_name in sorted(session.rooms):
             room = self.rooms[room_name]
             if room.seat_of(name) is not None:
@@ -609,6 +673,9 @@ class Hall:
         if room.ever_entered and room.is_empty() and room.status != "playing":
             self._remove_room(out, room)
             return
+        if room.status != "playing" and room.members and all(n.startswith(HOUSE_PREFIX) for n in room.members):
+            # nobody but house bots is left in a room between games: they are not needed any more
+            out.house_stop.extend(n for n in room.members if n in self.house_running)
         self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)

@@ -278,12 +278,13 @@ class Room:
             out.extend(self._start_game(now))
         return out
 
-    def hold(self, name: str, seat: int, now: float) -> Outbox:
-        """Keep ``seat`` for ``name``, who is not here yet: it has the grace period to come."""
+    def hold(self, name: str, seat: int, now: float, grace: float | None = None) -> Outbox:
+        """Keep ``seat`` for ``name``, who is not here yet: it has ``grace`` (the room's grace period)
+        seconds to come."""
         out = Outbox()
         self.seats[seat] = name
         self.coords[name] = "algebraic"  # until the player comes and says which convention it reads
-        self.away[seat] = now + self.settings.grace
+        self.away[seat] = now + (self.settings.grace if grace is None else grace)
         self._broadcast_seats(out)
         self._save(out)
         return out
