@@ -18,6 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -31,9 +32,10 @@ from protocol.messages import ProtocolError, validate
 from .env import Env
 from .hall import Hall, HallOutbox, Limits
 from .house import HouseBots
-from .http import HttpApi, game_param, int_param, json_response, status_param, text_response
+from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
 from .identity import SecretCheck
 from .storage import Storage
+from .tournament.director import slug
 from .writer import GroupCommitWriter
 
 log = logging.getLogger("plyhall.server")
@@ -220,6 +222,7 @@ class PlyhallServer:
             self._house_task = asyncio.create_task(self._reap_house())
             restarted, self.hall.restarted_house = self.hall.restarted_house, []
             self._dispatch(HallOutbox(house=restarted))
+        self._dispatch(self.hall.resume_tournaments(time.monotonic()))
         log.info("plyhall %s listening on ws://%s:%d/ws", protocol.__version__, self.host, self.port)
 
     async def stop(self) -> None:
@@ -441,6 +444,8 @@ class PlyhallServer:
         self.http.route("/api/rooms", self._api_rooms)
         self.http.route("/api/games", self._api_games)
         self.http.route("/api/games/*", self._api_game)
+        self.http.route("/api/tournaments", self._api_tournaments)
+        self.http.route("/api/tournaments/*", self._api_tournament)
         self.http.route("/", self._index)
 
     async def _read(self, func: Any, *args: Any) -> Any:
@@ -475,6 +480,23 @@ class PlyhallServer:
             return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
         return json_response(200, record)
 
+    async def _api_tournaments(self, path: str, query: dict[str, str]) -> Response:
+        return json_response(200, {"tournaments": [d.summary() for d in self.hall.tournaments.values()]})
+
+    async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
+        key = unquote(path.removeprefix("/api/tournaments/"))
+        director = self.hall.tournaments.get(key) or self.hall.tournaments.get(slug(key))
+        if director is None:
+            return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
+        form = query.get("format", "json")
+        if form == "text":
+            return text_response(200, director.to_text(time.monotonic()))
+        if form == "csv":
+            return text_response(200, director.standings(time.monotonic()).to_csv(), "text/csv; charset=utf-8")
+        if form != "json":
+            raise BadRequest("format must be json, text or csv")
+        return json_response(200, self.hall.tournament_view(director, time.monotonic()))
+
     async def _index(self, path: str, query: dict[str, str]) -> Response:
         return text_response(200, INDEX_TEXT.format(version=protocol.__version__, rooms=len(self.hall.rooms)))
 
@@ -483,5 +505,6 @@ INDEX_TEXT = """Plyhall {version}: a tournament server for two-player board-game
 
 WebSocket endpoint: /ws (subprotocols plyhall.v1.msgpack, plyhall.v1.json)
 Read-only HTTP: /healthz  /api/rooms  /api/games?limit=&offset=&game=&player=&status=  /api/games/ID
+               /api/tournaments  /api/tournaments/ID?format=json|text|csv
 Rooms open now: {rooms}
 """

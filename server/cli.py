@@ -52,6 +52,7 @@ def register(subparsers: Any) -> None:
                         help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB)")
     export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
     export.add_argument("--id", dest="record", help="only the game with this record id")
+    export.add_argument("--tournament", metavar="ID", help="only the games of this tournament")
     export.add_argument("--output", "-o", help="file to write (default standard output)")
     export.set_defaults(func=run_export)
 
@@ -148,7 +149,7 @@ def run_export(args: argparse.Namespace) -> int:
                 return 1
             records: Any = [record]
         else:
-            records = storage.iter_games(game=args.game)
+            records = storage.iter_games(tournament=args.tournament, game=args.game)
         for record in records:
             out.write(json.dumps(record) + "\n")
             count += 1
