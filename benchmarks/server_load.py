@@ -164,7 +164,7 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, sto
     """Child process: a PlyhallServer on a free port until ``stop`` is set."""
     import logging
 
-    from server.app import PlyhallServer, RateLimit, tune_gc_for_serving
+    from server.app import PlyhallServer, RateLimit
     from server.hall import Limits
     from server.storage import SQLiteStorage
 
@@ -174,9 +174,9 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, sto
     async def main() -> None:
         limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=2 * rate)
         limits = Limits() if rooms <= Limits().max_rooms else Limits(max_rooms=rooms)
-        srv = PlyhallServer(SQLiteStorage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits)
+        srv = PlyhallServer(SQLiteStorage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits,
+                            serving_gc=True)  # as `plyhall serve` does
         await srv.start()
-        tune_gc_for_serving()  # as `plyhall serve` does
         probe = LatenessProbe(watch_gc=True).start()
         ready.put(srv.port)
         while not stop.is_set():

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import gc
 import logging
 import time
 from collections import deque
@@ -30,10 +29,13 @@ from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, Codec, codec_for
 from protocol.messages import ProtocolError, validate
 
 from .env import Env
+from .gc_policy import ServingGC
 from .hall import Hall, HallOutbox, Limits
 from .house import HouseBots
 from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
 from .identity import SecretCheck
+from .metrics import CONTENT_TYPE, Metrics
+from .records import MovePlayed
 from .storage import Storage
 from .tournament.director import slug
 from .writer import GroupCommitWriter
@@ -134,16 +136,24 @@ class Connection:
             await asyncio.sleep(0.01)
 
 
-def tune_gc_for_serving() -> None:
-    """Make garbage collection cheap for a long-running server process.
+def release(ws: ServerConnection) -> None:
+    """Break the reference cycles a closed connection leaves in websockets and asyncio, so that reference
+    counting frees it at once, without waiting for (or pausing in) the cyclic garbage collector.
 
-    A server holds many long-lived objects (connections, rooms); full collections of
-    them stall every room at once. Objects alive at start-up are frozen out of
-    collection, and the older generations are collected rarely.
+    Each is an attribute of a finished object: the protocol's parser (a generator that holds the protocol),
+    the subprotocol selector (a closure that holds the connection) and the transport's read callback (a
+    bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
     """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 50, 1000)
+    protocol = ws.protocol
+    parser = getattr(protocol, "parser", None)
+    if parser is not None:
+        protocol.parser = None  # type: ignore[assignment]
+        parser.close()
+    if getattr(protocol, "select_subprotocol", None) is not None:
+        protocol.select_subprotocol = None  # type: ignore[assignment,method-assign]
+    transport = ws.transport
+    if transport is not None and transport.is_closing() and hasattr(transport, "_read_ready_cb"):
+        transport._read_ready_cb = None  # type: ignore[attr-defined]
 
 
 class PlyhallServer:
@@ -162,6 +172,7 @@ class PlyhallServer:
         env: Env | None = None,
         organiser_secret: str | None = None,
         house_bots: int = 0,
+        serving_gc: bool = False,
     ) -> None:
         self.storage = storage
         self.ping_interval = ping_interval
@@ -185,6 +196,9 @@ class PlyhallServer:
         self._hashing = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-hash")
         self.http = HttpApi()
         self._routes()
+        self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
+        self.metrics = Metrics(self._gauges)
+        self._lag_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
         self.stopping = False
@@ -216,6 +230,9 @@ class PlyhallServer:
             self.port = sockets[0].getsockname()[1]
         self._timer_task = asyncio.create_task(self._timer())
         self._timer_wakeup.set()  # restored rooms have grace deadlines
+        self._lag_task = asyncio.create_task(self.metrics.watch_loop())
+        if self.gc is not None:
+            self.gc.start()
         if self.hall.house_limit:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::", "localhost") else self.host
             self.house = HouseBots(f"ws://{host}:{self.port}/ws", self.hall.house_secret, self._house_exited)
@@ -240,8 +257,11 @@ class PlyhallServer:
                 connection.closing = True
                 await connection.ws.close(1001, "server shutting down")
             await self._server.wait_closed()
-        if self._timer_task is not None:
-            self._timer_task.cancel()
+        for task in (self._timer_task, self._lag_task):
+            if task is not None:
+                task.cancel()
+        if self.gc is not None:
+            self.gc.stop()
         if self._house_task is not None:
             self._house_task.cancel()
         if self.house is not None:
@@ -295,6 +315,8 @@ class PlyhallServer:
                 await connection.drain(1.0)
             writer.cancel()
             log.debug("connection %d closed", conn_id)
+            await ws.wait_closed()
+            release(ws)
 
     def _refuse_while_stopping(self, connection: Connection, data: bytes | str) -> None:
         decoded = connection.codec.decode(data)
@@ -306,29 +328,35 @@ class PlyhallServer:
 
     def _receive(self, connection: Connection, data: bytes | str) -> None:
         now = time.monotonic()
+        self.metrics.received += 1
         if not connection.bucket.take(now):
             if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
                 self._close(connection, 1008, "rate limit exceeded")
             elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
-                connection.push(ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} messages a "
-                                              "second; messages are being dropped").to_message())
+                self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
+                                                       "messages a second; messages are being dropped"))
             return
         decoded = connection.codec.decode(data)
         if isinstance(decoded, ProtocolError):
-            connection.push(decoded.to_message())
+            self._refuse(connection, decoded)
             return
         msg = validate(decoded)
         if isinstance(msg, ProtocolError):
-            connection.push(msg.to_message())
+            self._refuse(connection, msg)
             return
         try:
             out = self.hall.handle(connection.id, msg, now)
         except Exception:  # a bug must cost one reply, never the server
             log.exception("error handling %s", msg.get("type"))
-            connection.push(ProtocolError("bad_message", "the server could not handle this message",
-                                          msg.get("id")).to_message())
+            self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
+                                                   msg.get("id")))
             return
         self._dispatch(out)
+
+    def _refuse(self, connection: Connection, error: ProtocolError) -> None:
+        """An error found before the hall saw the message (undecodable, invalid, rate-limited)."""
+        self.metrics.errors[error.code] += 1
+        connection.push(error.to_message())
 
     def _close(self, connection: Connection, code: int, reason: str) -> None:
         if connection.closing:
@@ -344,7 +372,12 @@ class PlyhallServer:
             self._run_house(out)
         if out.ended:
             self.games_recorded += len(out.ended)
+            for record in out.ended:
+                self.metrics.games_ended[record.status] += 1
         if out.writes and self._writer is not None:
+            for write in out.writes:
+                if type(write) is MovePlayed:
+                    self.metrics.moves += 1
             seq = self._writer.submit(out.writes)
         elif self._held:
             seq = self._held[-1][0]
@@ -358,7 +391,14 @@ class PlyhallServer:
             self._deliver(self._held.popleft()[1])
 
     def _deliver(self, out: HallOutbox) -> None:
+        metrics = self.metrics
+        metrics.sent += len(out.messages)
         for conn_id, msg in out.messages:
+            kind = msg["type"]
+            if kind == "error":
+                metrics.errors[msg["code"]] += 1
+            elif kind == "welcome":
+                metrics.logins += 1
             connection = self.connections.get(conn_id)
             if connection is not None and not connection.push(msg):
                 self._close(connection, 1008, "too slow: too many unsent messages")
@@ -441,6 +481,7 @@ class PlyhallServer:
 
     def _routes(self) -> None:
         self.http.route("/healthz", self._healthz)
+        self.http.route("/metrics", self._metrics)
         self.http.route("/api/rooms", self._api_rooms)
         self.http.route("/api/games", self._api_games)
         self.http.route("/api/games/*", self._api_game)
@@ -461,6 +502,28 @@ class PlyhallServer:
             "rooms": len(self.hall.rooms), "connections": len(self.connections),
             "uptime": round(time.time() - self.started, 1), "database": database,
         })
+
+    async def _metrics(self, path: str, query: dict[str, str]) -> Response:
+        return text_response(200, self.metrics.render().decode(), CONTENT_TYPE)
+
+    def _gauges(self) -> dict[str, Any]:
+        """Live values for the metrics scrape."""
+        writer = self._writer
+        if writer is not None:
+            while writer.commit_seconds:
+                self.metrics.commit.observe(writer.commit_seconds.popleft())
+        tournaments: dict[str, int] = {}
+        for director in self.hall.tournaments.values():
+            tournaments[director.status] = tournaments.get(director.status, 0) + 1
+        return {
+            "connections": len(self.connections), "sessions": len(self.hall.sessions), "rooms": len(self.hall.rooms),
+            "games_running": sum(room.status == "playing" for room in self.hall.rooms.values()),
+            "seeks": sum(len(waiting) for waiting in self.hall.seeks.values()),
+            "house_bots": len(self.house.running) if self.house is not None else 0, "tournaments": tournaments,
+            "storage_queued": writer.queued if writer else 0, "storage_up": int(writer is None or writer.healthy),
+            "storage_commits": writer.commits if writer else 0,
+            "gc_pauses": self.gc.pauses if self.gc is not None else None,
+        }
 
     async def _api_rooms(self, path: str, query: dict[str, str]) -> Response:
         return json_response(200, {"rooms": self.hall.listing(game_param(query))})
@@ -504,7 +567,7 @@ class PlyhallServer:
 INDEX_TEXT = """Plyhall {version}: a tournament server for two-player board-game bots.
 
 WebSocket endpoint: /ws (subprotocols plyhall.v1.msgpack, plyhall.v1.json)
-Read-only HTTP: /healthz  /api/rooms  /api/games?limit=&offset=&game=&player=&status=  /api/games/ID
+Read-only HTTP: /healthz  /metrics  /api/rooms  /api/games?limit=&offset=&game=&player=&status=  /api/games/ID
                /api/tournaments  /api/tournaments/ID?format=json|text|csv
 Rooms open now: {rooms}
 """

@@ -75,7 +75,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .app import PlyhallServer, tune_gc_for_serving
+    from .app import PlyhallServer
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
@@ -97,14 +97,13 @@ def run_serve(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults,
-                               organiser_secret=args.organiser_secret, house_bots=args.house_bots)
+                               organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True)
         try:
             await server.start()
         except OSError as exc:
             print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
             storage.close()
             raise SystemExit(1) from None
-        tune_gc_for_serving()
         rooms, running = server.restored
         if rooms:
             print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
