@@ -66,6 +66,11 @@ class TokenBucket:
         self.strikes = 0
         self.last_strike = now
 
+    def refund(self) -> None:
+        """Give back the token of a message that turned out to be an accepted move: play is paced by the
+        opponent's moves, so a bot answering at once is never limited, however fast its games go."""
+        self.tokens = min(self.limit.burst, self.tokens + 1)
+
     def take(self, now: float) -> bool:
         """Spend a token if there is one; count a strike if not.
 
@@ -351,6 +356,8 @@ class PlyhallServer:
             self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
                                                    msg.get("id")))
             return
+        if msg["type"] == "move" and any(type(write) is MovePlayed for write in out.writes):
+            connection.bucket.refund()
         self._dispatch(out)
 
     def _refuse(self, connection: Connection, error: ProtocolError) -> None:

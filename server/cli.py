@@ -41,6 +41,9 @@ def register(subparsers: Any) -> None:
                        help="let players open rooms against the server's own bots (the web page's 'play a bot', "
                             "tournaments' local entrants): up to N bot processes at once (default when given: 2; "
                             "a master bot takes about 300 MB)")
+    serve.add_argument("--rate-limit", type=float, default=50.0, metavar="N",
+                       help="messages a second one connection may send on average, bursts of 4N (default 50; "
+                            "accepted moves do not count)")
     serve.add_argument("--quiet", action="store_true", help="log warnings only")
     serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")
     serve.set_defaults(func=run_serve)
@@ -68,6 +71,8 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
     if args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
         errors.append("--organiser-secret must be 8 to 200 characters")
+    if not 1 <= args.rate_limit <= 100_000:
+        errors.append(f"--rate-limit must be 1 to 100000 messages a second, not {args.rate_limit:g}")
     if not 0 <= args.house_bots <= 64:
         errors.append(f"--house-bots must be 0 to 64 bot processes, not {args.house_bots}")
     return errors
@@ -75,7 +80,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .app import PlyhallServer
+    from .app import PlyhallServer, RateLimit
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
@@ -97,6 +102,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults,
+                               rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
                                organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True)
         try:
             await server.start()
