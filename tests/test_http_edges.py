@@ -13,7 +13,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.games import GAMES
-from server.app import PlyhallServer
+from server.app import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 from tests.helpers import http_json, login, play_out
 
@@ -106,3 +106,26 @@ async def test_a_move_sent_while_the_server_stops_is_answered(db_path):
     assert reply["code"] == "server_shutdown" and reply["id"] == "late"
     srv.stopping = False
     await srv.stop()
+
+
+async def test_accepted_moves_do_not_count_against_the_rate_limit(db_path):
+    # a bucket of 10 messages refilled at 1 a second: a game played at once sends far more moves than that
+    srv = PlyhallServer(SQLiteStorage(db_path), port=0, rate_limit=RateLimit(rate=1, burst=10))
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    try:
+        a = await login(url, "ann")
+        b = await login(url, "bob")
+        await a.request({"type": "create_room", "game": "magnetic-cave", "name": "Fast",
+                         "time_control": {"untimed": True}})
+        await a.request({"type": "join", "room": "Fast"})
+        await b.request({"type": "join", "room": "Fast"})
+        over = await play_out([a, b], "Fast", random.Random(8))
+        assert over["status"] == "finished"
+        for client in (a, b):
+            assert not any(m.get("code") == "rate_limited" for m in client._inbox)
+        for _ in range(12):  # other messages still count
+            await a.send({"type": "ping"})
+        assert (await a.expect("error", timeout=5))["code"] == "rate_limited"
+    finally:
+        await srv.stop()
