@@ -17,7 +17,6 @@ from tests.engine_helpers import engine_moves as shared_engine_moves
 from tests.engine_helpers import random_game_states
 
 GAME = AMAZONS
-CELLS = {".": 0, "B": 1, "W": 2, "x": 3}
 
 
 def set_up_states(count: int, seed: int) -> list[AmazonsState]:
@@ -37,12 +36,6 @@ def set_up_states(count: int, seed: int) -> list[AmazonsState]:
 
 PLAYED = random_game_states(GAME, 4, seed=21, finished=False)
 SET_UP = set_up_states(300, seed=22)
-
-
-def board(rows: list[str], to_move: int = 0) -> AmazonsState:
-    """A position from ten rows, rank 10 first: ``.`` empty, ``B`` black, ``W`` white, ``x`` arrow."""
-    cells = [[CELLS[c] for c in row.replace(" ", "")] for row in reversed(rows)]
-    return GAME.decode_state({"board": cells, "to_move": to_move})
 
 
 def engine_moves(array: np.ndarray, generator=engine.legal_moves) -> list[int]:
@@ -181,18 +174,21 @@ def test_master_plays_separated_endgames_perfectly_when_they_are_won() -> None:
     assert checked >= 10
 
 
-KEEP_THE_BIG_ROOM = board([
-    "B B B x x x x W W W",
-    "x x x x x x x x x x",
-    "x x x x x x x x x x",
-    "x x x x x x x x x x",
-    "x x x . . x x x x x",  # d6 e6: part of the big room
-    ". . B . . . . . . .",  # black on c5: a5 b5 to the left, d5-j5 to the right
-    "x x x x x x x x x x",
-    "x x x x x x x x x x",
-    ". . W . . . x x x x",  # white on c2 with five squares
-    "x x x x x x x x x x",
-])
+KEEP_THE_BIG_ROOM = GAME.from_picture("""
+    10  B B B x x x x W W W
+     9  x x x x x x x x x x
+     8  x x x x x x x x x x
+     7  x x x x x x x x x x
+     6  x x x . . x x x x x
+     5  . . B . . . . . . .
+     4  x x x x x x x x x x
+     3  x x x x x x x x x x
+     2  . . W . . . x x x x
+     1  x x x x x x x x x x
+        a b c d e f g h i j
+""", to_move=0)
+"""Black on c5, with a5 b5 to its left and d5-j5 to its right (d6 e6 are part of that big room);
+white on c2 with five squares."""
 
 
 def test_master_keeps_the_bigger_room() -> None:
@@ -225,18 +221,19 @@ def master() -> engine.AmazonsMaster:
 
 def test_master_takes_a_win_in_one(master: engine.AmazonsMaster) -> None:
     # White's queens have one free neighbour between them (i8): black shoots an arrow onto it.
-    state = board([
-        "x W x x x x x x x x",
-        "x x x x x x x W x .",
-        ". . . . . . x x . .",  # i8: the last free square next to a white queen
-        ". . . . . . . . . .",
-        "B . . . . . . . . .",
-        ". . . . . . . . . B",
-        ". . . . . . . . . .",
-        ". . . . B . . . . .",
-        "x x x x . . . . . .",
-        "W x W x . . . B . .",
-    ])
+    state = GAME.from_picture("""
+        10  x W x x x x x x x x
+         9  x x x x x x x W x .
+         8  . . . . . . x x . .
+         7  . . . . . . . . . .
+         6  B . . . . . . . . .
+         5  . . . . . . . . . B
+         4  . . . . . . . . . .
+         3  . . . . B . . . . .
+         2  x x x x . . . . . .
+         1  W x W x . . . B . .
+            a b c d e f g h i j
+    """, to_move=0)
     master.new_game()
     move = master.choose(state, TimeBudget(per_move=0.5))
     after = GAME.apply(state, move)

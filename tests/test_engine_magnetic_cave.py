@@ -45,15 +45,6 @@ def wins_at_once(state: CaveState) -> list[Brick]:
     return wins
 
 
-def cave(rows: dict[int, str], to_move: int) -> CaveState:
-    """A position from rank strings (rank number -> 8 characters of ``.BW``)."""
-    board = [0] * 64
-    for rank, text in rows.items():
-        for col, char in enumerate(text):
-            board[GRID.index(col, rank - 1)] = ".BW".index(char)
-    return CaveState(tuple(board), to_move)
-
-
 # --- Move generation and play against the reference -----------------------------------------------
 
 
@@ -128,19 +119,49 @@ def master() -> engine.MagneticCaveMaster:
 
 
 def test_master_takes_a_win_in_one(master: engine.MagneticCaveMaster) -> None:
-    state = cave({1: "BBBB....", 2: "WWW.....", 3: "W......."}, to_move=0)
+    state = G.from_picture("""
+        8  . . . . . . . .
+        7  . . . . . . . .
+        6  . . . . . . . .
+        5  . . . . . . . .
+        4  . . . . . . . .
+        3  W . . . . . . .
+        2  W W W . . . . .
+        1  B B B B . . . .
+           a b c d e f g h
+    """, to_move=0)
     assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("e1"))
 
 
 def test_master_blocks_a_four(master: engine.MagneticCaveMaster) -> None:
     # White threatens a6 (a2-a5 and a6); a1 is taken, so one block saves black.
-    state = cave({1: "B.......", 2: "W......B", 3: "W.......", 4: "W......B", 5: "W.......", 7: ".......B"}, 0)
+    state = G.from_picture("""
+        8  . . . . . . . .
+        7  . . . . . . . B
+        6  . . . . . . . .
+        5  W . . . . . . .
+        4  W . . . . . . B
+        3  W . . . . . . .
+        2  W . . . . . . B
+        1  B . . . . . . .
+           a b c d e f g h
+    """, to_move=0)
     assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("a6"))
 
 
 def test_master_stops_an_open_four_before_it_is_made(master: engine.MagneticCaveMaster) -> None:
     # White's a3-a5 would become an open four (both ends open on the wall) at a2 or a6.
-    state = cave({1: ".......B", 3: "W.......", 4: "W......B", 5: "W.......", 8: ".......B"}, to_move=0)
+    state = G.from_picture("""
+        8  . . . . . . . B
+        7  . . . . . . . .
+        6  . . . . . . . .
+        5  W . . . . . . .
+        4  W . . . . . . B
+        3  W . . . . . . .
+        2  . . . . . . . .
+        1  . . . . . . . B
+           a b c d e f g h
+    """, to_move=0)
     move = master.choose(state, TimeBudget(per_move=0.5))
     assert move in (Brick(GRID.parse_name("a2")), Brick(GRID.parse_name("a6")))
 

@@ -182,19 +182,15 @@ def test_solved_values_are_wins_draws_and_losses() -> None:
 # --- The master bot -------------------------------------------------------------------------------
 
 
-def board_of(rows: list[list[str | None]]) -> tuple[int, ...]:
-    """A board from ranks 1..4 of four-digit codes (None: empty)."""
-    board = [EMPTY] * 16
-    for r, rank in enumerate(rows):
-        for c, text in enumerate(rank):
-            if text is not None:
-                board[GRID.index(c, r)] = int(text, 2)
-    return tuple(board)
-
-
 def test_master_takes_a_win_in_one() -> None:
-    board = board_of([["0000", "0001", "0011", None], [None] * 4, [None] * 4, [None] * 4])
-    state = QuartoState(board, 0b0110, 0)  # rank 1 and the piece in hand all have digits 1 and 2 = 0
+    # rank 1 and the piece in hand all have digits 1 and 2 = 0
+    state = G.from_picture("""
+        4  .... .... .... ....
+        3  .... .... .... ....
+        2  .... .... .... ....
+        1  0000 0001 0011 ....
+              a    b    c    d
+    """, to_move=0, in_hand="0110")
     bot = engine.QuartoMaster(seed=1)
     move = bot.choose(state, TimeBudget(per_move=1.0))
     assert move == QuartoMove(GRID.index(3, 0), None)

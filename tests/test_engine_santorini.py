@@ -154,34 +154,19 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
 # --- The master bot -------------------------------------------------------------------------------
 
 
-def board(rows: list[str], to_move: int = 0) -> SantoriniState:
-    """A position from rows of cells, top row (rank 5) first: a level or ``D``, then ``A``/``B`` for
-    a worker of seat 0/1."""
-    levels = [0] * 25
-    workers: dict[int, list[int]] = {0: [], 1: []}
-    for r, line in enumerate(rows):
-        for c, cell in enumerate(line.split()):
-            square = (4 - r) * 5 + c
-            levels[square] = 4 if cell[0] == "D" else int(cell[0])
-            if cell[1:]:
-                workers["AB".index(cell[1:])].append(square)
-    pair = tuple(sorted(workers[0])) + tuple(sorted(workers[1]))
-    return GAME.decode_state(GAME.encode_state(SantoriniState(tuple(levels), pair, to_move)))
-
-
 @pytest.fixture(scope="module")
 def master() -> engine.SantoriniMaster:
     return engine.SantoriniMaster(seed=1)
 
 
 def test_master_takes_a_win_in_one(master: engine.SantoriniMaster) -> None:
-    state = board([
-        "0 0 0 0 0B",
-        "0 1 2 1 0",
-        "0 2A 3 1 0",
-        "0 1 2 3 0B",
-        "0A 0 0 0 0",
-    ])
+    state = GAME.from_picture("""
+        0 0 0 0 0B
+        0 1 2 1 0
+        0 2A 3 1 0
+        0 1 2 3 0B
+        0A 0 0 0 0
+    """, to_move=0)
     master.new_game()
     move = master.choose(state, TimeBudget(per_move=0.5))
     after = GAME.apply(state, move)
@@ -190,13 +175,13 @@ def test_master_takes_a_win_in_one(master: engine.SantoriniMaster) -> None:
 
 def test_master_blocks_a_win_next_turn(master: engine.SantoriniMaster) -> None:
     # B on c3 (level 2) threatens to climb onto d3 (level 3); A cannot win and must dome d3.
-    state = board([
-        "0 0 0 0 0",
-        "0 1 0 0A 0",
-        "0 1 2B 3 0",
-        "0 0 0 1 0A",
-        "0B 0 0 0 0",
-    ])
+    state = GAME.from_picture("""
+        0 0 0 0 0
+        0 1 0 0A 0
+        0 1 2B 3 0
+        0 0 0 1 0A
+        0B 0 0 0 0
+    """, to_move=0)
     assert not can_win_at_once(state)
     master.new_game()
     move = master.choose(state, TimeBudget(per_move=0.5))
@@ -208,21 +193,21 @@ def test_master_blocks_a_win_next_turn(master: engine.SantoriniMaster) -> None:
 WIN_IN_THREE = {
     # A's workers can only climb step by step (c1, then c2 or b2, then d2 once built up to 2, from
     # where e2 built up to 3 wins); B's workers are walled in by domes and cannot stop it.
-    "walled-in": board([
-        "0B 0B D 0 0A",
-        "0 0 D 0 0",
-        "D D D 0 0",
-        "0 1 1 1 2",
-        "0 0 0A 0 0",
-    ]),
+    "walled-in": GAME.from_picture("""
+        0B 0B D 0 0A
+        0 0 D 0 0
+        D D D 0 0
+        0 1 1 1 2
+        0 0 0A 0 0
+    """, to_move=0),
     # From a random game: B on e5 and b5 is near enough to dome single threats.
-    "contested": board([
-        "0 0B 1 0 1B",
-        "0 0 2 2 0",
-        "0 2 0 0A 1",
-        "1A 1 1 0 0",
-        "0 0 1 2 1",
-    ]),
+    "contested": GAME.from_picture("""
+        0 0B 1 0 1B
+        0 0 2 2 0
+        0 2 0 0A 1
+        1A 1 1 0 0
+        0 0 1 2 1
+    """, to_move=0),
 }
 
 
@@ -263,13 +248,13 @@ def test_master_answers_legally_with_a_tiny_budget(master: engine.SantoriniMaste
 
 def test_master_scores_a_lost_position_as_lost() -> None:
     # B threatens two level-3 squares at once: A cannot dome both.
-    state = board([
-        "0 0 0 0 0",
-        "0 3 0 0 0A",
-        "0 2B 3 0 0",
-        "0 0 0 0 0",
-        "0B 0A 0 0 0",
-    ])
+    state = GAME.from_picture("""
+        0 0 0 0 0
+        0 3 0 0 0A
+        0 2B 3 0 0
+        0 0 0 0 0
+        0B 0A 0 0 0
+    """, to_move=0)
     found = engine.SantoriniMaster(seed=4).think(state, 0.5)
     assert found.score < -MATE_BOUND
 
