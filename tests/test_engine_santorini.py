@@ -9,7 +9,19 @@ import numpy as np
 import pytest
 
 from bots.base import TimeBudget
-from bots.engine import santorini as engine
+from bots.engine.santorini.evaluation import game_result, generate_moves
+from bots.engine.santorini.master import SantoriniMaster
+from bots.engine.santorini.position import (
+    MAX_MOVES,
+    from_reference,
+    from_state,
+    key,
+    legal_moves,
+    play,
+    rules_result,
+    to_reference,
+    undo,
+)
 from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN
 from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, Turn
 from tests.engine_helpers import engine_moves as shared_engine_moves
@@ -58,8 +70,8 @@ def reference_canonical(state: SantoriniState) -> tuple:
     return state.levels, tuple(sorted(state.workers[:2])), tuple(sorted(state.workers[2:])), state.to_move
 
 
-def engine_moves(array: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    return shared_engine_moves(array, generator, engine.MAX_MOVES)
+def engine_moves(array: np.ndarray, generator=legal_moves) -> list[int]:
+    return shared_engine_moves(array, generator, MAX_MOVES)
 
 
 def can_win_at_once(state: SantoriniState) -> bool:
@@ -77,42 +89,42 @@ def test_enough_positions_of_every_kind() -> None:
 def test_moves_and_outcomes_match_the_reference(states: list[SantoriniState]) -> None:
     rng = random.Random(5)
     for state in states:
-        array = engine.from_state(state)
+        array = from_state(state)
         if state.result is not None:
-            assert engine.rules_result(array) == LOSS, state
+            assert rules_result(array) == LOSS, state
             continue
-        assert engine.rules_result(array) == RUNNING, state
+        assert rules_result(array) == RUNNING, state
         codes = engine_moves(array)
-        moves = [engine.to_reference(array, code) for code in codes]
+        moves = [to_reference(array, code) for code in codes]
         reference = GAME.legal_moves(state)
         assert len(moves) == len(reference) and set(moves) == set(reference), state
-        before, position = array.copy(), engine.key(array)
+        before, position = array.copy(), key(array)
         for code in rng.sample(codes, min(len(codes), 12)):
-            move = engine.to_reference(array, code)
-            assert engine.from_reference(array, move) == code
+            move = to_reference(array, code)
+            assert from_reference(array, move) == code
             after = GAME.apply(state, move)
-            engine.play(array, code)
+            play(array, code)
             assert canonical(array) == reference_canonical(after), (state, move)
-            assert (engine.rules_result(array) == LOSS) == (after.result is not None), (state, move)
-            engine.undo(array, code)
-            assert np.array_equal(array, before) and engine.key(array) == position
+            assert (rules_result(array) == LOSS) == (after.result is not None), (state, move)
+            undo(array, code)
+            assert np.array_equal(array, before) and key(array) == position
 
 
 def test_key_is_the_same_whatever_the_order_of_a_seats_workers() -> None:
     for state in SET_UP[:300]:
-        array = engine.from_state(state)
+        array = from_state(state)
         swapped = array.copy()
         swapped[25], swapped[26] = array[26], array[25]
-        assert engine.key(swapped) == engine.key(array)
+        assert key(swapped) == key(array)
         flipped = array.copy()
         flipped[29] = 1 - array[29]
-        assert engine.key(flipped) != engine.key(array)
+        assert key(flipped) != key(array)
 
 
 def test_keys_of_different_positions_differ() -> None:
     keys = {}
     for state in PLAYED + SET_UP:
-        keys.setdefault(engine.key(engine.from_state(state)), set()).add(reference_canonical(state))
+        keys.setdefault(key(from_state(state)), set()).add(reference_canonical(state))
     assert all(len(positions) == 1 for positions in keys.values())
 
 
@@ -124,7 +136,7 @@ def test_search_verdicts_are_exact(states: list[SantoriniState]) -> None:
     for state in states:
         if state.result is not None or NO_WORKER in state.workers:
             continue
-        verdict = engine.game_result(engine.from_state(state))
+        verdict = game_result(from_state(state))
         assert (verdict == WIN) == can_win_at_once(state), state
         if verdict == LOSS:
             losses += 1
@@ -139,27 +151,27 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
     for state in states:
         if state.result is not None:
             continue
-        array = engine.from_state(state)
+        array = from_state(state)
         legal = engine_moves(array)
-        searched = engine_moves(array, engine.generate_moves)
+        searched = engine_moves(array, generate_moves)
         assert searched and set(searched) <= set(legal), state
         if can_win_at_once(state):
-            assert all(engine.to_reference(array, code).build is None for code in searched)
+            assert all(to_reference(array, code).build is None for code in searched)
             continue
         for code in set(legal) - set(searched):
-            after = GAME.apply(state, engine.to_reference(array, code))
-            assert can_win_at_once(after), (state, engine.to_reference(array, code))
+            after = GAME.apply(state, to_reference(array, code))
+            assert can_win_at_once(after), (state, to_reference(array, code))
 
 
 # --- The master bot -------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def master() -> engine.SantoriniMaster:
-    return engine.SantoriniMaster(seed=1)
+def master() -> SantoriniMaster:
+    return SantoriniMaster(seed=1)
 
 
-def test_master_takes_a_win_in_one(master: engine.SantoriniMaster) -> None:
+def test_master_takes_a_win_in_one(master: SantoriniMaster) -> None:
     state = GAME.from_picture("""
         0 0 0 0 0B
         0 1 2 1 0
@@ -173,7 +185,7 @@ def test_master_takes_a_win_in_one(master: engine.SantoriniMaster) -> None:
     assert after.result is not None and after.result.winner == 0
 
 
-def test_master_blocks_a_win_next_turn(master: engine.SantoriniMaster) -> None:
+def test_master_blocks_a_win_next_turn(master: SantoriniMaster) -> None:
     # B on c3 (level 2) threatens to climb onto d3 (level 3); A cannot win and must dome d3.
     state = GAME.from_picture("""
         0 0 0 0 0
@@ -214,11 +226,11 @@ WIN_IN_THREE = {
 @pytest.mark.parametrize("name", sorted(WIN_IN_THREE))
 def test_master_finds_and_plays_a_forced_win_in_three(name: str) -> None:
     state = WIN_IN_THREE[name]
-    attacker = engine.SantoriniMaster(seed=2)
+    attacker = SantoriniMaster(seed=2)
     found = attacker.think(state, 2.0, max_depth=8)
     # a win in 3 turns: the climb comes at ply 4, or the defender is lost (helpless) at ply 3
     assert found.score in (MATE - 3, MATE - 4), found
-    defender = engine.SantoriniMaster(seed=3)
+    defender = SantoriniMaster(seed=3)
     turns = 0
     while state.result is None:
         if state.to_move == 0:
@@ -228,7 +240,7 @@ def test_master_finds_and_plays_a_forced_win_in_three(name: str) -> None:
     assert state.result.winner == 0 and turns <= 3, (state, turns)
 
 
-def test_master_places_its_workers_and_answers_a_placement(master: engine.SantoriniMaster) -> None:
+def test_master_places_its_workers_and_answers_a_placement(master: SantoriniMaster) -> None:
     master.new_game()
     state = GAME.initial_state()
     first = master.choose(state, TimeBudget(per_move=0.3))
@@ -240,7 +252,7 @@ def test_master_places_its_workers_and_answers_a_placement(master: engine.Santor
 
 
 @pytest.mark.parametrize("index", range(0, 2000, 97))
-def test_master_answers_legally_with_a_tiny_budget(master: engine.SantoriniMaster, index: int) -> None:
+def test_master_answers_legally_with_a_tiny_budget(master: SantoriniMaster, index: int) -> None:
     state = PLAYED[index]
     move = master.choose(state, TimeBudget(per_move=0.001))
     assert move in GAME.legal_moves(state)
@@ -255,11 +267,11 @@ def test_master_scores_a_lost_position_as_lost() -> None:
         0 0 0 0 0
         0B 0A 0 0 0
     """, to_move=0)
-    found = engine.SantoriniMaster(seed=4).think(state, 0.5)
+    found = SantoriniMaster(seed=4).think(state, 0.5)
     assert found.score < -MATE_BOUND
 
 
-def test_master_survives_pickling(master: engine.SantoriniMaster) -> None:
+def test_master_survives_pickling(master: SantoriniMaster) -> None:
     copy = pickle.loads(pickle.dumps(master))
     state = PLAYED[500]
     assert copy.choose(state, TimeBudget(per_move=0.05)) in GAME.legal_moves(state)
