@@ -28,8 +28,6 @@ BOARD = np.uint64(int(BOTTOM) * ((1 << HEIGHT) - 1))
 """Every playable square."""
 ODD_ROWS = np.uint64(int(BOTTOM) * 0b010101)
 """Rows 1, 3, 5 counted from the bottom: where the first player's threats are strong."""
-EVEN_ROWS = np.uint64(int(BOTTOM) * 0b101010)
-"""Rows 2, 4, 6: where the second player's threats are strong."""
 COLUMN_ORDER = (3, 4, 2, 5, 1, 6, 0)
 """Centre first: central columns lie in more lines of four."""
 

@@ -71,15 +71,13 @@ PLAIN_KEY, CANONICAL_KEY = 0, 1
 KEY_KIND = CANONICAL_KEY
 """Which transposition key the search uses (a compile-time constant)."""
 
-LINE_SQUARES = np.array([squares for _, squares in LINES], np.int64)
-"""The ten lines of four, as square indexes (ranks, files, two diagonals)."""
-LINE_MASKS = np.array([sum(1 << s for s in squares) for _, squares in LINES], np.int64)
 LINES_OF = np.array(
     [[i for i, (_, squares) in enumerate(LINES) if s in squares] + [-1] * (3 - sum(s in sq for _, sq in LINES))
      for s in range(SQUARES)],
     np.int64,
 )
-"""``LINES_OF[s]``: the two or three lines through square ``s`` (padded with -1)."""
+"""``LINES_OF[s]``: the two or three lines through square ``s`` (padded with -1), as indexes into the
+reference rules' ``LINES`` (ranks, files, two diagonals)."""
 LINE_BITS_OF = np.array([sum(1 << i for i in row if i >= 0) for row in LINES_OF], np.int64)
 """``LINE_BITS_OF[s]``: the lines through ``s`` as a 10-bit mask."""
 
