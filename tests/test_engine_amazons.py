@@ -31,8 +31,7 @@ from bots.engine.amazons.position import (
 )
 from bots.engine.search import LOSS, RUNNING, WIN
 from protocol.games.amazons import AMAZONS, AmazonsState
-from tests.engine_helpers import engine_moves as shared_engine_moves
-from tests.engine_helpers import random_game_states
+from tests.engine_helpers import engine_moves, random_game_states
 
 GAME = AMAZONS
 
@@ -56,9 +55,6 @@ PLAYED = random_game_states(GAME, 4, seed=21, finished=False)
 SET_UP = set_up_states(300, seed=22)
 
 
-def engine_moves(array: np.ndarray, generator=legal_moves) -> list[int]:
-    return shared_engine_moves(array, generator, MAX_MOVES)
-
 
 def test_enough_positions() -> None:
     assert len(PLAYED) + len(SET_UP) >= 500
@@ -71,10 +67,10 @@ def test_moves_and_outcomes_match_the_reference(states: list[AmazonsState]) -> N
     for state in states:
         array = from_state(state)
         if state.result is not None:
-            assert rules_result(array) == LOSS and engine_moves(array) == []
+            assert rules_result(array) == LOSS and engine_moves(array, legal_moves, MAX_MOVES) == []
             continue
         assert rules_result(array) == RUNNING
-        codes = engine_moves(array)
+        codes = engine_moves(array, legal_moves, MAX_MOVES)
         reference = GAME.legal_moves(state)
         assert len(codes) == len(reference)
         assert {to_reference(code) for code in codes} == set(reference)
@@ -107,9 +103,9 @@ def test_below_the_root_the_search_keeps_the_best_moves_by_the_quick_score(width
             continue
         array = from_state(state)
         set_widths(array, 0, (width,))
-        everything = engine_moves(array)
+        everything = engine_moves(array, legal_moves, MAX_MOVES)
         array[PLY] = 1  # as below the root
-        kept = engine_moves(array, generate_moves)
+        kept = engine_moves(array, generate_moves, MAX_MOVES)
         scores = sorted((quick_score(array, code) for code in everything), reverse=True)
         assert len(kept) == min(width, len(everything)) and set(kept) <= set(everything)
         assert [quick_score(array, code) for code in kept] == scores[: len(kept)]
@@ -119,8 +115,8 @@ def test_a_narrowed_root_keeps_the_moves_with_the_best_evaluation() -> None:
     state = PLAYED[30]
     array = from_state(state)
     set_widths(array, 5, (4,))
-    kept = engine_moves(array, generate_moves)
-    values = sorted((child_value(array, code) for code in engine_moves(array)), reverse=True)
+    kept = engine_moves(array, generate_moves, MAX_MOVES)
+    values = sorted((child_value(array, code) for code in engine_moves(array, legal_moves, MAX_MOVES)), reverse=True)
     assert sorted((child_value(array, code) for code in kept), reverse=True) == values[:5]
 
 
@@ -180,14 +176,19 @@ def test_separated_endgame_verdicts_are_exact() -> None:
     assert decided >= 50
 
 
+NODE_LIMIT = 20_000
+"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
+would shorten."""
+
+
 def test_master_plays_separated_endgames_perfectly_when_they_are_won() -> None:
-    master = AmazonsMaster(seed=1)
+    master = AmazonsMaster(seed=1, node_limit=NODE_LIMIT)
     checked = 0
     for state in ENDGAMES[:60]:
         if not mover_wins(state):
             continue
         checked += 1
-        move = master.choose(state, TimeBudget(per_move=0.2))
+        move = master.choose(state)
         assert not mover_wins(GAME.apply(state, move)), state
     assert checked >= 10
 
@@ -217,15 +218,15 @@ def test_master_keeps_the_bigger_room() -> None:
     state = KEEP_THE_BIG_ROOM
     array = from_state(state)
     assert game_result(array) == RUNNING and endgame_move(array) < 0
-    master = AmazonsMaster(seed=2)
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    master = AmazonsMaster(seed=2, node_limit=NODE_LIMIT)
+    move = master.choose(state)
     after = GAME.apply(state, move)
     separated, _, _, _, black_room = race(from_state(after))
     assert separated and black_room >= 8, move
-    opponent = AmazonsMaster(seed=3)
+    opponent = AmazonsMaster(seed=3, node_limit=NODE_LIMIT)
     while after.result is None:
         bot = master if after.to_move == 0 else opponent
-        after = GAME.apply(after, bot.choose(after, TimeBudget(per_move=0.1)))
+        after = GAME.apply(after, bot.choose(after))
     assert after.result.winner == 0
 
 
@@ -233,11 +234,11 @@ def test_master_keeps_the_bigger_room() -> None:
 
 
 @pytest.fixture(scope="module")
-def master() -> AmazonsMaster:
+def timed_master() -> AmazonsMaster:
     return AmazonsMaster(seed=1)
 
 
-def test_master_takes_a_win_in_one(master: AmazonsMaster) -> None:
+def test_master_takes_a_win_in_one() -> None:
     # White's queens have one free neighbour between them (i8): black shoots an arrow onto it.
     state = GAME.from_picture("""
         10  x W x x x x x x x x
@@ -252,20 +253,19 @@ def test_master_takes_a_win_in_one(master: AmazonsMaster) -> None:
          1  W x W x . . . B . .
             a b c d e f g h i j
     """, to_move=0)
-    master.new_game()
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    move = AmazonsMaster(seed=1, node_limit=NODE_LIMIT).choose(state)
     after = GAME.apply(state, move)
     assert after.result is not None and after.result.winner == 0
 
 
 @pytest.mark.parametrize("index", [0, 1, 40, 80, 120])
-def test_master_answers_legally_with_a_tiny_budget(master: AmazonsMaster, index: int) -> None:
+def test_master_answers_legally_with_a_tiny_budget(timed_master: AmazonsMaster, index: int) -> None:
     state = PLAYED[min(index, len(PLAYED) - 1)]
-    move = master.choose(state, TimeBudget(per_move=0.001))
+    move = timed_master.choose(state, TimeBudget(per_move=0.001))
     assert move in GAME.legal_moves(state)
 
 
-def test_master_survives_pickling(master: AmazonsMaster) -> None:
-    copy = pickle.loads(pickle.dumps(master))
+def test_master_survives_pickling(timed_master: AmazonsMaster) -> None:
+    copy = pickle.loads(pickle.dumps(timed_master))
     state = PLAYED[10]
     assert copy.choose(state, TimeBudget(per_move=0.05)) in GAME.legal_moves(state)

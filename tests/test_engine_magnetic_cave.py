@@ -40,27 +40,9 @@ from bots.engine.magnetic_cave.position import (
 )
 from bots.engine.search import DRAW, LOSS, MATE_BOUND, RUNNING, Searcher
 from protocol.games.magnetic_cave import GRID, MAGNETIC_CAVE, Brick, CaveState
+from tests.engine_helpers import engine_moves, random_game_states
 
 G = MAGNETIC_CAVE
-
-
-def engine_moves(position: np.ndarray, generator=legal_moves) -> list[int]:
-    moves = np.zeros(MAX_MOVES, np.int32)
-    n = generator(position, moves)
-    return [int(m) for m in moves[:n]]
-
-
-def random_positions(seed: str, games: int) -> list[CaveState]:
-    """Every position of ``games`` random games, the finished ones included."""
-    rng = random.Random(seed)
-    states = []
-    for _ in range(games):
-        state = G.initial_state(first=rng.randrange(2))
-        states.append(state)
-        while G.outcome(state) is None:
-            state = G.apply(state, rng.choice(G.legal_moves(state)))
-            states.append(state)
-    return states
 
 
 def wins_at_once(state: CaveState) -> list[Brick]:
@@ -77,12 +59,12 @@ def wins_at_once(state: CaveState) -> list[Brick]:
 
 
 def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
-    states = random_positions("cave-engine", 60)
+    states = random_game_states(G, 60, "cave-engine")
     assert len(states) > 2000
     for state in states:
         position = from_state(state)
         legal = G.legal_moves(state)
-        assert sorted(engine_moves(position)) == sorted(m.square for m in legal)
+        assert sorted(engine_moves(position, legal_moves, MAX_MOVES)) == sorted(m.square for m in legal)
         for move in legal:
             before, before_key = position.copy(), key(position)
             play(position, move.square)
@@ -99,10 +81,10 @@ def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
 
 
 def test_search_moves_win_block_or_keep_the_opponent_from_winning() -> None:
-    for state in random_positions("cave-engine-pruning", 30):
+    for state in random_game_states(G, 30, "cave-engine-pruning"):
         if G.outcome(state) is not None:
             continue
-        searched = engine_moves(from_state(state), generate_moves)
+        searched = engine_moves(from_state(state), generate_moves, MAX_MOVES)
         wins = [m.square for m in wins_at_once(state)]
         if wins:
             assert len(searched) == 1 and searched[0] in wins
@@ -117,7 +99,7 @@ def test_search_moves_win_block_or_keep_the_opponent_from_winning() -> None:
 
 
 def test_threat_squares_and_fives_agree_with_the_reference() -> None:
-    for state in random_positions("cave-engine-threats", 20):
+    for state in random_game_states(G, 20, "cave-engine-threats"):
         if G.outcome(state) is not None:
             continue
         position = from_state(state)
@@ -141,8 +123,18 @@ def _windows_through(square: int) -> tuple[tuple[int, ...], ...]:
 # --- The master bot -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+NODE_LIMIT = 300_000
+"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
+would shorten."""
+
+
+@pytest.fixture
 def master() -> MagneticCaveMaster:
+    return MagneticCaveMaster(seed=1, node_limit=NODE_LIMIT)
+
+
+@pytest.fixture(scope="module")
+def timed_master() -> MagneticCaveMaster:
     return MagneticCaveMaster(seed=1)
 
 
@@ -158,7 +150,7 @@ def test_master_takes_a_win_in_one(master: MagneticCaveMaster) -> None:
         1  B B B B . . . .
            a b c d e f g h
     """, to_move=0)
-    assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("e1"))
+    assert master.choose(state) == Brick(GRID.parse_name("e1"))
 
 
 def test_master_blocks_a_four(master: MagneticCaveMaster) -> None:
@@ -174,7 +166,7 @@ def test_master_blocks_a_four(master: MagneticCaveMaster) -> None:
         1  B . . . . . . .
            a b c d e f g h
     """, to_move=0)
-    assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("a6"))
+    assert master.choose(state) == Brick(GRID.parse_name("a6"))
 
 
 def test_master_stops_an_open_four_before_it_is_made(master: MagneticCaveMaster) -> None:
@@ -190,15 +182,15 @@ def test_master_stops_an_open_four_before_it_is_made(master: MagneticCaveMaster)
         1  . . . . . . . B
            a b c d e f g h
     """, to_move=0)
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    move = master.choose(state)
     assert move in (Brick(GRID.parse_name("a2")), Brick(GRID.parse_name("a6")))
 
 
-def test_master_with_a_tiny_budget_still_answers_legally(master: MagneticCaveMaster) -> None:
+def test_master_with_a_tiny_budget_still_answers_legally(timed_master: MagneticCaveMaster) -> None:
     budget = TimeBudget(per_move=0.01)
-    for state in random_positions("cave-master-tiny", 1)[:30]:
+    for state in random_game_states(G, 1, "cave-master-tiny")[:30]:
         if G.outcome(state) is None:
-            assert master.choose(state, budget) in G.legal_moves(state)
+            assert timed_master.choose(state, budget) in G.legal_moves(state)
 
 
 def test_master_without_a_budget_uses_the_three_second_rule() -> None:
@@ -226,7 +218,7 @@ def _bits(squares: list[int]) -> int:
 def test_line_points_and_four_makers_agree_with_brute_force() -> None:
     from protocol.games.magnetic_cave import WINDOWS
 
-    for state in random_positions("cave-engine-lines", 12):
+    for state in random_game_states(G, 12, "cave-engine-lines"):
         mine, theirs = _sides(state)
         points, their_points, makers, their_makers = line_points(np.uint64(mine), np.uint64(theirs))
         expected_points, expected_their_points, expected_makers, expected_their_makers = 0, 0, 0, 0
@@ -280,7 +272,7 @@ def test_the_middle_game_evaluation_is_one_judge_for_both_sides() -> None:
     between the two sides, but negamax needs it zero-sum.
     """
     checked = 0
-    for state in random_positions("cave-engine-judge", 8):
+    for state in random_game_states(G, 8, "cave-engine-judge"):
         if G.outcome(state) is not None:
             continue
         position = from_state(state)
@@ -305,7 +297,7 @@ def test_the_middle_game_evaluation_is_one_judge_for_both_sides() -> None:
 
 
 def test_the_evaluation_changes_from_middle_game_to_endgame_with_the_brick_count() -> None:
-    for state in random_positions("cave-engine-phase", 6):
+    for state in random_game_states(G, 6, "cave-engine-phase"):
         if G.outcome(state) is not None:
             continue
         position = from_state(state)
@@ -353,7 +345,7 @@ def _wins_by_fours(state: CaveState, depth: int) -> bool | None:
 
 def test_a_chain_of_one_four_is_a_forced_win_by_the_reference_rules() -> None:
     found = 0
-    for state in random_positions("cave-engine-fours", 25):
+    for state in random_game_states(G, 25, "cave-engine-fours"):
         if G.outcome(state) is None and _wins_by_fours(state, 1) and not _wins_by_fours(state, 0):
             found += 1
             assert _forced_win(state, 3)
@@ -363,7 +355,7 @@ def test_a_chain_of_one_four_is_a_forced_win_by_the_reference_rules() -> None:
 def test_longer_chains_of_fours_are_wins_the_search_confirms() -> None:
     searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=16)
     found = 0
-    for state in random_positions("cave-engine-chains", 25):
+    for state in random_game_states(G, 25, "cave-engine-chains"):
         if G.outcome(state) is not None:
             continue
         for depth in range(2, int(FOUR_CHAIN) + 1):
@@ -388,7 +380,8 @@ def exact(master: MagneticCaveMaster, position: np.ndarray) -> int | None:
     return None
 
 
-def test_the_drawing_trap_keeps_the_draw(master: MagneticCaveMaster) -> None:
+def test_the_drawing_trap_keeps_the_draw(timed_master: MagneticCaveMaster) -> None:
+    master = timed_master  # no node limit: its searches here are exact
     rng = random.Random("cave-draw-traps")
     searcher = master._searcher
     checked = 0

@@ -35,8 +35,7 @@ from bots.engine.traps import SHALLOW, trap_chance
 from bots.evaluate.quarto import completes_line as reference_completes_line
 from bots.evaluate.quarto import winning_squares
 from protocol.games.quarto import EMPTY, GRID, QUARTO, QuartoMove, QuartoState
-from tests.engine_helpers import engine_moves as shared_engine_moves
-from tests.engine_helpers import random_game_states
+from tests.engine_helpers import engine_moves, random_game_states
 
 G = QUARTO
 POSITION_FIELDS = slice(0, SAFE)
@@ -45,15 +44,6 @@ POSITION_FIELDS = slice(0, SAFE)
 
 def encoded(moves: list[QuartoMove]) -> set[int]:
     return {encode(m.square, m.piece) for m in moves}
-
-
-def engine_moves(position: np.ndarray, generator=legal_moves) -> list[int]:
-    return shared_engine_moves(position, generator, MAX_MOVES)
-
-
-def random_positions(seed: str, games: int) -> list[QuartoState]:
-    """Every position of ``games`` random games, the finished ones included."""
-    return random_game_states(G, games, seed)
 
 
 def quiet_position(rng: random.Random, empties: int) -> QuartoState:
@@ -92,14 +82,14 @@ def brute_force(state: QuartoState) -> int:
 
 def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
     rng = random.Random("quarto-engine-play")
-    states = random_positions("quarto-engine", 300)
+    states = random_game_states(G, 300, "quarto-engine")
     assert len(states) > 2000
     for state in states:
         if G.outcome(state) is not None:
             continue
         position = from_state(state)
         legal = G.legal_moves(state)
-        assert set(engine_moves(position)) == encoded(legal)
+        assert set(engine_moves(position, legal_moves, MAX_MOVES)) == encoded(legal)
         for move in rng.sample(legal, min(4, len(legal))):
             before = position.copy()
             before_key = key(position)
@@ -123,11 +113,11 @@ def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
 
 
 def test_search_moves_win_at_once_or_hand_over_only_safe_pieces() -> None:
-    for state in random_positions("quarto-engine-pruning", 60):
+    for state in random_game_states(G, 60, "quarto-engine-pruning"):
         if G.outcome(state) is not None or state.in_hand is None:
             continue
         position = from_state(state)
-        searched = engine_moves(position, generate_moves)
+        searched = engine_moves(position, generate_moves, MAX_MOVES)
         legal = encoded(G.legal_moves(state))
         assert set(searched) <= legal
         wins = winning_squares(state.board, state.in_hand)
@@ -158,7 +148,7 @@ def relabel(state: QuartoState, flip: int, order: tuple[int, ...]) -> QuartoStat
 
 def test_the_key_ignores_attribute_relabelling_only() -> None:
     rng = random.Random("quarto-keys")
-    states = [s for s in random_positions("quarto-engine-keys", 60) if G.outcome(s) is None]
+    states = [s for s in random_game_states(G, 60, "quarto-engine-keys") if G.outcome(s) is None]
     keys = {}
     for state in states:
         canonical = canonical_key(from_state(state))
@@ -201,6 +191,11 @@ def test_solved_values_are_wins_draws_and_losses() -> None:
 # --- The master bot -------------------------------------------------------------------------------
 
 
+NODE_LIMIT = 300_000
+"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
+would shorten."""
+
+
 def test_master_takes_a_win_in_one() -> None:
     # rank 1 and the piece in hand all have digits 1 and 2 = 0
     state = G.from_picture("""
@@ -210,18 +205,18 @@ def test_master_takes_a_win_in_one() -> None:
         1  0000 0001 0011 ....
               a    b    c    d
     """, to_move=0, in_hand="0110")
-    bot = QuartoMaster(seed=1)
-    move = bot.choose(state, TimeBudget(per_move=1.0))
+    bot = QuartoMaster(seed=1, node_limit=NODE_LIMIT)
+    move = bot.choose(state)
     assert move == QuartoMove(GRID.index(3, 0), None)
     assert G.outcome(G.apply(state, move)).winner == 0
 
 
 def test_master_never_hands_over_a_winning_piece_when_a_safe_one_exists() -> None:
     rng = random.Random("quarto-master-safe")
-    bot = QuartoMaster(seed=2)
+    bot = QuartoMaster(seed=2, node_limit=NODE_LIMIT)
     for _ in range(10):
         state = quiet_position(rng, rng.randrange(5, 12))
-        move = bot.choose(state, TimeBudget(per_move=0.3))
+        move = bot.choose(state)
         after = G.apply(state, move)
         if G.outcome(after) is not None:
             continue
@@ -231,7 +226,7 @@ def test_master_never_hands_over_a_winning_piece_when_a_safe_one_exists() -> Non
 def test_master_with_a_tiny_budget_still_answers_legally() -> None:
     bot = QuartoMaster(seed=3)
     budget = TimeBudget(per_move=0.01)
-    for state in random_positions("quarto-master-tiny", 3)[:40]:
+    for state in random_game_states(G, 3, "quarto-master-tiny")[:40]:
         if G.outcome(state) is None:
             assert bot.choose(state, budget) in G.legal_moves(state)
 
@@ -244,7 +239,7 @@ def test_master_survives_pickling() -> None:
 
 def test_completes_line_helper_agrees() -> None:
     # The reference helper and the engine agree on which placements win.
-    for state in random_positions("quarto-engine-wins", 40):
+    for state in random_game_states(G, 40, "quarto-engine-wins"):
         if G.outcome(state) is not None or state.in_hand is None:
             continue
         position = from_state(state)
@@ -315,14 +310,14 @@ def test_trap_chance_is_the_share_of_deep_losses_among_replies_that_do_not_lose_
 
 def test_master_keeps_a_draw_and_sets_the_trap_with_the_most_losing_replies() -> None:
     rng = random.Random("quarto-traps")
-    bot = QuartoMaster(seed=5)
+    bot = QuartoMaster(seed=5, node_limit=10**9)  # every search finishes: the traps are exact
     spreads = []
     while len(spreads) < 3:
         state = quiet_position(rng, 7)
         if solved(state) != DRAW:
             continue
         bot.new_game()
-        move = bot.choose(state, TimeBudget(per_move=30.0))
+        move = bot.choose(state)
         traps = {m: reference_trap(state, m) for m in G.legal_moves(state)}
         drawing = {m: t for m, t in traps.items() if t is not None and child_score(solved(G.apply(state, m))) == 0}
         best = max(drawing.values())

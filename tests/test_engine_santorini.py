@@ -24,8 +24,7 @@ from bots.engine.santorini.position import (
 )
 from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN
 from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, Turn
-from tests.engine_helpers import engine_moves as shared_engine_moves
-from tests.engine_helpers import random_game_states
+from tests.engine_helpers import engine_moves, random_game_states
 
 GAME = SANTORINI
 
@@ -70,9 +69,6 @@ def reference_canonical(state: SantoriniState) -> tuple:
     return state.levels, tuple(sorted(state.workers[:2])), tuple(sorted(state.workers[2:])), state.to_move
 
 
-def engine_moves(array: np.ndarray, generator=legal_moves) -> list[int]:
-    return shared_engine_moves(array, generator, MAX_MOVES)
-
 
 def can_win_at_once(state: SantoriniState) -> bool:
     return any(isinstance(m, Turn) and m.build is None for m in GAME.legal_moves(state))
@@ -94,7 +90,7 @@ def test_moves_and_outcomes_match_the_reference(states: list[SantoriniState]) ->
             assert rules_result(array) == LOSS, state
             continue
         assert rules_result(array) == RUNNING, state
-        codes = engine_moves(array)
+        codes = engine_moves(array, legal_moves, MAX_MOVES)
         moves = [to_reference(array, code) for code in codes]
         reference = GAME.legal_moves(state)
         assert len(moves) == len(reference) and set(moves) == set(reference), state
@@ -152,8 +148,8 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
         if state.result is not None:
             continue
         array = from_state(state)
-        legal = engine_moves(array)
-        searched = engine_moves(array, generate_moves)
+        legal = engine_moves(array, legal_moves, MAX_MOVES)
+        searched = engine_moves(array, generate_moves, MAX_MOVES)
         assert searched and set(searched) <= set(legal), state
         if can_win_at_once(state):
             assert all(to_reference(array, code).build is None for code in searched)
@@ -166,8 +162,18 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
 # --- The master bot -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
+NODE_LIMIT = 300_000
+"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
+would shorten."""
+
+
+@pytest.fixture
 def master() -> SantoriniMaster:
+    return SantoriniMaster(seed=1, node_limit=NODE_LIMIT)
+
+
+@pytest.fixture(scope="module")
+def timed_master() -> SantoriniMaster:
     return SantoriniMaster(seed=1)
 
 
@@ -179,8 +185,7 @@ def test_master_takes_a_win_in_one(master: SantoriniMaster) -> None:
         0 1 2 3 0B
         0A 0 0 0 0
     """, to_move=0)
-    master.new_game()
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    move = master.choose(state)
     after = GAME.apply(state, move)
     assert after.result is not None and after.result.winner == 0
 
@@ -195,8 +200,7 @@ def test_master_blocks_a_win_next_turn(master: SantoriniMaster) -> None:
         0B 0 0 0 0
     """, to_move=0)
     assert not can_win_at_once(state)
-    master.new_game()
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    move = master.choose(state)
     after = GAME.apply(state, move)
     assert move.build == 13  # d3
     assert not can_win_at_once(after)
@@ -226,35 +230,34 @@ WIN_IN_THREE = {
 @pytest.mark.parametrize("name", sorted(WIN_IN_THREE))
 def test_master_finds_and_plays_a_forced_win_in_three(name: str) -> None:
     state = WIN_IN_THREE[name]
-    attacker = SantoriniMaster(seed=2)
-    found = attacker.think(state, 2.0, max_depth=8)
+    attacker = SantoriniMaster(seed=2, node_limit=NODE_LIMIT)
+    found = attacker.think(state, max_depth=8)
     # a win in 3 turns: the climb comes at ply 4, or the defender is lost (helpless) at ply 3
     assert found.score in (MATE - 3, MATE - 4), found
-    defender = SantoriniMaster(seed=3)
+    defender = SantoriniMaster(seed=3, node_limit=NODE_LIMIT)
     turns = 0
     while state.result is None:
         if state.to_move == 0:
             turns += 1
         bot = attacker if state.to_move == 0 else defender
-        state = GAME.apply(state, bot.choose(state, TimeBudget(per_move=0.5)))
+        state = GAME.apply(state, bot.choose(state))
     assert state.result.winner == 0 and turns <= 3, (state, turns)
 
 
 def test_master_places_its_workers_and_answers_a_placement(master: SantoriniMaster) -> None:
-    master.new_game()
     state = GAME.initial_state()
-    first = master.choose(state, TimeBudget(per_move=0.3))
+    first = master.choose(state)
     assert first in GAME.legal_moves(state)
     assert all(square not in (0, 4, 20, 24) for square in first)  # never a corner
     state = GAME.apply(state, first)
-    second = master.choose(state, TimeBudget(per_move=0.3))
+    second = master.choose(state)
     assert second in GAME.legal_moves(state)
 
 
 @pytest.mark.parametrize("index", range(0, 2000, 97))
-def test_master_answers_legally_with_a_tiny_budget(master: SantoriniMaster, index: int) -> None:
+def test_master_answers_legally_with_a_tiny_budget(timed_master: SantoriniMaster, index: int) -> None:
     state = PLAYED[index]
-    move = master.choose(state, TimeBudget(per_move=0.001))
+    move = timed_master.choose(state, TimeBudget(per_move=0.001))
     assert move in GAME.legal_moves(state)
 
 
@@ -267,11 +270,11 @@ def test_master_scores_a_lost_position_as_lost() -> None:
         0 0 0 0 0
         0B 0A 0 0 0
     """, to_move=0)
-    found = SantoriniMaster(seed=4).think(state, 0.5)
+    found = SantoriniMaster(seed=4, node_limit=NODE_LIMIT).think(state)
     assert found.score < -MATE_BOUND
 
 
-def test_master_survives_pickling(master: SantoriniMaster) -> None:
-    copy = pickle.loads(pickle.dumps(master))
+def test_master_survives_pickling(timed_master: SantoriniMaster) -> None:
+    copy = pickle.loads(pickle.dumps(timed_master))
     state = PLAYED[500]
     assert copy.choose(state, TimeBudget(per_move=0.05)) in GAME.legal_moves(state)
