@@ -176,9 +176,7 @@ def test_separated_endgame_verdicts_are_exact() -> None:
     assert decided >= 50
 
 
-NODE_LIMIT = 20_000
-"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
-would shorten."""
+NODE_LIMIT = 20_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
 def test_master_plays_separated_endgames_perfectly_when_they_are_won() -> None:

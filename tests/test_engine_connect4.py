@@ -168,9 +168,7 @@ def test_search_finds_a_forced_win_and_stops_on_time() -> None:
 # --- The master bot -----------------------------------------------------------------------------
 
 
-NODE_LIMIT = 500_000
-"""Nodes per solve or search for the masters whose moves the tests check: not time, which a loaded
-machine would shorten."""
+NODE_LIMIT = 500_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
 @pytest.fixture

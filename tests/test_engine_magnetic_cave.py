@@ -123,9 +123,7 @@ def _windows_through(square: int) -> tuple[tuple[int, ...], ...]:
 # --- The master bot -------------------------------------------------------------------------------
 
 
-NODE_LIMIT = 300_000
-"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
-would shorten."""
+NODE_LIMIT = 300_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
 @pytest.fixture

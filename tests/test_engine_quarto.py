@@ -191,9 +191,7 @@ def test_solved_values_are_wins_draws_and_losses() -> None:
 # --- The master bot -------------------------------------------------------------------------------
 
 
-NODE_LIMIT = 300_000
-"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
-would shorten."""
+NODE_LIMIT = 300_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
 def test_master_takes_a_win_in_one() -> None:

@@ -162,9 +162,7 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
 # --- The master bot -------------------------------------------------------------------------------
 
 
-NODE_LIMIT = 300_000
-"""Nodes per search for the masters whose moves the tests check: not time, which a loaded machine
-would shorten."""
+NODE_LIMIT = 300_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
 @pytest.fixture

@@ -130,25 +130,29 @@ def test_encode_decode_in_every_convention() -> None:
     assert matrix[9][0] == 3 and matrix[0][1] == 3 and matrix[6][3] == 1 and matrix[6][1] == 2
 
 
+WHITE_ON_E5 = AMAZONS.from_picture("""
+    10  . . . B . . B . . .
+     9  . . . . . . . . . .
+     8  . . . . . . . . . .
+     7  B . . . . . . . . B
+     6  . . . . . . . . . .
+     5  . . . . W . . . . .
+     4  W . . . . . . . . .
+     3  . . . . . . . . . .
+     2  . . . . . . . . . .
+     1  . . . W . . W . . .
+        a b c d e f g h i j
+""", to_move=1)
+"""The start, but for white's queen from j4 on e5; white to move."""
+
+
 def test_queens_block_queens_and_arrows() -> None:
     state = AMAZONS.initial_state(first=1)  # white to move
     assert reason(state, "a4-a8/a9") == "the queen on a4 cannot reach a8: a7 is in the way"
     assert reason(state, "a4-a7/a8") == "the queen on a4 cannot reach a7: a7 holds a black queen"
     assert reason(state, "a4-j4/j5") == "the queen on a4 cannot reach j4: j4 holds a white queen"
     assert reason(state, "d1-d5/d10") == "the arrow cannot land on d10: it holds a black queen"
-    state = AMAZONS.from_picture("""
-        10  . . . B . . B . . .
-         9  . . . . . . . . . .
-         8  . . . . . . . . . .
-         7  B . . . . . . . . B
-         6  . . . . . . . . . .
-         5  . . . . W . . . . .
-         4  W . . . . . . . . .
-         3  . . . . . . . . . .
-         2  . . . . . . . . . .
-         1  . . . W . . W . . .
-            a b c d e f g h i j
-    """, to_move=1)
+    state = WHITE_ON_E5
     # from d5 the arrow flies towards j5 and meets the queen on e5
     assert reason(state, "d1-d5/f5") == "the arrow cannot reach f5 from d5: e5 is in the way"
     assert reason(state, "d1-d5/e5") == "the arrow cannot land on e5: it holds a white queen"
@@ -180,19 +184,7 @@ def test_arrows_block_queens_and_arrows() -> None:
 
 
 def test_arrow_may_use_the_vacated_square() -> None:
-    state = AMAZONS.from_picture("""
-        10  . . . B . . B . . .
-         9  . . . . . . . . . .
-         8  . . . . . . . . . .
-         7  B . . . . . . . . B
-         6  . . . . . . . . . .
-         5  . . . . W . . . . .
-         4  W . . . . . . . . .
-         3  . . . . . . . . . .
-         2  . . . . . . . . . .
-         1  . . . W . . W . . .
-            a b c d e f g h i j
-    """, to_move=1)
+    state = WHITE_ON_E5
     onto = move("e5-e7/e5")  # lands where the queen stood
     through = move("e5-e7/e2")  # flies over the square the queen left
     legal = set(AMAZONS.legal_moves(state))

@@ -28,6 +28,17 @@ CORNERS = G.from_picture("""
 """Nothing built yet, the workers in the corners: seat 0 (A) on a1 and e5, seat 1 (B) on a5 and e1."""
 
 
+FACE_TO_FACE = G.from_picture("""
+    5  0  0  0  0  0A
+    4  0  0  0  0  0
+    3  0  0  0B 0  0
+    2  0  0A 0  0  0
+    1  0  0  0  0  0B
+        a  b  c  d  e
+""", to_move=0)
+"""Nothing built; seat 0's worker on b2 faces seat 1's on c3, the others in the corners."""
+
+
 def rejected(state: SantoriniState, move: str | dict | Placement | Turn) -> str:
     with pytest.raises(IllegalMove) as info:
         G.apply(state, G.parse_move(move, state))
@@ -178,14 +189,7 @@ def test_a_worker_climbs_one_level_and_steps_down_any_amount() -> None:
 
 
 def test_a_worker_moves_only_to_an_adjacent_free_square() -> None:
-    state = G.from_picture("""
-        5  0  0  0  0  0A
-        4  0  0  0  0  0
-        3  0  0  0B 0  0
-        2  0  0A 0  0  0
-        1  0  0  0  0  0B
-            a  b  c  d  e
-    """, to_move=0)
+    state = FACE_TO_FACE
     assert rejected(state, "b2-d4/d5") == "d4 is not next to b2"
     assert rejected(state, "c3-c4/c5").startswith("c3 is not one of your workers")
     assert rejected(state, "d2-d3/d4").startswith("d2 is not one of your workers")
@@ -225,14 +229,7 @@ def test_a_build_raises_one_level_and_on_level_3_makes_a_dome() -> None:
 
 
 def test_build_rules() -> None:
-    state = G.from_picture("""
-        5  0  0  0  0  0A
-        4  0  0  0  0  0
-        3  0  0  0B 0  0
-        2  0  0A 0  0  0
-        1  0  0  0  0  0B
-            a  b  c  d  e
-    """, to_move=0)
+    state = FACE_TO_FACE
     after = G.apply(state, G.parse_move("b2-b3/b2", state))  # the square just left is free
     assert after.levels[sq("b2")] == 1
     assert rejected(state, "b2-b3/c3") == "you cannot build on c3: a worker stands there"
