@@ -302,12 +302,7 @@ def evaluate_phase(state: np.ndarray, late_weight: int) -> int:
 
 @njit(cache=True)
 def order_hint(state: np.ndarray, square: int) -> int:
-    """No game hint: the table move, killers and history order better than any cheap rule.
-
-    Measured to depth 10 on 12 positions: a hint counting the threat squares a
-    brick makes saved 1% of the nodes and took 2.3 times as long; one favouring
-    central squares cost 2% more nodes.
-    """
+    """No game hint: the table move, killers and history order better than any cheap rule tried."""
     return 0
 
 

@@ -155,11 +155,7 @@ def evaluate(state: np.ndarray) -> int:
 
 @njit(cache=True)
 def order_hint(state: np.ndarray, move: int) -> int:
-    """Placements that leave the opponent the fewest safe pieces first (they squeeze it soonest).
-
-    Measured on solving 10-empty positions: half the nodes of no hint; putting the
-    parity rule of ``evaluate`` first costs 7% more nodes.
-    """
+    """Placements that leave the opponent the fewest safe pieces first (they squeeze it soonest)."""
     square = move // 17
     if square == OPENING or move - square * 17 == NO_PIECE:
         return 0

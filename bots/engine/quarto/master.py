@@ -147,9 +147,7 @@ class QuartoMaster(EngineBot):
         as soon as even losing every remaining reply could not make it the
         best. ``drawing`` goes first. Returns ``(move, its score, moves
         checked)``, or ``None`` when the clock ran out before ``drawing`` was
-        scored (it then stands). (Ordering the other moves by an estimate from
-        a few replies each was tried: with the little time left at ten empty
-        squares it found better traps about as often as worse ones.)
+        scored (it then stands).
         """
         moves = np.zeros(MAX_MOVES, np.int32)
         replies = np.zeros(MAX_MOVES, np.int32)
