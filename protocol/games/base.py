@@ -418,14 +418,6 @@ class Game(Generic[S, M]):
         """The initial state with ``moves`` played, e.g. ``GAMES['connect4'].start(4, 4, 3)``."""
         return self.play(self.initial_state(**options), *moves)
 
-    def is_move(self, obj: Any) -> bool:
-        """True when ``obj`` is already a move value of this game (not notation or a structured form)."""
-        return isinstance(obj, self._move_types())
-
-    def _move_types(self) -> tuple[type, ...]:
-        # Not part of the interface: kept only until client/sdk.py asks is_move instead.
-        return self._MOVE_TYPES
-
     def check_options(self, options: dict[str, Any]) -> None:
         """Raise ``OptionError`` for any option this game does not know."""
         for key in options:

@@ -1,0 +1,98 @@
+"""Connection churn: does the server give memory back after clients come and go?
+
+    .venv/bin/python benchmarks/churn.py                          # 5 rounds of 2,000 connect/login/close
+    .venv/bin/python benchmarks/churn.py --rounds 10 --connections 5000
+
+A real ``plyhall serve`` process; each round, a client process opens ``--connections``
+WebSocket connections (50 at a time), logs each in under a new name, and closes it. After each
+round the server's resident memory (VmRSS) is read. Memory that only grows means the serving path
+keeps garbage alive (cycles the collector never reaches); the target is every round within 10% of
+the first round's figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CLIENTS = r'''
+import asyncio, json, sys
+from websockets.asyncio.client import connect
+
+async def one(url, name):
+    async with connect(url, subprotocols=["plyhall.v1.json"], compression=None) as ws:
+        await ws.send(json.dumps({"type": "login", "name": name}))
+        await ws.recv()
+
+async def main(url, count, tag):
+    semaphore = asyncio.Semaphore(50)
+    async def limited(i):
+        async with semaphore:
+            await one(url, f"{tag}{i}")
+    await asyncio.gather(*(limited(i) for i in range(count)))
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
+'''
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    parser.add_argument("--connections", type=int, default=2000, help="connections a round (default 2000)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="plyhall-churn-") as tmp, socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        server = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db",
+                                   os.path.join(tmp, "churn.db"), "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                try:
+                    json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).read())
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            idle = rss_mb(server.pid)
+            figures = []
+            for round_no in range(1, args.rounds + 1):
+                began = time.monotonic()
+                subprocess.run([sys.executable, "-c", CLIENTS, f"ws://127.0.0.1:{port}/ws", str(args.connections),
+                                f"r{round_no}x"], cwd=ROOT, check=True)
+                time.sleep(1.5)  # a pass of the serving garbage collector
+                figures.append((rss_mb(server.pid), time.monotonic() - began))
+                print(f"[{time.strftime('%H:%M:%S')}] round {round_no}: {figures[-1][0]:.1f} MB", file=sys.stderr)
+        finally:
+            server.terminate()
+            server.wait(30)
+    first = figures[0][0]
+    print(f"\nChurn: {args.rounds} rounds of {args.connections} connect/login/close, 50 at a time; "
+          f"server RSS before any client {idle:.1f} MB")
+    print(f"{'round':>6}{'RSS (MB)':>11}{'vs round 1':>12}{'seconds':>10}")
+    for round_no, (rss, seconds) in enumerate(figures, 1):
+        print(f"{round_no:>6}{rss:>11.1f}{rss / first - 1:>+12.1%}{seconds:>10.1f}")
+    worst = max(rss for rss, _ in figures) / first - 1
+    print(f"largest growth over round 1: {worst:+.1%} (target within 10%: {'ok' if worst <= 0.10 else 'MISSED'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
