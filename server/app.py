@@ -33,6 +33,7 @@ from .hall import Hall, HallOutbox, Limits
 from .http import HttpApi, game_param, int_param, json_response, status_param, text_response
 from .identity import SecretCheck
 from .storage import Storage
+from .web import STATIC_PREFIX, StaticFiles
 from .writer import GroupCommitWriter
 
 log = logging.getLogger("plyhall.server")
@@ -178,6 +179,7 @@ class PlyhallServer:
         self._reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
         self._hashing = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-hash")
         self.http = HttpApi()
+        self.web = StaticFiles()
         self._routes()
         self.started = time.time()
         self.games_recorded = 0
@@ -404,7 +406,8 @@ class PlyhallServer:
         self.http.route("/api/rooms", self._api_rooms)
         self.http.route("/api/games", self._api_games)
         self.http.route("/api/games/*", self._api_game)
-        self.http.route("/", self._index)
+        self.http.route("/", self.web.index)
+        self.http.route(STATIC_PREFIX + "*", self.web.file)
 
     async def _read(self, func: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._reads, func, *args)
@@ -437,14 +440,3 @@ class PlyhallServer:
         if record is None:
             return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
         return json_response(200, record)
-
-    async def _index(self, path: str, query: dict[str, str]) -> Response:
-        return text_response(200, INDEX_TEXT.format(version=protocol.__version__, rooms=len(self.hall.rooms)))
-
-
-INDEX_TEXT = """Plyhall {version}: a tournament server for two-player board-game bots.
-
-WebSocket endpoint: /ws (subprotocols plyhall.v1.msgpack, plyhall.v1.json)
-Read-only HTTP: /healthz  /api/rooms  /api/games?limit=&offset=&game=&player=&status=  /api/games/ID
-Rooms open now: {rooms}
-"""

@@ -39,6 +39,11 @@ def text_response(status: int, text: str, content_type: str = "text/plain; chars
     return _response(status, text.encode(), content_type)
 
 
+def file_response(body: bytes, content_type: str, headers: list[tuple[str, str]]) -> Response:
+    """A file's answer: ``headers`` typically carry its ETag and caching rule (see ``HttpApi.respond``)."""
+    return _response(200, body, content_type, extra=headers)
+
+
 def _response(status: int, payload: bytes, content_type: str, no_store: bool = False,
               extra: list[tuple[str, str]] | None = None) -> Response:
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(payload))),
@@ -74,6 +79,23 @@ def status_param(query: dict[str, str]) -> str | None:
     if status is not None and status not in GAME_STATUSES:
         raise BadRequest(f"status must be one of {', '.join(GAME_STATUSES)}")
     return status
+
+
+def _etags(headers: Headers) -> set[str]:
+    """The entity tags an ``If-None-Match`` request header lists (weak ones compared as strong)."""
+    tags = set()
+    for value in headers.get_all("If-None-Match"):
+        tags.update(tag.strip().removeprefix("W/") for tag in value.split(","))
+    return tags
+
+
+def not_modified(response: Response) -> Response:
+    """``304 Not Modified`` for a cached copy of ``response``: its validators, no body."""
+    headers = Headers([("Connection", "close")])
+    for key in ("ETag", "Cache-Control"):
+        if key in response.headers:
+            headers[key] = response.headers[key]
+    return Response(304, "Not Modified", headers, b"")
 
 
 class HttpApi:
@@ -113,6 +135,9 @@ class HttpApi:
                 response = await handler(url.path, query)
         except BadRequest as exc:
             response = json_response(400, {"error": str(exc)})
+        etag = response.headers.get("ETag")
+        if response.status_code == 200 and etag is not None and _etags(request.headers) & {etag, "*"}:
+            response = not_modified(response)
         if request.method == "HEAD":
             response = Response(response.status_code, response.reason_phrase, response.headers, b"")
         return response
