@@ -1,0 +1,87 @@
+/** Small DOM helpers. Text always goes in as text: nothing a person typed is ever parsed as HTML. */
+
+const PROPERTIES = new Set(["value", "checked", "disabled", "selected", "hidden", "open"]);
+
+/**
+ * An element: `h("button", {class: "primary", onclick: go}, "Play")`.
+ * Props: `class`, `text`, `on<event>` handlers, the DOM properties above, and any other
+ * attribute (`aria-*`, `data-*`, ...). Null, undefined and false props are left out.
+ * Children: elements, strings (as text) or arrays of them; null and false are skipped.
+ */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (PROPERTIES.has(key)) el[key] = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+/** Append children (elements, strings as text, nested arrays) to `el`. */
+export function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Replace the children of `el`. */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+/**
+ * Put one of the page's own SVG drawings (pieces, levels) into `el`. The markup comes
+ * from the game modules, built from numbers and constants only, never from messages.
+ */
+export function drawInto(el, markup) {
+  if (el.dataset.drawn !== markup) {
+    el.innerHTML = markup;
+    el.dataset.drawn = markup;
+  }
+}
+
+/** Seconds on a clock: "4:05", "1:02:03", or tenths under ten seconds ("7.3"). */
+export function formatClock(seconds) {
+  if (seconds === null || seconds === undefined) return "–";
+  const s = Math.max(0, seconds);
+  if (s < 10) return s.toFixed(1);
+  const whole = Math.floor(s);
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const secs = String(whole % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
+}
+
+/** A time control as people say it: "30 s a move", "5 min + 2 s", "untimed". */
+export function describeTimeControl(control) {
+  if (!control || control.untimed) return "untimed";
+  if (control.per_move !== undefined) return `${trimNumber(control.per_move)} s a move`;
+  const initial = control.initial >= 60 && control.initial % 60 === 0 ? `${control.initial / 60} min` : `${trimNumber(control.initial)} s`;
+  return control.increment ? `${initial} + ${trimNumber(control.increment)} s` : initial;
+}
+
+function trimNumber(n) {
+  return Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100);
+}
+
+/** A date from Unix seconds, short and local. */
+export function formatDate(unixSeconds) {
+  if (!unixSeconds) return "";
+  return new Date(unixSeconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+let fieldCount = 0;
+
+/** A form field: a label (tied to the control by its id) above the control. */
+export function field(text, control) {
+  if (!control.id) control.id = `field-${++fieldCount}`;
+  return h("div", { class: "field" }, h("label", { for: control.id, text }), control);
+}
