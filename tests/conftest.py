@@ -36,3 +36,12 @@ async def server(db_path: Path) -> AsyncIterator[PlyhallServer]:
 @pytest.fixture
 def url(server: PlyhallServer) -> str:
     return f"ws://127.0.0.1:{server.port}/ws"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    """Keep each phase's report on the test item (``item.report_call``), so fixtures can tell a
+    failed test at teardown (the browser tests screenshot the board then)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
