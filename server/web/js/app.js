@@ -108,14 +108,18 @@ function renderHeader(view) {
   replace(identity, session.loggedIn ? identityMenu(app) : null);
 }
 
+let lastStatus = session.status;
 session.addEventListener("status", (event) => {
   const { status, text } = event.detail;
+  const was = lastStatus;
+  lastStatus = status;
   banner.hidden = !(status === "lost" || status === "replaced");
   if (status === "lost") replace(banner, text);
   if (status === "replaced") {
     replace(banner, `${text} `, h("button", { type: "button", text: "Use this window", onclick: () => session.takeBack().catch(() => {}) }));
   }
-  if (status === "out" && !booting && parse(window.location.hash).login) route();
+  // logged out from a session (not a refused login, whose form says why): show the login form
+  if (status === "out" && (was === "in" || was === "lost") && !booting && parse(window.location.hash).login) route();
 });
 
 let welcomed = false;

@@ -88,11 +88,11 @@ export class BoardView {
     const targetSquares = new Set([...this.targets].flatMap((token) => this.game.targets(state, token)));
     this.grid.classList.toggle("interactive", interactive);
     for (const [name, button] of this.squares) {
-      const { markup, text } = this.game.cell(state, name);
+      const { markup, text, empty } = this.game.cell(state, name);
       drawInto(button.firstChild, markup);
       const isTarget = targetSquares.has(name);
       const isChosen = chosen.has(name);
-      button.classList.toggle("filled", Boolean(markup));
+      button.classList.toggle("filled", Boolean(markup) && !empty);
       button.classList.toggle("target", isTarget);
       button.classList.toggle("chosen", isChosen);
       button.classList.toggle("mark", marks.has(name));

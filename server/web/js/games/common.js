@@ -13,7 +13,8 @@
  *   preview(state, tokens) -> state     the position as it looks while the player picks
  *   prompt(state, tokens, say) -> text  what to pick next
  *   refuse(state, tokens, token, say)   why a token that is not a legal target cannot be picked
- *   cell(state, square) -> {markup, text}   a square's drawing (SVG) and what it holds, in words
+ *   cell(state, square) -> {markup, text, empty?}   a square's drawing (SVG), what it holds in words,
+ *                                       and `empty: true` when the drawing shows no piece (a hole)
  *   winLine(state) -> [square]          the squares of a winning line, if there is one
  *   tray(state) (Quarto)                the pieces off the board
  *

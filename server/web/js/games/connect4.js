@@ -81,7 +81,7 @@ export default {
 
   cell(state, square) {
     const stone = at(state.cells, square);
-    if (!stone) return { markup: HOLE, text: "empty" };
+    if (!stone) return { markup: HOLE, text: "empty", empty: true };
     return { markup: disc(`d${stone - 1}`), text: `${SEATS[stone - 1]} disc` };
   },
 
