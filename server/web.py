@@ -6,7 +6,7 @@ The page is plain HTML, CSS and JavaScript modules (no build step); it talks
 are served: a path with ``..``, hidden names or characters outside ``[A-Za-z0-9._-]``
 is refused. Every file carries an ETag and ``Cache-Control: no-cache``, so a browser
 revalidates (and gets ``304 Not Modified``) instead of running stale modules after an
-upgrade.
+upgrade; the HTTP layer sends it gzipped to browsers that accept it.
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ class StaticFiles:
         if found is None:
             return json_response(404, {"error": f"no such file {relative[:80]!r}"})
         cached = self._read(found)
-        headers = [("ETag", cached.etag), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
+        headers = [("ETag", cached.etag), ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding"),
+                   ("X-Content-Type-Options", "nosniff")]
         if found.suffix == ".html":
             headers += [("Content-Security-Policy", PAGE_POLICY), ("Referrer-Policy", "no-referrer")]
         return file_response(cached.body, CONTENT_TYPES[found.suffix], headers)

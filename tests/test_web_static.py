@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import glob
+import gzip
 import http.client
 import tomllib
 from pathlib import Path
@@ -97,3 +98,29 @@ def test_the_web_files_are_package_data():
                                                                           recursive=True)}
     missing = [path for path in web_files() if path.relative_to(ROOT / "server") not in shipped]
     assert not missing, f"not package data ({patterns}): {missing}"
+
+
+async def test_files_are_gzipped_for_clients_that_accept_it(server):
+    plain = (WEB_ROOT / "style.css").read_bytes()
+    status, headers, body = await _fetch(server, "/static/style.css", headers={"Accept-Encoding": "gzip, br"})
+    assert status == 200 and headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
+    assert gzip.decompress(body) == plain and len(body) < len(plain) / 2
+    assert headers["etag"].startswith('W/"'), "the compressed bytes are another representation: a weak ETag"
+    status, _, body = await _fetch(server, "/static/style.css", headers={"Accept-Encoding": "gzip",
+                                                                          "If-None-Match": headers["etag"]})
+    assert status == 304 and body == b""
+    for refusal in ("gzip;q=0", "identity", "br", "gzip; q=0.0"):
+        status, headers, body = await _fetch(server, "/static/style.css", headers={"Accept-Encoding": refusal})
+        assert "content-encoding" not in headers and body == plain, refusal
+    status, headers, body = await _fetch(server, "/static/icon.svg", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in headers, "small files are sent as they are"
+    status, headers, _ = await _fetch(server, "/api/games", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in headers, "the JSON API is left as it is"
+
+
+def test_the_page_preloads_every_module():
+    """The browser fetches all modules at once instead of discovering them import by import."""
+    page = (WEB_ROOT / "index.html").read_text()
+    for module in (WEB_ROOT / "js").rglob("*.js"):
+        href = f"/static/{module.relative_to(WEB_ROOT).as_posix()}"
+        assert module.name == "app.js" or f'<link rel="modulepreload" href="{href}">' in page, href

@@ -75,7 +75,7 @@ function trimNumber(n) {
 /** A date from Unix seconds, short and local. */
 export function formatDate(unixSeconds) {
   if (!unixSeconds) return "";
-  return new Date(unixSeconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return new Date(unixSeconds * 1000).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
 let fieldCount = 0;

@@ -6,12 +6,27 @@
 
 import { getJson, query } from "./api.js";
 import { BoardView } from "./board.js";
-import { field, formatClock, formatDate, h, replace } from "./dom.js";
+import { drawInto, field, formatClock, formatDate, h, replace } from "./dom.js";
 import { GAMES, gameOf } from "./games/index.js";
 import { resultText } from "./room.js";
 import { loadPreferences, savePreference } from "./storage.js";
 
 const PAGE = 25;
+const icon = (path) => `<svg viewBox="0 0 20 20" aria-hidden="true" focusable="false"><path d="${path}"/></svg>`;
+const ICONS = {
+  first: icon("M4 4h2v12H4zM16 4v12L7 10z"),
+  back: icon("M14 4v12L5 10z"),
+  forward: icon("M6 4v12l9-6z"),
+  last: icon("M14 4h2v12h-2zM4 4v12l9-6z"),
+  play: icon("M6 4v12l9-6z"),
+  pause: icon("M5 4h3.5v12H5zM11.5 4H15v12h-3.5z"),
+};
+
+function iconButton(label, markup, onclick) {
+  const button = h("button", { type: "button", class: "icon", "aria-label": label, title: label, onclick });
+  drawInto(button, markup);
+  return button;
+}
 const SPEEDS = [[0.5, "fast"], [1, "1 s a move"], [2, "2 s a move"]];
 
 function gameResult(record) {
@@ -46,16 +61,16 @@ export function mountReplayList(main, params, app) {
       replace(list, h("p", { class: "empty", text: offset ? "No more games." : "No recorded games yet." }));
     } else {
       replace(list, h("table", { class: "games" },
-        h("thead", {}, h("tr", {}, ["Ended", "Game", "Players", "Result", "Moves", ""].map((text) => h("th", { scope: "col", text })))),
+        h("thead", {}, h("tr", {}, ["Ended", "Game", "Players", "Result", "Length", ""].map((text) => h("th", { scope: "col", text })))),
         h("tbody", {}, answer.games.map((record) => h("tr", {},
           h("td", { text: formatDate(record.ended_at || record.started_at) }),
           h("td", { text: GAMES[record.game] ? GAMES[record.game].title : record.game }),
-          h("td", { text: record.players.join(" vs ") }),
+          h("td", { class: "players" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: record.players.join(" vs ") })),
           h("td", { text: gameResult(record) }),
-          h("td", { class: "num", text: String(record.move_count) }),
-          h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: "Replay" })))))));
+          h("td", { class: "num", text: `${record.move_count} moves` }),
+          h("td", { class: "open" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: "Replay" })))))));
     }
-    pager.replaceChildren(
+    replace(pager,
       offset > 0 ? h("button", { type: "button", text: "Newer", onclick: () => go(Math.max(0, offset - PAGE)) }) : null,
       answer.games.length === PAGE ? h("button", { type: "button", text: "Older", onclick: () => go(offset + PAGE) }) : null);
   }).catch((error) => replace(list, h("p", { class: "notice error", text: error.message })));
@@ -93,7 +108,7 @@ export function mountReplay(main, id, start, app) {
     const where = h("p", { class: "where", "aria-live": "polite" });
     const clocks = h("p", { class: "replay-clocks" });
     const slider = h("input", { type: "range", min: "0", max: String(last), value: String(at), "aria-label": "Move" });
-    const playButton = h("button", { type: "button", class: "primary", "aria-label": "Autoplay", text: "▶ Play" });
+    const playButton = h("button", { type: "button", class: "primary play-button", "aria-label": "Autoplay", "aria-pressed": "false" });
     const speed = h("select", { name: "speed", "aria-label": "Autoplay speed" },
       SPEEDS.map(([seconds, text]) => h("option", { value: seconds, text, selected: seconds === (loadPreferences().autoplaySeconds || 1) })));
     const moveList = h("ol", { class: "moves replay-moves", "aria-label": "Moves" },
@@ -126,7 +141,7 @@ export function mountReplay(main, id, start, app) {
     function stop() {
       clearInterval(timer);
       timer = null;
-      playButton.textContent = "▶ Play";
+      drawInto(playButton, ICONS.play + "<span>Play</span>");
       playButton.setAttribute("aria-pressed", "false");
     }
 
@@ -136,7 +151,7 @@ export function mountReplay(main, id, start, app) {
         return;
       }
       if (at === last) goTo(0);
-      playButton.textContent = "⏸ Pause";
+      drawInto(playButton, ICONS.pause + "<span>Pause</span>");
       playButton.setAttribute("aria-pressed", "true");
       timer = setInterval(() => goTo(at + 1), Number(speed.value) * 1000);
     }
@@ -168,18 +183,18 @@ export function mountReplay(main, id, start, app) {
       h("div", { class: "room-body" },
         h("div", { class: "play" }, board.element, where, clocks,
           h("div", { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
-            h("button", { type: "button", "aria-label": "First position", text: "⏮", onclick: () => goTo(0) }),
-            h("button", { type: "button", "aria-label": "Back one move", text: "◀", onclick: () => goTo(at - 1) }),
+            iconButton("First position", ICONS.first, () => goTo(0)),
+            iconButton("Back one move", ICONS.back, () => goTo(at - 1)),
             playButton,
-            h("button", { type: "button", "aria-label": "Forward one move", text: "▶", onclick: () => goTo(at + 1) }),
-            h("button", { type: "button", "aria-label": "Last position", text: "⏭", onclick: () => goTo(last) }),
+            iconButton("Forward one move", ICONS.forward, () => goTo(at + 1)),
+            iconButton("Last position", ICONS.last, () => goTo(last)),
             speed),
           slider),
         h("aside", { class: "side" },
           h("section", { class: "panel" }, h("h2", { text: "Moves" }), moveList),
-          h("p", {}, link),
-          h("p", {}, h("a", { href: "#/replay", text: "All recorded games" }))))));
+          h("section", { class: "panel links" }, link, h("a", { href: "#/replay", text: "All recorded games" }))))));
     playButton.addEventListener("click", toggle);
+    stop();
     goTo(at);
     return () => document.removeEventListener("keydown", key);
   }
