@@ -398,3 +398,26 @@ def test_a_name_is_claimed_from_the_menu_and_then_needs_its_secret(base, open_pa
     other.get_by_role("button", name="Enter").click()
     expect(other.get_by_role("heading", name="Lobby")).to_be_visible()
     expect(ann.locator("#banner")).to_contain_text("another window")
+
+
+def test_a_draw_is_offered_and_accepted_then_the_next_game_is_resigned(base, open_page):
+    ann, bob = open_page("ann"), open_page("bob")
+    login(ann, base, "ann-series")
+    login(bob, base, "bob-series")
+    create_room(ann, "quarto", "Series Room", **{"Games in the series": "2", "Time control": "untimed"})
+    take_seat(bob, "Series Room")
+    expect(ann.locator(".meta")).to_have_text("Quarto · untimed · game 1 of 2")
+    ann.get_by_role("button", name="Offer a draw").click()
+    expect(ann.locator(".offer")).to_have_text("You offered a draw.")
+    expect(bob.locator(".offer")).to_contain_text("ann-series offers a draw")
+    bob.get_by_role("button", name="Accept the draw").click()
+    expect(bob.locator(".meta")).to_contain_text("game 2 of 2")  # the next game starts at once
+    expect(ann.locator(".series li")).to_have_text(["Draw: draw agreed replay"])
+    expect(ann.locator(".meta")).to_contain_text("score ann-series ½, bob-series ½")
+    expect(bob.locator(".status")).to_contain_text("Your move")  # with the other seat first
+    expect(ann.locator(".result")).to_be_hidden()
+    bob.get_by_role("button", name="Resign…").click()
+    bob.get_by_role("button", name="Yes, resign").click()
+    expect(ann.locator(".result")).to_contain_text("You won. ann-series won: seat 1 resigned")
+    expect(bob.locator(".result")).to_contain_text("You lost.")
+    expect(ann.locator(".meta")).to_contain_text("score ann-series 1½, bob-series ½")

@@ -3,7 +3,8 @@
  * bot, creating a room with every option the server offers, and the live list of rooms.
  */
 
-import { describeTimeControl, field, h, replace } from "./dom.js";
+import { field, h, replace } from "./dom.js";
+import { describeTimeControl } from "./format.js";
 import { GAMES } from "./games/index.js";
 
 /** Time controls offered in short forms; the first one leaves the choice to the server. */
@@ -265,6 +266,9 @@ export function mountLobby(main, app) {
 
   return () => {
     for (const stop of stops) stop();
-    if (session.loggedIn) session.request({ type: "watch_lobby", on: false }).catch(() => {});
+    if (!session.loggedIn) return;
+    session.request({ type: "watch_lobby", on: false }).catch(() => {});
+    // a seek answered while the lobby is gone would seat the player in a game they cannot see
+    if (seeking) session.request({ type: "cancel_seek", game: seeking }).catch(() => {});
   };
 }

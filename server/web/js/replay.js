@@ -6,9 +6,9 @@
 
 import { getJson, query } from "./api.js";
 import { BoardView } from "./board.js";
-import { drawInto, field, formatClock, formatDate, h, replace } from "./dom.js";
+import { drawInto, field, h, replace } from "./dom.js";
+import { formatClock, formatDate, resultText } from "./format.js";
 import { GAMES, gameOf } from "./games/index.js";
-import { resultText } from "./room.js";
 import { loadPreferences, savePreference } from "./storage.js";
 
 const PAGE = 25;

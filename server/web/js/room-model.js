@@ -38,6 +38,8 @@ export class RoomModel extends EventTarget {
     this.away = new Map(); // seat -> {name, until (performance.now() ms)}
     this.drawOffer = null; // the seat whose draw offer stands
     this.chat = [];
+    this.score = null; // a series' points by name
+    this.finished = []; // the games of the room that ended while the page was in it: {gameNo, result, players}
     this.notice = null; // {text, kind: "error" | "info"}
     this.picker = null;
     this.sending = false;
@@ -167,6 +169,13 @@ export class RoomModel extends EventTarget {
     this.setClocks(msg.clocks);
     this.seats = msg.players;
     this.result = { winner: msg.winner, reason: msg.reason, status: msg.status, record: msg.record, nextGame: msg.next_game };
+    this.finished.push({ gameNo: msg.game_no, result: this.result, players: msg.players });
+    if (this.score && msg.status !== "aborted") {
+      msg.players.forEach((name, seat) => {
+        const points = msg.winner === null ? 0.5 : msg.winner === seat ? 1 : 0;
+        this.score[name] = (this.score[name] || 0) + points;
+      });
+    }
     this.record = msg.record;
     this.picker = null;
     this.sending = false;
@@ -198,6 +207,7 @@ export class RoomModel extends EventTarget {
 
   applySettings(settings) {
     this.settings = settings;
+    if (settings.games > 1) this.score = { ...(settings.score || {}) };
     this.seats = settings.seats;
     this.useGame(settings.game, settings.options);
     if (this.status !== "playing") this.status = settings.status === "playing" ? "playing" : settings.status;

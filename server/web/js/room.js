@@ -4,17 +4,10 @@
  */
 
 import { BoardView } from "./board.js";
-import { describeTimeControl, drawInto, formatClock, h, replace } from "./dom.js";
+import { drawInto, h, replace } from "./dom.js";
+import { describeTimeControl, formatClock, formatPoints, resultText } from "./format.js";
 
 const TICK_MS = 100;
-
-/** The text of a result: "ann won: four in a row", "Draw: draw agreed", "Aborted: ...". */
-export function resultText(result, players) {
-  if (result.winner === null || result.winner === undefined) {
-    return `${result.status === "aborted" ? "Aborted" : "Draw"}: ${result.reason}`;
-  }
-  return `${players[result.winner] || `Seat ${result.winner}`} won: ${result.reason}`;
-}
 
 /** " (red)": what a seat's pieces are, when the game gives seats pieces of their own. */
 function seatWord(game, seat) {
@@ -40,6 +33,7 @@ export function mountRoom(main, name, app) {
   const result = h("div", { class: "result" });
   const actions = h("div", { class: "actions" });
   const movesList = h("ol", { class: "moves", "aria-label": "Moves" });
+  const series = h("section", { class: "panel series", hidden: true }, h("h2", { text: "Games in this room" }), h("ol"));
   const chatLog = h("ol", { class: "chat-log", "aria-live": "polite", "aria-label": "Chat" });
   const chatInput = h("input", { type: "text", name: "chat", maxlength: "500", autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
   const chatForm = h("form", { class: "chat-form", onsubmit: sendChat }, chatInput, h("button", { type: "submit", text: "Send" }));
@@ -49,7 +43,7 @@ export function mountRoom(main, name, app) {
       h("header", { class: "room-head" }, title, meta),
       h("div", { class: "room-body" },
         h("div", { class: "play" }, bars[0].element, boardSlot, bars[1].element, status, notice),
-        h("aside", { class: "side" }, offer, result, actions,
+        h("aside", { class: "side" }, offer, result, actions, series,
           h("section", { class: "panel" }, h("h2", { text: "Moves" }), movesList),
           h("section", { class: "panel" }, h("h2", { text: "Chat" }), chatLog, chatForm)))));
 
@@ -86,8 +80,10 @@ export function mountRoom(main, name, app) {
     if (settings.games > 1) bits.push(`game ${Math.max(1, model.gameNo)} of ${settings.games}`);
     if (settings.illegal_move === "lose") bits.push("an illegal move loses");
     if (!model.isPlayer && model.role) bits.push("you are watching");
+    if (model.score && Object.keys(model.score).length) {
+      bits.push(`score ${Object.entries(model.score).map(([who, points]) => `${who} ${formatPoints(points)}`).join(", ")}`);
+    }
     meta.textContent = bits.join(" · ");
-    if (settings.score) meta.append(h("span", { class: "score", text: ` · score ${Object.entries(settings.score).map(([who, points]) => `${who} ${points}`).join(", ")}` }));
 
     for (const bar of bars) {
       const seatName = model.seats[bar.seat];
@@ -116,7 +112,18 @@ export function mountRoom(main, name, app) {
     renderResult();
     renderActions();
     renderMoves();
+    renderSeries();
     renderChat();
+  }
+
+  function renderSeries() {
+    series.hidden = !(model.settings && model.settings.games > 1 && model.finished.length);
+    keyed(series.lastChild, String(model.finished.length), () => {
+      for (const game of model.finished) {
+        series.lastChild.append(h("li", { value: game.gameNo }, resultText(game.result, game.players), " ",
+          game.result.record ? h("a", { href: `#/replay/${encodeURIComponent(game.result.record)}`, text: "replay" }) : null));
+      }
+    });
   }
 
   function statusText() {
@@ -154,8 +161,19 @@ export function mountRoom(main, name, app) {
     }
   }
 
+  /** Rebuild `element` only when `key` changed, so a button keeps the keyboard focus while others move. */
+  function keyed(element, key, build) {
+    if (element.dataset.key === key) return;
+    element.dataset.key = key;
+    element.replaceChildren();
+    build();
+  }
+
   function renderOffer() {
-    offer.replaceChildren();
+    keyed(offer, `${model.status}|${model.drawOffer}|${model.isPlayer}|${model.seat}`, buildOffer);
+  }
+
+  function buildOffer() {
     if (model.status !== "playing" || model.drawOffer === null) return;
     if (model.isPlayer && model.drawOffer !== model.seat) {
       offer.append(h("p", { text: `${model.seats[model.drawOffer]} offers a draw. Accept it, or make a move to decline.` }),
@@ -166,7 +184,11 @@ export function mountRoom(main, name, app) {
   }
 
   function renderResult() {
-    result.replaceChildren();
+    const shown = model.result && model.status !== "playing";
+    keyed(result, shown ? JSON.stringify([model.result, model.seats, model.seat, model.role]) : "", buildResult);
+  }
+
+  function buildResult() {
     if (!model.result || model.status === "playing") return;
     const { winner } = model.result;
     let verdict = "";
@@ -180,7 +202,10 @@ export function mountRoom(main, name, app) {
   }
 
   function renderActions() {
-    actions.replaceChildren();
+    keyed(actions, `${model.status}|${model.role}|${model.paused}|${model.drawOffer}|${confirmResign}`, buildActions);
+  }
+
+  function buildActions() {
     const playing = model.status === "playing" && model.isPlayer && !model.paused;
     if (playing) {
       const offered = model.drawOffer === model.seat;

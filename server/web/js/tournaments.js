@@ -6,6 +6,7 @@
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
+import { formatPoints } from "./format.js";
 import { GAMES } from "./games/index.js";
 
 const POLL_MS = 10000;
@@ -33,24 +34,17 @@ function table(caption, headings, rows, className) {
     h("tbody", {}, rows)));
 }
 
-/** Points as people write them: 2, 2½, ½; other fractions (tie-breaks) to two decimals. */
-function points(value) {
-  if (Number.isInteger(value)) return String(value);
-  if (Number.isInteger(value * 2)) return `${Math.floor(value) || ""}½`;
-  return String(Math.round(value * 100) / 100);
-}
-
 function standingsTable(standings) {
   const tiebreak = standings.tiebreak || "tie-break";
   const rows = standings.rows.map((row) => h("tr", {},
     h("td", { class: "num", text: String(row.rank) }),
     h("th", { scope: "row", text: row.name }),
-    h("td", { class: "num", text: points(row.points) }),
+    h("td", { class: "num", text: formatPoints(row.points) }),
     h("td", { class: "num", text: `${row.played}/${row.games}` }),
     h("td", { class: "num", text: `${row.wins}–${row.draws}–${row.losses}` }),
     h("td", { class: "num", text: row.forfeit_wins || row.forfeit_losses ? `+${row.forfeit_wins} −${row.forfeit_losses}` : "" }),
     h("td", { class: "num", text: row.byes ? String(row.byes) : "" }),
-    h("td", { class: "num", text: row.tiebreak === null || row.tiebreak === undefined ? "" : points(row.tiebreak) }),
+    h("td", { class: "num", text: row.tiebreak === null || row.tiebreak === undefined ? "" : formatPoints(row.tiebreak) }),
     h("td", { class: "num", text: row.elo === null || row.elo === undefined ? "" : `${Math.round(row.elo)}${row.elo_margin ? ` ± ${Math.round(row.elo_margin)}` : ""}` })));
   return table("Standings", ["#", "Player", "Points", "Played", "W–D–L", "Forfeits", "Byes", tiebreak, "Elo"], rows, "standings");
 }
