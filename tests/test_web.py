@@ -137,9 +137,9 @@ def test_two_pages_play_a_whole_game_by_clicking(base, open_page, game_id):
             expect(moves_shown(page)).to_have_count(len(played))
     outcome = game.outcome(state)
     for seat, page in pages.items():
-        expect(page.locator(".result")).to_contain_text(outcome.reason)
-        verdict = "Draw" if outcome.winner is None else "You won" if outcome.winner == seat else "You lost"
-        expect(page.locator(".result")).to_contain_text(verdict)
+        expect(page.locator(".status")).to_contain_text(outcome.reason)
+        verdict = "A draw." if outcome.winner is None else "You won." if outcome.winner == seat else "You lost."
+        expect(page.locator(".result .verdict")).to_have_text(verdict)
         assert moves_shown(page).all_inner_texts() == played
 
 
@@ -306,7 +306,7 @@ def test_a_page_plays_a_house_bot_to_the_end(open_page, tmp_path):
             count = moves_shown(page).count()
             play_by_clicking(page, "connect4", state, move)
             expect(moves_shown(page)).to_have_count(count + 1)
-        expect(page.locator(".result")).to_contain_text(re.compile("You won|You lost|Draw"))
+        expect(page.locator(".result .verdict")).to_have_text(re.compile("You won|You lost|A draw"))
     finally:
         stop(proc)
 
@@ -418,6 +418,25 @@ def test_a_draw_is_offered_and_accepted_then_the_next_game_is_resigned(base, ope
     expect(ann.locator(".result")).to_be_hidden()
     bob.get_by_role("button", name="Resign…").click()
     bob.get_by_role("button", name="Yes, resign").click()
-    expect(ann.locator(".result")).to_contain_text("You won. ann-series won: seat 1 resigned")
-    expect(bob.locator(".result")).to_contain_text("You lost.")
+    expect(ann.locator(".status")).to_have_text("ann-series won: seat 1 resigned")
+    expect(ann.locator(".result .verdict")).to_have_text("You won.")
+    expect(bob.locator(".result .verdict")).to_have_text("You lost.")
     expect(ann.locator(".meta")).to_contain_text("score ann-series 1½, bob-series ½")
+
+
+def test_two_players_who_seek_the_same_game_meet_and_the_clock_runs_down(base, open_page):
+    ann, bob = open_page("ann"), open_page("bob")
+    login(ann, base, "ann-seek")
+    login(bob, base, "bob-seek")
+    for page in (ann, bob):
+        card = page.locator("form", has=page.get_by_role("heading", name="Play someone"))
+        card.get_by_label("Game").select_option("santorini")
+        card.get_by_label("Time").select_option(label="10 s a move")
+        card.get_by_role("button", name="Find an opponent").click()
+        if page is ann:
+            expect(card.locator(".form-status")).to_have_text("Looking for an opponent for Santorini (10 s a move)…")
+            expect(card.get_by_role("button", name="Cancel")).to_be_visible()
+    room = ann.locator(".room-head h1")
+    expect(room).not_to_be_empty()
+    expect(bob.locator(".room-head h1")).to_have_text(room.inner_text())
+    expect(ann.locator(".player .clock.running")).to_have_text(re.compile(r"^[0-8]\.\d$"))  # 10 s, counting down

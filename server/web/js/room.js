@@ -190,10 +190,12 @@ export function mountRoom(main, name, app) {
 
   function buildResult() {
     if (!model.result || model.status === "playing") return;
+    // the result itself is in the status line under the board; this panel says what it means for you
     const { winner } = model.result;
-    let verdict = "";
-    if (model.isPlayer && winner !== null && winner !== undefined) verdict = winner === model.seat ? "You won. " : "You lost. ";
-    result.append(h("p", { class: "verdict" }, h("b", { text: verdict }), resultText(model.result, model.seats)));
+    let verdict = "The game is over.";
+    if (model.isPlayer && winner !== null && winner !== undefined) verdict = winner === model.seat ? "You won." : "You lost.";
+    else if (model.isPlayer && model.result.status !== "aborted") verdict = "A draw.";
+    result.append(h("p", { class: "verdict" }, h("b", { text: verdict })));
     if (model.result.nextGame) result.append(h("p", { text: "The next game of the series starts when both players are seated." }));
     const links = h("p", { class: "links" });
     if (model.result.record) links.append(h("a", { href: `#/replay/${encodeURIComponent(model.result.record)}`, text: "Replay this game" }), " ");
