@@ -361,10 +361,15 @@ def test_a_tournament_page_shows_standings_crosstable_schedule_and_live_games(ba
         "href", "#/replay/abc123")
 
 
+def fits(page: Page, width: int = 375) -> None:
+    """Nothing on the page is wider than the screen (no sideways scrolling)."""
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"{page.url} is {wide} px wide at {width} px"
+
+
 def test_a_phone_sized_page_plays_by_keyboard(base, open_page):
     ann, bob = start_connect4(open_page, base, "Phone Room", ("cosc322", "algebraic"), width=375)
-    overflow = ann.evaluate("document.documentElement.scrollWidth")
-    assert overflow <= 375, f"the page is {overflow} px wide at 375 px"
+    fits(ann)
     box = ann.locator(".board").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
     first = ann.locator('.sq[data-sq="a1"]')
@@ -380,6 +385,10 @@ def test_a_phone_sized_page_plays_by_keyboard(base, open_page):
     ann.keyboard.press("ArrowUp")
     ann.keyboard.press("Space")
     expect(moves_shown(bob)).to_have_text(["4", "1", "4"])
+    for route in ("#/lobby", "#/replay", "#/tournaments"):
+        ann.goto(f"{base}/{route}")
+        expect(ann.locator("main h1")).to_be_visible()
+        fits(ann)
 
 
 def test_a_name_is_claimed_from_the_menu_and_then_needs_its_secret(base, open_page):
@@ -440,3 +449,16 @@ def test_two_players_who_seek_the_same_game_meet_and_the_clock_runs_down(base, o
     expect(room).not_to_be_empty()
     expect(bob.locator(".room-head h1")).to_have_text(room.inner_text())
     expect(ann.locator(".player .clock.running")).to_have_text(re.compile(r"^[0-8]\.\d$"))  # 10 s, counting down
+
+
+def test_a_spectator_takes_the_empty_seat_from_the_room(base, open_page):
+    ann, sue = open_page("ann"), open_page("sue")
+    login(ann, base, "ann-empty")
+    login(sue, base, "sue-empty")
+    create_room(ann, "amazons", "Empty Seat Room")
+    sue.goto(base + "/#/room/Empty%20Seat%20Room")
+    expect(sue.locator(".status")).to_have_text("Waiting for players.")
+    sue.get_by_role("button", name="Take this seat").click()
+    expect(sue.locator(".meta")).not_to_contain_text("watching")
+    expect(ann.locator(".status")).to_contain_text("Your move: Pick one of your queens")
+    expect(sue.locator('.player[data-seat="1"]')).to_contain_text("sue-empty (white) (you)")

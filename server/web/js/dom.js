@@ -31,6 +31,11 @@ export function append(el, children) {
   return el;
 }
 
+/** Set the text of `el` only when it changes (live regions announce every change). */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 /** Replace the children of `el`. */
 export function replace(el, ...children) {
   el.replaceChildren();

@@ -44,6 +44,7 @@ export class RoomModel extends EventTarget {
     this.picker = null;
     this.sending = false;
     this.asked = -1; // the move count for which legal moves were asked
+    this.expecting = null; // the level of a house bot asked for, until it sits down
   }
 
   get coords() {
@@ -307,13 +308,7 @@ export class RoomStore {
     this.rooms = new Map();
     session.on("*", (msg) => {
       if (!ROOM_MESSAGES.has(msg.type) || typeof msg.room !== "string") return;
-      if (msg.type === "left") {
-        const model = this.rooms.get(msg.room);
-        if (model) model.handle(msg);
-        this.rooms.delete(msg.room);
-        return;
-      }
-      this.get(msg.room).handle(msg);
+      this.get(msg.room).handle(msg); // a room left stays (without a role) until the next login
     });
     session.on("error", (msg) => {
       // errors without an id (a move refused in a room that makes illegal moves lose, ...)

@@ -4,7 +4,7 @@
  */
 
 import { BoardView } from "./board.js";
-import { drawInto, h, replace } from "./dom.js";
+import { drawInto, h, replace, setText } from "./dom.js";
 import { describeTimeControl, formatClock, formatPoints, resultText } from "./format.js";
 
 const TICK_MS = 100;
@@ -83,7 +83,7 @@ export function mountRoom(main, name, app) {
     if (model.score && Object.keys(model.score).length) {
       bits.push(`score ${Object.entries(model.score).map(([who, points]) => `${who} ${formatPoints(points)}`).join(", ")}`);
     }
-    meta.textContent = bits.join(" · ");
+    setText(meta, bits.join(" · "));
 
     for (const bar of bars) {
       const seatName = model.seats[bar.seat];
@@ -104,8 +104,8 @@ export function mountRoom(main, name, app) {
       chosen: picking ? model.picker.chosen : [],
       interactive: Boolean(picking) && !model.sending,
     });
-    status.textContent = statusText();
-    notice.textContent = model.notice ? model.notice.text : "";
+    setText(status, statusText());
+    setText(notice, model.notice ? model.notice.text : "");
     notice.className = `notice ${model.notice ? model.notice.kind : ""}`;
     document.title = model.myTurn ? `Your move · ${name} · Plyhall` : `${name} · Plyhall`;
     renderOffer();
@@ -153,11 +153,11 @@ export function mountRoom(main, name, app) {
     const now = performance.now();
     for (const bar of bars) {
       const left = clocks ? clocks[bar.seat] : null;
-      bar.clock.textContent = clocks ? formatClock(left) : "";
+      setText(bar.clock, clocks ? formatClock(left) : "");
       bar.clock.classList.toggle("running", Boolean(model.clocks && model.clocks.running === bar.seat && !model.paused));
       bar.clock.classList.toggle("low", clocks !== null && left < 10);
       const away = model.away.get(bar.seat);
-      bar.away.textContent = away ? `lost the connection: ${Math.max(0, Math.ceil((away.until - now) / 1000))} s to come back` : "";
+      setText(bar.away, away ? `lost the connection: ${Math.max(0, Math.ceil((away.until - now) / 1000))} s to come back` : "");
     }
   }
 
