@@ -56,6 +56,7 @@ from protocol.games import get_game  # noqa: E402
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
+PAUSE_EDGES = (1, 2, 5, 10, 20, 50, 100)  # ms: the GC pause histogram's bucket edges
 
 
 def log(text: str) -> None:
@@ -136,10 +137,13 @@ class LatenessProbe:
 
     def gc_within(self, start: float, end: float) -> dict[str, Any]:
         """Garbage-collector pauses in the window: count, total and longest (wall ms; CPU ms of the
-        collector itself, which tells collection work from time the process waited for a CPU), and
-        the full collections."""
+        collector itself, which tells collection work from time the process waited for a CPU), the
+        full collections, and a histogram of the pauses (wall ms, by PAUSE_EDGES)."""
         pauses = [(d, c, g) for t, d, c, g in self.gc_pauses if start <= t < end]
-        return {"count": len(pauses), "total_ms": 1000 * sum(d for d, _, _ in pauses),
+        histogram = [0] * (len(PAUSE_EDGES) + 1)
+        for d, _, _ in pauses:
+            histogram[sum(1000 * d >= edge for edge in PAUSE_EDGES)] += 1
+        return {"count": len(pauses), "total_ms": 1000 * sum(d for d, _, _ in pauses), "histogram": histogram,
                 "cpu_ms": 1000 * sum(c for _, c, _ in pauses),
                 "max_ms": 1000 * max((d for d, _, _ in pauses), default=0.0),
                 "max_cpu_ms": 1000 * max((c for _, c, _ in pauses), default=0.0),
@@ -159,14 +163,19 @@ def loadavg() -> str:
 # Server processes ---------------------------------------------------------------------------------
 
 
+def tracked_objects() -> int:
+    """Objects the garbage collector tracks, frozen ones included."""
+    return len(gc.get_objects()) + gc.get_freeze_count()
+
+
 def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, stop: Any, control: Any,
                         open_files: int) -> None:
     """Child process: a PlyhallServer on a free port until ``stop`` is set."""
     import logging
 
-    from server.app import PlyhallServer, RateLimit, tune_gc_for_serving
+    from server.app import PlyhallServer, RateLimit
     from server.hall import Limits
-    from server.storage import SQLiteStorage
+    from server.storage import open_storage
 
     logging.basicConfig(level=logging.WARNING)
     raise_open_files(open_files)
@@ -174,28 +183,30 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, sto
     async def main() -> None:
         limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=2 * rate)
         limits = Limits() if rooms <= Limits().max_rooms else Limits(max_rooms=rooms)
-        srv = PlyhallServer(SQLiteStorage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits)
+        srv = PlyhallServer(open_storage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits,
+                            serving_gc=True)  # as `plyhall serve` does
         await srv.start()
-        tune_gc_for_serving()  # as `plyhall serve` does
         probe = LatenessProbe(watch_gc=True).start()
+        idle = tracked_objects()
         ready.put(srv.port)
         while not stop.is_set():
             await asyncio.sleep(0.2)
         probe.stop()
-        report_probe(probe, control, ready)
+        report_probe(probe, control, ready, {"idle_objects": idle, "objects": tracked_objects(),
+                                             "connections": len(srv.connections)})
         await srv.stop()
 
     asyncio.run(main())
 
 
-def report_probe(probe: LatenessProbe, control: Any, out: Any) -> None:
+def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, Any] | None = None) -> None:
     """Put the probe's lateness over the window the parent sent (if it sent one)."""
     try:
         start, end = control.get(timeout=1)
     except Exception:  # queue.Empty: no window measured
-        out.put(([], probe.gc_within(0, 0)))
+        out.put(([], {**probe.gc_within(0, 0), **(extra or {})}))
         return
-    out.put((probe.within(start, end), probe.gc_within(start, end)))
+    out.put((probe.within(start, end), {**probe.gc_within(start, end), **(extra or {})}))
 
 
 def relay_server_main(ready: Any, stop: Any, control: Any, open_files: int) -> None:
@@ -583,7 +594,7 @@ def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], wa
 
 def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     log(f"saturation: {args.rooms} rooms, Plyhall server starting")
-    server = ServerProcess(plyhall_server_main, os.path.join(tmp, "saturation.db"), SATURATION_RATE,
+    server = ServerProcess(plyhall_server_main, database(args, tmp, "saturation"), SATURATION_RATE,
                            args.rooms).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     params = {"seed": args.seed, "think": (0.0, 0.0), "spectators": 0, "tag": "sat",
@@ -627,7 +638,7 @@ def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
 
 def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
-    server = ServerProcess(plyhall_server_main, os.path.join(tmp, "scale.db"), None, args.games).start()
+    server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
@@ -657,6 +668,21 @@ def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
         "load_late": percentiles([x for r in results for x in r["lateness"]]),
         "wait": figures["wait"], "load_wait": figures["load_wait"], "loadavg": loadavg(),
     }
+
+
+def database(args: argparse.Namespace, tmp: str, phase: str) -> str:
+    """The --db of a phase's server: a fresh SQLite file, or the given database (emptied first)."""
+    if args.db is None:
+        return os.path.join(tmp, f"{phase}.db")
+    from server.storage import open_storage
+
+    storage = open_storage(args.db)
+    wipe = getattr(storage, "wipe", None)
+    if wipe is None:
+        raise SystemExit(f"--db {args.db}: this storage cannot be emptied for a benchmark")
+    wipe()
+    storage.close()
+    return args.db
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -730,6 +756,16 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
         print(f"{'server GC pauses in the window':<44}{g['count']:>12}  {g['total_ms']:.0f} ms wall "
               f"({g['cpu_ms']:.0f} ms CPU) in all, longest {g['max_ms']:.0f} ms wall ({g['max_cpu_ms']:.1f} ms CPU); "
               f"{g['full']} full, longest {g['full_max_ms']:.0f} ms")
+        ok = "ok" if g["max_ms"] < 20 else "MISSED"
+        print(f"{'longest GC pause (ms)':<44}{g['max_ms']:>12.1f}  < 20 ms: {ok}")
+        edges = ("<1", *(f"{a}-{b}" for a, b in zip(PAUSE_EDGES, PAUSE_EDGES[1:], strict=False)),
+                 f">={PAUSE_EDGES[-1]}")
+        print(f"{'GC pause histogram (ms: count)':<44}  " + "  ".join(
+            f"{edge}: {count}" for edge, count in zip(edges, g["histogram"], strict=True)))
+        if g.get("connections"):
+            per = (g["objects"] - g["idle_objects"]) / g["connections"]
+            print(f"{'objects tracked by the GC per connection':<44}{per:>12.1f}  "
+                  f"({g['objects']} tracked at the end, {g['idle_objects']} before any client)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -744,6 +780,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load-procs", type=int, default=1, help="saturation: load processes (default 1)")
     parser.add_argument("--scale-procs", type=int, default=2, help="scale: load processes (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--db", help="the servers' database, e.g. postgresql://user@127.0.0.1:5432/bench (emptied "
+                                     "first!); default: a fresh SQLite file per phase")
     args = parser.parse_args(argv)
     if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
         parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")

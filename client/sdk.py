@@ -50,6 +50,7 @@ log = logging.getLogger("plyhall.client")
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 FINISHED_ROOM_RETRIES = 100  # tenths of a second to wait for a finished named room to empty
+TOURNAMENT_POLL = 2.0  # seconds between two looks for a tournament that does not exist yet
 
 
 class ServerError(Exception):
@@ -401,6 +402,7 @@ class RunOptions:
     url: str = DEFAULT_URL
     game: str | None = None
     room: str | None = None
+    tournament: str | None = None  # play this tournament's games (seated by the server) until it ends
     games: int | None = None  # stop after this many games; None plays on
     series: int = 1
     coords: str = "algebraic"
@@ -423,8 +425,8 @@ class PlayerRunner:
     def __init__(self, player: Player | Callable[[], Player], options: RunOptions) -> None:
         if options.game is not None:
             get_game(options.game)  # KeyError naming the games
-        if options.room is None and options.game is None:
-            raise ValueError("give a room to join, or a game to find an opponent for")
+        if options.room is None and options.game is None and options.tournament is None:
+            raise ValueError("give a room to join, a game to find an opponent for, or a tournament to play in")
         check_url(options.url)
         self.options = options
         self.player = player
@@ -435,6 +437,7 @@ class PlayerRunner:
         self.finished = False
         self.resume: str | None = None
         self._said = ""
+        self._tournament_over = False
 
     def status(self, text: str) -> None:
         """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
@@ -488,8 +491,8 @@ class PlayerRunner:
             await client.connect()
             welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
             self.resume = client.resume
-            if not welcome.get("rooms"):
-                await self._find_game(client)
+            if opts.tournament is not None or not welcome.get("rooms"):
+                await self._find_game(client)  # a tournament entrant follows its event even when seated already
             while not self.finished:
                 msg = await client.recv(timeout=None)
                 await self._on_message(client, msg)
@@ -498,6 +501,18 @@ class PlayerRunner:
 
     async def _find_game(self, client: Client) -> None:
         opts = self.options
+        if opts.tournament is not None:
+            while True:
+                try:
+                    reply = await client.request({"type": "watch_tournament", "tournament": opts.tournament})
+                except ServerError as exc:
+                    if exc.code != "no_such_tournament":
+                        raise
+                    self.status(f"waiting for the tournament {opts.tournament} to be created")
+                    await asyncio.sleep(TOURNAMENT_POLL)
+                    continue
+                self._tournament_news(reply["tournament"])
+                return
         if opts.room is None:
             seek: dict[str, Any] = {"type": "seek", "game": opts.game, "games": opts.series}
             for key in ("options", "time_control"):
@@ -569,12 +584,29 @@ class PlayerRunner:
             await self._maybe_move(client, msg["room"])
         elif kind == "game_over":
             await self._game_over(client, msg)
+        elif kind == "tournament":
+            self._tournament_news(msg["tournament"])
         elif kind == "player_away":
             self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
         elif kind == "error":
             log.warning("server error: %s %s", msg.get("code"), msg.get("message"))
             if msg.get("code") == "illegal_move":
                 raise IllegalMove(msg.get("message", "illegal move"))
+
+    def _tournament_news(self, event: dict[str, Any]) -> None:
+        """Follow the tournament this bot plays in: say where it stands; stop once it is over."""
+        if self.options.tournament not in (event.get("id"), event.get("name")):
+            return
+        if event["status"] in ("finished", "cancelled"):
+            self._tournament_over = True
+            if not self.rooms:
+                self.finished = True
+                self.status(f"tournament {event['name']} is {event['status']}")
+            return
+        if not self.rooms:
+            progress = event.get("progress", {})
+            self.status(f"waiting to be seated in tournament {event['name']} ({event['status']}, "
+                        f"{progress.get('done', 0)} of {progress.get('total', '?')} games played)")
 
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
         room = self.rooms.pop(msg["room"], None)
@@ -584,8 +616,11 @@ class PlayerRunner:
             self.results.append(result)
             if self.options.on_result is not None:
                 self.options.on_result(result)
-        if self.options.games is not None and len(self.results) >= self.options.games:
+        if (self.options.games is not None and len(self.results) >= self.options.games) or (
+                self._tournament_over and not self.rooms):
             self.finished = True
+            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+        elif self.options.tournament is not None:
             await client.request({"type": "leave", "room": msg["room"]}, check=False)
         elif not msg.get("next_game"):
             await client.request({"type": "leave", "room": msg["room"]}, check=False)

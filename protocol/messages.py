@@ -112,7 +112,8 @@ CLIENT_MESSAGES: dict[str, Schema] = {
     "create_room": _schema(
         "Create a room.",
         {"game": STR},
-        {"name": STR, "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "games": INT},
+        {"name": STR, "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "games": INT,
+         "opponent": STR},
         ("room",),
     ),
     "join": _schema(
@@ -145,6 +146,22 @@ CLIENT_MESSAGES: dict[str, Schema] = {
                           replies=("draw_offered", "game_over")),
     "chat": _schema("Say something in a room.", {"room": ROOM, "text": STR}, replies=("chat",)),
     "ping": _schema("Ask for a pong (application-level liveness check).", replies=("pong",)),
+    "list_tournaments": _schema("Ask for the tournaments of this server.", replies=("tournaments",)),
+    "watch_tournament": _schema(
+        "Get a tournament's standings now and a push whenever they change (on: false stops).",
+        {"tournament": STR}, {"on": BOOL}, ("tournament",)),
+    "tournament_create": _schema(
+        "Define a tournament (organiser only): game, format, entrants (players, and local house bot levels), "
+        "games per pairing, cycles or rounds, the games' settings, concurrency, openings, an SPRT; start it at "
+        "once with start.",
+        {"game": STR, "format": STR},
+        {"name": STR, "players": LIST, "local": LIST, "games_per_pairing": INT, "cycles": INT, "rounds": INT,
+         "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "concurrency": INT,
+         "openings": MAP, "sprt": MAP, "start": BOOL},
+        ("tournament",)),
+    "tournament_control": _schema(
+        "Start, pause, resume or cancel a tournament (organiser only).",
+        {"tournament": STR, "action": STR}, replies=("tournament",)),
 }
 
 # What the server sends. Required fields are always present (some may be null, as their kind
@@ -187,17 +204,19 @@ def _server(kind: str, doc: str, required: dict | None = None, optional: dict | 
 
 @_server("welcome", "Login accepted: your name and convention, the server's version, whether the name is "
          "claimed, the game ids, the rooms where you hold a seat (resumed at once), and a resume token that "
-         "proves this identity when you log in again.",
+         "proves this identity when you log in again; house: the levels of house bots the server can start.",
          {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "games": LIST, "rooms": LIST,
           "resume": STR},
-         {"organiser": BOOL})
+         {"organiser": BOOL, "house": LIST})
 def welcome(name: str, coords: str, server: str, claimed: bool, games: list[str], rooms: list[str],
-            resume: str, organiser: bool = False) -> dict[str, Any]:
+            resume: str, organiser: bool = False, house: list[str] | None = None) -> dict[str, Any]:
     """The reply to ``login``."""
     msg = {"type": "welcome", "name": name, "coords": coords, "server": server, "claimed": claimed,
            "games": games, "rooms": rooms, "resume": resume}
     if organiser:
         msg["organiser"] = True
+    if house:
+        msg["house"] = house
     return msg
 
 
@@ -321,6 +340,20 @@ def seeking(seek: dict[str, Any]) -> dict[str, Any]:
 def seek_cancelled(game: str) -> dict[str, Any]:
     """The seek for ``game`` is gone."""
     return {"type": "seek_cancelled", "game": game}
+
+
+@_server("tournaments", "The tournaments of this server, each in short: id, name, game, format, status, "
+         "entrants and progress.", {"tournaments": LIST})
+def tournaments(listing: list[dict[str, Any]]) -> dict[str, Any]:
+    """The tournament listing."""
+    return {"type": "tournaments", "tournaments": listing}
+
+
+@_server("tournament", "One tournament in full: status, standings with Elo, crosstable, schedule, pairings, "
+         "SPRT and progress (the reply to a tournament request, and pushes to its watchers).", {"tournament": MAP})
+def tournament(body: dict[str, Any]) -> dict[str, Any]:
+    """A tournament's full state."""
+    return {"type": "tournament", "tournament": body}
 
 
 @_server("pong", "Reply to ping.")

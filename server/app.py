@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import gc
 import logging
 import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -29,10 +29,15 @@ from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, Codec, codec_for
 from protocol.messages import ProtocolError, validate
 
 from .env import Env
+from .gc_policy import ServingGC
 from .hall import Hall, HallOutbox, Limits
-from .http import HttpApi, game_param, int_param, json_response, status_param, text_response
+from .house import HouseBots
+from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
 from .identity import SecretCheck
+from .metrics import CONTENT_TYPE, Metrics
+from .records import MovePlayed
 from .storage import Storage
+from .tournament.director import slug
 from .web import STATIC_PREFIX, StaticFiles
 from .writer import GroupCommitWriter
 
@@ -61,6 +66,11 @@ class TokenBucket:
         self.updated = now
         self.strikes = 0
         self.last_strike = now
+
+    def refund(self) -> None:
+        """Give back the token of a message that turned out to be an accepted move: play is paced by the
+        opponent's moves, so a bot answering at once is never limited, however fast its games go."""
+        self.tokens = min(self.limit.burst, self.tokens + 1)
 
     def take(self, now: float) -> bool:
         """Spend a token if there is one; count a strike if not.
@@ -132,16 +142,24 @@ class Connection:
             await asyncio.sleep(0.01)
 
 
-def tune_gc_for_serving() -> None:
-    """Make garbage collection cheap for a long-running server process.
+def release(ws: ServerConnection) -> None:
+    """Break the reference cycles a closed connection leaves in websockets and asyncio, so that reference
+    counting frees it at once, without waiting for (or pausing in) the cyclic garbage collector.
 
-    A server holds many long-lived objects (connections, rooms); full collections of
-    them stall every room at once. Objects alive at start-up are frozen out of
-    collection, and the older generations are collected rarely.
+    Each is an attribute of a finished object: the protocol's parser (a generator that holds the protocol),
+    the subprotocol selector (a closure that holds the connection) and the transport's read callback (a
+    bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
     """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20_000, 50, 1000)
+    protocol = ws.protocol
+    parser = getattr(protocol, "parser", None)
+    if parser is not None:
+        protocol.parser = None  # type: ignore[assignment]
+        parser.close()
+    if getattr(protocol, "select_subprotocol", None) is not None:
+        protocol.select_subprotocol = None  # type: ignore[assignment,method-assign]
+    transport = ws.transport
+    if transport is not None and transport.is_closing() and hasattr(transport, "_read_ready_cb"):
+        transport._read_ready_cb = None  # type: ignore[attr-defined]
 
 
 class PlyhallServer:
@@ -159,6 +177,8 @@ class PlyhallServer:
         ping_timeout: float = 20.0,
         env: Env | None = None,
         organiser_secret: str | None = None,
+        house_bots: int = 0,
+        serving_gc: bool = False,
     ) -> None:
         self.storage = storage
         self.ping_interval = ping_interval
@@ -166,7 +186,9 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
-        self.hall = Hall(env, limits, room_defaults, organiser_secret)
+        self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots)
+        self.house: HouseBots | None = None
+        self._house_task: asyncio.Task | None = None
         self.connections: dict[int, Connection] = {}
         self.restored = (0, 0)  # rooms and running games taken back from storage at start
         self._next_id = 0
@@ -181,6 +203,9 @@ class PlyhallServer:
         self.http = HttpApi()
         self.web = StaticFiles()
         self._routes()
+        self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
+        self.metrics = Metrics(self._gauges)
+        self._lag_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
         self.stopping = False
@@ -212,6 +237,16 @@ class PlyhallServer:
             self.port = sockets[0].getsockname()[1]
         self._timer_task = asyncio.create_task(self._timer())
         self._timer_wakeup.set()  # restored rooms have grace deadlines
+        self._lag_task = asyncio.create_task(self.metrics.watch_loop())
+        if self.gc is not None:
+            self.gc.start()
+        if self.hall.house_limit:
+            host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::", "localhost") else self.host
+            self.house = HouseBots(f"ws://{host}:{self.port}/ws", self.hall.house_secret, self._house_exited)
+            self._house_task = asyncio.create_task(self._reap_house())
+            restarted, self.hall.restarted_house = self.hall.restarted_house, []
+            self._dispatch(HallOutbox(house=restarted))
+        self._dispatch(self.hall.resume_tournaments(time.monotonic()))
         log.info("plyhall %s listening on ws://%s:%d/ws", protocol.__version__, self.host, self.port)
 
     async def stop(self) -> None:
@@ -229,8 +264,15 @@ class PlyhallServer:
                 connection.closing = True
                 await connection.ws.close(1001, "server shutting down")
             await self._server.wait_closed()
-        if self._timer_task is not None:
-            self._timer_task.cancel()
+        for task in (self._timer_task, self._lag_task):
+            if task is not None:
+                task.cancel()
+        if self.gc is not None:
+            self.gc.stop()
+        if self._house_task is not None:
+            self._house_task.cancel()
+        if self.house is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.house.stop_all)
         if self._writer is not None:
             await asyncio.get_running_loop().run_in_executor(None, self._writer.stop)
         self._hashing.shutdown(wait=True)
@@ -280,6 +322,8 @@ class PlyhallServer:
                 await connection.drain(1.0)
             writer.cancel()
             log.debug("connection %d closed", conn_id)
+            await ws.wait_closed()
+            release(ws)
 
     def _refuse_while_stopping(self, connection: Connection, data: bytes | str) -> None:
         decoded = connection.codec.decode(data)
@@ -291,29 +335,37 @@ class PlyhallServer:
 
     def _receive(self, connection: Connection, data: bytes | str) -> None:
         now = time.monotonic()
+        self.metrics.received += 1
         if not connection.bucket.take(now):
             if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
                 self._close(connection, 1008, "rate limit exceeded")
             elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
-                connection.push(ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} messages a "
-                                              "second; messages are being dropped").to_message())
+                self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
+                                                       "messages a second; messages are being dropped"))
             return
         decoded = connection.codec.decode(data)
         if isinstance(decoded, ProtocolError):
-            connection.push(decoded.to_message())
+            self._refuse(connection, decoded)
             return
         msg = validate(decoded)
         if isinstance(msg, ProtocolError):
-            connection.push(msg.to_message())
+            self._refuse(connection, msg)
             return
         try:
             out = self.hall.handle(connection.id, msg, now)
         except Exception:  # a bug must cost one reply, never the server
             log.exception("error handling %s", msg.get("type"))
-            connection.push(ProtocolError("bad_message", "the server could not handle this message",
-                                          msg.get("id")).to_message())
+            self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
+                                                   msg.get("id")))
             return
+        if msg["type"] == "move" and any(type(write) is MovePlayed for write in out.writes):
+            connection.bucket.refund()
         self._dispatch(out)
+
+    def _refuse(self, connection: Connection, error: ProtocolError) -> None:
+        """An error found before the hall saw the message (undecodable, invalid, rate-limited)."""
+        self.metrics.errors[error.code] += 1
+        connection.push(error.to_message())
 
     def _close(self, connection: Connection, code: int, reason: str) -> None:
         if connection.closing:
@@ -325,9 +377,16 @@ class PlyhallServer:
         """Send ``out`` once its writes are committed (at once when it has none and nothing waits)."""
         for check in out.checks:
             self._run_check(check)
+        if out.house or out.house_stop:
+            self._run_house(out)
         if out.ended:
             self.games_recorded += len(out.ended)
+            for record in out.ended:
+                self.metrics.games_ended[record.status] += 1
         if out.writes and self._writer is not None:
+            for write in out.writes:
+                if type(write) is MovePlayed:
+                    self.metrics.moves += 1
             seq = self._writer.submit(out.writes)
         elif self._held:
             seq = self._held[-1][0]
@@ -341,7 +400,14 @@ class PlyhallServer:
             self._deliver(self._held.popleft()[1])
 
     def _deliver(self, out: HallOutbox) -> None:
+        metrics = self.metrics
+        metrics.sent += len(out.messages)
         for conn_id, msg in out.messages:
+            kind = msg["type"]
+            if kind == "error":
+                metrics.errors[msg["code"]] += 1
+            elif kind == "welcome":
+                metrics.logins += 1
             connection = self.connections.get(conn_id)
             if connection is not None and not connection.push(msg):
                 self._close(connection, 1008, "too slow: too many unsent messages")
@@ -369,6 +435,27 @@ class PlyhallServer:
             self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
 
         future.add_done_callback(done)
+
+    def _run_house(self, out: HallOutbox) -> None:
+        for request in out.house:
+            if self.house is None or not self.house.start(request):
+                self._dispatch(self.hall.house_exited(request.name, time.monotonic()))
+        for name in out.house_stop:
+            proc = self.house.running.get(name) if self.house is not None else None
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+
+    def _house_exited(self, name: str, code: int) -> None:
+        self._dispatch(self.hall.house_exited(name, time.monotonic()))
+
+    async def _reap_house(self) -> None:
+        assert self.house is not None
+        while True:
+            await asyncio.sleep(0.5)
+            try:
+                self.house.reap()
+            except Exception:
+                log.exception("reaping house bots failed")
 
     async def _timer(self) -> None:
         while True:
@@ -403,9 +490,12 @@ class PlyhallServer:
 
     def _routes(self) -> None:
         self.http.route("/healthz", self._healthz)
+        self.http.route("/metrics", self._metrics)
         self.http.route("/api/rooms", self._api_rooms)
         self.http.route("/api/games", self._api_games)
         self.http.route("/api/games/*", self._api_game)
+        self.http.route("/api/tournaments", self._api_tournaments)
+        self.http.route("/api/tournaments/*", self._api_tournament)
         self.http.route("/", self.web.index)
         self.http.route(STATIC_PREFIX + "*", self.web.file)
 
@@ -422,6 +512,28 @@ class PlyhallServer:
             "rooms": len(self.hall.rooms), "connections": len(self.connections),
             "uptime": round(time.time() - self.started, 1), "database": database,
         })
+
+    async def _metrics(self, path: str, query: dict[str, str]) -> Response:
+        return text_response(200, self.metrics.render().decode(), CONTENT_TYPE)
+
+    def _gauges(self) -> dict[str, Any]:
+        """Live values for the metrics scrape."""
+        writer = self._writer
+        if writer is not None:
+            while writer.commit_seconds:
+                self.metrics.commit.observe(writer.commit_seconds.popleft())
+        tournaments: dict[str, int] = {}
+        for director in self.hall.tournaments.values():
+            tournaments[director.status] = tournaments.get(director.status, 0) + 1
+        return {
+            "connections": len(self.connections), "sessions": len(self.hall.sessions), "rooms": len(self.hall.rooms),
+            "games_running": sum(room.status == "playing" for room in self.hall.rooms.values()),
+            "seeks": sum(len(waiting) for waiting in self.hall.seeks.values()),
+            "house_bots": len(self.house.running) if self.house is not None else 0, "tournaments": tournaments,
+            "storage_queued": writer.queued if writer else 0, "storage_up": int(writer is None or writer.healthy),
+            "storage_commits": writer.commits if writer else 0,
+            "gc_pauses": self.gc.pauses if self.gc is not None else None,
+        }
 
     async def _api_rooms(self, path: str, query: dict[str, str]) -> Response:
         return json_response(200, {"rooms": self.hall.listing(game_param(query))})
@@ -440,3 +552,20 @@ class PlyhallServer:
         if record is None:
             return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
         return json_response(200, record)
+
+    async def _api_tournaments(self, path: str, query: dict[str, str]) -> Response:
+        return json_response(200, {"tournaments": [d.summary() for d in self.hall.tournaments.values()]})
+
+    async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
+        key = unquote(path.removeprefix("/api/tournaments/"))
+        director = self.hall.tournaments.get(key) or self.hall.tournaments.get(slug(key))
+        if director is None:
+            return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
+        form = query.get("format", "json")
+        if form == "text":
+            return text_response(200, director.to_text(time.monotonic()))
+        if form == "csv":
+            return text_response(200, director.standings(time.monotonic()).to_csv(), "text/csv; charset=utf-8")
+        if form != "json":
+            raise BadRequest("format must be json, text or csv")
+        return json_response(200, self.hall.tournament_view(director, time.monotonic()))

@@ -37,6 +37,13 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--organiser-secret", default=os.environ.get("PLYHALL_ORGANISER_SECRET"),
                        help="secret that lets `plyhall tournament` run tournaments on this server "
                             "(default $PLYHALL_ORGANISER_SECRET; none: no tournaments)")
+    serve.add_argument("--house-bots", type=int, nargs="?", const=2, default=0, metavar="N",
+                       help="let players open rooms against the server's own bots (the web page's 'play a bot', "
+                            "tournaments' local entrants): up to N bot processes at once (default when given: 2; "
+                            "a master bot takes about 300 MB)")
+    serve.add_argument("--rate-limit", type=float, default=50.0, metavar="N",
+                       help="messages a second one connection may send on average, bursts of 4N (default 50; "
+                            "accepted moves do not count)")
     serve.add_argument("--quiet", action="store_true", help="log warnings only")
     serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")
     serve.set_defaults(func=run_serve)
@@ -48,6 +55,7 @@ def register(subparsers: Any) -> None:
                         help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB)")
     export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
     export.add_argument("--id", dest="record", help="only the game with this record id")
+    export.add_argument("--tournament", metavar="ID", help="only the games of this tournament")
     export.add_argument("--output", "-o", help="file to write (default standard output)")
     export.set_defaults(func=run_export)
 
@@ -63,12 +71,16 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
     if args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
         errors.append("--organiser-secret must be 8 to 200 characters")
+    if not 1 <= args.rate_limit <= 100_000:
+        errors.append(f"--rate-limit must be 1 to 100000 messages a second, not {args.rate_limit:g}")
+    if not 0 <= args.house_bots <= 64:
+        errors.append(f"--house-bots must be 0 to 64 bot processes, not {args.house_bots}")
     return errors
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .app import PlyhallServer, tune_gc_for_serving
+    from .app import PlyhallServer, RateLimit
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
@@ -90,14 +102,14 @@ def run_serve(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults,
-                               organiser_secret=args.organiser_secret)
+                               rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
+                               organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True)
         try:
             await server.start()
         except OSError as exc:
             print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
             storage.close()
             raise SystemExit(1) from None
-        tune_gc_for_serving()
         rooms, running = server.restored
         if rooms:
             print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
@@ -142,7 +154,7 @@ def run_export(args: argparse.Namespace) -> int:
                 return 1
             records: Any = [record]
         else:
-            records = storage.iter_games(game=args.game)
+            records = storage.iter_games(tournament=args.tournament, game=args.game)
         for record in records:
             out.write(json.dumps(record) + "\n")
             count += 1

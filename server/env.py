@@ -28,8 +28,9 @@ class Env:
         return cls(lambda: secrets.token_hex(6), time.time, lambda: secrets.token_hex(16))
 
     @classmethod
-    def fixed(cls, wall_clock: float = 1_700_000_000.0) -> Env:
-        """Counting ids (``g000001``, ...) and tokens, and a wall clock that stands still: for tests."""
-        ids = itertools.count(1)
-        tokens = itertools.count(1)
+    def fixed(cls, wall_clock: float = 1_700_000_000.0, first: int = 1) -> Env:
+        """Counting ids (``g000001``, ... from ``first``) and tokens, and a wall clock that stands still: for
+        tests (a restarted server in a test counts on from where the first one stopped)."""
+        ids = itertools.count(first)
+        tokens = itertools.count(first)
         return cls(lambda: f"g{next(ids):06d}", lambda: wall_clock, lambda: f"t{next(tokens):031d}")

@@ -24,9 +24,11 @@ from protocol.games import COORDS, GAMES, OptionError
 from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
 
 from .env import Env
+from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
 from .identity import Claim, LoginThrottle, SecretCheck, token_digest
-from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, Write
+from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, TournamentSaved, Write
 from .room import Outbox, Room, RoomSettings
+from .tournament.director import Director, TournamentError, define
 
 log = logging.getLogger("plyhall.hall")
 
@@ -41,6 +43,8 @@ LAKES = (
 )
 LOBBY_PUSH_INTERVAL = 0.5  # seconds between two pushed room listings; changes in between are coalesced
 LOBBY_TIMER = ""  # timer-heap entry of the lobby push (no room has an empty name)
+TOURNAMENT_TIMER = "\x00"  # prefix of a tournament's push entry in the timer heap (no room name has it)
+HOUSE_ARRIVAL = 120.0  # seconds a house bot process has to start and sit down (a master loads its engine)
 REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
@@ -90,6 +94,8 @@ class HallOutbox:
     writes: list[Write] = field(default_factory=list)
     checks: list[SecretCheck] = field(default_factory=list)
     ended: list[GameRecord] = field(default_factory=list)
+    house: list[HouseStart] = field(default_factory=list)  # house bot processes to start
+    house_stop: list[str] = field(default_factory=list)  # house bots no longer needed (their process ends)
 
     def send(self, conn: int, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for connection ``conn``."""
@@ -106,6 +112,8 @@ class HallOutbox:
         self.writes.extend(other.writes)
         self.checks.extend(other.checks)
         self.ended.extend(other.ended)
+        self.house.extend(other.house)
+        self.house_stop.extend(other.house_stop)
         return self
 
 
@@ -133,11 +141,21 @@ class Hall:
         limits: Limits | None = None,
         room_defaults: dict[str, Any] | None = None,
         organiser_secret: str | None = None,
+        house_limit: int = 0,
     ) -> None:
         self.env = env or Env.system()
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
         self.organiser_secret = organiser_secret
+        self.house_limit = house_limit  # house bot processes that may run at once (0: none)
+        self.house_secret = self.env.new_token()  # what the server's own bots log in with
+        self.house_running: dict[str, str] = {}  # house bot name -> the room it was started for
+        self.restarted_house: list[HouseStart] = []  # house bots of restored rooms, to start again
+        self.tournaments: dict[str, Director] = {}  # by id
+        self.tournament_watchers: dict[str, set[int]] = {}  # tournament id -> connections watching it
+        self._tournament_pushed: dict[str, float] = {}  # tournament id -> when it was last pushed
+        self._tournament_dirty: set[str] = set()
+        self._pending_due: set[str] = set()  # restored tournaments whose due games are opened at start
         self.claims: dict[str, Claim] = {}
         self.identities: dict[str, str] = {}  # name -> digest of its latest resume token
         self.sessions: dict[int, Session] = {}  # by connection
@@ -167,6 +185,10 @@ class Hall:
             "join": Hall._join,
             "seek": Hall._seek,
             "cancel_seek": Hall._cancel_seek,
+            "list_tournaments": Hall._list_tournaments,
+            "watch_tournament": Hall._watch_tournament,
+            "tournament_create": Hall._tournament_create,
+            "tournament_control": Hall._tournament_control,
             **{kind: Hall._room_request for kind in ROOM_REQUESTS},
         }
         missing = set(CLIENT_MESSAGES) - set(self._handlers)
@@ -230,6 +252,8 @@ class Hall:
         out = HallOutbox()
         self._now = now
         self.watchers.discard(conn)
+        for watching in self.tournament_watchers.values():
+            watching.discard(conn)
         self.addresses.pop(conn, None)
         session = self.sessions.pop(conn, None)
         if session is None:
@@ -257,8 +281,15 @@ class Hall:
         due: set[str] = set()
         while self._timers and self._timers[0][0] <= now:
             due.add(heapq.heappop(self._timers)[1])
-        if due.discard(LOBBY_TIMER) is None and self._lobby_dirty:
-            self._push_lobby(out)
+        if LOBBY_TIMER in due:
+            due.discard(LOBBY_TIMER)
+            if self._lobby_dirty:
+                self._push_lobby(out)
+        for key in [k for k in due if k.startswith(TOURNAMENT_TIMER)]:
+            due.discard(key)
+            tid = key.removeprefix(TOURNAMENT_TIMER)
+            if tid in self._tournament_dirty and tid in self.tournaments:
+                self._push_tournament(out, self.tournaments[tid])
         for name in sorted(due):
             room = self.rooms.get(name)
             if room is not None:
@@ -297,13 +328,47 @@ class Hall:
                 continue
             self._add_room(room)
             for name in room.seats:
-                if name is not None:
-                    self.seat_holders.setdefault(name, set()).add(room.name)
-                    if name in restored.identities:
-                        self.identities[name] = restored.identities[name]
+                if name is None:
+                    continue
+                self.seat_holders.setdefault(name, set()).add(room.name)
+                if name in restored.identities:
+                    self.identities[name] = restored.identities[name]
+                if name.startswith(HOUSE_PREFIX) and room.status != "finished":
+                    # the bot's process did not outlive the old server's secret: start it again
+                    level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
+                    if HOUSE_LEVEL.fullmatch(level):
+                        self.house_running[name] = room.name
+                        self.restarted_house.append(HouseStart(name, room.game.id, level, room.name,
+                                                               room.settings.games - max(0, room.game_no - 1)))
             running += room.status == "playing"
             self._schedule(room)
+        for snapshot in restored.tournaments:
+            try:
+                director = Director.restore(snapshot, restored.tournament_games.get(snapshot["id"], []))
+            except Exception:  # one broken event must not keep the server (or the other events) from starting
+                log.exception("could not restore tournament %s", snapshot.get("id"))
+                continue
+            self.tournaments[director.id] = director
+            for number, room in list(director.open.items()):
+                if room not in self.rooms:  # its room is gone: the game is played again
+                    del director.open[number]
+            for name, level in director.settings.local.items():
+                if director.status in ("running", "paused", "created") and name not in self.house_running:
+                    self.house_running[name] = f"tournament {director.id}"
+                    self.restarted_house.append(HouseStart(name, director.settings.game, level,
+                                                           tournament=director.id))
+            self._pending_due.add(director.id)
         return len(self.rooms), running
+
+    def resume_tournaments(self, now: float) -> HallOutbox:
+        """Open the games that restored tournaments have due (after :meth:`restore`)."""
+        out = HallOutbox()
+        self._now = now
+        for tid in sorted(self._pending_due):
+            if tid in self.tournaments:
+                self._open_due(out, self.tournaments[tid], now)
+        self._pending_due.clear()
+        return out
 
     # Handlers ---------------------------------------------------------------------------
 
@@ -334,6 +399,13 @@ class Hall:
         secret = msg.get("secret")
         if not NAME.fullmatch(name):  # fullmatch: '$' alone lets a trailing newline through ("ann\n")
             out.error(conn, "bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
+            return
+        if name.startswith(HOUSE_PREFIX):
+            if secret is None or not hmac.compare_digest(secret.encode(), self.house_secret.encode()):
+                out.error(conn, "bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; "
+                          "choose another name")
+                return
+            self._admit(out, conn, msg, now, proven=True)
             return
         if coords not in COORDS:
             out.error(conn, "bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
@@ -399,14 +471,51 @@ class Hall:
         except OptionError as exc:
             out.error(conn, "bad_option", str(exc))
             return
-        room = Room(name, settings, self.env, session.name)
+        opponent = msg.get("opponent")
+        house = None
+        if opponent is not None:
+            house = self._house_bot(out, conn, opponent)
+            if house is None:
+                return
+        room = Room(name, settings, self.env, session.name, reserved=(session.name, house) if house else (None, None))
         self._add_room(room)
         mine.add(name)
         out.writes.append(_room_saved(room))
         out.send(conn, m.room(room.listing()))
-        log.info("room %s opened by %s (%s, %d game%s)", name, session.name, settings.game.id, settings.games,
-                 "" if settings.games == 1 else "s")
+        log.info("room %s opened by %s (%s, %d game%s%s)", name, session.name, settings.game.id, settings.games,
+                 "" if settings.games == 1 else "s", f", against house bot {house}" if house else "")
+        if house is not None:
+            # the creator sits down at once; the other seat waits for the bot process to start
+            self._apply(out, room, room.join(session.name, session.coords, now, "player", 0))
+            self._apply(out, room, room.hold(house, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
+            self.house_running[house] = room.name
+            out.house.append(HouseStart(house, settings.game.id, opponent, room.name, settings.games))
         self._lobby_changed(out)
+
+    def _house_bot(self, out: HallOutbox, conn: int, level: str) -> str | None:
+        """A name for a new house bot of ``level``, or None (and an error) when none can start."""
+        if not self.house_limit:
+            out.error(conn, "bad_option", "this server starts no house bots (the organiser can allow them with "
+                      "plyhall serve --house-bots N)")
+            return None
+        if not HOUSE_LEVEL.fullmatch(level):
+            out.error(conn, "bad_option", f"unknown bot level {level[:40]!r}; levels: {', '.join(HOUSE_LEVELS)}")
+            return None
+        if len(self.house_running) >= self.house_limit:
+            out.error(conn, "busy", f"all {self.house_limit} house bots of this server are playing; try again when "
+                      "a game ends")
+            return None
+        number = 1
+        while f"{HOUSE_PREFIX}{level}-{number}" in self.house_running or \
+                f"{HOUSE_PREFIX}{level}-{number}" in self.by_name:
+            number += 1
+        return f"{HOUSE_PREFIX}{level}-{number}"
+
+    def house_exited(self, name: str, now: float) -> HallOutbox:
+        """A house bot process ended (its games done, or it failed): its slot is free again."""
+        self._now = now
+        self.house_running.pop(name, None)
+        return HallOutbox()
 
     def _join(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         session = self.sessions[conn]
@@ -425,6 +534,11 @@ class Hall:
 
     def _seek(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         session = self.sessions[conn]
+        event = self._entered_in(session.name)
+        if event is not None:
+            out.error(conn, "in_tournament", f"you have games to play in the tournament {event.settings.name}; the "
+                      "server seats you in each of them (log in and wait)")
+            return
         try:
             settings = RoomSettings.parse(msg["game"], msg.get("options"), msg.get("time_control"), None, None,
                                           msg.get("games"), self.room_defaults)
@@ -454,6 +568,92 @@ class Hall:
             return
         self._drop_seeks(self.sessions[conn].name, game)
         out.send(conn, m.seek_cancelled(game))
+
+    def _list_tournaments(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        out.send(conn, m.tournaments([d.summary() for d in self.tournaments.values()]))
+
+    def _watch_tournament(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        director = self._tournament(out, conn, msg["tournament"])
+        if director is None:
+            return
+        watching = self.tournament_watchers.setdefault(director.id, set())
+        if msg.get("on", True):
+            watching.add(conn)
+        else:
+            watching.discard(conn)
+        out.send(conn, m.tournament(self.tournament_view(director, now)))
+
+    def _tournament_create(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        if not self._organiser(out, conn):
+            return
+        players = msg.get("players", [])
+        local_levels = msg.get("local", [])
+        bad = [p for p in players if not isinstance(p, str) or not NAME.fullmatch(p) or p.startswith(HOUSE_PREFIX)]
+        if bad:
+            out.error(conn, "bad_option", f"{str(bad[0])[:40]!r} is not a player name: use {NAME_HELP} (names "
+                      f"starting with {HOUSE_PREFIX} are the server's own bots: list those in local)")
+            return
+        bad = [lv for lv in local_levels if not isinstance(lv, str) or not HOUSE_LEVEL.fullmatch(lv)]
+        if bad:
+            out.error(conn, "bad_option", f"unknown bot level {str(bad[0])[:40]!r} in local; levels: "
+                      f"{', '.join(HOUSE_LEVELS)}")
+            return
+        if local_levels and len(local_levels) > self.house_limit - len(self.house_running):
+            free = max(0, self.house_limit - len(self.house_running))
+            out.error(conn, "busy" if self.house_limit else "bad_option",
+                      f"the tournament needs {len(local_levels)} house bots; this server can start {free} more "
+                      "(plyhall serve --house-bots N sets the limit)")
+            return
+        local: dict[str, str] = {}
+        for level in local_levels:
+            number, name = 1, f"{HOUSE_PREFIX}{level}"
+            while name in local or name in self.house_running or name in self.by_name:
+                number += 1
+                name = f"{HOUSE_PREFIX}{level}-{number}"
+            local[name] = level
+        try:
+            settings = define(msg, [*players, *local], local, self.env.wall_clock())
+            RoomSettings.parse(settings.game, settings.room["options"], settings.room["time_control"],
+                               settings.room["illegal_move"], settings.room["grace"], 1, self.room_defaults)
+        except (TournamentError, OptionError) as exc:
+            out.error(conn, "bad_option", str(exc))
+            return
+        if settings.id in self.tournaments:
+            out.error(conn, "bad_option", f"a tournament called {self.tournaments[settings.id].settings.name} exists "
+                      "already; choose another name")
+            return
+        director = Director(settings)
+        self.tournaments[director.id] = director
+        log.info("tournament %s created: %s %s, %d entrants, %d games", settings.name, settings.game,
+                 settings.spec.format, len(director.entrants), director.schedule.total_games)
+        for name, level in local.items():
+            self.house_running[name] = f"tournament {director.id}"
+            out.house.append(HouseStart(name, settings.game, level, tournament=director.id))
+        if msg.get("start"):
+            director.control("start")
+        self._tournament_changed(out, director, now)
+        out.send(conn, m.tournament(self.tournament_view(director, now)))
+
+    def _tournament_control(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+        if not self._organiser(out, conn):
+            return
+        director = self._tournament(out, conn, msg["tournament"])
+        if director is None:
+            return
+        try:
+            director.control(msg["action"])
+        except TournamentError as exc:
+            out.error(conn, "bad_option", str(exc))
+            return
+        log.info("tournament %s: %s", director.settings.name, msg["action"])
+        if director.status == "cancelled":
+            for room_name in sorted(director.open.values()):
+                room = self.rooms.get(room_name)
+                if room is not None:
+                    self._apply(out, room, room.dissolve(now, "the tournament was cancelled"))
+            director.open.clear()
+        self._tournament_changed(out, director, now)
+        out.send(conn, m.tournament(self.tournament_view(director, now)))
 
     def _room_request(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         session = self.sessions[conn]
@@ -516,13 +716,100 @@ class Hall:
         log.info("login: %s from %s%s", name, self.addresses.get(conn, "?"),
                  " (took over its earlier connection)" if previous is not None else "")
         out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.claims,
-                                 sorted(GAMES), sorted(session.rooms), token, session.organiser))
+                                 sorted(GAMES), sorted(session.rooms), token, session.organiser,
+                                 list(HOUSE_LEVELS) if self.house_limit else None))
         for room_name in sorted(session.rooms):
             room = self.rooms[room_name]
             if room.seat_of(name) is not None:
                 self._apply(out, room, room.reconnected(name, coords, now))
             else:
                 session.rooms.discard(room_name)
+
+    # Tournaments ------------------------------------------------------------------------
+
+    def _organiser(self, out: HallOutbox, conn: int) -> bool:
+        if self.sessions[conn].organiser:
+            return True
+        out.error(conn, "not_organiser", "only the organiser runs tournaments: log in with the organiser secret "
+                  "(plyhall tournament --secret, or $PLYHALL_ORGANISER_SECRET)")
+        return False
+
+    def _tournament(self, out: HallOutbox, conn: int, key: str) -> Director | None:
+        from .tournament.director import slug
+
+        director = self.tournaments.get(key) or self.tournaments.get(slug(key))
+        if director is None:
+            known = ", ".join(sorted(self.tournaments)) or "none yet"
+            out.error(conn, "no_such_tournament", f"there is no tournament {key[:40]!r}; tournaments: {known}")
+        return director
+
+    def _entered_in(self, name: str) -> Director | None:
+        """The running tournament in which ``name`` still has games, if any."""
+        for director in self.tournaments.values():
+            if director.status in ("running", "paused") and director.has_games_for(name):
+                return director
+        return None
+
+    def tournament_view(self, director: Director, now: float) -> dict[str, Any]:
+        """A tournament's full state, with its running games as the lobby lists them."""
+        rooms = {number: self.rooms[name].listing() for number, name in director.open.items() if name in self.rooms}
+        return director.to_json(now, rooms)
+
+    def _tournament_changed(self, out: HallOutbox, director: Director, now: float) -> None:
+        """Store the event, open what is due, and push it to its watchers (coalesced)."""
+        self._open_due(out, director, now)
+        out.writes.append(TournamentSaved(director.snapshot()))
+        if not self.tournament_watchers.get(director.id):
+            return
+        if now - self._tournament_pushed.get(director.id, float("-inf")) >= LOBBY_PUSH_INTERVAL or \
+                director.status in ("finished", "cancelled"):
+            self._push_tournament(out, director)
+        elif director.id not in self._tournament_dirty:
+            self._tournament_dirty.add(director.id)
+            heapq.heappush(self._timers, (self._tournament_pushed[director.id] + LOBBY_PUSH_INTERVAL,
+                                          TOURNAMENT_TIMER + director.id))
+
+    def _push_tournament(self, out: HallOutbox, director: Director) -> None:
+        self._tournament_pushed[director.id] = self._now
+        self._tournament_dirty.discard(director.id)
+        msg = m.tournament(self.tournament_view(director, self._now))
+        for conn in sorted(self.tournament_watchers.get(director.id, ())):
+            out.send(conn, msg)
+
+    def _open_due(self, out: HallOutbox, director: Director, now: float) -> None:
+        """Open a room for every game the director has due, and seat its entrants (or keep their seats)."""
+        for game in director.due():
+            name = f"{director.settings.name} {game.round}.{game.board}"
+            if director.settings.spec.games_per_pairing > 1:
+                name += f".{game.game}"
+            if name.casefold() in self.folded:
+                name = f"{director.settings.name} #{game.number}"
+            room_cfg = director.settings.room
+            settings = RoomSettings.parse(director.settings.game, room_cfg["options"], room_cfg["time_control"],
+                                          room_cfg["illegal_move"], room_cfg["grace"], 1, self.room_defaults)
+            room = Room(name, settings, self.env, None, reserved=(game.white, game.black), tournament=director.id,
+                        tournament_game=game.number, opening=tuple(director.opening(game)))
+            self._add_room(room)
+            director.opened(game.number, name, now)
+            out.writes.append(_room_saved(room))
+            for seat, entrant in enumerate((game.white, game.black)):
+                self.seat_holders.setdefault(entrant, set()).add(name)
+                session = self.by_name.get(entrant)
+                if session is not None:
+                    self._apply(out, room, room.join(entrant, session.coords, now, "player", seat))
+                else:
+                    self._apply(out, room, room.hold(entrant, seat, now))
+        self._lobby_changed(out)
+
+    def _tournament_ended(self, out: HallOutbox, record: GameRecord, now: float) -> None:
+        director = self.tournaments.get(record.tournament or "")
+        if director is None or record.tournament_game is None:
+            return
+        duration = None if record.ended_at is None else record.ended_at - record.started_at
+        if director.ended(record.tournament_game, record.winner, record.status, record.id, duration):
+            log.info("tournament %s finished%s", director.settings.name,
+                     f" ({director.stopped_early})" if director.stopped_early else "")
+        self._tournament_changed(out, director, now)
 
     # Seeks ------------------------------------------------------------------------------
 
@@ -606,9 +893,16 @@ class Hall:
             session = self.by_name.get(name)
             if session is not None and name not in room.coords:
                 session.rooms.discard(room.name)
-        if room.ever_entered and room.is_empty() and room.status != "playing":
+        for record in result.ended:  # after the room's own messages: game_over before the next game's start
+            if record.tournament is not None:
+                self._tournament_ended(out, record, self._now)
+        if (room.ever_entered or room.status == "finished") and room.is_empty() and room.status != "playing":
             self._remove_room(out, room)
             return
+        if room.tournament is None and room.status != "playing" and room.members and \
+                all(n.startswith(HOUSE_PREFIX) for n in room.members):
+            # nobody but house bots is left in a room between games: they are not needed any more
+            out.house_stop.extend(n for n in room.members if n in self.house_running)
         self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)

@@ -45,6 +45,7 @@ class GameRecord:
     started_at: float
     ended_at: float | None
     tournament: str | None = None
+    tournament_game: int | None = None  # the game's number in its tournament's schedule
 
     def to_json(self) -> dict[str, Any]:
         """JSON form used by the HTTP API and ``plyhall export``."""
@@ -62,6 +63,7 @@ class GameRecord:
             "started_at": self.started_at,
             "ended_at": self.ended_at,
             "tournament": self.tournament,
+            "tournament_game": self.tournament_game,
             "moves": [m.to_json() for m in self.moves],
         }
 
@@ -142,4 +144,4 @@ class Restored:
     claims: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (salt, digest)
     identities: dict[str, str] = field(default_factory=dict)  # name -> resume token digest
     tournaments: list[dict[str, Any]] = field(default_factory=list)
-    tournament_games: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tournament id -> games
+    tournament_games: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tournament id -> its games

@@ -134,6 +134,7 @@ class Room:
         *,
         reserved: tuple[str | None, str | None] = (None, None),
         tournament: str | None = None,
+        tournament_game: int | None = None,
         opening: tuple[str, ...] = (),
     ) -> None:
         self.name = name
@@ -143,6 +144,7 @@ class Room:
         self.creator = creator
         self.reserved = reserved
         self.tournament = tournament
+        self.tournament_game = tournament_game
         self.opening = opening
         self.created_at = env.wall_clock()
         self.seats: list[str | None] = [None, None]
@@ -218,6 +220,7 @@ class Room:
         return {
             "name": self.name, "settings": self.settings.to_json(), "creator": self.creator,
             "seats": list(self.seats), "reserved": list(self.reserved), "tournament": self.tournament,
+            "tournament_game": self.tournament_game,
             "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
             "record": self.record_id if self.status == "playing" else None, "points": self.points,
             "last_result": self.last_result, "created_at": self.created_at,
@@ -278,12 +281,13 @@ class Room:
             out.extend(self._start_game(now))
         return out
 
-    def hold(self, name: str, seat: int, now: float) -> Outbox:
-        """Keep ``seat`` for ``name``, who is not here yet: it has the grace period to come."""
+    def hold(self, name: str, seat: int, now: float, grace: float | None = None) -> Outbox:
+        """Keep ``seat`` for ``name``, who is not here yet: it has ``grace`` (the room's grace period)
+        seconds to come."""
         out = Outbox()
         self.seats[seat] = name
         self.coords[name] = "algebraic"  # until the player comes and says which convention it reads
-        self.away[seat] = now + self.settings.grace
+        self.away[seat] = now + (self.settings.grace if grace is None else grace)
         self._broadcast_seats(out)
         self._save(out)
         return out
@@ -496,6 +500,23 @@ class Room:
                 out.listing_changed = True
         return out
 
+    def dissolve(self, now: float, reason: str) -> Outbox:
+        """Close the room for good (its tournament was cancelled): a running game is aborted, everybody
+        leaves, and the room is finished."""
+        out = self.abort(now, reason)
+        for name in self.members:
+            if self.seat_of(name) is not None and name in self.coords:
+                out.send(name, m.left(self.name))
+            out.vacated.append(name)
+        self.seats = [None, None]
+        self.spectators.clear()
+        self.coords.clear()
+        self.away.clear()
+        self.status = "finished"
+        self._save(out)
+        out.listing_changed = True
+        return out
+
     def abort(self, now: float, reason: str = "server shut down") -> Outbox:
         """End a running game without a result (the server is stopping)."""
         if self.status != "playing":
@@ -512,7 +533,8 @@ class Room:
         settings = RoomSettings.from_json(snapshot["settings"])
         room = cls(snapshot["name"], settings, env, snapshot.get("creator"),
                    reserved=tuple(snapshot.get("reserved") or (None, None)),  # type: ignore[arg-type]
-                   tournament=snapshot.get("tournament"), opening=tuple(snapshot.get("opening") or ()))
+                   tournament=snapshot.get("tournament"), tournament_game=snapshot.get("tournament_game"),
+                   opening=tuple(snapshot.get("opening") or ()))
         room.created_at = snapshot.get("created_at", room.created_at)
         room.game_no = snapshot["game_no"]
         room.points = dict(snapshot.get("points") or {})
@@ -622,6 +644,7 @@ class Room:
             time_control=self.settings.time_control.to_json(), players=list(self.players),
             moves=list(self.moves), winner=winner, reason=reason, status=status,
             started_at=self.started_at, ended_at=ended_at, tournament=self.tournament,
+            tournament_game=self.tournament_game,
         )
 
     def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False) -> None:

@@ -42,7 +42,7 @@ def _games_table(name: str, version: int) -> str:
     and the tournament a game belongs to."""
     ended = "ended_at DOUBLE PRECISION NOT NULL"
     if version >= 2:
-        ended = "ended_at DOUBLE PRECISION,\n        tournament VARCHAR(64)"
+        ended = "ended_at DOUBLE PRECISION,\n        tournament VARCHAR(64),\n        tournament_game INTEGER"
     return f"""CREATE TABLE IF NOT EXISTS {name} (
         id VARCHAR(32) PRIMARY KEY,
         room VARCHAR(64) NOT NULL,
@@ -85,7 +85,7 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE games RENAME TO games_v1",
         _games_table("games", 2),
         "INSERT INTO games SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
-        " move_count, started_at, ended_at, NULL FROM games_v1",
+        " move_count, started_at, ended_at, NULL, NULL FROM games_v1",
         "DROP TABLE games_v1",
         "CREATE INDEX games_ended ON games (ended_at)",
         "CREATE INDEX games_status ON games (status)",
@@ -152,17 +152,19 @@ class Storage:
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " ELSE move_count END, started_at, ended_at, tournament FROM games")
+            " ELSE move_count END, started_at, ended_at, tournament, tournament_game FROM games")
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
-    (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament) = row
+    (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament,
+     number) = row
     players = [p0, p1]
     return {
         "id": gid, "room": room, "game": game, "options": json.loads(options),
         "time_control": json.loads(control), "players": players, "winner": winner,
         "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
         "move_count": count, "started_at": started, "ended_at": ended, "tournament": tournament,
+        "tournament_game": number,
     }
 
 
@@ -299,11 +301,12 @@ class SQLStorage(Storage):
     def _upsert_game(self, cur: Any, r: GameRecord, move_count: int) -> None:
         cur.execute(self._sql(
             "INSERT INTO games (id, room, game, options, time_control, player0, player1, winner, reason, status,"
-            " move_count, started_at, ended_at, tournament) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " move_count, started_at, ended_at, tournament, tournament_game)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET winner = excluded.winner, reason = excluded.reason,"
             " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at"),
             (r.id, r.room, r.game, json.dumps(r.options), json.dumps(r.time_control), r.players[0], r.players[1],
-             r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament))
+             r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game))
 
     def save_game(self, record: GameRecord) -> None:
         """Store a whole game with its moves."""
@@ -325,7 +328,8 @@ class SQLStorage(Storage):
                      for mv in self._moves(summary["id"])]
             restored.running[summary["id"]] = GameRecord(
                 summary["id"], summary["room"], summary["game"], summary["options"], summary["time_control"],
-                summary["players"], moves, None, "", "running", summary["started_at"], None, summary["tournament"])
+                summary["players"], moves, None, "", "running", summary["started_at"], None, summary["tournament"],
+                summary["tournament_game"])
         restored.tournaments = [json.loads(snapshot) for (snapshot,) in
                                 self._read("SELECT snapshot FROM tournaments ORDER BY created_at")]
         for snap in restored.tournaments:

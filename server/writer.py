@@ -14,6 +14,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 
 from .records import Write
@@ -37,7 +38,7 @@ class GroupCommitWriter:
         self.healthy = True  # False while commits fail
         self.commits = 0
         self.last_error = ""
-        self.commit_seconds: list[float] = []  # latencies of recent commits, drained by the metrics
+        self.commit_seconds: deque[float] = deque(maxlen=10_000)  # latencies of recent commits, for the metrics
         self._queue: list[Write] = []
         self._cond = threading.Condition()
         self._stopping = False
@@ -101,6 +102,5 @@ class GroupCommitWriter:
                 log.warning("storage is back: %d writes committed", len(batch))
             self.healthy = True
             self.commits += 1
-            if len(self.commit_seconds) < 10_000:
-                self.commit_seconds.append(time.perf_counter() - started)
+            self.commit_seconds.append(time.perf_counter() - started)
             return

@@ -27,8 +27,9 @@ GAMES = 3
 
 
 def readme_bot_commands() -> list[list[str]]:
-    """The README's two `plyhall bot` commands (without the `.venv/bin/` prefix)."""
-    commands = re.findall(r"^\.venv/bin/plyhall (bot --game .*?)\s*$", README, re.M)
+    """The two `plyhall bot` commands of the README's "server and two bots" (without `.venv/bin/`)."""
+    demo = README[README.index("The server and two bots"):README.index("## Run a tournament")]
+    commands = re.findall(r"^\.venv/bin/plyhall (bot --game .*?)\s*$", demo, re.M)
     assert len(commands) == 2, commands
     return [command.split() for command in commands]
 

@@ -33,7 +33,7 @@ class Recorder:
     """A Hall whose every outgoing message is validated against SERVER_MESSAGES as it is produced."""
 
     def __init__(self) -> None:
-        self.hall = Hall(Env.fixed(), organiser_secret="organiser-pw")
+        self.hall = Hall(Env.fixed(), organiser_secret="organiser-pw", house_limit=1)
         self.now = 0.0
         self.writes: list[Any] = []
         self.seen: dict[str, set[str]] = defaultdict(set)  # type -> fields seen
@@ -179,6 +179,7 @@ def test_a_whole_session_fits_the_server_schemas():
     _seeks(rec)
     _throttled_logins(rec)
     _organiser_login(rec)
+    _house_and_tournaments(rec)
     rec = _restart(rec)
     _every_schema_field_was_seen(rec)
 
@@ -213,6 +214,26 @@ def _throttled_logins(rec: Recorder) -> None:
 def _organiser_login(rec: Recorder) -> None:
     assert rec.send(9, {"type": "login", "name": "org", "organiser": "wrong"})[0]["code"] == "not_organiser"
     assert rec.send(9, {"type": "login", "name": "org", "organiser": "organiser-pw"})[0]["organiser"] is True
+
+
+def _house_and_tournaments(rec: Recorder) -> None:
+    """A room against a house bot; an organiser's tournament, watched and steered."""
+    assert "master" in rec.last(9, "welcome")["house"]
+    rec.send(10, {"type": "login", "name": "hugo"})
+    room = rec.send(10, {"type": "create_room", "game": "quarto", "opponent": "novice"})
+    assert room[0]["type"] == "room" and room[1]["type"] == "joined"
+    assert rec.send(9, {"type": "list_tournaments", "id": 1})[0] == {"type": "tournaments", "tournaments": [], "id": 1}
+    made = rec.send(9, {"type": "tournament_create", "name": "Cup", "game": "quarto", "format": "gauntlet",
+                        "players": ["hugo", "ann", "bob"], "sprt": {"elo0": 0, "elo1": 50}, "id": 2})[0]
+    assert made["type"] == "tournament" and made["id"] == 2 and made["tournament"]["status"] == "created"
+    watched = rec.send(10, {"type": "watch_tournament", "tournament": "cup"})[0]["tournament"]
+    assert watched["schedule"][0]["status"] == "pending" and watched["sprt"]["status"] == "continue"
+    started = rec.send(9, {"type": "tournament_control", "tournament": "Cup", "action": "start"})[0]
+    assert started["tournament"]["status"] == "running"
+    assert rec.send(9, {"type": "tournament_control", "tournament": "Cup", "action": "start"})[0]["code"] == \
+        "bad_option"
+    rec.send(9, {"type": "tournament_control", "tournament": "Cup", "action": "cancel"})
+    assert rec.last(10, "tournament")["tournament"]["status"] == "cancelled"
 
 
 def _restart(rec: Recorder) -> Recorder:

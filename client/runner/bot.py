@@ -54,6 +54,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--name", required=True, help="player name (letters, digits, _ . -)")
     parser.add_argument("--secret", help="secret that claims the name (recommended: a restarted bot resumes)")
     parser.add_argument("--room", help="room to join (created if it does not exist) instead of seeking a game")
+    parser.add_argument("--tournament", metavar="NAME",
+                        help="play in this tournament: the server seats the bot in each of its games, until the end")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
     parser.add_argument("--games", type=int, help="stop after N games (default: play on)")
     parser.add_argument("--series", type=int, default=1,
@@ -101,8 +103,8 @@ def run_bot(args: argparse.Namespace) -> int:
     if args.per_move is not None:
         room_options["time_control"] = {"per_move": args.per_move}
     options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
-                         games=args.games, series=args.series, coords=args.coords, room_options=room_options,
-                         on_result=on_result, on_status=on_status)
+                         tournament=args.tournament, games=args.games, series=args.series, coords=args.coords,
+                         room_options=room_options, on_result=on_result, on_status=on_status)
     try:
         asyncio.run(run_player(player, options))
     except KeyboardInterrupt:

@@ -124,9 +124,9 @@ class ConnectFour(Game[C4State, Drop]):
             return obj
         if isinstance(obj, str):
             text = obj.strip()
-            # isdecimal, not isdigit: int() refuses digits such as '²'; and a short text, since int()
-            # refuses more than 4300 digits (either raised ValueError instead of IllegalMove)
-            if text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= WIDTH:
+            # ASCII digits only, as the notation says: int() would also read '٤' or '４'; and a short
+            # text, since int() refuses more than 4300 digits (a ValueError instead of IllegalMove)
+            if text.isascii() and text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= WIDTH:
                 return Drop(int(text) - 1)
             shown = repr(obj) if len(obj) <= 40 else repr(obj[:37] + "...")
             raise IllegalMove(f"{shown} is not a column; type a number from 1 to {WIDTH}")

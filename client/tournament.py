@@ -1,0 +1,333 @@
+"""``plyhall tournament``: run a tournament on a server, as its organiser.
+
+Every subcommand talks to a running server over the WebSocket, logged in with the server's
+organiser secret (``plyhall serve --organiser-secret``; here ``--secret`` or
+``$PLYHALL_ORGANISER_SECRET``). ``create`` defines an event (from flags, a TOML file, or
+both), ``start``/``pause``/``resume``/``cancel`` steer it, ``status`` and ``results`` read it,
+and ``run`` does it all: create, start, follow the games and print the results at the end.
+Entrants are names of bots that connect with ``plyhall bot --tournament NAME`` (or the SDK's
+``tournament=``); ``--local master,minimax-4`` adds the server's own house bots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import tomllib
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from protocol.games import GAMES
+
+from .sdk import DEFAULT_URL, Client, ServerError, ServerURLError, check_url
+
+FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
+SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "cycles", "rounds", "time_control",
+            "concurrency", "openings", "plies", "illegal_move", "grace", "sprt", "options")
+"""The keys of a tournament TOML file (the ``create`` flags, with underscores)."""
+
+
+class TournamentCliError(Exception):
+    """A mistake in the command's input: the message says what was wrong and what is accepted."""
+
+
+def parse_time_control(text: str) -> dict[str, Any]:
+    """``30`` or ``30s`` (per move), ``5m+2s`` or ``300+2`` (game clock plus increment), ``untimed``."""
+    text = text.strip().lower()
+    if text == "untimed":
+        return {"untimed": True}
+    seconds = r"(\d+(?:\.\d+)?)(s|m)?"
+    match = re.fullmatch(seconds, text)
+    if match:
+        return {"per_move": _seconds(match)}
+    match = re.fullmatch(seconds + r"\+" + seconds, text)
+    if match:
+        initial = _seconds(match, 1)
+        increment = float(match.group(3)) * (60 if match.group(4) == "m" else 1)
+        return {"initial": initial, "increment": increment}
+    raise TournamentCliError(f"time control {text!r}: use 30 (seconds per move), 5m+2s or 300+2 (a game clock "
+                             "plus an increment), or untimed")
+
+
+def _seconds(match: re.Match[str], group: int = 1) -> float:
+    return float(match.group(group)) * (60 if match.group(group + 1) == "m" else 1)
+
+
+def parse_sprt(text: str) -> dict[str, float]:
+    """``elo0=0,elo1=20,alpha=0.05,beta=0.05`` (alpha and beta may be left out)."""
+    values: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        if key.strip() not in ("elo0", "elo1", "alpha", "beta"):
+            raise TournamentCliError(f"--sprt: unknown parameter {key.strip()!r}; use elo0=E,elo1=E,alpha=P,beta=P")
+        try:
+            values[key.strip()] = float(value)
+        except ValueError:
+            raise TournamentCliError(f"--sprt: {key.strip()} must be a number, not {value!r}") from None
+    if not {"elo0", "elo1"} <= set(values):
+        raise TournamentCliError("--sprt needs elo0 and elo1, e.g. --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05")
+    return values
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise TournamentCliError(f"{what} is a comma-separated list of names, or a TOML list of strings")
+
+
+def definition(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``tournament_create`` request from a TOML file (``--file``) and the flags (which win)."""
+    settings: dict[str, Any] = {}
+    base = Path.cwd()
+    if args.file:
+        path = Path(args.file)
+        try:
+            settings = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise TournamentCliError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise TournamentCliError(f"{path} is not valid TOML: {exc}") from None
+        unknown = sorted(set(settings) - set(SETTINGS))
+        if unknown:
+            raise TournamentCliError(f"{path}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(SETTINGS)}")
+        base = path.parent
+    for key in SETTINGS:
+        value = getattr(args, key, None)
+        if value is not None:
+            settings[key] = value
+    for key in ("game", "format"):
+        if key not in settings:
+            raise TournamentCliError(f"a tournament needs --{key} (or {key} = ... in the TOML file)")
+    request: dict[str, Any] = {"type": "tournament_create", "game": settings["game"], "format": settings["format"]}
+    if settings["game"] not in GAMES:
+        raise TournamentCliError(f"unknown game {settings['game']!r}; games: {', '.join(GAMES)}")
+    for key in ("name", "games_per_pairing", "cycles", "rounds", "concurrency", "illegal_move", "grace", "options"):
+        if key in settings:
+            request[key] = settings[key]
+    request["players"] = _names(settings.get("players", []), "players")
+    request["local"] = _names(settings.get("local", []), "local")
+    if not request["players"] and not request["local"]:
+        raise TournamentCliError("a tournament needs entrants: --players a,b,c (bots that connect with plyhall bot "
+                                 "--tournament NAME) and/or --local master,minimax-4 (the server's house bots)")
+    control = settings.get("time_control")
+    if control is not None:
+        request["time_control"] = parse_time_control(control) if isinstance(control, str) else control
+    if settings.get("sprt") is not None:
+        value = settings["sprt"]
+        request["sprt"] = parse_sprt(value) if isinstance(value, str) else value
+    if settings.get("openings"):
+        path = base / settings["openings"]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TournamentCliError(f"cannot read the openings file {path}: {exc.strerror or exc}") from None
+        request["openings"] = {"text": text, "source": path.name}
+        if settings.get("plies") is not None:
+            request["openings"]["plies"] = settings["plies"]
+    return request
+
+
+def http_base(url: str) -> str:
+    """The HTTP address of the server whose WebSocket address is ``url``."""
+    parts = urlsplit(url)
+    return urlunsplit(("https" if parts.scheme == "wss" else "http", parts.netloc, "", "", ""))
+
+
+def fetch(url: str, path: str) -> str:
+    """GET ``path`` from the server's HTTP side; TournamentCliError with the server's reason on failure."""
+    try:
+        with urllib.request.urlopen(http_base(url) + path, timeout=30) as resp:
+            return resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        try:
+            reason = json.loads(exc.read()).get("error", exc.reason)
+        except ValueError:
+            reason = exc.reason
+        raise TournamentCliError(str(reason)) from None
+    except OSError as exc:
+        raise TournamentCliError(f"no server at {url} ({getattr(exc, 'reason', exc)})") from None
+
+
+def describe_progress(event: dict[str, Any]) -> str:
+    """One line: games done of all, time left, and the leader."""
+    progress = event["progress"]
+    line = f"{event['name']}: {progress['done']}/{progress['total']} games"
+    left = progress.get("seconds_left")
+    if left and event["status"] == "running":
+        line += f", about {int(left // 60)}m{int(left % 60):02d}s left"
+    rows = event.get("standings", {}).get("rows") or []
+    if rows and progress["done"]:
+        line += f"; leader {rows[0]['name']} {rows[0]['points']:g}"
+    if event.get("sprt"):
+        test = event["sprt"]
+        line += f"; SPRT llr {test['llr']:.2f} ({test['lower_bound']:.2f}, {test['upper_bound']:.2f})"
+    return line
+
+
+async def _organiser(args: argparse.Namespace) -> Client:
+    secret = args.secret or os.environ.get("PLYHALL_ORGANISER_SECRET")
+    if not secret:
+        raise TournamentCliError("give the server's organiser secret: --secret, or $PLYHALL_ORGANISER_SECRET "
+                                 "(the one plyhall serve --organiser-secret was started with)")
+    client = Client(args.url)
+    try:
+        await client.connect()
+    except OSError as exc:
+        raise TournamentCliError(f"no server at {args.url} ({exc.strerror or exc}); start one with plyhall serve") \
+            from None
+    await client.login(f"organiser-{os.getpid()}", organiser=secret)
+    return client
+
+
+async def _run(args: argparse.Namespace) -> int:
+    if args.command == "results":
+        form = "csv" if args.csv else "json" if args.json else "text"
+        text = await asyncio.to_thread(fetch, args.url, f"/api/tournaments/{quote(args.tournament)}?format={form}")
+        print(text, end="" if text.endswith("\n") else "\n")
+        return 0
+    client = await _organiser(args)
+    try:
+        if args.command == "list":
+            for event in (await client.request({"type": "list_tournaments"}))["tournaments"]:
+                print(f"{event['id']:24} {event['game']:14} {event['format']:19} {event['status']:10} "
+                      f"{event['progress']['done']}/{event['progress']['total']} games")
+            return 0
+        if args.command in ("create", "run"):
+            request = definition(args)
+            request["start"] = args.command == "run" or args.start
+            event = (await client.request(request, timeout=60))["tournament"]
+            print(f"tournament {event['name']} (id {event['id']}): {event['game']} {event['format']}, "
+                  f"{len(event['entrants'])} entrants, {event['progress']['total']} games, {event['status']}",
+                  flush=True)
+            if args.command == "create":
+                players = [e for e in event["entrants"] if not e.startswith("house-")]
+                if players:
+                    print(f"entrants connect with: plyhall bot --game {event['game']} --name NAME "
+                          f"--tournament {event['id']} --url {args.url}", flush=True)
+                return 0
+            return await _follow(client, args, event["id"])
+        if args.command in ("start", "pause", "resume", "cancel"):
+            event = (await client.request({"type": "tournament_control", "tournament": args.tournament,
+                                           "action": args.command}))["tournament"]
+            print(f"tournament {event['name']}: {event['status']}")
+            return 0
+        # status
+        event = (await client.request({"type": "watch_tournament", "tournament": args.tournament,
+                                       "on": False}))["tournament"]
+        print(describe_progress(event) + f" ({event['status']})")
+        for room in event.get("running", []):
+            print(f"  playing: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
+        return 0
+    finally:
+        await client.close()
+
+
+async def _follow(client: Client, args: argparse.Namespace, tournament: str) -> int:
+    """Print progress as games finish; the results when the event ends."""
+    event = (await client.request({"type": "watch_tournament", "tournament": tournament}))["tournament"]
+    shown = -1
+    while event["status"] not in ("finished", "cancelled"):
+        if event["progress"]["done"] != shown:
+            shown = event["progress"]["done"]
+            print(describe_progress(event), flush=True)
+        msg = await client.recv(timeout=None)
+        if msg.get("type") == "tournament" and msg["tournament"]["id"] == tournament:
+            event = msg["tournament"]
+    print(describe_progress(event) + f" ({event['status']}"
+          + (f": {event['stopped_early']}" if event.get("stopped_early") else "") + ")", flush=True)
+    text = await asyncio.to_thread(fetch, args.url, f"/api/tournaments/{quote(tournament)}?format=text")
+    print()
+    print(text, end="")
+    return 0 if event["status"] == "finished" else 1
+
+
+def _add_definition(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--file", help="a TOML file with the tournament's settings (flags given too win)")
+    parser.add_argument("--name", help="the tournament's name (letters, digits, spaces, _ . -; up to 28)")
+    parser.add_argument("--game", choices=sorted(GAMES), help="the game played")
+    parser.add_argument("--format", choices=FORMATS,
+                        help="round-robin, double-round-robin, gauntlet (the first entrant against the others) or "
+                             "swiss")
+    parser.add_argument("--players", help="entrants: names of bots that connect (comma-separated)")
+    parser.add_argument("--local", help="house bot entrants the server starts: levels, comma-separated "
+                                        "(e.g. master,minimax-4,novice); the server needs --house-bots")
+    parser.add_argument("--games-per-pairing", type=int,
+                        help="games each pairing plays, in colour-swapped pairs on the same opening (default 2)")
+    parser.add_argument("--cycles", type=int, help="how many times a round robin or gauntlet is played (default 1)")
+    parser.add_argument("--rounds", type=int, help="rounds of a swiss event")
+    parser.add_argument("--time-control", help="30 (seconds per move), 5m+2s (game clock + increment) or untimed "
+                                               "(default: the server's)")
+    parser.add_argument("--concurrency", type=int, help="games played at once (default 4)")
+    parser.add_argument("--openings", help="a file of openings (moves in notation per line; also the Connect Four "
+                                           "test sets and Santorini placement files)")
+    parser.add_argument("--plies", type=int, help="with --openings: play only the first N plies of each line")
+    parser.add_argument("--illegal-move", choices=["lose", "reject"], help="an illegal move loses (default) or is "
+                                                                          "refused")
+    parser.add_argument("--grace", type=float, help="seconds an absent entrant has before it forfeits (default 60)")
+    parser.add_argument("--sprt", help="stop a gauntlet early: elo0=0,elo1=20,alpha=0.05,beta=0.05")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``tournament`` subcommand and its own subcommands."""
+    parser = subparsers.add_parser(
+        "tournament", help="run a tournament on a server (organiser)",
+        description="Run a tournament on a running server as its organiser (plyhall serve --organiser-secret). "
+                    "Entrants connect with plyhall bot --tournament NAME and are seated game after game.")
+    sub = parser.add_subparsers(dest="command", metavar="ACTION", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
+        p.add_argument("--secret", help="the organiser secret (default $PLYHALL_ORGANISER_SECRET)")
+
+    create = sub.add_parser("create", help="define a tournament", description="Define a tournament.")
+    _add_definition(create)
+    create.add_argument("--start", action="store_true", help="start it at once")
+    common(create)
+    run = sub.add_parser("run", help="create, start and follow a tournament to the end, then print the results",
+                         description="Create and start a tournament, print progress as games finish, and the "
+                                     "results at the end.")
+    _add_definition(run)
+    common(run)
+    for action, text in (("start", "start a created tournament"), ("pause", "open no new games"),
+                         ("resume", "go on after a pause"), ("cancel", "stop for good (running games are aborted)"),
+                         ("status", "progress and running games")):
+        p = sub.add_parser(action, help=text, description=text[0].upper() + text[1:] + ".")
+        p.add_argument("tournament", help="the tournament's name or id")
+        common(p)
+    results = sub.add_parser("results", help="standings, crosstable, Elo and pairings",
+                             description="Print the standings (text table by default).")
+    results.add_argument("tournament", help="the tournament's name or id")
+    results.add_argument("--json", action="store_true", help="everything as JSON")
+    results.add_argument("--csv", action="store_true", help="the standings as CSV")
+    common(results)
+    listing = sub.add_parser("list", help="the server's tournaments", description="List the server's tournaments.")
+    common(listing)
+    parser.set_defaults(func=run_tournament)
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    """Run one ``plyhall tournament`` action."""
+    try:
+        check_url(args.url)
+        return asyncio.run(_run(args))
+    except (TournamentCliError, ServerURLError) as exc:
+        print(f"plyhall tournament: {exc}", file=sys.stderr)
+        return 2
+    except ServerError as exc:
+        print(f"plyhall tournament: the server refused: {exc.message}", file=sys.stderr)
+        return 1
+    except ConnectionError as exc:
+        print(f"plyhall tournament: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted (the tournament goes on on the server)", file=sys.stderr)
+        return 130

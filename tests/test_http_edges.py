@@ -1,0 +1,131 @@
+"""The edges a client written from docs/PROTOCOL.md alone runs into: HTTP methods and headers, subprotocol
+offers, Unicode digits, metrics, and a move sent while the server shuts down."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import random
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from protocol.games import GAMES
+from server.app import PlyhallServer, RateLimit
+from server.storage import SQLiteStorage
+from tests.helpers import http_json, login, play_out
+
+
+def raw_http(port: int, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request(method, path)
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+
+
+async def test_head_other_methods_and_connection_close(server):
+    status, headers, body = await asyncio.to_thread(raw_http, server.port, "GET", "/healthz")
+    assert status == 200 and headers["connection"] == "close" and json.loads(body)["ok"] is True
+    status, headers, body = await asyncio.to_thread(raw_http, server.port, "HEAD", "/healthz")
+    assert status == 200 and body == b"" and int(headers["content-length"]) > 0
+    for method in ("PUT", "DELETE", "TRACE", "POST"):
+        status, headers, body = await asyncio.to_thread(raw_http, server.port, method, "/api/games")
+        assert status == 405 and headers["allow"] == "GET, HEAD" and b"WebSocket" in body, method
+
+
+async def test_game_filters_are_checked(server):
+    status, body = await asyncio.to_thread(http_json, server, "/api/games?game=chess")
+    assert status == 400 and "chess" in body["error"] and "connect4" in body["error"]
+    status, body = await asyncio.to_thread(http_json, server, "/api/games?status=lost")
+    assert status == 400 and "running" in body["error"]
+
+
+async def test_only_unknown_subprotocols_are_refused_and_none_means_json(server, url):
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(url, subprotocols=["chat.v2"])
+    assert refused.value.response.status_code == 400
+    assert b"plyhall.v1.json" in refused.value.response.body
+    async with connect(url) as ws:  # no offer at all: JSON
+        assert ws.subprotocol is None
+        await ws.send(json.dumps({"type": "ping", "id": 1}))
+        assert json.loads(await ws.recv()) == {"type": "pong", "id": 1}
+    async with connect(url, subprotocols=["chat.v2", "plyhall.v1.json"]) as ws:
+        assert ws.subprotocol == "plyhall.v1.json"
+
+
+@pytest.mark.parametrize("column", ["٤", "４", "4\u200b", "⁴"])
+async def test_connect_four_columns_are_ascii_digits(server, url, column):
+    a = await login(url, "ann")
+    b = await login(url, "bob")
+    await a.request({"type": "seek", "game": "connect4"})
+    await b.request({"type": "seek", "game": "connect4"})
+    start = await a.expect("game_start")
+    mover = a if start["to_move"] == start["seat"] else b
+    reply = await mover.request({"type": "move", "room": start["room"], "move": column}, check=False)
+    assert reply["code"] == "illegal_move" and "1 to 7" in reply["message"]
+
+
+async def test_metrics_count_what_happened(server, url):
+    a = await login(url, "ann")
+    b = await login(url, "bob")
+    await a.request({"type": "create_room", "game": "connect4", "name": "Counted"})
+    await a.request({"type": "join", "room": "Counted"})
+    await b.request({"type": "join", "room": "Counted"})
+    over = await play_out([a, b], "Counted", random.Random(5))
+    await server.flush()
+    await a.request({"type": "join", "room": "Nowhere"}, check=False)
+    status, headers, body = await asyncio.to_thread(raw_http, server.port, "GET", "/metrics")
+    text = body.decode()
+    assert status == 200 and headers["content-type"].startswith("text/plain; version=0.0.4")
+    moves = len(server.storage.get_game(over["record"])["moves"])
+    assert f"plyhall_moves_total {moves}.0" in text
+    assert 'plyhall_games_ended_total{status="finished"} 1.0' in text
+    assert 'plyhall_errors_total{code="no_such_room"} 1.0' in text
+    assert "plyhall_logins_total 2.0" in text and "plyhall_connections 2.0" in text
+    for name in ("plyhall_event_loop_lag_seconds_bucket", "plyhall_storage_commit_seconds_count",
+                 "plyhall_storage_queue_depth", "plyhall_process_resident_memory_bytes", "plyhall_rooms"):
+        assert name in text, name
+
+
+async def test_a_move_sent_while_the_server_stops_is_answered(db_path):
+    srv = PlyhallServer(SQLiteStorage(db_path), port=0)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    a = await login(url, "ann", subprotocol="plyhall.v1.json")
+    b = await login(url, "bob", subprotocol="plyhall.v1.json")
+    await a.request({"type": "seek", "game": sorted(GAMES)[0]})
+    await b.request({"type": "seek", "game": sorted(GAMES)[0]})
+    start = await a.expect("game_start")
+    srv.stopping = True  # the server has begun to stop: what arrives now is answered, not dropped
+    await a.send({"type": "move", "room": start["room"], "move": "whatever", "id": "late"})
+    reply = await a.expect("error")
+    assert reply["code"] == "server_shutdown" and reply["id"] == "late"
+    srv.stopping = False
+    await srv.stop()
+
+
+async def test_accepted_moves_do_not_count_against_the_rate_limit(db_path):
+    # a bucket of 10 messages refilled at 1 a second: a game played at once sends far more moves than that
+    srv = PlyhallServer(SQLiteStorage(db_path), port=0, rate_limit=RateLimit(rate=1, burst=10))
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    try:
+        a = await login(url, "ann")
+        b = await login(url, "bob")
+        await a.request({"type": "create_room", "game": "magnetic-cave", "name": "Fast",
+                         "time_control": {"untimed": True}})
+        await a.request({"type": "join", "room": "Fast"})
+        await b.request({"type": "join", "room": "Fast"})
+        over = await play_out([a, b], "Fast", random.Random(8))
+        assert over["status"] == "finished"
+        for client in (a, b):
+            assert not any(m.get("code") == "rate_limited" for m in client._inbox)
+        for _ in range(12):  # other messages still count
+            await a.send({"type": "ping"})
+        assert (await a.expect("error", timeout=5))["code"] == "rate_limited"
+    finally:
+        await srv.stop()

@@ -1,0 +1,282 @@
+"""Tournaments through the hall (sans I/O) and through live processes: an organiser's whole event, forfeits,
+a restart in the middle, and the figures agreeing with the stored records."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from server.env import Env
+from server.hall import Hall
+from server.storage import SQLiteStorage
+from tests.conftest import free_port
+from tests.helpers import http_json, plyhall, start_server, stop
+
+SECRET = "organiser-secret"
+
+
+class Desk:
+    """A hall driven by hand: connections by name, every message kept, every write kept."""
+
+    def __init__(self, hall: Hall | None = None) -> None:
+        self.hall = hall or Hall(Env.fixed(), organiser_secret=SECRET)
+        self.now = 0.0
+        self.conns: dict[str, int] = {}
+        self.inbox: dict[str, list[dict[str, Any]]] = {}
+        self.writes: list[Any] = []
+
+    def _take(self, out: Any) -> list[dict[str, Any]]:
+        out = self.hall.run_checks(out, self.now)
+        self.writes.extend(out.writes)
+        names = {conn: name for name, conn in self.conns.items()}
+        for conn, msg in out.messages:
+            self.inbox.setdefault(names.get(conn, "?"), []).append(msg)
+        return [msg for _, msg in out.messages]
+
+    def login(self, name: str, **extra: Any) -> dict[str, Any]:
+        self.conns[name] = len(self.conns) + 1
+        return self.send(name, {"type": "login", "name": name, **extra})[0]
+
+    def send(self, name: str, msg: dict[str, Any]) -> list[dict[str, Any]]:
+        conn = self.conns[name]
+        sent = self._take(self.hall.handle(conn, msg, self.now))
+        return [m for m in self.inbox.get(name, [])[-len(sent):]] if sent else []
+
+    def tick(self, dt: float) -> None:
+        self.now += dt
+        self._take(self.hall.tick(self.now))
+
+    def last(self, name: str, kind: str) -> dict[str, Any]:
+        return [m for m in self.inbox[name] if m["type"] == kind][-1]
+
+    def play_running_games(self, rng: random.Random) -> None:
+        """Every seated entrant plays random legal moves until no game runs."""
+        while True:
+            playing = [r for r in self.hall.rooms.values() if r.status == "playing" and not r.paused]
+            if not playing:
+                return
+            for room in playing:
+                seat = room.game.to_move(room.state)
+                move = rng.choice(room.game.legal_moves(room.state))
+                self.send(room.seats[seat], {"type": "move", "room": room.name, "move": room.game.notation(move)})
+                if room.status != "playing":
+                    for name in list(room.seats):
+                        if name is not None:
+                            self.send(name, {"type": "leave", "room": room.name})
+
+
+def test_a_round_robin_runs_to_the_end_and_its_figures_match_the_records():
+    desk = Desk()
+    for name in ("ann", "bob", "cy", "dee"):
+        desk.login(name)
+    desk.login("org", organiser=SECRET)
+    refused = desk.send("ann", {"type": "tournament_create", "game": "connect4", "format": "round-robin"})[0]
+    assert refused["code"] == "not_organiser"
+    reply = desk.send("org", {"type": "tournament_create", "name": "Cup", "game": "connect4", "format": "round-robin",
+                              "players": ["ann", "bob", "cy", "dee"], "concurrency": 2, "start": True,
+                              "time_control": {"untimed": True}})[-1]
+    event = reply["tournament"]
+    assert event["status"] == "running" and event["progress"]["total"] == 12
+    # entrants are seated without asking, two games at a time, nobody twice at once
+    rooms = [r for r in desk.hall.rooms.values() if r.tournament == "cup"]
+    assert len(rooms) == 2 and len({n for r in rooms for n in r.seats}) == 4
+    assert desk.send("ann", {"type": "seek", "game": "connect4"})[0]["code"] == "in_tournament"
+    desk.play_running_games(random.Random(1))
+    event = desk.send("org", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"]
+    assert event["status"] == "finished" and event["progress"]["done"] == 12
+    # the stored records give the same totals and crosstable as the standings
+    storage = SQLiteStorage(":memory:")
+    storage.apply(desk.writes)
+    records = storage.list_games(500, tournament="cup")
+    assert len(records) == 12 and all(r["status"] == "finished" for r in records)
+    points: dict[str, float] = {}
+    cross: dict[tuple[str, str], list[str]] = {}
+    for record in sorted(records, key=lambda r: r["tournament_game"]):
+        white, black = record["players"]
+        for name, opponent, seat in ((white, black, 0), (black, white, 1)):
+            score = 0.5 if record["winner"] is None else 1.0 if record["winner"] == seat else 0.0
+            points[name] = points.get(name, 0.0) + score
+            cross.setdefault((name, opponent), []).append({1.0: "1", 0.5: "=", 0.0: "0"}[score])
+    standings = event["standings"]
+    assert {row["name"]: row["points"] for row in standings["rows"]} == points
+    assert sum(points.values()) == 12
+    for (name, opponent), marks in cross.items():
+        assert sorted(standings["crosstable"][name][opponent]) == sorted(marks)
+    assert all(row["elo"] is not None and row["elo_margin"] > 0 for row in standings["rows"])
+
+
+def test_an_absent_entrant_forfeits_after_the_grace_period_and_a_late_one_plays_on():
+    desk = Desk()
+    desk.login("org", organiser=SECRET)
+    desk.login("ann")
+    desk.send("org", {"type": "tournament_create", "name": "Late", "game": "quarto", "format": "round-robin",
+                      "players": ["ann", "bob"], "games_per_pairing": 2, "concurrency": 1, "grace": 10,
+                      "start": True, "time_control": {"untimed": True}})
+    room = next(r for r in desk.hall.rooms.values() if r.tournament == "late")
+    bob_seat = room.seats.index("bob")
+    assert sorted(room.seats) == ["ann", "bob"] and bob_seat in room.away  # bob's seat waits for him
+    desk.tick(11.0)
+    over = desk.last("ann", "game_over")
+    assert over["status"] == "forfeit" and over["winner"] == 1 - bob_seat and "did not come" in over["reason"]
+    desk.send("ann", {"type": "leave", "room": room.name})
+    # bob arrives for the second game (colours swapped) and plays it
+    desk.login("bob")
+    second = desk.last("bob", "game_start")
+    assert second["players"][1 - bob_seat] == "bob"
+    desk.play_running_games(random.Random(2))
+    event = desk.send("org", {"type": "watch_tournament", "tournament": "late"})[0]["tournament"]
+    rows = {row["name"]: row for row in event["standings"]["rows"]}
+    assert rows["ann"]["forfeit_wins"] == 1 and rows["bob"]["forfeit_losses"] == 1
+    assert rows["ann"]["played"] + rows["bob"]["played"] == 2  # the forfeit is not a played game
+    assert [g["status"] for g in event["schedule"]] == ["forfeit", "finished"]
+
+
+def test_a_restored_hall_finishes_the_event_without_playing_a_game_twice():
+    desk = Desk()
+    desk.login("org", organiser=SECRET)
+    for name in ("ann", "bob", "cy"):
+        desk.login(name, secret=f"{name}-pw")
+    desk.send("org", {"type": "tournament_create", "name": "Restart", "game": "connect4",
+                      "format": "double-round-robin", "players": ["ann", "bob", "cy"], "games_per_pairing": 1,
+                      "concurrency": 1, "start": True, "time_control": {"untimed": True}})
+    rng = random.Random(3)
+    # two games to the end, then a few moves of the third: the server dies there
+    for _ in range(2):
+        room = next(r for r in desk.hall.rooms.values() if r.status == "playing")
+        while room.status == "playing":
+            move = rng.choice(room.game.legal_moves(room.state))
+            desk.send(room.seats[room.game.to_move(room.state)], {"type": "move", "room": room.name,
+                                                                  "move": room.game.notation(move)})
+        for name in room.seats:
+            desk.send(name, {"type": "leave", "room": room.name})
+    room = next(r for r in desk.hall.rooms.values() if r.status == "playing")
+    for _ in range(3):
+        desk.send(room.seats[room.game.to_move(room.state)], {"type": "move", "room": room.name,
+                                                              "move": room.game.notation(room.game.legal_moves(
+                                                                  room.state)[0])})
+    storage = SQLiteStorage(":memory:")
+    storage.apply(desk.writes)
+    restored = storage.load()
+    again = Desk(Hall(Env.fixed(first=1000), organiser_secret=SECRET))
+    again.now = 500.0
+    again.hall.restore(restored, again.now)
+    again._take(again.hall.resume_tournaments(again.now))
+    event = again.hall.tournaments["restart"]
+    assert len(event.outcomes) == 2 and len(event.open) == 1
+    for name in ("ann", "bob", "cy"):
+        again.login(name, secret=f"{name}-pw")
+    resumed = next(r for r in again.hall.rooms.values() if r.status == "playing")
+    assert len(resumed.moves) == 3 and not resumed.paused
+    again.play_running_games(rng)
+    assert event.status == "finished" and len(event.outcomes) == 6
+    storage.apply(again.writes)
+    records = storage.list_games(500, tournament="restart")
+    assert sorted(r["tournament_game"] for r in records) == [1, 2, 3, 4, 5, 6]  # each game once
+
+
+def test_bad_definitions_are_refused_with_the_reason():
+    desk = Desk()
+    desk.login("org", organiser=SECRET)
+    cases = [
+        ({"format": "knockout"}, "round-robin"),
+        ({"players": ["ann"]}, "at least 2"),
+        ({"players": ["ann", "ann"]}, "twice"),
+        ({"players": ["ann", "house-x"]}, "local"),
+        ({"local": ["grandmaster"]}, "levels"),
+        ({"local": ["master", "novice"]}, "--house-bots"),
+        ({"format": "swiss", "rounds": 9}, "at most"),
+        ({"sprt": {"elo0": 0, "elo1": 20}}, "gauntlet"),
+        ({"time_control": {"per_move": -1}}, "per_move"),
+        ({"openings": {"text": "9 9 9 9 9 9 9"}}, "line 1"),
+    ]
+    for change, words in cases:
+        msg = {"type": "tournament_create", "game": "connect4", "format": "round-robin",
+               "players": ["ann", "bob", "cy"], **change}
+        reply = desk.send("org", msg)[0]
+        assert reply["type"] == "error" and words in reply["message"], (change, reply)
+
+
+@pytest.fixture
+def tournament_server(tmp_path):
+    port = free_port()
+    proc = start_server(tmp_path / "cup.db", port, "--organiser-secret", SECRET)
+    yield port, tmp_path / "cup.db"
+    stop(proc)
+
+
+def entrant(name: str, level: str, url: str) -> subprocess.Popen:
+    return plyhall("bot", "--game", "connect4", "--level", level, "--name", name, "--secret", f"{name}-pw",
+                   "--tournament", "cup", "--url", url)
+
+
+def test_the_documented_commands_run_a_round_robin_of_four_bots(tournament_server):
+    port, _ = tournament_server
+    url = f"ws://127.0.0.1:{port}/ws"
+    bots = [entrant(name, level, url) for name, level in (("r1", "random"), ("r2", "random"), ("n1", "novice"),
+                                                           ("n2", "novice"))]
+    try:
+        run = subprocess.run([*PLYHALL, "tournament", "run", "--url", url, "--secret", SECRET, "--name", "Cup",
+                              "--game", "connect4", "--format", "round-robin", "--players", "r1,r2,n1,n2",
+                              "--time-control", "10", "--concurrency", "2"],
+                             capture_output=True, text=True, timeout=240)
+        outputs = [b.communicate(timeout=60) for b in bots]
+    finally:
+        for bot in bots:
+            stop(bot)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "12/12 games" in run.stdout and "(finished)" in run.stdout and "Rank" in run.stdout
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and "tournament Cup is finished" in out and "game 6 in" in out, out + err
+    status, event = http_json(port, "/api/tournaments/cup")
+    status, games = http_json(port, "/api/games?tournament=cup&limit=500")
+    assert len(games["games"]) == 12 and sum(row["points"] for row in event["standings"]["rows"]) == 12
+    results = subprocess.run([*PLYHALL, "tournament", "results", "Cup", "--url", url, "--csv"],
+                             capture_output=True, text=True, timeout=60)
+    assert results.returncode == 0 and results.stdout.splitlines()[0].startswith("rank,name,points")
+
+
+def test_a_tournament_survives_the_server_being_killed(tmp_path):
+    port, db = free_port(), tmp_path / "crash.db"
+    url = f"ws://127.0.0.1:{port}/ws"
+    server = start_server(db, port, "--organiser-secret", SECRET)
+    bots = [entrant(name, "minimax-3", url) for name in ("m1", "m2", "m3")]
+    try:
+        made = subprocess.run([*PLYHALL, "tournament", "create", "--url", url, "--secret", SECRET, "--name", "Cup",
+                               "--game", "connect4", "--format", "double-round-robin", "--players", "m1,m2,m3",
+                               "--games-per-pairing", "1", "--time-control", "30", "--start"],
+                              capture_output=True, text=True, timeout=60)
+        assert made.returncode == 0, made.stderr
+        wait_for(lambda: http_json(port, "/api/tournaments/cup")[1]["progress"]["done"] >= 2, 120)
+        server.send_signal(signal.SIGKILL)  # the real server process dies at once: no goodbye, no flush
+        server.communicate(timeout=30)
+        server = start_server(db, port, "--organiser-secret", SECRET)
+        wait_for(lambda: http_json(port, "/api/tournaments/cup")[1]["status"] == "finished", 240)
+        outputs = [bot.communicate(timeout=60) for bot in bots]
+    finally:
+        for bot in bots:
+            stop(bot)
+        stop(server)
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and "tournament Cup is finished" in out, out + err
+    storage = SQLiteStorage(db)
+    records = storage.list_games(500, tournament="cup", status="all")
+    storage.close()
+    numbers = sorted(r["tournament_game"] for r in records if r["status"] in ("finished", "forfeit"))
+    assert numbers == [1, 2, 3, 4, 5, 6], records  # every scheduled game once, none twice
+
+
+PLYHALL = [sys.executable, "-m", "client.cli"]
+
+
+def wait_for(condition: Any, timeout: float) -> None:
+    """Poll ``condition`` until it holds (AssertionError after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
