@@ -80,12 +80,15 @@ function scheduleTable(schedule) {
 export function renderTournament(tournament) {
   const live = (tournament.schedule || []).filter((game) => game.status === "playing");
   const standings = tournament.standings || { rows: [] };
+  const over = tournament.status === "finished" || tournament.status === "cancelled";
+  const leader = standings.rows.find((row) => row.rank === 1);
   return h("section", { class: "tournament", "data-status": tournament.status },
     h("header", { class: "room-head" },
       h("h1", { text: tournament.name }),
       h("p", { class: "meta", text: `${gameTitle(tournament.game)} · ${tournament.format} · ${tournament.status} · ${(tournament.entrants || []).length} entrants` })),
     h("div", { class: "progress" }, progressBar(tournament.progress), h("span", { text: progressText(tournament.progress) })),
-    h("section", { class: "panel live" }, h("h2", { text: "Playing now" }),
+    tournament.status === "finished" && leader ? h("p", { class: "winner" }, h("b", { text: leader.name }), ` wins with ${formatPoints(leader.points)} points.`) : null,
+    over ? null : h("section", { class: "panel live" }, h("h2", { text: "Playing now" }),
       live.length
         ? h("ul", {}, live.map((game) => h("li", {}, `${game.white} vs ${game.black} · `, h("a", { href: `#/room/${encodeURIComponent(game.room)}`, text: "Watch" }))))
         : h("p", { class: "empty", text: "No game is being played right now." })),
