@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from protocol.games import GAMES
 from tests.conftest import free_port
@@ -55,12 +55,6 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
-def expected_404(msg: ConsoleMessage) -> bool:
-    """Chromium logs every 404 it fetches; the page asks for /api/tournaments, which answers 404 until the
-    server runs tournaments (the page then shows "No tournaments.")."""
-    return "404" in msg.text and "/api/tournaments" in msg.location.get("url", "")
-
-
 @pytest.fixture
 def open_page(browser: Browser, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Page]]:
     """``open_page(name, width=1100, context=None)``: a page in a fresh browser context (its own storage).
@@ -74,7 +68,7 @@ def open_page(browser: Browser, request: pytest.FixtureRequest, tmp_path: Path) 
         context = context or browser.new_context(viewport={"width": width, "height": height})
         page = context.new_page()
         page.on("console", lambda msg: problems.append(f"{name}: console {msg.type}: {msg.text}")
-                if msg.type == "error" and not expected_404(msg) else None)
+                if msg.type == "error" else None)
         page.on("pageerror", lambda exc: problems.append(f"{name}: uncaught {exc}"))
         pages.append((name, page))
         return page
