@@ -30,7 +30,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots.engine import magnetic_cave as cave  # noqa: E402
+from bots.engine.magnetic_cave.evaluation import LATE_RAMP, WIN_AT_HAND, evaluate_phase, search  # noqa: E402
+from bots.engine.magnetic_cave.master import warm_up  # noqa: E402
+from bots.engine.magnetic_cave.position import (  # noqa: E402
+    MAX_MOVES,
+    MOVE_SPACE,
+    SQUARES,
+    from_state,
+    open_squares,
+    plies_left,
+    threat_squares,
+)
 from bots.engine.search import Searcher  # noqa: E402
 from client.runner.match import play_match  # noqa: E402
 from protocol.games import GAMES  # noqa: E402
@@ -54,8 +64,8 @@ def quiet(position: np.ndarray) -> bool:
     """No win at hand for the side to move and nothing to block: the evaluation's own work."""
     occupied = position[0] | position[1]
     empty = ~occupied
-    free = cave.open_squares(occupied)
-    return not (cave.threat_squares(position[0], empty) & free or cave.threat_squares(position[1], empty) & free)
+    free = open_squares(occupied)
+    return not (threat_squares(position[0], empty) & free or threat_squares(position[1], empty) & free)
 
 
 def concordance(values: np.ndarray, exact: np.ndarray) -> float:
@@ -83,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         bricks = sorted({int(text) for text in args.bricks.split(",")})
     except ValueError:
         parser.error(f"--bricks takes brick counts separated by commas, not {args.bricks!r}")
-    if not all(0 < count < cave.SQUARES for count in bricks):
-        parser.error(f"brick counts must be between 1 and {cave.SQUARES - 1}")
+    if not all(0 < count < SQUARES for count in bricks):
+        parser.error(f"brick counts must be between 1 and {SQUARES - 1}")
     if args.games < 1 or args.jobs < 1 or args.time_per_move <= 0 or args.solve_seconds <= 0:
         parser.error("--games and --jobs must be at least 1, the times positive")
 
@@ -92,24 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     match = play_match("magnetic-cave", "master", "minimax-4", args.games, time_per_move=args.time_per_move,
                        seed=args.seed, jobs=args.jobs, opening_plies=2)
     states = positions(match.records, bricks)
-    cave.warm_up()
-    searcher = Searcher(cave.search, cave.MAX_MOVES, cave.MOVE_SPACE, table_bits=22)
+    warm_up()
+    searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=22)
     exact, middle, endgame = [], [], []
     skipped_tactics = unsolved = 0
     started = time.perf_counter()
     for index, state in enumerate(states, 1):
-        position = cave.from_state(state)
+        position = from_state(state)
         if not quiet(position):
             skipped_tactics += 1
             continue
-        value = searcher.window(position, cave.plies_left(position), -1, 1,
+        value = searcher.window(position, plies_left(position), -1, 1,
                                 time.perf_counter() + args.solve_seconds)
         if value is None:
             unsolved += 1
             continue
         exact.append((value > 0) - (value < 0))
-        middle.append(cave.evaluate_phase(position, 0))
-        endgame.append(cave.evaluate_phase(position, cave.LATE_RAMP))
+        middle.append(evaluate_phase(position, 0))
+        endgame.append(evaluate_phase(position, LATE_RAMP))
         if index % 20 == 0:
             print(f"  solved {index}/{len(states)}", file=sys.stderr, flush=True)
     exact_array = np.array(exact)
@@ -125,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         called = np.where(np.abs(array) <= args.draw_band, 0, np.sign(array))
         right = [int(np.sum((exact_array == kind) & (called == kind))) for kind in (1, 0, -1)]
         totals = [int(np.sum(exact_array == kind)) for kind in (1, 0, -1)]
-        correlation = np.corrcoef(np.clip(array, -cave.WIN_AT_HAND, cave.WIN_AT_HAND), exact_array)[0, 1]
+        correlation = np.corrcoef(np.clip(array, -WIN_AT_HAND, WIN_AT_HAND), exact_array)[0, 1]
         print(f"{name:<12}{concordance(array, exact_array):>13.3f}{correlation:>13.3f}"
               + "".join(f"{f'{r}/{t}':>{w}}" for r, t, w in zip(right, totals, (12, 13, 14), strict=True)))
     return 0

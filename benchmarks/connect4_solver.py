@@ -21,7 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots.engine.connect4 import from_moves, new_solver_tables, solve_many, warm_up  # noqa: E402
+from bots.engine.connect4.master import warm_up  # noqa: E402
+from bots.engine.connect4.position import from_moves  # noqa: E402
+from bots.engine.connect4.solver import new_solver_tables, solve_many  # noqa: E402
 
 PUBLISHED_MEAN_SECONDS = {
     "Test_L3_R1": 4.6e-6,

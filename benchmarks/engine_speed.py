@@ -56,56 +56,57 @@ class EngineProfile:
 
 def connect4_profile() -> EngineProfile:
     """Connect Four's heuristic search (its master tries the exact solver first: see connect4_solver.py)."""
-    from bots.engine import connect4
+    from bots.engine.connect4 import evaluation, master, position
 
     return EngineProfile(
-        "connect4", connect4.search, connect4.WIDTH, connect4.WIDTH,
-        lambda state: np.array(connect4.from_state(state), np.uint64),
-        lambda position: connect4.CELLS - int(position[2]),
-        connect4.generate_moves, connect4.warm_up, {"opening": 4, "middle": 14, "endgame": 24},
+        "connect4", evaluation.search, position.WIDTH, position.WIDTH,
+        lambda state: np.array(position.from_state(state), np.uint64),
+        lambda board: position.CELLS - int(board[2]),
+        evaluation.generate_moves, master.warm_up, {"opening": 4, "middle": 14, "endgame": 24},
     )
 
 
 def santorini_profile() -> EngineProfile:
     """Santorini: phases after the two placements and 2, 10 and 18 turns."""
-    from bots.engine import santorini
+    from bots.engine.santorini import evaluation, master, position
 
     return EngineProfile(
-        "santorini", santorini.search, santorini.MAX_MOVES, santorini.MOVE_SPACE, santorini.from_state,
-        lambda position: MAX_PLY - 1, santorini.generate_moves, santorini.warm_up,
+        "santorini", evaluation.search, position.MAX_MOVES, position.MOVE_SPACE, position.from_state,
+        lambda board: MAX_PLY - 1, evaluation.generate_moves, master.warm_up,
         {"opening": 4, "middle": 12, "endgame": 20},
     )
 
 
 def amazons_profile() -> EngineProfile:
     """The Amazons: phases after 4, 20 and 40 turns."""
-    from bots.engine import amazons
+    from bots.engine.amazons import evaluation, master, position
 
     return EngineProfile(
-        "amazons", amazons.search, amazons.MAX_MOVES, amazons.MOVE_SPACE, amazons.from_state,
-        lambda position: MAX_PLY - 1, amazons.generate_moves, amazons.warm_up,
+        "amazons", evaluation.search, position.MAX_MOVES, position.MOVE_SPACE, position.from_state,
+        lambda board: MAX_PLY - 1, evaluation.generate_moves, master.warm_up,
         {"opening": 4, "middle": 20, "endgame": 40},
     )
 
 
 def magnetic_cave_profile() -> EngineProfile:
     """Magnetic Cave: phases after 6, 20 and 36 bricks."""
-    from bots.engine import magnetic_cave
+    from bots.engine.magnetic_cave import evaluation, master, position
 
     return EngineProfile(
-        "magnetic-cave", magnetic_cave.search, magnetic_cave.MAX_MOVES, magnetic_cave.MOVE_SPACE,
-        magnetic_cave.from_state, lambda position: magnetic_cave.SQUARES - int(position[2]),
-        magnetic_cave.generate_moves, magnetic_cave.warm_up, {"opening": 6, "middle": 20, "endgame": 36},
+        "magnetic-cave", evaluation.search, position.MAX_MOVES, position.MOVE_SPACE,
+        position.from_state, position.plies_left,
+        evaluation.generate_moves, master.warm_up, {"opening": 6, "middle": 20, "endgame": 36},
     )
 
 
 def quarto_profile() -> EngineProfile:
     """Quarto: phases after the opening hand-over and 3, 5, 7 and 9 placements (13 to 7 empty squares)."""
-    from bots.engine import quarto
+    from bots.engine.quarto import evaluation, master, position
 
     return EngineProfile(
-        "quarto", quarto.search, quarto.MAX_MOVES, quarto.MOVE_SPACE, quarto.from_state, quarto.plies_left,
-        quarto.generate_moves, quarto.warm_up, {"opening": 4, "middle": 6, "late middle": 8, "endgame": 10},
+        "quarto", evaluation.search, position.MAX_MOVES, position.MOVE_SPACE, position.from_state,
+        position.plies_left, evaluation.generate_moves, master.warm_up,
+        {"opening": 4, "middle": 6, "late middle": 8, "endgame": 10},
     )
 
 

@@ -41,11 +41,11 @@ LEVELS_HELP = f"random, novice, minimax-N (N = 1..{MAX_MINIMAX_DEPTH}), master"
 
 
 MASTERS: dict[str, tuple[str, str]] = {
-    "connect4": ("connect4", "Connect4Master"),
-    "santorini": ("santorini", "SantoriniMaster"),
-    "amazons": ("amazons", "AmazonsMaster"),
-    "magnetic-cave": ("magnetic_cave", "MagneticCaveMaster"),
-    "quarto": ("quarto", "QuartoMaster"),
+    "connect4": ("connect4.master", "Connect4Master"),
+    "santorini": ("santorini.master", "SantoriniMaster"),
+    "amazons": ("amazons.master", "AmazonsMaster"),
+    "magnetic-cave": ("magnetic_cave.master", "MagneticCaveMaster"),
+    "quarto": ("quarto.master", "QuartoMaster"),
 }
 """Game id -> (module in ``bots.engine``, class) of its ``master`` engine, imported on demand."""
 

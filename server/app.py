@@ -30,14 +30,15 @@ from protocol.messages import ProtocolError, validate
 
 from .env import Env
 from .gc_policy import ServingGC
-from .hall import Hall, HallOutbox, Limits
+from .hall import Hall, HallOutbox, Limits, tag_reply
 from .house import HouseBots
 from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
-from .identity import SecretCheck
+from .identity import ClaimLookup, SecretCheck
 from .metrics import CONTENT_TYPE, Metrics
 from .records import MovePlayed
 from .storage import Storage
-from .tournament.director import slug
+from .tournament.director import Director, slug
+from .tournament.schedule import TournamentSpec
 from .web import STATIC_PREFIX, StaticFiles
 from .writer import GroupCommitWriter
 
@@ -186,7 +187,7 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
-        self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots)
+        self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots, storage.shared)
         self.house: HouseBots | None = None
         self._house_task: asyncio.Task | None = None
         self.connections: dict[int, Connection] = {}
@@ -377,6 +378,8 @@ class PlyhallServer:
         """Send ``out`` once its writes are committed (at once when it has none and nothing waits)."""
         for check in out.checks:
             self._run_check(check)
+        for lookup in out.lookups:
+            self._run_lookup(lookup)
         if out.house or out.house_stop:
             self._run_house(out)
         if out.ended:
@@ -433,6 +436,26 @@ class PlyhallServer:
                 log.exception("checking a secret failed")
                 answer = False
             self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
+
+        future.add_done_callback(done)
+
+    def _run_lookup(self, lookup: ClaimLookup) -> None:
+        future = asyncio.get_running_loop().run_in_executor(self._reads, self.storage.get_claim, lookup.login["name"])
+
+        def done(result: asyncio.Future) -> None:
+            if self.stopping or result.cancelled():
+                return
+            try:
+                found = result.result()
+            except Exception as exc:  # the database is down: the login is refused, not the server
+                log.warning("looking up the name %s failed: %s", lookup.login["name"], exc)
+                out = HallOutbox()
+                out.error(lookup.conn, "busy", "the database is not answering; try again in a moment",
+                          retry_after=5)
+                tag_reply(out, lookup.conn, lookup.login.get("id"))
+                self._dispatch(out)
+                return
+            self._dispatch(self.hall.claim_looked_up(lookup, found, time.monotonic()))
 
         future.add_done_callback(done)
 
@@ -554,18 +577,37 @@ class PlyhallServer:
         return json_response(200, record)
 
     async def _api_tournaments(self, path: str, query: dict[str, str]) -> Response:
-        return json_response(200, {"tournaments": [d.summary() for d in self.hall.tournaments.values()]})
+        """Every tournament in the database (all servers sharing it); this server's own ones live."""
+        stored = await self._read(self.storage.list_tournaments)
+        live = {tid: director.summary() for tid, director in self.hall.tournaments.items()}
+        listing = [live.pop(snap["id"], None) or _stored_summary(snap) for snap in stored]
+        return json_response(200, {"tournaments": listing + list(live.values())})
 
     async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
         key = unquote(path.removeprefix("/api/tournaments/"))
+        now = time.monotonic()
         director = self.hall.tournaments.get(key) or self.hall.tournaments.get(slug(key))
-        if director is None:
-            return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
+        if director is None:  # another server's event (or a finished one from before a restart)
+            found = await self._read(self.storage.tournament, slug(key))
+            if found is None:
+                return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
+            director = Director.restore(*found)
         form = query.get("format", "json")
         if form == "text":
-            return text_response(200, director.to_text(time.monotonic()))
+            return text_response(200, director.to_text(now))
         if form == "csv":
-            return text_response(200, director.standings(time.monotonic()).to_csv(), "text/csv; charset=utf-8")
+            return text_response(200, director.standings(now).to_csv(), "text/csv; charset=utf-8")
         if form != "json":
             raise BadRequest("format must be json, text or csv")
-        return json_response(200, self.hall.tournament_view(director, time.monotonic()))
+        return json_response(200, self.hall.tournament_view(director, now))
+
+
+def _stored_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The short form of a tournament known only from its stored snapshot (another server runs it)."""
+    settings = snapshot["settings"]
+    done = snapshot["games_done"]
+    total = done if snapshot.get("stopped_early") else TournamentSpec.from_json(settings["spec"]).total_games
+    return {"id": snapshot["id"], "name": snapshot["name"], "game": settings["game"],
+            "format": settings["spec"]["format"], "status": snapshot["status"],
+            "entrants": settings["spec"]["entrants"],
+            "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0}}

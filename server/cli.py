@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import signal
 import sys
 from typing import Any
@@ -27,7 +28,11 @@ def register(subparsers: Any) -> None:
                             "other machines connect)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     serve.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
-                       help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB)")
+                       help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB), or "
+                            "postgresql://USER:PASSWORD@HOST/DBNAME (pip install 'plyhall[postgres]')")
+    serve.add_argument("--node", default=os.environ.get("PLYHALL_NODE", "main"),
+                       help="this server's name among servers sharing one PostgreSQL database: its rooms and "
+                            "tournaments are its own (default main, or $PLYHALL_NODE)")
     serve.add_argument("--grace", type=float, default=30.0,
                        help="default seconds a disconnected player keeps the seat (0 to 600; default 30)")
     serve.add_argument("--illegal-move", choices=["reject", "lose"], default="reject",
@@ -52,12 +57,22 @@ def register(subparsers: Any) -> None:
         "export", help="write recorded games as JSON lines",
         description="Write recorded games from a server database as JSON lines (one game a line, oldest first).")
     export.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
-                        help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB)")
+                        help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB), or a PostgreSQL URL")
     export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
     export.add_argument("--id", dest="record", help="only the game with this record id")
     export.add_argument("--tournament", metavar="ID", help="only the games of this tournament")
     export.add_argument("--output", "-o", help="file to write (default standard output)")
     export.set_defaults(func=run_export)
+
+    db = subparsers.add_parser("db", help="database tools", description="Database tools.")
+    tools = db.add_subparsers(dest="tool", metavar="TOOL", required=True)
+    copy = tools.add_parser(
+        "copy", help="copy a whole deployment to another database",
+        description="Copy everything (games with their moves, names, open rooms, tournaments) from one database to "
+                    "another, empty one, and check the counts: SQLite to PostgreSQL and back. Stop the server first.")
+    copy.add_argument("--from", dest="source", required=True, help="sqlite:///PATH (or a path) or postgresql://...")
+    copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
+    copy.set_defaults(func=run_db_copy)
 
 
 def serve_option_errors(args: argparse.Namespace) -> list[str]:
@@ -71,6 +86,8 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
     if args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
         errors.append("--organiser-secret must be 8 to 200 characters")
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", args.node):
+        errors.append(f"--node must be 1 to 64 letters, digits and _ . -, not {args.node[:70]!r}")
     if not 1 <= args.rate_limit <= 100_000:
         errors.append(f"--rate-limit must be 1 to 100000 messages a second, not {args.rate_limit:g}")
     if not 0 <= args.house_bots <= 64:
@@ -93,7 +110,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if errors:
         return 2
     try:
-        storage = open_storage(args.db)
+        storage = open_storage(args.db, args.node)
     except (OSError, StorageError) as exc:
         print(f"plyhall serve: {exc}", file=sys.stderr)
         return 1
@@ -115,7 +132,7 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
                   f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
         print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), "
-              f"database {args.db}; Ctrl-C stops", flush=True)
+              f"database {getattr(storage, 'where', args.db)}; Ctrl-C stops", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -164,3 +181,42 @@ def run_export(args: argparse.Namespace) -> int:
         storage.close()
     print(f"exported {count} game{'' if count == 1 else 's'}", file=sys.stderr)
     return 0
+
+
+def run_db_copy(args: argparse.Namespace) -> int:
+    """Copy every table to an empty database, then compare the row counts."""
+    from .storage import TABLES, StorageError, open_storage
+
+    if "://" not in args.source and not os.path.isfile(args.source):
+        print(f"plyhall db copy: no database file {args.source}", file=sys.stderr)
+        return 1
+    try:
+        source = open_storage(args.source)
+        target = open_storage(args.target)
+    except (OSError, StorageError) as exc:
+        print(f"plyhall db copy: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if any(target.counts().values()):
+            print(f"plyhall db copy: {args.target} is not empty; copy into a new, empty database", file=sys.stderr)
+            return 1
+        for table in TABLES:
+            batch: list[tuple] = []
+            for row in source.rows(table):
+                batch.append(tuple(row))
+                if len(batch) == 1000:
+                    target.insert_rows(table, batch)
+                    batch = []
+            if batch:
+                target.insert_rows(table, batch)
+        before, after = source.counts(), target.counts()
+        for table in TABLES:
+            print(f"{table:<12}{before[table]:>10} -> {after[table]:>10}")
+        if before != after:
+            print("plyhall db copy: the counts differ", file=sys.stderr)
+            return 1
+        print(f"copied {sum(after.values())} rows; the counts agree")
+        return 0
+    finally:
+        source.close()
+        target.close()

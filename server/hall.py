@@ -25,7 +25,7 @@ from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
 
 from .env import Env
 from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
-from .identity import Claim, LoginThrottle, SecretCheck, token_digest
+from .identity import Claim, ClaimLookup, LoginThrottle, SecretCheck, token_digest
 from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, TournamentSaved, Write
 from .room import Outbox, Room, RoomSettings
 from .tournament.director import Director, TournamentError, define
@@ -93,6 +93,7 @@ class HallOutbox:
     close: list[tuple[int, str]] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     checks: list[SecretCheck] = field(default_factory=list)
+    lookups: list[ClaimLookup] = field(default_factory=list)  # names to look up in a shared database
     ended: list[GameRecord] = field(default_factory=list)
     house: list[HouseStart] = field(default_factory=list)  # house bot processes to start
     house_stop: list[str] = field(default_factory=list)  # house bots no longer needed (their process ends)
@@ -111,6 +112,7 @@ class HallOutbox:
         self.close.extend(other.close)
         self.writes.extend(other.writes)
         self.checks.extend(other.checks)
+        self.lookups.extend(other.lookups)
         self.ended.extend(other.ended)
         self.house.extend(other.house)
         self.house_stop.extend(other.house_stop)
@@ -142,8 +144,10 @@ class Hall:
         room_defaults: dict[str, Any] | None = None,
         organiser_secret: str | None = None,
         house_limit: int = 0,
+        shared_names: bool = False,
     ) -> None:
         self.env = env or Env.system()
+        self.shared_names = shared_names  # other servers share the database: look unknown names up there
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
         self.organiser_secret = organiser_secret
@@ -210,7 +214,7 @@ class Hall:
             out.error(conn, "not_logged_in", 'log in first: send {"type": "login", "name": ...}')
         else:
             self._handlers[kind](self, out, conn, msg, now)
-        _tag_reply(out, conn, msg.get("id"), REPLIES[kind])
+        tag_reply(out, conn, msg.get("id"), REPLIES[kind])
         return out
 
     def secret_checked(self, check: SecretCheck, result: Claim | bool, now: float) -> HallOutbox:
@@ -237,7 +241,21 @@ class Hall:
                 self._admit(out, conn, login, now, proven=True)
         else:
             self._admit(out, conn, login, now, proven=True)
-        _tag_reply(out, conn, login.get("id"), REPLIES["login"])
+        tag_reply(out, conn, login.get("id"), REPLIES["login"])
+        return out
+
+    def claim_looked_up(self, lookup: ClaimLookup, found: tuple[str, str] | None, now: float) -> HallOutbox:
+        """The answer of a :class:`ClaimLookup`: the name's claim in the shared database, if any; the login
+        then goes on as if the claim had been known."""
+        out = HallOutbox()
+        self._now = now
+        if lookup.conn not in self.addresses:
+            return out
+        name = lookup.login["name"]
+        if found is not None and name not in self.claims:
+            self.claims[name] = Claim(*found)
+        self._login(out, lookup.conn, lookup.login, now, looked_up=True)
+        tag_reply(out, lookup.conn, lookup.login.get("id"), REPLIES["login"])
         return out
 
     def run_checks(self, out: HallOutbox, now: float) -> HallOutbox:
@@ -387,7 +405,7 @@ class Hall:
             self.watchers.discard(conn)
         out.send(conn, m.rooms(self.listing()))
 
-    def _login(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _login(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float, looked_up: bool = False) -> None:
         if conn in self.sessions:
             out.error(conn, "already_logged_in", f"you are logged in as {self.sessions[conn].name}")
             return
@@ -426,6 +444,9 @@ class Hall:
             return
         token_ok = self._token_matches(name, msg.get("resume"))
         claim = self.claims.get(name)
+        if claim is None and self.shared_names and not looked_up:
+            out.lookups.append(ClaimLookup(conn, msg))  # claimed through another server, perhaps
+            return
         if claim is not None and not token_ok:
             if secret is None:
                 self._refuse(out, conn, name, address, now, "wrong_secret",
@@ -934,7 +955,7 @@ def _room_saved(room: Room) -> Write:
     return RoomSaved(room.snapshot())
 
 
-def _tag_reply(out: HallOutbox, conn: int, msg_id: Any, replies: frozenset[str]) -> None:
+def tag_reply(out: HallOutbox, conn: int, msg_id: Any, replies: frozenset[str] = frozenset({"error"})) -> None:
     """The one rule: the first message for the requester that answers the request carries its id."""
     if msg_id is None:
         return

@@ -63,6 +63,15 @@ class SecretCheck:
 
 
 @dataclass
+class ClaimLookup:
+    """A login for a name this server knows no claim of, on a database other servers share: the I/O
+    layer looks the claim up there (off the event loop) and feeds it back (``Hall.claim_looked_up``)."""
+
+    conn: int
+    login: dict[str, Any]
+
+
+@dataclass
 class _Failures:
     count: int = 0
     last: float = -math.inf

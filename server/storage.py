@@ -11,6 +11,7 @@ queued while the previous commit ran goes into the next transaction), and reads 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -33,6 +34,17 @@ from .records import (
     TournamentSaved,
     Write,
 )
+
+TABLES: dict[str, tuple[str, ...]] = {
+    "players": ("name", "salt", "digest", "claimed_at"),
+    "identities": ("name", "digest", "issued_at"),
+    "games": ("id", "room", "game", "options", "time_control", "player0", "player1", "winner", "reason", "status",
+              "move_count", "started_at", "ended_at", "tournament", "tournament_game"),
+    "moves": ("game_id", "seq", "seat", "move", "think_ms", "clock0", "clock1"),
+    "rooms": ("node", "name", "snapshot", "updated_at"),
+    "tournaments": ("id", "node", "name", "status", "snapshot", "created_at"),
+}
+"""Every table with its columns, for copies between databases."""
 
 SCHEMA_VERSION = 2
 """The schema this code reads and writes. A database at a newer version is refused."""
@@ -90,16 +102,20 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX games_ended ON games (ended_at)",
         "CREATE INDEX games_status ON games (status)",
         "CREATE INDEX games_tournament ON games (tournament)",
+        # rooms and tournaments belong to the server (node) that runs them; records and names are shared
         """CREATE TABLE rooms (
-            name VARCHAR(64) PRIMARY KEY,
+            node VARCHAR(64) NOT NULL,
+            name VARCHAR(64) NOT NULL,
             snapshot TEXT NOT NULL,
-            updated_at DOUBLE PRECISION NOT NULL)""",
+            updated_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (node, name))""",
         """CREATE TABLE identities (
             name VARCHAR(32) PRIMARY KEY,
             digest VARCHAR(128) NOT NULL,
             issued_at DOUBLE PRECISION NOT NULL)""",
         """CREATE TABLE tournaments (
             id VARCHAR(64) PRIMARY KEY,
+            node VARCHAR(64) NOT NULL,
             name VARCHAR(64) NOT NULL,
             status VARCHAR(16) NOT NULL,
             snapshot TEXT NOT NULL,
@@ -146,6 +162,23 @@ class Storage:
         """Number of ended games."""
         raise NotImplementedError
 
+    def get_claim(self, name: str) -> tuple[str, str] | None:
+        """The stored claim of ``name`` (salt, digest), or None: a name claimed through another server."""
+        raise NotImplementedError
+
+    def list_tournaments(self) -> list[dict[str, Any]]:
+        """The stored snapshot of every tournament, of every server, oldest first."""
+        raise NotImplementedError
+
+    def tournament(self, tournament_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """One tournament's snapshot and the summaries of its games, or None."""
+        raise NotImplementedError
+
+    @property
+    def shared(self) -> bool:
+        """True when other servers may use the same database at once (names must be looked up there)."""
+        return False
+
     def close(self) -> None:
         """Release the database."""
 
@@ -179,7 +212,8 @@ class SQLStorage(Storage):
     placeholder = "?"
     begin = "BEGIN"
 
-    def __init__(self) -> None:
+    def __init__(self, node: str = "main") -> None:
+        self.node = node
         self._local = threading.local()
         self._writer = self._connect()
         self._write_lock = threading.Lock()
@@ -204,33 +238,39 @@ class SQLStorage(Storage):
         return conn
 
     def _read(self, statement: str, args: Sequence[Any] = ()) -> list[tuple]:
-        cursor = self._reader().execute(self._sql(statement), tuple(args))
-        rows = cursor.fetchall()
-        self._end_read()
-        return rows
+        try:
+            return self._reader().execute(self._sql(statement), tuple(args)).fetchall()
+        except self.lost_connection:
+            self._drop_reader()  # a database server restarted: one more try on a fresh connection
+            return self._reader().execute(self._sql(statement), tuple(args)).fetchall()
 
-    def _end_read(self) -> None:
-        """Finish a read (drivers that open a transaction for every read close it here)."""
+    lost_connection: tuple[type[BaseException], ...] = ()
+    """Driver errors that mean the connection is gone (it is opened again)."""
+
+    def _drop_reader(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            with self._readers_lock:
+                if conn in self._readers:
+                    self._readers.remove(conn)
+            try:
+                conn.close()
+            except Exception:  # already broken: closing is best effort
+                pass
 
     def _migrate(self) -> None:
-        with self._write_lock:
-            cur = self._writer.cursor()
-            cur.execute(self.begin)
-            try:
-                version = self._version(cur)
-                if version > SCHEMA_VERSION:
-                    raise StorageError(f"the database is at schema version {version}, newer than this Plyhall "
-                                       f"(version {SCHEMA_VERSION}); upgrade Plyhall to use it")
-                for step in MIGRATIONS[version:]:
-                    for statement in step:
-                        cur.execute(statement)
-                if version < SCHEMA_VERSION:
-                    cur.execute("DELETE FROM schema_version")
-                    cur.execute(self._sql("INSERT INTO schema_version (version) VALUES (?)"), (SCHEMA_VERSION,))
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._write_lock, self._transaction() as cur:
+            version = self._version(cur)
+            if version > SCHEMA_VERSION:
+                raise StorageError(f"the database is at schema version {version}, newer than this Plyhall "
+                                   f"(version {SCHEMA_VERSION}); upgrade Plyhall to use it")
+            for step in MIGRATIONS[version:]:
+                for statement in step:
+                    cur.execute(statement)
+            if version < SCHEMA_VERSION:
+                cur.execute("DELETE FROM schema_version")
+                cur.execute(self._sql("INSERT INTO schema_version (version) VALUES (?)"), (SCHEMA_VERSION,))
 
     def _version(self, cur: Any) -> int:
         cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -243,29 +283,49 @@ class SQLStorage(Storage):
     def apply(self, writes: Sequence[Write]) -> None:
         """Commit ``writes`` in one transaction; consecutive moves go in one batch."""
         with self._write_lock:
-            cur = self._writer.cursor()
-            cur.execute(self.begin)
+            if self._writer is None:  # lost with its database server: open it again (raises while it is down)
+                self._writer = self._connect()
             try:
-                moves: list[tuple] = []
-                for write in writes:
-                    if isinstance(write, MovePlayed):
-                        m = write.move
-                        moves.append((write.game_id, m.seq, m.seat, m.notation, m.think_ms, m.clocks_after[0],
-                                      m.clocks_after[1]))
-                        continue
-                    if moves:
-                        self._insert_moves(cur, moves)
-                        moves = []
-                    self._write(cur, write)
-                if moves:
-                    self._insert_moves(cur, moves)
-                cur.execute("COMMIT")
-            except BaseException:
+                self._apply(writes)
+            except self.lost_connection:
+                broken, self._writer = self._writer, None
                 try:
-                    cur.execute("ROLLBACK")
-                except Exception:  # the connection itself may be gone; the error that matters is raised below
+                    broken.close()
+                except Exception:  # already broken
                     pass
                 raise
+
+    def _apply(self, writes: Sequence[Write]) -> None:
+        with self._transaction() as cur:
+            moves: list[tuple] = []
+            for write in writes:
+                if isinstance(write, MovePlayed):
+                    m = write.move
+                    moves.append((write.game_id, m.seq, m.seat, m.notation, m.think_ms, m.clocks_after[0],
+                                  m.clocks_after[1]))
+                    continue
+                if moves:
+                    self._insert_moves(cur, moves)
+                    moves = []
+                self._write(cur, write)
+            if moves:
+                self._insert_moves(cur, moves)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        """A cursor of the writer inside one transaction: committed at the end, rolled back on any error.
+        The caller holds ``_write_lock``."""
+        cur = self._writer.cursor()
+        cur.execute(self.begin)
+        try:
+            yield cur
+            cur.execute("COMMIT")
+        except BaseException:
+            try:
+                cur.execute("ROLLBACK")
+            except Exception:  # the connection itself may be gone; the error that matters is raised below
+                pass
+            raise
 
     def _insert_moves(self, cur: Any, rows: list[tuple]) -> None:
         cur.executemany(self._sql(
@@ -276,11 +336,12 @@ class SQLStorage(Storage):
         sql = self._sql
         now = time.time()
         if isinstance(write, RoomSaved):
-            cur.execute(sql("INSERT INTO rooms (name, snapshot, updated_at) VALUES (?, ?, ?) ON CONFLICT (name)"
-                            " DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at"),
-                        (write.snapshot["name"], json.dumps(write.snapshot), now))
+            cur.execute(sql("INSERT INTO rooms (node, name, snapshot, updated_at) VALUES (?, ?, ?, ?)"
+                            " ON CONFLICT (node, name) DO UPDATE SET snapshot = excluded.snapshot,"
+                            " updated_at = excluded.updated_at"),
+                        (self.node, write.snapshot["name"], json.dumps(write.snapshot), now))
         elif isinstance(write, RoomRemoved):
-            cur.execute(sql("DELETE FROM rooms WHERE name = ?"), (write.name,))
+            cur.execute(sql("DELETE FROM rooms WHERE node = ? AND name = ?"), (self.node, write.name))
         elif isinstance(write, (GameStarted, GameEnded)):
             self._upsert_game(cur, write.record, len(write.record.moves))
         elif isinstance(write, ClaimSaved):
@@ -292,9 +353,11 @@ class SQLStorage(Storage):
                         (write.name, write.digest, now))
         elif isinstance(write, TournamentSaved):
             snap = write.snapshot
-            cur.execute(sql("INSERT INTO tournaments (id, name, status, snapshot, created_at) VALUES (?, ?, ?, ?, ?)"
-                            " ON CONFLICT (id) DO UPDATE SET status = excluded.status, snapshot = excluded.snapshot"),
-                        (snap["id"], snap["name"], snap["status"], json.dumps(snap), snap.get("created_at", now)))
+            cur.execute(sql("INSERT INTO tournaments (id, node, name, status, snapshot, created_at)"
+                            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+                            " snapshot = excluded.snapshot"),
+                        (snap["id"], self.node, snap["name"], snap["status"], json.dumps(snap),
+                         snap.get("created_at", now)))
         else:  # pragma: no cover - every Write type is handled above
             raise TypeError(f"unknown write {write!r}")
 
@@ -321,8 +384,11 @@ class SQLStorage(Storage):
                            self._read("SELECT name, salt, digest FROM players")}
         restored.identities = dict(self._read("SELECT name, digest FROM identities"))
         restored.rooms = [json.loads(snapshot) for (snapshot,) in
-                          self._read("SELECT snapshot FROM rooms ORDER BY updated_at")]
+                          self._read("SELECT snapshot FROM rooms WHERE node = ? ORDER BY updated_at", (self.node,))]
+        wanted = {room.get("record") for room in restored.rooms} - {None}
         for row in self._read(_SUMMARY + " WHERE status = 'running'"):
+            if row[0] not in wanted:
+                continue  # another server's game
             summary = _summary(row)
             moves = [MoveRecord(mv["seq"], mv["seat"], mv["move"], mv["think_ms"], mv["clocks_after"])
                      for mv in self._moves(summary["id"])]
@@ -331,7 +397,8 @@ class SQLStorage(Storage):
                 summary["players"], moves, None, "", "running", summary["started_at"], None, summary["tournament"],
                 summary["tournament_game"])
         restored.tournaments = [json.loads(snapshot) for (snapshot,) in
-                                self._read("SELECT snapshot FROM tournaments ORDER BY created_at")]
+                                self._read("SELECT snapshot FROM tournaments WHERE node = ? ORDER BY created_at",
+                                           (self.node,))]
         for snap in restored.tournaments:
             restored.tournament_games[snap["id"]] = self.list_games(10**9, 0, tournament=snap["id"], status="all")
         return restored
@@ -398,10 +465,66 @@ class SQLStorage(Storage):
         """Number of ended games."""
         return self._read("SELECT COUNT(*) FROM games WHERE status <> 'running'")[0][0]
 
+    def get_claim(self, name: str) -> tuple[str, str] | None:
+        """The stored claim of ``name``, or None."""
+        rows = self._read("SELECT salt, digest FROM players WHERE name = ?", (name,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def list_tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament's stored snapshot (all servers), oldest first, each with ``games_done``: its games
+        with a result."""
+        done = dict(self._read("SELECT tournament, COUNT(*) FROM games WHERE tournament IS NOT NULL AND status IN"
+                               " ('finished', 'forfeit') GROUP BY tournament"))
+        snapshots = [json.loads(snapshot) for (snapshot,) in
+                     self._read("SELECT snapshot FROM tournaments ORDER BY created_at")]
+        return [{**snap, "games_done": done.get(snap["id"], 0)} for snap in snapshots]
+
+    def tournament(self, tournament_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """A tournament's snapshot and its games' summaries, or None."""
+        rows = self._read("SELECT snapshot FROM tournaments WHERE id = ?", (tournament_id,))
+        if not rows:
+            return None
+        return json.loads(rows[0][0]), self.list_games(10**9, 0, tournament=tournament_id, status="all")
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table (what ``plyhall db copy`` checks)."""
+        return {table: self._read(f"SELECT COUNT(*) FROM {table}")[0][0] for table in TABLES}
+
+    def rows(self, table: str) -> Iterator[tuple]:
+        """Every row of a table, in pages (for copying a database)."""
+        assert table in TABLES
+        offset = 0
+        while True:
+            page = self._read(f"SELECT {', '.join(TABLES[table])} FROM {table} ORDER BY {TABLES[table][0]}"
+                              f"{', ' + TABLES[table][1] if table in ('moves', 'rooms') else ''} LIMIT 1000 OFFSET ?",
+                              (offset,))
+            yield from page
+            if len(page) < 1000:
+                return
+            offset += 1000
+
+    def insert_rows(self, table: str, rows: list[tuple]) -> None:
+        """Insert rows copied from another database (existing rows are kept)."""
+        assert table in TABLES
+        columns = TABLES[table]
+        with self._write_lock:
+            if self._writer is None:
+                self._writer = self._connect()
+            with self._transaction() as cur:
+                cur.executemany(self._sql(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                                          f"({', '.join('?' for _ in columns)}) ON CONFLICT DO NOTHING"), rows)
+
+    def wipe(self) -> None:
+        """Delete every row (for benchmarks that reuse a database)."""
+        with self._write_lock, self._transaction() as cur:
+            for table in TABLES:
+                cur.execute(f"DELETE FROM {table}")
+
     def close(self) -> None:
         """Close every connection."""
         with self._write_lock:
-            self._writer.close()
+            if self._writer is not None:
+                self._writer.close()
         with self._readers_lock:
             for conn in self._readers:
                 try:
@@ -416,14 +539,14 @@ class SQLiteStorage(SQLStorage):
 
     begin = "BEGIN IMMEDIATE"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, node: str = "main") -> None:
         self.path = str(path)
         if self.path != ":memory:":
             parent = Path(self.path).resolve().parent
             if not parent.is_dir():
                 raise StorageError(f"cannot create the database {self.path}: folder {parent} does not exist")
         try:
-            super().__init__()
+            super().__init__(node)
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"{self.path} is not a usable Plyhall database: {exc}") from None
 
@@ -443,11 +566,17 @@ class SQLiteStorage(SQLStorage):
         return f"<SQLiteStorage {self.path}>"
 
 
-def open_storage(target: str) -> Storage:
-    """The storage a ``--db`` value names: a SQLite file path (or ``sqlite:///path``)."""
+def open_storage(target: str, node: str = "main") -> SQLStorage:
+    """The storage a ``--db`` value names: a SQLite file path (or ``sqlite:///path``), or a PostgreSQL
+    URL (``postgresql://user:password@host/dbname``); ``node`` names this server among those sharing it."""
     if target.startswith("sqlite:///"):
-        return SQLiteStorage(target.removeprefix("sqlite:///"))
+        return SQLiteStorage(target.removeprefix("sqlite:///"), node)
+    if target.startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresStorage
+
+        return PostgresStorage(target, node)
     if "://" in target:
         scheme = target.split("://", 1)[0]
-        raise StorageError(f"unknown database {scheme}://...; use a SQLite file path or sqlite:///PATH")
-    return SQLiteStorage(target)
+        raise StorageError(f"unknown database {scheme}://...; use a SQLite file path, sqlite:///PATH or "
+                           "postgresql://USER:PASSWORD@HOST/DBNAME")
+    return SQLiteStorage(target, node)

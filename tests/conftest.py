@@ -1,9 +1,10 @@
-"""Shared fixtures: a live server on a free loopback port with its own database."""
+"""Shared fixtures: a live server on a free loopback port with its own database, and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,35 @@ async def server(db_path: Path) -> AsyncIterator[PlyhallServer]:
 @pytest.fixture
 def url(server: PlyhallServer) -> str:
     return f"ws://127.0.0.1:{server.port}/ws"
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[object]:
+    """A throwaway PostgreSQL cluster for this test process (skipped where PostgreSQL is not installed,
+    unless PLYHALL_REQUIRE_POSTGRES=1, as in CI)."""
+    from tests.pg_cluster import ENABLE, Cluster, binaries
+
+    if binaries() is None:
+        if os.environ.get("PLYHALL_REQUIRE_POSTGRES") == "1":
+            pytest.fail(ENABLE)
+        pytest.skip(ENABLE)
+    cluster = Cluster()
+    yield cluster
+    cluster.destroy()
+
+
+@pytest.fixture
+def pg_url(postgres_cluster: object) -> str:
+    """The URL of a fresh, empty PostgreSQL database."""
+    return postgres_cluster.new_database()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def storage_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each storage test runs on both databases: a fresh SQLite file, and a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    return request.getfixturevalue("pg_url")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -17,11 +17,11 @@ from protocol.games import get_game
 
 
 async def login(url: str, name: str, coords: str = "algebraic", secret: str | None = None,
-                subprotocol: str | None = "plyhall.v1.msgpack", resume: str | None = None) -> Client:
-    """A connected client logged in as ``name``."""
+                subprotocol: str | None = "plyhall.v1.msgpack", resume: str | None = None, **extra: Any) -> Client:
+    """A connected client logged in as ``name`` (``extra``: more login fields, e.g. ``organiser``)."""
     client = Client(url, subprotocol)
     await client.connect()
-    await client.login(name, secret, coords, resume)
+    await client.login(name, secret, coords, resume, **extra)
     return client
 
 

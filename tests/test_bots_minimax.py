@@ -19,7 +19,7 @@ from bots.evaluate.connect4 import GOOD_THREAT_POINTS, OTHER_THREAT_POINTS
 from bots.minimax import WIN, AlphaBeta
 from protocol.games import GAMES
 
-from .bot_positions import AMAZONS_SHUT_IN, MUST_DEFEND, picture, quarto, safe_moves, santorini
+from .bot_positions import AMAZONS_SHUT_IN, MUST_DEFEND, QUARTO_THREE, safe_moves
 
 
 def negamax(game_id: str, state: Any, depth: int, ply: int = 0) -> float:
@@ -106,7 +106,14 @@ def test_magnetic_cave_double_threat_needs_depth_3() -> None:
 
 def test_santorini_climb_next_to_two_level_3_squares_needs_depth_3() -> None:
     # c3 (level 1) up to c4 (level 2) next to b5 and d5 (level 3): seat 1 is too far to dome both
-    state = santorini({"c3": 1, "c4": 2, "b5": 3, "d5": 3}, ("c1", "c3", "a1", "e1"), 0)
+    state = GAMES["santorini"].from_picture("""
+        5  0  3  0  3  0
+        4  0  0  2  0  0
+        3  0  0  1A 0  0
+        2  0  0  0  0  0
+        1  0B 0  0A 0  0B
+            a  b  c  d  e
+    """, to_move=0)
     move, score = search("santorini", state, 3)
     assert score == WIN - 3
     assert GAMES["santorini"].notation(move).startswith("c3-c4/")
@@ -121,7 +128,7 @@ def test_santorini_minimax_1_blocks_a_win_next_turn() -> None:
 
 
 def test_quarto_minimax_1_wins_and_minimax_2_hands_over_no_winning_piece() -> None:
-    state = quarto({"a1": "1000", "b1": "1001", "c1": "1010"}, "1011")
+    state = GAMES["quarto"].from_picture(QUARTO_THREE, to_move=0, in_hand="1011")
     assert GAMES["quarto"].notation(make_bot("quarto", "minimax-1", seed=1).choose(state)) == "d1"
     defend = MUST_DEFEND["quarto"][0]
     safe = set(safe_moves("quarto", defend))
@@ -167,9 +174,9 @@ class TestEvaluations:
             X O O . . . .
             O O X . . . O
         """
-        mine = picture("connect4", rows, to_move=0)
+        mine = GAMES["connect4"].from_picture(rows, to_move=0)
         # the same stones with the colours swapped: now the second player holds the odd-row threat
-        theirs = picture("connect4", rows.replace("X", "o").replace("O", "X").replace("o", "O"), to_move=0)
+        theirs = GAMES["connect4"].from_picture(rows.replace("X", "o").replace("O", "X").replace("o", "O"), to_move=0)
         # the windows score the same for the threat's owner; only the threat's parity differs
         assert ev.evaluate(mine, 0) - ev.evaluate(theirs, 1) == GOOD_THREAT_POINTS - OTHER_THREAT_POINTS
 
@@ -183,12 +190,33 @@ class TestEvaluations:
 
     def test_santorini_rewards_height_and_a_win_next_turn(self) -> None:
         ev = evaluator_for("santorini")
-        low = santorini({}, ("a1", "e5", "c3", "a5"), 0)
-        high = santorini({"a1": 1}, ("a1", "e5", "c3", "a5"), 0)
+        low = GAMES["santorini"].from_picture("""
+            5  0B 0  0  0  0A
+            4  0  0  0  0  0
+            3  0  0  0B 0  0
+            2  0  0  0  0  0
+            1  0A 0  0  0  0
+                a  b  c  d  e
+        """, to_move=0)
+        high = GAMES["santorini"].from_picture("""
+            5  0B 0  0  0  0A
+            4  0  0  0  0  0
+            3  0  0  0B 0  0
+            2  0  0  0  0  0
+            1  1A 0  0  0  0
+                a  b  c  d  e
+        """, to_move=0)
         assert ev.evaluate(high, 0) > ev.evaluate(low, 0)
-        threat = santorini({"a1": 2, "b2": 3}, ("a1", "e5", "c3", "a5"), 0)
+        threat = GAMES["santorini"].from_picture("""
+            5  0B 0  0  0  0A
+            4  0  0  0  0  0
+            3  0  0  0B 0  0
+            2  0  3  0  0  0
+            1  2A 0  0  0  0
+                a  b  c  d  e
+        """, to_move=0)
         assert ev.evaluate(threat, 0) >= 500
-        assert ev.evaluate(santorini({"a1": 2, "b2": 3}, ("a1", "e5", "c3", "a5"), 1), 1) < 0
+        assert ev.evaluate(GAMES["santorini"].from_picture(str(threat), to_move=1), 1) < 0
 
     def test_amazons_mobility(self) -> None:
         ev = evaluator_for("amazons")

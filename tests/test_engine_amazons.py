@@ -10,14 +10,30 @@ import numpy as np
 import pytest
 
 from bots.base import TimeBudget
-from bots.engine import amazons as engine
+from bots.engine.amazons.endgame import endgame_move, game_result, race
+from bots.engine.amazons.evaluation import child_value, generate_moves, quick_score
+from bots.engine.amazons.master import AmazonsMaster
+from bots.engine.amazons.position import (
+    MAX_MOVES,
+    NEIGHBOUR,
+    PLY,
+    QUEENS,
+    TO_MOVE,
+    from_reference,
+    from_state,
+    key,
+    legal_moves,
+    play,
+    rules_result,
+    set_widths,
+    to_reference,
+    undo,
+)
 from bots.engine.search import LOSS, RUNNING, WIN
 from protocol.games.amazons import AMAZONS, AmazonsState
-from tests.engine_helpers import engine_moves as shared_engine_moves
-from tests.engine_helpers import random_game_states
+from tests.engine_helpers import engine_moves, random_game_states
 
 GAME = AMAZONS
-CELLS = {".": 0, "B": 1, "W": 2, "x": 3}
 
 
 def set_up_states(count: int, seed: int) -> list[AmazonsState]:
@@ -39,15 +55,6 @@ PLAYED = random_game_states(GAME, 4, seed=21, finished=False)
 SET_UP = set_up_states(300, seed=22)
 
 
-def board(rows: list[str], to_move: int = 0) -> AmazonsState:
-    """A position from ten rows, rank 10 first: ``.`` empty, ``B`` black, ``W`` white, ``x`` arrow."""
-    cells = [[CELLS[c] for c in row.replace(" ", "")] for row in reversed(rows)]
-    return GAME.decode_state({"board": cells, "to_move": to_move})
-
-
-def engine_moves(array: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    return shared_engine_moves(array, generator, engine.MAX_MOVES)
-
 
 def test_enough_positions() -> None:
     assert len(PLAYED) + len(SET_UP) >= 500
@@ -58,34 +65,34 @@ def test_enough_positions() -> None:
 def test_moves_and_outcomes_match_the_reference(states: list[AmazonsState]) -> None:
     rng = random.Random(6)
     for state in states:
-        array = engine.from_state(state)
+        array = from_state(state)
         if state.result is not None:
-            assert engine.rules_result(array) == LOSS and engine_moves(array) == []
+            assert rules_result(array) == LOSS and engine_moves(array, legal_moves, MAX_MOVES) == []
             continue
-        assert engine.rules_result(array) == RUNNING
-        codes = engine_moves(array)
+        assert rules_result(array) == RUNNING
+        codes = engine_moves(array, legal_moves, MAX_MOVES)
         reference = GAME.legal_moves(state)
         assert len(codes) == len(reference)
-        assert {engine.to_reference(code) for code in codes} == set(reference)
-        before, position = array.copy(), engine.key(array)
+        assert {to_reference(code) for code in codes} == set(reference)
+        before, position = array.copy(), key(array)
         for code in rng.sample(codes, min(len(codes), 8)):
-            move = engine.to_reference(code)
-            assert engine.from_reference(move) == code
+            move = to_reference(code)
+            assert from_reference(move) == code
             after = GAME.apply(state, move)
-            engine.play(array, code)
-            assert tuple(array[:100]) == after.board and array[engine.TO_MOVE] == after.to_move
+            play(array, code)
+            assert tuple(array[:100]) == after.board and array[TO_MOVE] == after.to_move
             for seat in (0, 1):
-                queens = {int(q) for q in array[engine.QUEENS + 4 * seat : engine.QUEENS + 4 * seat + 4]}
+                queens = {int(q) for q in array[QUEENS + 4 * seat : QUEENS + 4 * seat + 4]}
                 assert queens == {sq for sq in range(100) if after.board[sq] == seat + 1}
-            assert (engine.rules_result(array) == LOSS) == (after.result is not None)
-            engine.undo(array, code)
-            assert np.array_equal(array, before) and engine.key(array) == position
+            assert (rules_result(array) == LOSS) == (after.result is not None)
+            undo(array, code)
+            assert np.array_equal(array, before) and key(array) == position
 
 
 def test_keys_tell_positions_and_sides_apart() -> None:
     keys = {}
     for state in PLAYED + SET_UP:
-        keys.setdefault(engine.key(engine.from_state(state)), set()).add((state.board, state.to_move))
+        keys.setdefault(key(from_state(state)), set()).add((state.board, state.to_move))
     assert all(len(positions) == 1 for positions in keys.values())
 
 
@@ -94,23 +101,23 @@ def test_below_the_root_the_search_keeps_the_best_moves_by_the_quick_score(width
     for state in PLAYED[::9] + SET_UP[::7]:
         if state.result is not None:
             continue
-        array = engine.from_state(state)
-        engine.set_widths(array, 0, (width,))
-        everything = engine_moves(array)
-        array[engine.PLY] = 1  # as below the root
-        kept = engine_moves(array, engine.generate_moves)
-        scores = sorted((engine.quick_score(array, code) for code in everything), reverse=True)
+        array = from_state(state)
+        set_widths(array, 0, (width,))
+        everything = engine_moves(array, legal_moves, MAX_MOVES)
+        array[PLY] = 1  # as below the root
+        kept = engine_moves(array, generate_moves, MAX_MOVES)
+        scores = sorted((quick_score(array, code) for code in everything), reverse=True)
         assert len(kept) == min(width, len(everything)) and set(kept) <= set(everything)
-        assert [engine.quick_score(array, code) for code in kept] == scores[: len(kept)]
+        assert [quick_score(array, code) for code in kept] == scores[: len(kept)]
 
 
 def test_a_narrowed_root_keeps_the_moves_with_the_best_evaluation() -> None:
     state = PLAYED[30]
-    array = engine.from_state(state)
-    engine.set_widths(array, 5, (4,))
-    kept = engine_moves(array, engine.generate_moves)
-    values = sorted((engine.child_value(array, code) for code in engine_moves(array)), reverse=True)
-    assert sorted((engine.child_value(array, code) for code in kept), reverse=True) == values[:5]
+    array = from_state(state)
+    set_widths(array, 5, (4,))
+    kept = engine_moves(array, generate_moves, MAX_MOVES)
+    values = sorted((child_value(array, code) for code in engine_moves(array, legal_moves, MAX_MOVES)), reverse=True)
+    assert sorted((child_value(array, code) for code in kept), reverse=True) == values[:5]
 
 
 # --- Separated endgames -------------------------------------------------------------------------
@@ -128,14 +135,14 @@ def small_endgames(count: int, seed: int) -> list[AmazonsState]:
         for queen in squares[:: rng.choice((2, 3, 4))]:  # a few queens get room to move
             here = queen
             for _ in range(rng.randrange(1, 6)):
-                here = rng.choice(engine.NEIGHBOUR[here][engine.NEIGHBOUR[here] >= 0])
+                here = rng.choice(NEIGHBOUR[here][NEIGHBOUR[here] >= 0])
                 if board[here] == 3:
                     board[here] = 0
         if board.count(0) > 12:
             continue
         state = GAME.decode_state({"board": [board[r * 10 : r * 10 + 10] for r in range(10)],
                                    "to_move": rng.randrange(2)})
-        if state.result is None and engine.race(engine.from_state(state))[0]:
+        if state.result is None and race(from_state(state))[0]:
             states.append(state)
     return states
 
@@ -154,45 +161,51 @@ ENDGAMES = small_endgames(150, seed=23)
 def test_separated_endgame_verdicts_are_exact() -> None:
     decided = 0
     for state in ENDGAMES:
-        array = engine.from_state(state)
-        separated, my_low, my_high, their_low, their_high = engine.race(array)
+        array = from_state(state)
+        separated, my_low, my_high, their_low, their_high = race(array)
         assert separated and my_low <= my_high and their_low <= their_high
-        verdict = engine.game_result(array)
+        verdict = game_result(array)
         if verdict != RUNNING:
             decided += 1
             assert (verdict == WIN) == mover_wins(state), state
-        move = engine.endgame_move(array)
+        move = endgame_move(array)
         if move >= 0:
             assert verdict == WIN
-            after = GAME.apply(state, engine.to_reference(move))
+            after = GAME.apply(state, to_reference(move))
             assert not mover_wins(after), state  # the walk's first step keeps the win
     assert decided >= 50
 
 
+NODE_LIMIT = 20_000  # per search: the moves checked here must not depend on how loaded the machine is
+
+
 def test_master_plays_separated_endgames_perfectly_when_they_are_won() -> None:
-    master = engine.AmazonsMaster(seed=1)
+    master = AmazonsMaster(seed=1, node_limit=NODE_LIMIT)
     checked = 0
     for state in ENDGAMES[:60]:
         if not mover_wins(state):
             continue
         checked += 1
-        move = master.choose(state, TimeBudget(per_move=0.2))
+        move = master.choose(state)
         assert not mover_wins(GAME.apply(state, move)), state
     assert checked >= 10
 
 
-KEEP_THE_BIG_ROOM = board([
-    "B B B x x x x W W W",
-    "x x x x x x x x x x",
-    "x x x x x x x x x x",
-    "x x x x x x x x x x",
-    "x x x . . x x x x x",  # d6 e6: part of the big room
-    ". . B . . . . . . .",  # black on c5: a5 b5 to the left, d5-j5 to the right
-    "x x x x x x x x x x",
-    "x x x x x x x x x x",
-    ". . W . . . x x x x",  # white on c2 with five squares
-    "x x x x x x x x x x",
-])
+KEEP_THE_BIG_ROOM = GAME.from_picture("""
+    10  B B B x x x x W W W
+     9  x x x x x x x x x x
+     8  x x x x x x x x x x
+     7  x x x x x x x x x x
+     6  x x x . . x x x x x
+     5  . . B . . . . . . .
+     4  x x x x x x x x x x
+     3  x x x x x x x x x x
+     2  . . W . . . x x x x
+     1  x x x x x x x x x x
+        a b c d e f g h i j
+""", to_move=0)
+"""Black on c5, with a5 b5 to its left and d5-j5 to its right (d6 e6 are part of that big room);
+white on c2 with five squares."""
 
 
 def test_master_keeps_the_bigger_room() -> None:
@@ -201,17 +214,17 @@ def test_master_keeps_the_bigger_room() -> None:
     right-hand room wins it. The turn counts do not settle it at first (the filling walk would step
     left), so the search has to."""
     state = KEEP_THE_BIG_ROOM
-    array = engine.from_state(state)
-    assert engine.game_result(array) == RUNNING and engine.endgame_move(array) < 0
-    master = engine.AmazonsMaster(seed=2)
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    array = from_state(state)
+    assert game_result(array) == RUNNING and endgame_move(array) < 0
+    master = AmazonsMaster(seed=2, node_limit=NODE_LIMIT)
+    move = master.choose(state)
     after = GAME.apply(state, move)
-    separated, _, _, _, black_room = engine.race(engine.from_state(after))
+    separated, _, _, _, black_room = race(from_state(after))
     assert separated and black_room >= 8, move
-    opponent = engine.AmazonsMaster(seed=3)
+    opponent = AmazonsMaster(seed=3, node_limit=NODE_LIMIT)
     while after.result is None:
         bot = master if after.to_move == 0 else opponent
-        after = GAME.apply(after, bot.choose(after, TimeBudget(per_move=0.1)))
+        after = GAME.apply(after, bot.choose(after))
     assert after.result.winner == 0
 
 
@@ -219,38 +232,38 @@ def test_master_keeps_the_bigger_room() -> None:
 
 
 @pytest.fixture(scope="module")
-def master() -> engine.AmazonsMaster:
-    return engine.AmazonsMaster(seed=1)
+def timed_master() -> AmazonsMaster:
+    return AmazonsMaster(seed=1)
 
 
-def test_master_takes_a_win_in_one(master: engine.AmazonsMaster) -> None:
+def test_master_takes_a_win_in_one() -> None:
     # White's queens have one free neighbour between them (i8): black shoots an arrow onto it.
-    state = board([
-        "x W x x x x x x x x",
-        "x x x x x x x W x .",
-        ". . . . . . x x . .",  # i8: the last free square next to a white queen
-        ". . . . . . . . . .",
-        "B . . . . . . . . .",
-        ". . . . . . . . . B",
-        ". . . . . . . . . .",
-        ". . . . B . . . . .",
-        "x x x x . . . . . .",
-        "W x W x . . . B . .",
-    ])
-    master.new_game()
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    state = GAME.from_picture("""
+        10  x W x x x x x x x x
+         9  x x x x x x x W x .
+         8  . . . . . . x x . .
+         7  . . . . . . . . . .
+         6  B . . . . . . . . .
+         5  . . . . . . . . . B
+         4  . . . . . . . . . .
+         3  . . . . B . . . . .
+         2  x x x x . . . . . .
+         1  W x W x . . . B . .
+            a b c d e f g h i j
+    """, to_move=0)
+    move = AmazonsMaster(seed=1, node_limit=NODE_LIMIT).choose(state)
     after = GAME.apply(state, move)
     assert after.result is not None and after.result.winner == 0
 
 
 @pytest.mark.parametrize("index", [0, 1, 40, 80, 120])
-def test_master_answers_legally_with_a_tiny_budget(master: engine.AmazonsMaster, index: int) -> None:
+def test_master_answers_legally_with_a_tiny_budget(timed_master: AmazonsMaster, index: int) -> None:
     state = PLAYED[min(index, len(PLAYED) - 1)]
-    move = master.choose(state, TimeBudget(per_move=0.001))
+    move = timed_master.choose(state, TimeBudget(per_move=0.001))
     assert move in GAME.legal_moves(state)
 
 
-def test_master_survives_pickling(master: engine.AmazonsMaster) -> None:
-    copy = pickle.loads(pickle.dumps(master))
+def test_master_survives_pickling(timed_master: AmazonsMaster) -> None:
+    copy = pickle.loads(pickle.dumps(timed_master))
     state = PLAYED[10]
     assert copy.choose(state, TimeBudget(per_move=0.05)) in GAME.legal_moves(state)

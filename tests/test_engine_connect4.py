@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import math
 import pickle
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bots.base import TimeBudget
-from bots.engine import connect4 as engine
-from bots.engine.search import MATE_BOUND, NO_MOVE, Searcher
+from bots.engine.connect4.evaluation import generate_moves, search
+from bots.engine.connect4.master import Connect4Master
+from bots.engine.connect4.position import (
+    column_mask,
+    drop,
+    from_moves,
+    from_state,
+    game_result,
+    has_four,
+    key,
+    legal_columns,
+    play,
+    playable,
+    to_drop,
+    undo,
+    winning_squares,
+)
+from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve, solve_column
+from bots.engine.search import DRAW, LOSS, MATE_BOUND, NO_MOVE, RUNNING, Searcher
 from protocol.games import GAMES
 from protocol.games.connect4 import C4State, Drop
 from tests.engine_helpers import random_game_states
@@ -20,13 +37,8 @@ GAME = GAMES["connect4"]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
 
 
-def random_positions(games: int, seed: int) -> list[C4State]:
-    """Every position of ``games`` random games, finished ones included."""
-    return random_game_states(GAME, games, seed)
-
-
 def bitboards(state: C4State) -> tuple[np.uint64, np.uint64, int]:
-    position, mask, stones = engine.from_state(state)
+    position, mask, stones = from_state(state)
     return np.uint64(position), np.uint64(mask), stones
 
 
@@ -34,60 +46,60 @@ def bitboards(state: C4State) -> tuple[np.uint64, np.uint64, int]:
 
 
 def test_moves_and_outcomes_agree_with_reference_rules() -> None:
-    positions = random_positions(400, seed=1)
+    positions = random_game_states(GAME, 400, seed=1)
     assert len(positions) > 5000
     for state in positions:
         position, mask, stones = bitboards(state)
         assert stones == sum(1 for cell in state.board if cell)
         outcome = GAME.outcome(state)
-        opponent_won = bool(engine.has_four(position ^ mask))
+        opponent_won = bool(has_four(position ^ mask))
         assert opponent_won == (outcome is not None and outcome.winner is not None)
-        assert not engine.has_four(position)  # the side to move never has four already
+        assert not has_four(position)  # the side to move never has four already
         board = np.array([position, mask, stones], np.uint64)
         if outcome is None:
-            expected_result = engine.RUNNING
+            expected_result = RUNNING
         else:
-            expected_result = engine.DRAW if outcome.is_draw else engine.LOSS
-        assert engine.game_result(board) == expected_result
+            expected_result = DRAW if outcome.is_draw else LOSS
+        assert game_result(board) == expected_result
         if outcome is not None:
             continue
-        columns = engine.legal_columns(int(mask))
+        columns = legal_columns(int(mask))
         assert [Drop(c) for c in columns] == GAME.legal_moves(state)
         for column in columns:
-            after = GAME.apply(state, engine.to_drop(column))
-            child = engine.drop(position, mask, column)
-            assert (int(child[0]), int(child[1]), stones + 1) == engine.from_state(after)
+            after = GAME.apply(state, to_drop(column))
+            child = drop(position, mask, column)
+            assert (int(child[0]), int(child[1]), stones + 1) == from_state(after)
             # a winning square of the mover is exactly a column that wins at once
-            wins_here = bool(engine.winning_squares(position, mask) & engine.playable(mask)
-                             & engine.column_mask(column))
+            wins_here = bool(winning_squares(position, mask) & playable(mask)
+                             & column_mask(column))
             assert wins_here == (GAME.outcome(after) is not None and GAME.outcome(after).winner is not None)
 
 
 def test_search_hooks_play_and_undo_restore_the_position() -> None:
     moves = np.zeros(7, np.int32)
-    for state in random_positions(60, seed=2):
+    for state in random_game_states(GAME, 60, seed=2):
         if GAME.outcome(state) is not None:
             continue
-        board = np.array(engine.from_state(state), np.uint64)
+        board = np.array(from_state(state), np.uint64)
         before = board.copy()
-        n = engine.generate_moves(board, moves)
+        n = generate_moves(board, moves)
         legal = {move.column for move in GAME.legal_moves(state)}
         assert 0 < n and set(moves[:n]) <= legal
         for column in moves[:n]:
-            engine.play(board, column)
-            assert tuple(int(v) for v in board) == engine.from_state(GAME.apply(state, Drop(int(column))))
-            engine.undo(board, column)
+            play(board, column)
+            assert tuple(int(v) for v in board) == from_state(GAME.apply(state, Drop(int(column))))
+            undo(board, column)
             assert np.array_equal(board, before)
-        assert engine.key(board) == before[0] + before[1]
+        assert key(board) == before[0] + before[1]
 
 
 def test_from_moves_matches_the_reference() -> None:
     state = GAME.start(*"4453")
-    assert engine.from_moves("4453") == engine.from_state(state)
+    assert from_moves("4453") == from_state(state)
     with pytest.raises(ValueError, match="full"):
-        engine.from_moves("1111111")
+        from_moves("1111111")
     with pytest.raises(ValueError, match="not a column"):
-        engine.from_moves("48")
+        from_moves("48")
 
 
 # --- The solver is exact ------------------------------------------------------------------------
@@ -103,37 +115,37 @@ def sample(name: str, count: int) -> list[tuple[str, int]]:
 
 
 @pytest.fixture(scope="module")
-def solver_tables() -> engine.SolverTables:
-    return engine.new_solver_tables()
+def solver_tables() -> SolverTables:
+    return new_solver_tables()
 
 
 @pytest.mark.parametrize("set_name", ["Test_L3_R1", "Test_L2_R1"])
-def test_solver_scores_match_the_published_sets(set_name: str, solver_tables: engine.SolverTables) -> None:
+def test_solver_scores_match_the_published_sets(set_name: str, solver_tables: SolverTables) -> None:
     for moves, expected in sample(set_name, 40):
-        position, mask, stones = engine.from_moves(moves)
-        score, solved = engine.solve(np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf)
+        position, mask, stones = from_moves(moves)
+        score, solved = solve(np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf)
         assert solved and score == expected, moves
 
 
-def test_solver_best_column_keeps_the_score(solver_tables: engine.SolverTables) -> None:
+def test_solver_best_column_keeps_the_score(solver_tables: SolverTables) -> None:
     for moves, expected in sample("Test_L2_R1", 12):
-        position, mask, stones = engine.from_moves(moves)
-        column, score, solved = engine.solve_column(
+        position, mask, stones = from_moves(moves)
+        column, score, solved = solve_column(
             np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf
         )
         assert solved and score == expected
         state = GAME.start(*moves)
-        after = GAME.apply(state, engine.to_drop(column))
+        after = GAME.apply(state, to_drop(column))
         if GAME.outcome(after) is not None:
             assert GAME.outcome(after).winner == state.to_move and score == (43 - stones) // 2
             continue
-        child = engine.from_state(after)
-        reply, solved = engine.solve(np.uint64(child[0]), np.uint64(child[1]), child[2], solver_tables, np.inf)
+        child = from_state(after)
+        reply, solved = solve(np.uint64(child[0]), np.uint64(child[1]), child[2], solver_tables, np.inf)
         assert solved and reply == -expected, moves
 
 
-def test_solver_gives_up_at_the_deadline(solver_tables: engine.SolverTables) -> None:
-    column, _, solved = engine.solve_column(np.uint64(0), np.uint64(0), 0, solver_tables, 0.0)
+def test_solver_gives_up_at_the_deadline(solver_tables: SolverTables) -> None:
+    column, _, solved = solve_column(np.uint64(0), np.uint64(0), 0, solver_tables, 0.0)
     assert not solved
 
 
@@ -141,49 +153,53 @@ def test_solver_gives_up_at_the_deadline(solver_tables: engine.SolverTables) -> 
 
 
 def test_search_finds_a_forced_win_and_stops_on_time() -> None:
-    searcher = Searcher(engine.search, max_moves=7, move_space=7, table_bits=16)
+    searcher = Searcher(search, max_moves=7, move_space=7, table_bits=16)
     # X holds b1 c1: d1 makes two open ends (a1 and e1), a win at X's next stone whatever O does.
     state = GAME.start(*"2233")
-    board = np.array(engine.from_state(state), np.uint64)
-    result = searcher.think(board, time.perf_counter() + 5.0, max_depth=7)
+    board = np.array(from_state(state), np.uint64)
+    result = searcher.think(board, math.inf, max_depth=7)
     assert result.move == 3 and result.score > MATE_BOUND
-    assert np.array_equal(board, np.array(engine.from_state(state), np.uint64))  # restored
+    assert np.array_equal(board, np.array(from_state(state), np.uint64))  # restored
 
-    late = searcher.think(np.array(engine.from_state(GAME.initial_state()), np.uint64), 0.0)
+    late = searcher.think(np.array(from_state(GAME.initial_state()), np.uint64), 0.0)
     assert late.move != NO_MOVE and 0 <= late.move < 7
 
 
 # --- The master bot -----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def master() -> engine.Connect4Master:
-    return engine.Connect4Master("connect4", "master", seed=1)
+NODE_LIMIT = 500_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
-def test_master_takes_a_win_in_one(master: engine.Connect4Master) -> None:
+@pytest.fixture
+def master() -> Connect4Master:
+    return Connect4Master("connect4", "master", seed=1, node_limit=NODE_LIMIT)
+
+
+def test_master_takes_a_win_in_one(master: Connect4Master) -> None:
     state = GAME.start(*"445566")  # X holds d1 e1 f1: c1 or g1 wins
-    move = master.choose(state, TimeBudget(per_move=1.0))
+    move = master.choose(state)
     after = GAME.apply(state, move)
     assert GAME.outcome(after) is not None and GAME.outcome(after).winner == state.to_move
 
 
-def test_master_blocks_a_loss_in_one(master: engine.Connect4Master) -> None:
+def test_master_blocks_a_loss_in_one(master: Connect4Master) -> None:
     state = GAME.start(*"171727")  # X: a1 a2 b1, O: g1 g2 g3; X must block g4
-    move = master.choose(state, TimeBudget(per_move=1.0))
+    move = master.choose(state)
     assert move == Drop(6)
 
 
-def test_master_opens_in_the_centre_and_solves_the_endgame(master: engine.Connect4Master) -> None:
+def test_master_opens_in_the_centre_and_solves_the_endgame(master: Connect4Master) -> None:
     assert master.choose(GAME.initial_state(first=1)) == Drop(3)
     moves, score = sample("Test_L3_R1", 1)[0]
     state = GAME.start(*moves)
-    move = master.choose(state, TimeBudget(per_move=1.0))
+    move = master.choose(state)
     assert master.stats()["solved"] and master.stats()["score"] == score
     assert move in GAME.legal_moves(state)
 
 
-def test_master_answers_a_tiny_budget_with_a_legal_move(master: engine.Connect4Master) -> None:
+def test_master_answers_a_tiny_budget_with_a_legal_move() -> None:
+    master = Connect4Master("connect4", "master", seed=1)
     state = GAME.start(*"4")
     move = master.choose(state, TimeBudget(per_move=0.05 + 0.2, remaining=10.0))
     assert move in GAME.legal_moves(state)
@@ -192,28 +208,29 @@ def test_master_answers_a_tiny_budget_with_a_legal_move(master: engine.Connect4M
 
 
 def test_master_survives_pickling() -> None:
-    bot = engine.Connect4Master("connect4", "master", seed=3)
+    bot = Connect4Master("connect4", "master", seed=3, node_limit=NODE_LIMIT)
     copy = pickle.loads(pickle.dumps(bot))
     state = GAME.start(*"44")
     assert copy.choose(state, TimeBudget(per_move=0.3)) in GAME.legal_moves(state)
     assert copy.stats()["nodes"] > 0
+    assert copy.node_limit == NODE_LIMIT
 
 
-def test_weak_solver_column_keeps_the_result(solver_tables: engine.SolverTables) -> None:
+def test_weak_solver_column_keeps_the_result(solver_tables: SolverTables) -> None:
     """``weak``: a won or drawn position is solved and its column keeps that result
     (a lost one may come back unsolved, which sends the bot to its search)."""
     for moves, expected in sample("Test_L2_R1", 12):
-        position, mask, stones = engine.from_moves(moves)
-        column, score, solved = engine.solve_column(
+        position, mask, stones = from_moves(moves)
+        column, score, solved = solve_column(
             np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf, True
         )
         if expected < 0:
             assert not solved or score < 0, moves
             continue
         assert solved and np.sign(score) == np.sign(expected), moves
-        after = GAME.apply(GAME.start(*moves), engine.to_drop(column))
+        after = GAME.apply(GAME.start(*moves), to_drop(column))
         if GAME.outcome(after) is not None:
             continue  # an immediate win
-        child = engine.from_state(after)
-        reply, solved = engine.solve(np.uint64(child[0]), np.uint64(child[1]), child[2], solver_tables, np.inf)
+        child = from_state(after)
+        reply, solved = solve(np.uint64(child[0]), np.uint64(child[1]), child[2], solver_tables, np.inf)
         assert solved and np.sign(reply) == -np.sign(expected), moves

@@ -9,30 +9,40 @@ import numpy as np
 import pytest
 
 from bots import TimeBudget
-from bots.engine import magnetic_cave as engine
-from bots.engine.search import DRAW, LOSS, MATE_BOUND, RUNNING
+from bots.engine.magnetic_cave.evaluation import (
+    FOUR_CHAIN,
+    LATE_FROM,
+    LATE_RAMP,
+    LINE_POINTS,
+    WINS_BY_FOURS,
+    evaluate,
+    evaluate_phase,
+    four_makers,
+    generate_moves,
+    line_points,
+    search,
+    wins_by_fours,
+    zugzwang,
+)
+from bots.engine.magnetic_cave.master import MagneticCaveMaster
+from bots.engine.magnetic_cave.position import (
+    MAX_MOVES,
+    MOVE_SPACE,
+    from_state,
+    game_result,
+    key,
+    legal_moves,
+    open_squares,
+    play,
+    plies_left,
+    threat_squares,
+    undo,
+)
+from bots.engine.search import DRAW, LOSS, MATE_BOUND, RUNNING, Searcher
 from protocol.games.magnetic_cave import GRID, MAGNETIC_CAVE, Brick, CaveState
+from tests.engine_helpers import engine_moves, random_game_states
 
 G = MAGNETIC_CAVE
-
-
-def engine_moves(position: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    moves = np.zeros(engine.MAX_MOVES, np.int32)
-    n = generator(position, moves)
-    return [int(m) for m in moves[:n]]
-
-
-def random_positions(seed: str, games: int) -> list[CaveState]:
-    """Every position of ``games`` random games, the finished ones included."""
-    rng = random.Random(seed)
-    states = []
-    for _ in range(games):
-        state = G.initial_state(first=rng.randrange(2))
-        states.append(state)
-        while G.outcome(state) is None:
-            state = G.apply(state, rng.choice(G.legal_moves(state)))
-            states.append(state)
-    return states
 
 
 def wins_at_once(state: CaveState) -> list[Brick]:
@@ -45,45 +55,36 @@ def wins_at_once(state: CaveState) -> list[Brick]:
     return wins
 
 
-def cave(rows: dict[int, str], to_move: int) -> CaveState:
-    """A position from rank strings (rank number -> 8 characters of ``.BW``)."""
-    board = [0] * 64
-    for rank, text in rows.items():
-        for col, char in enumerate(text):
-            board[GRID.index(col, rank - 1)] = ".BW".index(char)
-    return CaveState(tuple(board), to_move)
-
-
 # --- Move generation and play against the reference -----------------------------------------------
 
 
 def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
-    states = random_positions("cave-engine", 60)
+    states = random_game_states(G, 60, "cave-engine")
     assert len(states) > 2000
     for state in states:
-        position = engine.from_state(state)
+        position = from_state(state)
         legal = G.legal_moves(state)
-        assert sorted(engine_moves(position)) == sorted(m.square for m in legal)
+        assert sorted(engine_moves(position, legal_moves, MAX_MOVES)) == sorted(m.square for m in legal)
         for move in legal:
-            before, before_key = position.copy(), engine.key(position)
-            engine.play(position, move.square)
+            before, before_key = position.copy(), key(position)
+            play(position, move.square)
             after = G.apply(state, move)
             outcome = G.outcome(after)
             if outcome is None:
-                assert engine.game_result(position) == RUNNING
+                assert game_result(position) == RUNNING
             else:
-                assert engine.game_result(position) == (DRAW if outcome.winner is None else LOSS)
-            assert np.array_equal(position[:3], engine.from_state(after)[:3])
-            assert engine.key(position) == engine.key(engine.from_state(after))
-            engine.undo(position, move.square)
-            assert np.array_equal(position, before) and engine.key(position) == before_key
+                assert game_result(position) == (DRAW if outcome.winner is None else LOSS)
+            assert np.array_equal(position[:3], from_state(after)[:3])
+            assert key(position) == key(from_state(after))
+            undo(position, move.square)
+            assert np.array_equal(position, before) and key(position) == before_key
 
 
 def test_search_moves_win_block_or_keep_the_opponent_from_winning() -> None:
-    for state in random_positions("cave-engine-pruning", 30):
+    for state in random_game_states(G, 30, "cave-engine-pruning"):
         if G.outcome(state) is not None:
             continue
-        searched = engine_moves(engine.from_state(state), engine.generate_moves)
+        searched = engine_moves(from_state(state), generate_moves, MAX_MOVES)
         wins = [m.square for m in wins_at_once(state)]
         if wins:
             assert len(searched) == 1 and searched[0] in wins
@@ -98,13 +99,13 @@ def test_search_moves_win_block_or_keep_the_opponent_from_winning() -> None:
 
 
 def test_threat_squares_and_fives_agree_with_the_reference() -> None:
-    for state in random_positions("cave-engine-threats", 20):
+    for state in random_game_states(G, 20, "cave-engine-threats"):
         if G.outcome(state) is not None:
             continue
-        position = engine.from_state(state)
+        position = from_state(state)
         mine, theirs = int(position[0]), int(position[1])
         empty = ~(mine | theirs) & (2**64 - 1)
-        threats = int(engine.threat_squares(np.uint64(mine), np.uint64(empty)))
+        threats = int(threat_squares(np.uint64(mine), np.uint64(empty)))
         own = state.to_move + 1
         for square in range(64):
             if state.board[square] == 0:
@@ -122,42 +123,80 @@ def _windows_through(square: int) -> tuple[tuple[int, ...], ...]:
 # --- The master bot -------------------------------------------------------------------------------
 
 
+NODE_LIMIT = 300_000  # per search: the moves checked here must not depend on how loaded the machine is
+
+
+@pytest.fixture
+def master() -> MagneticCaveMaster:
+    return MagneticCaveMaster(seed=1, node_limit=NODE_LIMIT)
+
+
 @pytest.fixture(scope="module")
-def master() -> engine.MagneticCaveMaster:
-    return engine.MagneticCaveMaster(seed=1)
+def timed_master() -> MagneticCaveMaster:
+    return MagneticCaveMaster(seed=1)
 
 
-def test_master_takes_a_win_in_one(master: engine.MagneticCaveMaster) -> None:
-    state = cave({1: "BBBB....", 2: "WWW.....", 3: "W......."}, to_move=0)
-    assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("e1"))
+def test_master_takes_a_win_in_one(master: MagneticCaveMaster) -> None:
+    state = G.from_picture("""
+        8  . . . . . . . .
+        7  . . . . . . . .
+        6  . . . . . . . .
+        5  . . . . . . . .
+        4  . . . . . . . .
+        3  W . . . . . . .
+        2  W W W . . . . .
+        1  B B B B . . . .
+           a b c d e f g h
+    """, to_move=0)
+    assert master.choose(state) == Brick(GRID.parse_name("e1"))
 
 
-def test_master_blocks_a_four(master: engine.MagneticCaveMaster) -> None:
+def test_master_blocks_a_four(master: MagneticCaveMaster) -> None:
     # White threatens a6 (a2-a5 and a6); a1 is taken, so one block saves black.
-    state = cave({1: "B.......", 2: "W......B", 3: "W.......", 4: "W......B", 5: "W.......", 7: ".......B"}, 0)
-    assert master.choose(state, TimeBudget(per_move=0.5)) == Brick(GRID.parse_name("a6"))
+    state = G.from_picture("""
+        8  . . . . . . . .
+        7  . . . . . . . B
+        6  . . . . . . . .
+        5  W . . . . . . .
+        4  W . . . . . . B
+        3  W . . . . . . .
+        2  W . . . . . . B
+        1  B . . . . . . .
+           a b c d e f g h
+    """, to_move=0)
+    assert master.choose(state) == Brick(GRID.parse_name("a6"))
 
 
-def test_master_stops_an_open_four_before_it_is_made(master: engine.MagneticCaveMaster) -> None:
+def test_master_stops_an_open_four_before_it_is_made(master: MagneticCaveMaster) -> None:
     # White's a3-a5 would become an open four (both ends open on the wall) at a2 or a6.
-    state = cave({1: ".......B", 3: "W.......", 4: "W......B", 5: "W.......", 8: ".......B"}, to_move=0)
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    state = G.from_picture("""
+        8  . . . . . . . B
+        7  . . . . . . . .
+        6  . . . . . . . .
+        5  W . . . . . . .
+        4  W . . . . . . B
+        3  W . . . . . . .
+        2  . . . . . . . .
+        1  . . . . . . . B
+           a b c d e f g h
+    """, to_move=0)
+    move = master.choose(state)
     assert move in (Brick(GRID.parse_name("a2")), Brick(GRID.parse_name("a6")))
 
 
-def test_master_with_a_tiny_budget_still_answers_legally(master: engine.MagneticCaveMaster) -> None:
+def test_master_with_a_tiny_budget_still_answers_legally(timed_master: MagneticCaveMaster) -> None:
     budget = TimeBudget(per_move=0.01)
-    for state in random_positions("cave-master-tiny", 1)[:30]:
+    for state in random_game_states(G, 1, "cave-master-tiny")[:30]:
         if G.outcome(state) is None:
-            assert master.choose(state, budget) in G.legal_moves(state)
+            assert timed_master.choose(state, budget) in G.legal_moves(state)
 
 
 def test_master_without_a_budget_uses_the_three_second_rule() -> None:
-    assert engine.DEFAULT_SECONDS == 3.0
+    assert MagneticCaveMaster.DEFAULT_SECONDS == 3.0
 
 
 def test_master_survives_pickling() -> None:
-    bot = pickle.loads(pickle.dumps(engine.MagneticCaveMaster(seed=2)))
+    bot = pickle.loads(pickle.dumps(MagneticCaveMaster(seed=2)))
     state = G.initial_state()
     assert bot.choose(state, TimeBudget(per_move=0.1)) in G.legal_moves(state)
 
@@ -166,7 +205,7 @@ def test_master_survives_pickling() -> None:
 
 
 def _sides(state: CaveState) -> tuple[int, int]:
-    position = engine.from_state(state)
+    position = from_state(state)
     return int(position[0]), int(position[1])
 
 
@@ -177,23 +216,23 @@ def _bits(squares: list[int]) -> int:
 def test_line_points_and_four_makers_agree_with_brute_force() -> None:
     from protocol.games.magnetic_cave import WINDOWS
 
-    for state in random_positions("cave-engine-lines", 12):
+    for state in random_game_states(G, 12, "cave-engine-lines"):
         mine, theirs = _sides(state)
-        points, their_points, makers, their_makers = engine.line_points(np.uint64(mine), np.uint64(theirs))
+        points, their_points, makers, their_makers = line_points(np.uint64(mine), np.uint64(theirs))
         expected_points, expected_their_points, expected_makers, expected_their_makers = 0, 0, 0, 0
         for window in WINDOWS:
             ours = sum(mine >> s & 1 for s in window)
             others = sum(theirs >> s & 1 for s in window)
             if others == 0 and ours < 4:
-                expected_points += engine.LINE_POINTS[ours]
+                expected_points += LINE_POINTS[ours]
             elif ours == 0 and others < 4:
-                expected_their_points += engine.LINE_POINTS[others]
+                expected_their_points += LINE_POINTS[others]
             if ours == 3 and others == 0:
                 expected_makers |= _bits([s for s in window if not mine >> s & 1])
             if others == 3 and ours == 0:
                 expected_their_makers |= _bits([s for s in window if not theirs >> s & 1])
         assert (points, their_points) == (expected_points, expected_their_points)
-        assert int(makers) == expected_makers == int(engine.four_makers(np.uint64(mine), np.uint64(theirs)))
+        assert int(makers) == expected_makers == int(four_makers(np.uint64(mine), np.uint64(theirs)))
         assert int(their_makers) == expected_their_makers
 
 
@@ -221,7 +260,7 @@ def test_the_zugzwang_rule_solves_the_filling_model() -> None:
     for mine in range(5):
         for theirs in range(5):
             for pool in range(12):
-                assert engine.zugzwang(mine - theirs, pool) == _filling_game(pool, mine, theirs), (pool, mine, theirs)
+                assert zugzwang(mine - theirs, pool) == _filling_game(pool, mine, theirs), (pool, mine, theirs)
 
 
 def test_the_middle_game_evaluation_is_one_judge_for_both_sides() -> None:
@@ -231,43 +270,43 @@ def test_the_middle_game_evaluation_is_one_judge_for_both_sides() -> None:
     between the two sides, but negamax needs it zero-sum.
     """
     checked = 0
-    for state in random_positions("cave-engine-judge", 8):
+    for state in random_game_states(G, 8, "cave-engine-judge"):
         if G.outcome(state) is not None:
             continue
-        position = engine.from_state(state)
+        position = from_state(state)
         occupied = position[0] | position[1]
-        if engine.open_squares(occupied) & (engine.threat_squares(position[0], ~occupied)
-                                            | engine.threat_squares(position[1], ~occupied)):
+        if open_squares(occupied) & (threat_squares(position[0], ~occupied)
+                                            | threat_squares(position[1], ~occupied)):
             continue  # a win at hand or a block: decisive values, not the judge's balance
         other = position.copy()
         other[0], other[1] = position[1], position[0]
         other[2] += np.uint64(1)  # the other side to move: same bricks, the count's parity flipped
-        value = engine.evaluate_phase(position, 0)
-        if abs(value) >= engine.WINS_BY_FOURS or abs(engine.evaluate_phase(other, 0)) >= engine.WINS_BY_FOURS:
+        value = evaluate_phase(position, 0)
+        if abs(value) >= WINS_BY_FOURS or abs(evaluate_phase(other, 0)) >= WINS_BY_FOURS:
             continue
-        assert engine.evaluate_phase(other, 0) == -value
-        mine, theirs = engine.line_points(position[0], position[1])[:2]
+        assert evaluate_phase(other, 0) == -value
+        mine, theirs = line_points(position[0], position[1])[:2]
         if mine != theirs:
             flipped = position.copy()
             flipped[3] ^= np.uint64(1)  # played for the other side instead
-            assert engine.evaluate_phase(flipped, 0) != value
+            assert evaluate_phase(flipped, 0) != value
         checked += 1
     assert checked > 100
 
 
 def test_the_evaluation_changes_from_middle_game_to_endgame_with_the_brick_count() -> None:
-    for state in random_positions("cave-engine-phase", 6):
+    for state in random_game_states(G, 6, "cave-engine-phase"):
         if G.outcome(state) is not None:
             continue
-        position = engine.from_state(state)
+        position = from_state(state)
         bricks = int(position[2])
-        middle, late = engine.evaluate_phase(position, 0), engine.evaluate_phase(position, engine.LATE_RAMP)
-        if bricks <= engine.LATE_FROM:
-            assert engine.evaluate(position) == middle
-        elif bricks >= engine.LATE_FROM + engine.LATE_RAMP:
-            assert engine.evaluate(position) == late
+        middle, late = evaluate_phase(position, 0), evaluate_phase(position, LATE_RAMP)
+        if bricks <= LATE_FROM:
+            assert evaluate(position) == middle
+        elif bricks >= LATE_FROM + LATE_RAMP:
+            assert evaluate(position) == late
         else:
-            assert min(middle, late) <= engine.evaluate(position) <= max(middle, late)
+            assert min(middle, late) <= evaluate(position) <= max(middle, late)
 
 
 def _forced_win(state: CaveState, plies: int) -> bool:
@@ -293,18 +332,18 @@ def _wins_by_fours(state: CaveState, depth: int) -> bool | None:
     """``wins_by_fours`` for the side to move, ``None`` when the opponent has an open win."""
     mine, theirs = (np.uint64(side) for side in _sides(state))
     empty = ~(mine | theirs)
-    free = engine.open_squares(mine | theirs)
-    my_threats = np.uint64(engine.threat_squares(mine, empty))
-    their_threats = np.uint64(engine.threat_squares(theirs, empty))
+    free = open_squares(mine | theirs)
+    my_threats = np.uint64(threat_squares(mine, empty))
+    their_threats = np.uint64(threat_squares(theirs, empty))
     if their_threats & np.uint64(free):
         return None
-    makers = np.uint64(engine.four_makers(mine, theirs))
-    return engine.wins_by_fours(mine, theirs, my_threats, their_threats, makers, np.int64(depth))
+    makers = np.uint64(four_makers(mine, theirs))
+    return wins_by_fours(mine, theirs, my_threats, their_threats, makers, np.int64(depth))
 
 
 def test_a_chain_of_one_four_is_a_forced_win_by_the_reference_rules() -> None:
     found = 0
-    for state in random_positions("cave-engine-fours", 25):
+    for state in random_game_states(G, 25, "cave-engine-fours"):
         if G.outcome(state) is None and _wins_by_fours(state, 1) and not _wins_by_fours(state, 0):
             found += 1
             assert _forced_win(state, 3)
@@ -312,16 +351,16 @@ def test_a_chain_of_one_four_is_a_forced_win_by_the_reference_rules() -> None:
 
 
 def test_longer_chains_of_fours_are_wins_the_search_confirms() -> None:
-    searcher = engine.Searcher(engine.search, engine.MAX_MOVES, engine.MOVE_SPACE, table_bits=16)
+    searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=16)
     found = 0
-    for state in random_positions("cave-engine-chains", 25):
+    for state in random_game_states(G, 25, "cave-engine-chains"):
         if G.outcome(state) is not None:
             continue
-        for depth in range(2, int(engine.FOUR_CHAIN) + 1):
+        for depth in range(2, int(FOUR_CHAIN) + 1):
             if _wins_by_fours(state, depth) and not _wins_by_fours(state, depth - 1):
                 found += 1
                 searcher.clear()
-                result = searcher.think(engine.from_state(state), float("inf"), max_depth=2 * depth + 1)
+                result = searcher.think(from_state(state), float("inf"), max_depth=2 * depth + 1)
                 assert result.score > MATE_BOUND, str(state)
                 break
     assert found > 5
@@ -330,16 +369,17 @@ def test_longer_chains_of_fours_are_wins_the_search_confirms() -> None:
 # --- Drawn endgames ---------------------------------------------------------------------------------
 
 
-def exact(master: engine.MagneticCaveMaster, position: np.ndarray) -> int | None:
+def exact(master: MagneticCaveMaster, position: np.ndarray) -> int | None:
     """The exact value of ``position`` for the side to move (a full-depth search)."""
-    plies = engine.plies_left(position)
+    plies = plies_left(position)
     result = master._searcher.think(position, float("inf"), max_depth=plies)
     if result.depth >= plies or abs(result.score) > MATE_BOUND:
         return result.score
     return None
 
 
-def test_the_drawing_trap_keeps_the_draw(master: engine.MagneticCaveMaster) -> None:
+def test_the_drawing_trap_keeps_the_draw(timed_master: MagneticCaveMaster) -> None:
+    master = timed_master  # no node limit: its searches here are exact
     rng = random.Random("cave-draw-traps")
     searcher = master._searcher
     checked = 0
@@ -349,14 +389,14 @@ def test_the_drawing_trap_keeps_the_draw(master: engine.MagneticCaveMaster) -> N
             state = G.apply(state, rng.choice(G.legal_moves(state)))
         if G.outcome(state) is not None:
             continue
-        position = engine.from_state(state)
+        position = from_state(state)
         searcher.clear()
         if exact(master, position) != 0:
             continue
-        result = searcher.think(position, float("inf"), max_depth=engine.plies_left(position))
+        result = searcher.think(position, float("inf"), max_depth=plies_left(position))
         move, traps = master._drawing_trap(position, result.move, float("inf"))
-        assert np.array_equal(position, engine.from_state(state))
+        assert np.array_equal(position, from_state(state))
         assert Brick(move) in G.legal_moves(state) and traps >= 0
-        after = engine.from_state(G.apply(state, Brick(move)))
-        assert engine.game_result(after) != engine.RUNNING or exact(master, after) == 0
+        after = from_state(G.apply(state, Brick(move)))
+        assert game_result(after) != RUNNING or exact(master, after) == 0
         checked += 1

@@ -11,30 +11,39 @@ import numpy as np
 import pytest
 
 from bots import TimeBudget
-from bots.engine import quarto as engine
-from bots.engine.master import SHALLOW, trap_chance
-from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING
-from bots.evaluate.quarto import completes_line, winning_squares
+from bots.engine.quarto.evaluation import generate_moves, search, solve
+from bots.engine.quarto.master import QuartoMaster
+from bots.engine.quarto.position import (
+    MAX_MOVES,
+    MOVE_SPACE,
+    NO_PIECE,
+    SAFE,
+    canonical_key,
+    completes_line,
+    encode,
+    from_state,
+    game_result,
+    key,
+    legal_moves,
+    play,
+    plies_left,
+    to_quarto_move,
+    undo,
+)
+from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING, Searcher
+from bots.engine.traps import SHALLOW, trap_chance
+from bots.evaluate.quarto import completes_line as reference_completes_line
+from bots.evaluate.quarto import winning_squares
 from protocol.games.quarto import EMPTY, GRID, QUARTO, QuartoMove, QuartoState
-from tests.engine_helpers import engine_moves as shared_engine_moves
-from tests.engine_helpers import random_game_states
+from tests.engine_helpers import engine_moves, random_game_states
 
 G = QUARTO
-POSITION_FIELDS = slice(0, engine.SAFE)
+POSITION_FIELDS = slice(0, SAFE)
 """The position proper, without the scratch that move generation writes."""
 
 
 def encoded(moves: list[QuartoMove]) -> set[int]:
-    return {engine.encode(m.square, m.piece) for m in moves}
-
-
-def engine_moves(position: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    return shared_engine_moves(position, generator, engine.MAX_MOVES)
-
-
-def random_positions(seed: str, games: int) -> list[QuartoState]:
-    """Every position of ``games`` random games, the finished ones included."""
-    return random_game_states(G, games, seed)
+    return {encode(m.square, m.piece) for m in moves}
 
 
 def quiet_position(rng: random.Random, empties: int) -> QuartoState:
@@ -73,51 +82,51 @@ def brute_force(state: QuartoState) -> int:
 
 def test_moves_outcomes_and_keys_agree_with_the_reference() -> None:
     rng = random.Random("quarto-engine-play")
-    states = random_positions("quarto-engine", 300)
+    states = random_game_states(G, 300, "quarto-engine")
     assert len(states) > 2000
     for state in states:
         if G.outcome(state) is not None:
             continue
-        position = engine.from_state(state)
+        position = from_state(state)
         legal = G.legal_moves(state)
-        assert set(engine_moves(position)) == encoded(legal)
+        assert set(engine_moves(position, legal_moves, MAX_MOVES)) == encoded(legal)
         for move in rng.sample(legal, min(4, len(legal))):
             before = position.copy()
-            before_key = engine.key(position)
-            code = engine.encode(move.square, move.piece)
-            engine.play(position, code)
+            before_key = key(position)
+            code = encode(move.square, move.piece)
+            play(position, code)
             after = G.apply(state, move)
             outcome = G.outcome(after)
             if outcome is None:
-                assert engine.game_result(position) == RUNNING
-                expected = engine.from_state(after)
+                assert game_result(position) == RUNNING
+                expected = from_state(after)
                 assert np.array_equal(position[POSITION_FIELDS], expected[POSITION_FIELDS])
-                assert engine.key(position) == engine.key(expected)
+                assert key(position) == key(expected)
             elif outcome.winner is None:
-                assert engine.game_result(position) == DRAW
+                assert game_result(position) == DRAW
             else:
-                assert engine.game_result(position) == LOSS
-            assert engine.to_quarto_move(code) == move
-            engine.undo(position, code)
+                assert game_result(position) == LOSS
+            assert to_quarto_move(code) == move
+            undo(position, code)
             assert np.array_equal(position[POSITION_FIELDS], before[POSITION_FIELDS])
-            assert engine.key(position) == before_key
+            assert key(position) == before_key
 
 
 def test_search_moves_win_at_once_or_hand_over_only_safe_pieces() -> None:
-    for state in random_positions("quarto-engine-pruning", 60):
+    for state in random_game_states(G, 60, "quarto-engine-pruning"):
         if G.outcome(state) is not None or state.in_hand is None:
             continue
-        position = engine.from_state(state)
-        searched = engine_moves(position, engine.generate_moves)
+        position = from_state(state)
+        searched = engine_moves(position, generate_moves, MAX_MOVES)
         legal = encoded(G.legal_moves(state))
         assert set(searched) <= legal
         wins = winning_squares(state.board, state.in_hand)
         if wins:
-            assert len(searched) == 1 and searched[0] // 17 in wins and searched[0] % 17 == engine.NO_PIECE
+            assert len(searched) == 1 and searched[0] // 17 in wins and searched[0] % 17 == NO_PIECE
             continue
         safe = set()
         for code in legal:
-            after = G.apply(state, engine.to_quarto_move(code))
+            after = G.apply(state, to_quarto_move(code))
             if G.outcome(after) is not None or not winning_squares(after.board, after.in_hand):
                 safe.add(code)
         if safe:
@@ -139,12 +148,12 @@ def relabel(state: QuartoState, flip: int, order: tuple[int, ...]) -> QuartoStat
 
 def test_the_key_ignores_attribute_relabelling_only() -> None:
     rng = random.Random("quarto-keys")
-    states = [s for s in random_positions("quarto-engine-keys", 60) if G.outcome(s) is None]
+    states = [s for s in random_game_states(G, 60, "quarto-engine-keys") if G.outcome(s) is None]
     keys = {}
     for state in states:
-        canonical = engine.canonical_key(engine.from_state(state))
+        canonical = canonical_key(from_state(state))
         order = tuple(rng.sample(range(4), 4))
-        assert engine.canonical_key(engine.from_state(relabel(state, rng.randrange(16), order))) == canonical
+        assert canonical_key(from_state(relabel(state, rng.randrange(16), order))) == canonical
         keys.setdefault(canonical, set()).add((state.board, state.in_hand))
     relabellings = [(flip, order) for flip in range(16) for order in itertools.permutations(range(4))]
     shared = 0
@@ -165,7 +174,7 @@ def test_solved_values_match_brute_force_over_the_reference(empties: int) -> Non
     for _ in range(12 if empties < 6 else 4):
         state = quiet_position(rng, empties)
         expected = brute_force(state)
-        assert engine.solve(engine.from_state(state), table_bits=16) == expected, str(state)
+        assert solve(from_state(state), table_bits=16) == expected, str(state)
     brute_force.cache_clear()
 
 
@@ -174,7 +183,7 @@ def test_solved_values_are_wins_draws_and_losses() -> None:
     kinds = set()
     for _ in range(40):
         state = quiet_position(rng, 5)
-        value = engine.solve(engine.from_state(state), table_bits=16)
+        value = solve(from_state(state), table_bits=16)
         kinds.add((value > MATE_BOUND) - (value < -MATE_BOUND))
     assert kinds == {-1, 0, 1}
 
@@ -182,31 +191,30 @@ def test_solved_values_are_wins_draws_and_losses() -> None:
 # --- The master bot -------------------------------------------------------------------------------
 
 
-def board_of(rows: list[list[str | None]]) -> tuple[int, ...]:
-    """A board from ranks 1..4 of four-digit codes (None: empty)."""
-    board = [EMPTY] * 16
-    for r, rank in enumerate(rows):
-        for c, text in enumerate(rank):
-            if text is not None:
-                board[GRID.index(c, r)] = int(text, 2)
-    return tuple(board)
+NODE_LIMIT = 300_000  # per search: the moves checked here must not depend on how loaded the machine is
 
 
 def test_master_takes_a_win_in_one() -> None:
-    board = board_of([["0000", "0001", "0011", None], [None] * 4, [None] * 4, [None] * 4])
-    state = QuartoState(board, 0b0110, 0)  # rank 1 and the piece in hand all have digits 1 and 2 = 0
-    bot = engine.QuartoMaster(seed=1)
-    move = bot.choose(state, TimeBudget(per_move=1.0))
+    # rank 1 and the piece in hand all have digits 1 and 2 = 0
+    state = G.from_picture("""
+        4  .... .... .... ....
+        3  .... .... .... ....
+        2  .... .... .... ....
+        1  0000 0001 0011 ....
+              a    b    c    d
+    """, to_move=0, in_hand="0110")
+    bot = QuartoMaster(seed=1, node_limit=NODE_LIMIT)
+    move = bot.choose(state)
     assert move == QuartoMove(GRID.index(3, 0), None)
     assert G.outcome(G.apply(state, move)).winner == 0
 
 
 def test_master_never_hands_over_a_winning_piece_when_a_safe_one_exists() -> None:
     rng = random.Random("quarto-master-safe")
-    bot = engine.QuartoMaster(seed=2)
+    bot = QuartoMaster(seed=2, node_limit=NODE_LIMIT)
     for _ in range(10):
         state = quiet_position(rng, rng.randrange(5, 12))
-        move = bot.choose(state, TimeBudget(per_move=0.3))
+        move = bot.choose(state)
         after = G.apply(state, move)
         if G.outcome(after) is not None:
             continue
@@ -214,28 +222,28 @@ def test_master_never_hands_over_a_winning_piece_when_a_safe_one_exists() -> Non
 
 
 def test_master_with_a_tiny_budget_still_answers_legally() -> None:
-    bot = engine.QuartoMaster(seed=3)
+    bot = QuartoMaster(seed=3)
     budget = TimeBudget(per_move=0.01)
-    for state in random_positions("quarto-master-tiny", 3)[:40]:
+    for state in random_game_states(G, 3, "quarto-master-tiny")[:40]:
         if G.outcome(state) is None:
             assert bot.choose(state, budget) in G.legal_moves(state)
 
 
 def test_master_survives_pickling() -> None:
-    bot = pickle.loads(pickle.dumps(engine.QuartoMaster(seed=4)))
+    bot = pickle.loads(pickle.dumps(QuartoMaster(seed=4)))
     state = G.apply(G.initial_state(), QuartoMove(None, 3))
     assert bot.choose(state, TimeBudget(per_move=0.1)) in G.legal_moves(state)
 
 
 def test_completes_line_helper_agrees() -> None:
     # The reference helper and the engine agree on which placements win.
-    for state in random_positions("quarto-engine-wins", 40):
+    for state in random_game_states(G, 40, "quarto-engine-wins"):
         if G.outcome(state) is not None or state.in_hand is None:
             continue
-        position = engine.from_state(state)
+        position = from_state(state)
         for square in range(16):
             if state.board[square] == EMPTY:
-                assert engine.completes_line(position, square, state.in_hand) == completes_line(
+                assert completes_line(position, square, state.in_hand) == reference_completes_line(
                     state.board, square, state.in_hand
                 )
 
@@ -245,13 +253,13 @@ def test_completes_line_helper_agrees() -> None:
 
 def test_window_searches_tell_wins_draws_losses_and_quick_wins() -> None:
     rng = random.Random("quarto-windows")
-    searcher = engine.Searcher(engine.search, engine.MAX_MOVES, engine.MOVE_SPACE, 16)
+    searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, 16)
     seen = set()
     for _ in range(50):
         state = quiet_position(rng, rng.choice([4, 5]))
         expected = brute_force(state)
-        position = engine.from_state(state)
-        plies = engine.plies_left(position)
+        position = from_state(state)
+        plies = plies_left(position)
         value = searcher.window(position, plies, -1, 1, np.inf)
         sign = (value > 0) - (value < 0)
         assert sign == (expected > 0) - (expected < 0), str(state)
@@ -266,7 +274,7 @@ def solved(state: QuartoState) -> int:
     """The exact value of ``state`` (the engine's solver, checked against brute force above)."""
     if G.outcome(state) is not None:
         return brute_force(state)
-    return engine.solve(engine.from_state(state), table_bits=16)
+    return solve(from_state(state), table_bits=16)
 
 
 def reference_trap(state: QuartoState, move: QuartoMove) -> float | None:
@@ -300,14 +308,14 @@ def test_trap_chance_is_the_share_of_deep_losses_among_replies_that_do_not_lose_
 
 def test_master_keeps_a_draw_and_sets_the_trap_with_the_most_losing_replies() -> None:
     rng = random.Random("quarto-traps")
-    bot = engine.QuartoMaster(seed=5)
+    bot = QuartoMaster(seed=5, node_limit=10**9)  # every search finishes: the traps are exact
     spreads = []
     while len(spreads) < 3:
         state = quiet_position(rng, 7)
         if solved(state) != DRAW:
             continue
         bot.new_game()
-        move = bot.choose(state, TimeBudget(per_move=30.0))
+        move = bot.choose(state)
         traps = {m: reference_trap(state, m) for m in G.legal_moves(state)}
         drawing = {m: t for m, t in traps.items() if t is not None and child_score(solved(G.apply(state, m))) == 0}
         best = max(drawing.values())

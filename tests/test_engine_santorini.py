@@ -9,11 +9,22 @@ import numpy as np
 import pytest
 
 from bots.base import TimeBudget
-from bots.engine import santorini as engine
+from bots.engine.santorini.evaluation import game_result, generate_moves
+from bots.engine.santorini.master import SantoriniMaster
+from bots.engine.santorini.position import (
+    MAX_MOVES,
+    from_reference,
+    from_state,
+    key,
+    legal_moves,
+    play,
+    rules_result,
+    to_reference,
+    undo,
+)
 from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN
 from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, Turn
-from tests.engine_helpers import engine_moves as shared_engine_moves
-from tests.engine_helpers import random_game_states
+from tests.engine_helpers import engine_moves, random_game_states
 
 GAME = SANTORINI
 
@@ -58,9 +69,6 @@ def reference_canonical(state: SantoriniState) -> tuple:
     return state.levels, tuple(sorted(state.workers[:2])), tuple(sorted(state.workers[2:])), state.to_move
 
 
-def engine_moves(array: np.ndarray, generator=engine.legal_moves) -> list[int]:
-    return shared_engine_moves(array, generator, engine.MAX_MOVES)
-
 
 def can_win_at_once(state: SantoriniState) -> bool:
     return any(isinstance(m, Turn) and m.build is None for m in GAME.legal_moves(state))
@@ -77,42 +85,42 @@ def test_enough_positions_of_every_kind() -> None:
 def test_moves_and_outcomes_match_the_reference(states: list[SantoriniState]) -> None:
     rng = random.Random(5)
     for state in states:
-        array = engine.from_state(state)
+        array = from_state(state)
         if state.result is not None:
-            assert engine.rules_result(array) == LOSS, state
+            assert rules_result(array) == LOSS, state
             continue
-        assert engine.rules_result(array) == RUNNING, state
-        codes = engine_moves(array)
-        moves = [engine.to_reference(array, code) for code in codes]
+        assert rules_result(array) == RUNNING, state
+        codes = engine_moves(array, legal_moves, MAX_MOVES)
+        moves = [to_reference(array, code) for code in codes]
         reference = GAME.legal_moves(state)
         assert len(moves) == len(reference) and set(moves) == set(reference), state
-        before, position = array.copy(), engine.key(array)
+        before, position = array.copy(), key(array)
         for code in rng.sample(codes, min(len(codes), 12)):
-            move = engine.to_reference(array, code)
-            assert engine.from_reference(array, move) == code
+            move = to_reference(array, code)
+            assert from_reference(array, move) == code
             after = GAME.apply(state, move)
-            engine.play(array, code)
+            play(array, code)
             assert canonical(array) == reference_canonical(after), (state, move)
-            assert (engine.rules_result(array) == LOSS) == (after.result is not None), (state, move)
-            engine.undo(array, code)
-            assert np.array_equal(array, before) and engine.key(array) == position
+            assert (rules_result(array) == LOSS) == (after.result is not None), (state, move)
+            undo(array, code)
+            assert np.array_equal(array, before) and key(array) == position
 
 
 def test_key_is_the_same_whatever_the_order_of_a_seats_workers() -> None:
     for state in SET_UP[:300]:
-        array = engine.from_state(state)
+        array = from_state(state)
         swapped = array.copy()
         swapped[25], swapped[26] = array[26], array[25]
-        assert engine.key(swapped) == engine.key(array)
+        assert key(swapped) == key(array)
         flipped = array.copy()
         flipped[29] = 1 - array[29]
-        assert engine.key(flipped) != engine.key(array)
+        assert key(flipped) != key(array)
 
 
 def test_keys_of_different_positions_differ() -> None:
     keys = {}
     for state in PLAYED + SET_UP:
-        keys.setdefault(engine.key(engine.from_state(state)), set()).add(reference_canonical(state))
+        keys.setdefault(key(from_state(state)), set()).add(reference_canonical(state))
     assert all(len(positions) == 1 for positions in keys.values())
 
 
@@ -124,7 +132,7 @@ def test_search_verdicts_are_exact(states: list[SantoriniState]) -> None:
     for state in states:
         if state.result is not None or NO_WORKER in state.workers:
             continue
-        verdict = engine.game_result(engine.from_state(state))
+        verdict = game_result(from_state(state))
         assert (verdict == WIN) == can_win_at_once(state), state
         if verdict == LOSS:
             losses += 1
@@ -139,67 +147,58 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
     for state in states:
         if state.result is not None:
             continue
-        array = engine.from_state(state)
-        legal = engine_moves(array)
-        searched = engine_moves(array, engine.generate_moves)
+        array = from_state(state)
+        legal = engine_moves(array, legal_moves, MAX_MOVES)
+        searched = engine_moves(array, generate_moves, MAX_MOVES)
         assert searched and set(searched) <= set(legal), state
         if can_win_at_once(state):
-            assert all(engine.to_reference(array, code).build is None for code in searched)
+            assert all(to_reference(array, code).build is None for code in searched)
             continue
         for code in set(legal) - set(searched):
-            after = GAME.apply(state, engine.to_reference(array, code))
-            assert can_win_at_once(after), (state, engine.to_reference(array, code))
+            after = GAME.apply(state, to_reference(array, code))
+            assert can_win_at_once(after), (state, to_reference(array, code))
 
 
 # --- The master bot -------------------------------------------------------------------------------
 
 
-def board(rows: list[str], to_move: int = 0) -> SantoriniState:
-    """A position from rows of cells, top row (rank 5) first: a level or ``D``, then ``A``/``B`` for
-    a worker of seat 0/1."""
-    levels = [0] * 25
-    workers: dict[int, list[int]] = {0: [], 1: []}
-    for r, line in enumerate(rows):
-        for c, cell in enumerate(line.split()):
-            square = (4 - r) * 5 + c
-            levels[square] = 4 if cell[0] == "D" else int(cell[0])
-            if cell[1:]:
-                workers["AB".index(cell[1:])].append(square)
-    pair = tuple(sorted(workers[0])) + tuple(sorted(workers[1]))
-    return GAME.decode_state(GAME.encode_state(SantoriniState(tuple(levels), pair, to_move)))
+NODE_LIMIT = 300_000  # per search: the moves checked here must not depend on how loaded the machine is
+
+
+@pytest.fixture
+def master() -> SantoriniMaster:
+    return SantoriniMaster(seed=1, node_limit=NODE_LIMIT)
 
 
 @pytest.fixture(scope="module")
-def master() -> engine.SantoriniMaster:
-    return engine.SantoriniMaster(seed=1)
+def timed_master() -> SantoriniMaster:
+    return SantoriniMaster(seed=1)
 
 
-def test_master_takes_a_win_in_one(master: engine.SantoriniMaster) -> None:
-    state = board([
-        "0 0 0 0 0B",
-        "0 1 2 1 0",
-        "0 2A 3 1 0",
-        "0 1 2 3 0B",
-        "0A 0 0 0 0",
-    ])
-    master.new_game()
-    move = master.choose(state, TimeBudget(per_move=0.5))
+def test_master_takes_a_win_in_one(master: SantoriniMaster) -> None:
+    state = GAME.from_picture("""
+        0 0 0 0 0B
+        0 1 2 1 0
+        0 2A 3 1 0
+        0 1 2 3 0B
+        0A 0 0 0 0
+    """, to_move=0)
+    move = master.choose(state)
     after = GAME.apply(state, move)
     assert after.result is not None and after.result.winner == 0
 
 
-def test_master_blocks_a_win_next_turn(master: engine.SantoriniMaster) -> None:
+def test_master_blocks_a_win_next_turn(master: SantoriniMaster) -> None:
     # B on c3 (level 2) threatens to climb onto d3 (level 3); A cannot win and must dome d3.
-    state = board([
-        "0 0 0 0 0",
-        "0 1 0 0A 0",
-        "0 1 2B 3 0",
-        "0 0 0 1 0A",
-        "0B 0 0 0 0",
-    ])
+    state = GAME.from_picture("""
+        0 0 0 0 0
+        0 1 0 0A 0
+        0 1 2B 3 0
+        0 0 0 1 0A
+        0B 0 0 0 0
+    """, to_move=0)
     assert not can_win_at_once(state)
-    master.new_game()
-    move = master.choose(state, TimeBudget(per_move=0.5))
+    move = master.choose(state)
     after = GAME.apply(state, move)
     assert move.build == 13  # d3
     assert not can_win_at_once(after)
@@ -208,73 +207,72 @@ def test_master_blocks_a_win_next_turn(master: engine.SantoriniMaster) -> None:
 WIN_IN_THREE = {
     # A's workers can only climb step by step (c1, then c2 or b2, then d2 once built up to 2, from
     # where e2 built up to 3 wins); B's workers are walled in by domes and cannot stop it.
-    "walled-in": board([
-        "0B 0B D 0 0A",
-        "0 0 D 0 0",
-        "D D D 0 0",
-        "0 1 1 1 2",
-        "0 0 0A 0 0",
-    ]),
+    "walled-in": GAME.from_picture("""
+        0B 0B D 0 0A
+        0 0 D 0 0
+        D D D 0 0
+        0 1 1 1 2
+        0 0 0A 0 0
+    """, to_move=0),
     # From a random game: B on e5 and b5 is near enough to dome single threats.
-    "contested": board([
-        "0 0B 1 0 1B",
-        "0 0 2 2 0",
-        "0 2 0 0A 1",
-        "1A 1 1 0 0",
-        "0 0 1 2 1",
-    ]),
+    "contested": GAME.from_picture("""
+        0 0B 1 0 1B
+        0 0 2 2 0
+        0 2 0 0A 1
+        1A 1 1 0 0
+        0 0 1 2 1
+    """, to_move=0),
 }
 
 
 @pytest.mark.parametrize("name", sorted(WIN_IN_THREE))
 def test_master_finds_and_plays_a_forced_win_in_three(name: str) -> None:
     state = WIN_IN_THREE[name]
-    attacker = engine.SantoriniMaster(seed=2)
-    found = attacker.think(state, 2.0, max_depth=8)
+    attacker = SantoriniMaster(seed=2, node_limit=NODE_LIMIT)
+    found = attacker.think(state, max_depth=8)
     # a win in 3 turns: the climb comes at ply 4, or the defender is lost (helpless) at ply 3
     assert found.score in (MATE - 3, MATE - 4), found
-    defender = engine.SantoriniMaster(seed=3)
+    defender = SantoriniMaster(seed=3, node_limit=NODE_LIMIT)
     turns = 0
     while state.result is None:
         if state.to_move == 0:
             turns += 1
         bot = attacker if state.to_move == 0 else defender
-        state = GAME.apply(state, bot.choose(state, TimeBudget(per_move=0.5)))
+        state = GAME.apply(state, bot.choose(state))
     assert state.result.winner == 0 and turns <= 3, (state, turns)
 
 
-def test_master_places_its_workers_and_answers_a_placement(master: engine.SantoriniMaster) -> None:
-    master.new_game()
+def test_master_places_its_workers_and_answers_a_placement(master: SantoriniMaster) -> None:
     state = GAME.initial_state()
-    first = master.choose(state, TimeBudget(per_move=0.3))
+    first = master.choose(state)
     assert first in GAME.legal_moves(state)
     assert all(square not in (0, 4, 20, 24) for square in first)  # never a corner
     state = GAME.apply(state, first)
-    second = master.choose(state, TimeBudget(per_move=0.3))
+    second = master.choose(state)
     assert second in GAME.legal_moves(state)
 
 
 @pytest.mark.parametrize("index", range(0, 2000, 97))
-def test_master_answers_legally_with_a_tiny_budget(master: engine.SantoriniMaster, index: int) -> None:
+def test_master_answers_legally_with_a_tiny_budget(timed_master: SantoriniMaster, index: int) -> None:
     state = PLAYED[index]
-    move = master.choose(state, TimeBudget(per_move=0.001))
+    move = timed_master.choose(state, TimeBudget(per_move=0.001))
     assert move in GAME.legal_moves(state)
 
 
 def test_master_scores_a_lost_position_as_lost() -> None:
     # B threatens two level-3 squares at once: A cannot dome both.
-    state = board([
-        "0 0 0 0 0",
-        "0 3 0 0 0A",
-        "0 2B 3 0 0",
-        "0 0 0 0 0",
-        "0B 0A 0 0 0",
-    ])
-    found = engine.SantoriniMaster(seed=4).think(state, 0.5)
+    state = GAME.from_picture("""
+        0 0 0 0 0
+        0 3 0 0 0A
+        0 2B 3 0 0
+        0 0 0 0 0
+        0B 0A 0 0 0
+    """, to_move=0)
+    found = SantoriniMaster(seed=4, node_limit=NODE_LIMIT).think(state)
     assert found.score < -MATE_BOUND
 
 
-def test_master_survives_pickling(master: engine.SantoriniMaster) -> None:
-    copy = pickle.loads(pickle.dumps(master))
+def test_master_survives_pickling(timed_master: SantoriniMaster) -> None:
+    copy = pickle.loads(pickle.dumps(timed_master))
     state = PLAYED[500]
     assert copy.choose(state, TimeBudget(per_move=0.05)) in GAME.legal_moves(state)

@@ -16,23 +16,10 @@ def move(text: str) -> AmazonsMove:
     return AMAZONS.parse_move(text, AMAZONS.initial_state())
 
 
-def position(black: str, white: str, arrows: str = "", to_move: int = 0, coords: str = "algebraic") -> AmazonsState:
-    """A position from square lists, built through ``decode_state`` as a client would send it."""
-    cells = [0] * 100
-    for names, cell in ((black, 1), (white, 2), (arrows, 3)):
-        for name in names.split():
-            cells[sq(name)] = cell
-    return AMAZONS.decode_state({"board": GRID.rows_for(tuple(cells), coords), "to_move": to_move}, coords)
-
-
 def reason(state: AmazonsState, text: str) -> str:
     with pytest.raises(IllegalMove) as info:
         AMAZONS.apply(state, AMAZONS.parse_move(text, state))
     return info.value.reason
-
-
-START_BLACK = "a7 d10 g10 j7"
-START_WHITE = "a4 d1 g1 j4"
 
 
 def test_registered() -> None:
@@ -43,7 +30,19 @@ def test_registered() -> None:
 
 def test_initial_position() -> None:
     state = AMAZONS.initial_state()
-    assert state == position(START_BLACK, START_WHITE)
+    assert state == AMAZONS.from_picture("""
+        10  . . . B . . B . . .
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  B . . . . . . . . B
+         6  . . . . . . . . . .
+         5  . . . . . . . . . .
+         4  W . . . . . . . . W
+         3  . . . . . . . . . .
+         2  . . . . . . . . . .
+         1  . . . W . . W . . .
+            a b c d e f g h i j
+    """, to_move=0)
     assert AMAZONS.to_move(state) == 0
     assert AMAZONS.outcome(state) is None
     rows = AMAZONS.encode_state(state)["board"]
@@ -131,20 +130,48 @@ def test_encode_decode_in_every_convention() -> None:
     assert matrix[9][0] == 3 and matrix[0][1] == 3 and matrix[6][3] == 1 and matrix[6][1] == 2
 
 
+WHITE_ON_E5 = AMAZONS.from_picture("""
+    10  . . . B . . B . . .
+     9  . . . . . . . . . .
+     8  . . . . . . . . . .
+     7  B . . . . . . . . B
+     6  . . . . . . . . . .
+     5  . . . . W . . . . .
+     4  W . . . . . . . . .
+     3  . . . . . . . . . .
+     2  . . . . . . . . . .
+     1  . . . W . . W . . .
+        a b c d e f g h i j
+""", to_move=1)
+"""The start, but for white's queen from j4 on e5; white to move."""
+
+
 def test_queens_block_queens_and_arrows() -> None:
     state = AMAZONS.initial_state(first=1)  # white to move
     assert reason(state, "a4-a8/a9") == "the queen on a4 cannot reach a8: a7 is in the way"
     assert reason(state, "a4-a7/a8") == "the queen on a4 cannot reach a7: a7 holds a black queen"
     assert reason(state, "a4-j4/j5") == "the queen on a4 cannot reach j4: j4 holds a white queen"
     assert reason(state, "d1-d5/d10") == "the arrow cannot land on d10: it holds a black queen"
-    state = position(START_BLACK, "a4 d1 g1 e5", to_move=1)
+    state = WHITE_ON_E5
     # from d5 the arrow flies towards j5 and meets the queen on e5
     assert reason(state, "d1-d5/f5") == "the arrow cannot reach f5 from d5: e5 is in the way"
     assert reason(state, "d1-d5/e5") == "the arrow cannot land on e5: it holds a white queen"
 
 
 def test_arrows_block_queens_and_arrows() -> None:
-    state = position(START_BLACK, START_WHITE, arrows="d4 c7", to_move=1)
+    state = AMAZONS.from_picture("""
+        10  . . . B . . B . . .
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  B . x . . . . . . B
+         6  . . . . . . . . . .
+         5  . . . . . . . . . .
+         4  W . . x . . . . . W
+         3  . . . . . . . . . .
+         2  . . . . . . . . . .
+         1  . . . W . . W . . .
+            a b c d e f g h i j
+    """, to_move=1)
     assert reason(state, "d1-d7/d8") == "the queen on d1 cannot reach d7: d4 is in the way"
     assert reason(state, "d1-d4/d5") == "the queen on d1 cannot reach d4: d4 holds an arrow"
     assert reason(state, "d1-d3/d6") == "the arrow cannot reach d6 from d3: d4 is in the way"
@@ -157,7 +184,7 @@ def test_arrows_block_queens_and_arrows() -> None:
 
 
 def test_arrow_may_use_the_vacated_square() -> None:
-    state = position(START_BLACK, "a4 d1 g1 e5", to_move=1)
+    state = WHITE_ON_E5
     onto = move("e5-e7/e5")  # lands where the queen stood
     through = move("e5-e7/e2")  # flies over the square the queen left
     legal = set(AMAZONS.legal_moves(state))
@@ -182,7 +209,19 @@ def test_only_your_own_queens_move() -> None:
     assert reason(state, "e5-e6/e7") == "e5 is not one of your queens: it is empty"
     state = AMAZONS.initial_state(first="white")
     assert reason(state, "a7-a8/a9") == "a7 is not one of your queens: it holds a black queen"
-    state = position(START_BLACK, START_WHITE, arrows="e5")
+    state = AMAZONS.from_picture("""
+        10  . . . B . . B . . .
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  B . . . . . . . . B
+         6  . . . . . . . . . .
+         5  . . . . x . . . . .
+         4  W . . . . . . . . W
+         3  . . . . . . . . . .
+         2  . . . . . . . . . .
+         1  . . . W . . W . . .
+            a b c d e f g h i j
+    """, to_move=0)
     assert reason(state, "e5-e6/e7") == "e5 is not one of your queens: it holds an arrow"
 
 
@@ -192,15 +231,23 @@ def test_apply_rejects_values_that_are_not_moves(bad: object) -> None:
         AMAZONS.apply(AMAZONS.initial_state(), bad)  # type: ignore[arg-type]
 
 
-# The white queens sit in the a1 corner, walled in except for c1.
-TRAPPED_WHITE = "a1 b1 a2 b2"
-WALL = "a3 b3 c3 c2"
-
-
 def test_shooting_the_last_exit_wins() -> None:
-    state = position("j1 j10 a10 f7", TRAPPED_WHITE, WALL)
+    # The white queens sit in the a1 corner, walled in except for c1.
+    state = AMAZONS.from_picture("""
+        10  B . . . . . . . . B
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  . . . . . B . . . .
+         6  . . . . . . . . . .
+         5  . . . . . . . . . .
+         4  . . . . . . . . . .
+         3  x x x . . . . . . .
+         2  W W x . . . . . . .
+         1  W W . . . . . . . B
+            a b c d e f g h i j
+    """, to_move=0)
     assert AMAZONS.outcome(state) is None
-    assert {m.queen for m in AMAZONS.legal_moves(position("j1 j10 a10 f7", TRAPPED_WHITE, WALL, 1))} == {
+    assert {m.queen for m in AMAZONS.legal_moves(AMAZONS.from_picture(str(state), to_move=1))} == {
         sq("b1"),
         sq("b2"),
     }
@@ -213,19 +260,56 @@ def test_shooting_the_last_exit_wins() -> None:
 
 
 def test_player_to_move_without_a_turn_loses() -> None:
-    state = position("j1 j10 a10 f7", TRAPPED_WHITE, WALL + " c1", to_move=1)
+    # c1 too is shot: white's queens in the corner have no empty neighbour
+    state = AMAZONS.from_picture("""
+        10  B . . . . . . . . B
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  . . . . . B . . . .
+         6  . . . . . . . . . .
+         5  . . . . . . . . . .
+         4  . . . . . . . . . .
+         3  x x x . . . . . . .
+         2  W W x . . . . . . .
+         1  W W x . . . . . . B
+            a b c d e f g h i j
+    """, to_move=1)
     assert AMAZONS.outcome(state) == Outcome(0, "no legal move")
     assert AMAZONS.legal_moves(state) == []
     # the same board with black to move is still running
-    assert AMAZONS.outcome(position("j1 j10 a10 f7", TRAPPED_WHITE, WALL + " c1", to_move=0)) is None
+    assert AMAZONS.outcome(AMAZONS.from_picture(str(state), to_move=0)) is None
     # and black loses when its own queens are the trapped ones
-    state = position(TRAPPED_WHITE, "j1 j10 a10 f7", WALL + " c1", to_move=0)
+    state = AMAZONS.from_picture("""
+        10  W . . . . . . . . W
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  . . . . . W . . . .
+         6  . . . . . . . . . .
+         5  . . . . . . . . . .
+         4  . . . . . . . . . .
+         3  x x x . . . . . . .
+         2  B B x . . . . . . .
+         1  B B x . . . . . . W
+            a b c d e f g h i j
+    """, to_move=0)
     assert AMAZONS.outcome(state) == Outcome(1, "no legal move")
     assert "white (seat 1) won" in str(state)
 
 
 def test_a_single_empty_neighbour_is_enough() -> None:
-    state = position("j1 j10 a10 f7", TRAPPED_WHITE, WALL + " d1 d2", to_move=1)
+    state = AMAZONS.from_picture("""
+        10  B . . . . . . . . B
+         9  . . . . . . . . . .
+         8  . . . . . . . . . .
+         7  . . . . . B . . . .
+         6  . . . . . . . . . .
+         5  . . . . . . . . . .
+         4  . . . . . . . . . .
+         3  x x x . . . . . . .
+         2  W W x x . . . . . .
+         1  W W . x . . . . . B
+            a b c d e f g h i j
+    """, to_move=1)
     assert AMAZONS.legal_moves(state) == [
         AmazonsMove(sq("b1"), sq("c1"), sq("b1")),
         AmazonsMove(sq("b2"), sq("c1"), sq("b2")),

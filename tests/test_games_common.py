@@ -83,3 +83,96 @@ def test_unknown_option_is_rejected(game_id: str) -> None:
         game.initial_state(colour="purple")
     with pytest.raises(ValueError, match="first"):
         game.initial_state(first=2)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_moves_print_as_their_notation_and_are_told_from_written_forms(game_id: str) -> None:
+    game = GAMES[game_id]
+    rng = random.Random(f"repr-{game_id}")
+    state = game.initial_state()
+    while game.outcome(state) is None:
+        move = rng.choice(game.legal_moves(state))
+        assert repr(move) == f"<{type(move).__name__} {game.notation(move)}>"
+        assert game.is_move(move)
+        assert not game.is_move(game.notation(move))
+        assert not game.is_move(game.format_move(move))
+        state = game.apply(state, move)
+    assert not game.is_move(state) and not game.is_move(None)
+
+
+MOVE_REPRS = {
+    "connect4": ("4", "<Drop 4>"),
+    "amazons": ("d1-d7/g7", "<AmazonsMove d1-d7/g7>"),
+    "santorini": ("e5 a1", "<Placement a1 e5>"),
+    "magnetic-cave": ("d4", "<Brick d4>"),
+    "quarto": ("0101", "<QuartoMove 0101>"),
+}
+
+
+@pytest.mark.parametrize("game_id", sorted(MOVE_REPRS))
+def test_a_move_prints_its_notation_and_never_fails_to_print(game_id: str) -> None:
+    game = GAMES[game_id]
+    text, expected = MOVE_REPRS[game_id]
+    move = game.parse_move(text, game.initial_state())
+    assert repr(move) == expected
+    odd = type(move)(*(["junk"] * len(move)))  # not a move apply accepts, but it still prints
+    assert repr(odd).startswith(f"<{type(move).__name__} ") and "'junk'" in repr(odd)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_state_is_rebuilt_from_the_picture_it_prints(game_id: str) -> None:
+    game = GAMES[game_id]
+    rng = random.Random(f"pictures-{game_id}")
+    for _ in range(GAMES_PER_ID[game_id] // 20):
+        state = game.initial_state(first=rng.randrange(2))
+        while True:
+            picture = str(state)
+            # a drawn picture does not say who would move next: the count of moves decides, seat 0 first
+            drawn = state.result is not None and state.result.winner is None
+            rebuilt = game.from_picture(picture, **({"to_move": state.to_move} if drawn else {}))
+            assert rebuilt == state and rebuilt.result == state.result, picture
+            # the board alone, without rank numbers, file letters or status, with the side to move given
+            rows = picture.splitlines()[: game.grid.height]
+            bare = "\n".join(row.split(maxsplit=1)[1] for row in rows)
+            assert game.from_picture(bare, to_move=state.to_move, **_hand(state)) == state, picture
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+
+
+def _hand(state: object) -> dict[str, object]:
+    """Quarto's piece in hand, which a bare picture does not show."""
+    return {"in_hand": state.in_hand} if hasattr(state, "in_hand") else {}
+
+
+BAD_CELLS = {
+    "connect4": ("Z", "'Z' is not a cell"),
+    "amazons": ("Q", "'Q' is not a cell"),
+    "santorini": ("5A", "'5A' is not a square"),
+    "magnetic-cave": ("X", "'X' is not a cell"),
+    "quarto": ("0120", "'0120' is not a square"),
+}
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_bad_picture_is_refused_naming_the_row_and_cell(game_id: str) -> None:
+    game = GAMES[game_id]
+    lines = str(game.initial_state()).splitlines()
+    height = game.grid.height
+    cell, message = BAD_CELLS[game_id]
+    second_row = lines[1].split()
+    second_row[3] = cell  # the rank number first, so this is the third column
+    bad = "\n".join([lines[0], " ".join(second_row), *lines[2:]])
+    column = "3" if game_id == "connect4" else "c"
+    with pytest.raises(ValueError, match=f"row {height - 1}, column {column}: {message}"):
+        game.from_picture(bad)
+    with pytest.raises(ValueError, match=f"row {height - 1} stands where row {height} should"):
+        game.from_picture("\n".join(lines[1:]))
+    with pytest.raises(ValueError, match=f"the board has {height}"):
+        game.from_picture("\n".join(line.split(maxsplit=1)[1] for line in lines[1:height]))
+    with pytest.raises(ValueError, match=f"row {height} has"):
+        game.from_picture(lines[0] + " " + lines[0].split()[-1])
+    with pytest.raises(ValueError, match="who is to move"):
+        game.from_picture("\n".join(lines[:height] + ["nobody moves"]))
+    with pytest.raises(ValueError, match=f"more than {height} rows"):
+        game.from_picture("\n".join(lines[:height] + [lines[0]]))

@@ -17,27 +17,26 @@ def sq(name: str) -> int:
     return GRID.parse_name(name)
 
 
-def position(
-    levels: dict[str, int] | None = None,
-    a: tuple[str, str] = ("a1", "e5"),
-    b: tuple[str, str] = ("a5", "e1"),
-    to_move: int = 0,
-) -> SantoriniState:
-    """A position through ``decode_state``: levels by square, seat 0's (``a``) and seat 1's (``b``) workers."""
-    level_cells = [0] * 25
-    for name, level in (levels or {}).items():
-        level_cells[sq(name)] = level
-    worker_cells = [0] * 25
-    for seat, names in enumerate((a, b)):
-        for name in names:
-            worker_cells[sq(name)] = seat + 1
-    return G.decode_state(
-        {
-            "levels": GRID.rows_for(tuple(level_cells)),
-            "workers": GRID.rows_for(tuple(worker_cells)),
-            "to_move": to_move,
-        }
-    )
+CORNERS = G.from_picture("""
+    5  0B 0  0  0  0A
+    4  0  0  0  0  0
+    3  0  0  0  0  0
+    2  0  0  0  0  0
+    1  0A 0  0  0  0B
+        a  b  c  d  e
+""", to_move=0)
+"""Nothing built yet, the workers in the corners: seat 0 (A) on a1 and e5, seat 1 (B) on a5 and e1."""
+
+
+FACE_TO_FACE = G.from_picture("""
+    5  0  0  0  0  0A
+    4  0  0  0  0  0
+    3  0  0  0B 0  0
+    2  0  0A 0  0  0
+    1  0  0  0  0  0B
+        a  b  c  d  e
+""", to_move=0)
+"""Nothing built; seat 0's worker on b2 faces seat 1's on c3, the others in the corners."""
 
 
 def rejected(state: SantoriniState, move: str | dict | Placement | Turn) -> str:
@@ -60,14 +59,21 @@ def test_squares_run_a1_to_e5_with_rank_1_at_the_bottom() -> None:
     assert G.format_move(move) == {"worker": "b2", "to": "c3", "build": "d4"}
     assert G.format_move(move, "cosc322") == {"worker": [2, 2], "to": [3, 3], "build": [4, 4]}
     assert G.format_move(move, "matrix") == {"worker": [3, 1], "to": [2, 2], "build": [1, 3]}
-    state = position()
+    state = CORNERS
     for coords in ("algebraic", "cosc322", "matrix"):
         assert G.parse_move(G.format_move(move, coords), state, coords) == move
     assert G.format_move(Placement(sq("a1"), sq("e5")), "matrix") == {"place": [[4, 0], [0, 4]]}
 
 
 def test_encode_state_rows_follow_the_convention() -> None:
-    state = position({"b1": 2, "e5": 4}, a=("a1", "c3"), b=("d4", "e4"), to_move=1)
+    state = G.from_picture("""
+        5  0  0  0  0  D
+        4  0  0  0  0B 0B
+        3  0  0  0A 0  0
+        2  0  0  0  0  0
+        1  0A 2  0  0  0
+            a  b  c  d  e
+    """, to_move=1)
     enc = G.encode_state(state)
     assert enc["to_move"] == 1
     assert enc["levels"][0] == [0, 2, 0, 0, 0]  # rank 1 first
@@ -83,10 +89,10 @@ def test_encode_state_rows_follow_the_convention() -> None:
 
 
 def test_decode_rejects_impossible_positions() -> None:
-    good = G.encode_state(position())
+    good = G.encode_state(CORNERS)
     bad_level = {**good, "levels": [[5] * 5] * 5}
     three = {**good, "workers": [[1, 1, 1, 0, 2], [0] * 5, [0] * 5, [0] * 5, [2, 0, 0, 0, 0]]}
-    on_dome = G.encode_state(position())
+    on_dome = G.encode_state(CORNERS)
     on_dome["levels"] = [[4, 0, 0, 0, 0]] + [[0] * 5] * 4  # under seat 0's worker on a1
     early = G.encode_state(G.start("a1 b1"))
     early["to_move"] = 0  # seat 0 placed, seat 1 has not: it cannot be seat 0's turn
@@ -141,21 +147,49 @@ def test_placement_notation_is_sorted_and_either_order_parses() -> None:
 
 
 def test_a_worker_climbs_one_level_and_steps_down_any_amount() -> None:
-    state = position({"b2": 0, "b3": 1, "c2": 2, "c1": 3, "a2": 2}, a=("a1", "e5"))
+    state = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  1  0  0  0
+        2  2  0  2  0  0
+        1  0A 0  3  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     G.apply(state, G.parse_move("a1-b1/a1", state))  # level
-    up_one = position({"b2": 1}, a=("a1", "e5"))
+    up_one = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  1  0  0  0
+        1  0A 0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     after = G.apply(up_one, G.parse_move("a1-b2/b3", up_one))
     assert after.workers[:2] == (sq("b2"), sq("e5"))
     assert rejected(state, "a1-a2/a3") == "a2 is two levels above a1: a worker climbs at most one level"
-    high = position({"b2": 3}, a=("a1", "e5"))
+    high = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  3  0  0  0
+        1  0A 0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     assert rejected(high, "a1-b2/c3") == "b2 is three levels above a1: a worker climbs at most one level"
-    down = position({"c3": 3, "d3": 0}, a=("c3", "e5"))  # a worker on level 3 (decoded) steps down three
+    down = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  3A 0  0
+        2  0  0  0  0  0
+        1  0  0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)  # a worker on level 3 (decoded) steps down three
     after = G.apply(down, G.parse_move("c3-d3/c3", down))
     assert G.outcome(after) is None and after.levels[sq("c3")] == 4
 
 
 def test_a_worker_moves_only_to_an_adjacent_free_square() -> None:
-    state = position(a=("b2", "e5"), b=("c3", "e1"))
+    state = FACE_TO_FACE
     assert rejected(state, "b2-d4/d5") == "d4 is not next to b2"
     assert rejected(state, "c3-c4/c5").startswith("c3 is not one of your workers")
     assert rejected(state, "d2-d3/d4").startswith("d2 is not one of your workers")
@@ -164,7 +198,14 @@ def test_a_worker_moves_only_to_an_adjacent_free_square() -> None:
 
 
 def test_domes_block_moves_and_builds() -> None:
-    state = position({"b2": 4, "b1": 4}, a=("a1", "e5"))
+    state = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  D  0  0  0
+        1  0A D  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     assert rejected(state, "a1-b2/c3") == "b2 has a dome"
     assert rejected(state, "a1-a2/b1") == "you cannot build on b1: it has a dome"
     for move in G.legal_moves(state):
@@ -172,7 +213,14 @@ def test_domes_block_moves_and_builds() -> None:
 
 
 def test_a_build_raises_one_level_and_on_level_3_makes_a_dome() -> None:
-    state = position({"b2": 3, "a3": 1}, a=("a1", "e5"))
+    state = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  1  0  0  0  0
+        2  0  3  0  0  0
+        1  0A 0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     after = G.apply(state, G.parse_move("a1-a2/b2", state))
     assert after.levels[sq("b2")] == 4
     after = G.apply(state, G.parse_move("a1-a2/a3", state))
@@ -181,7 +229,7 @@ def test_a_build_raises_one_level_and_on_level_3_makes_a_dome() -> None:
 
 
 def test_build_rules() -> None:
-    state = position(a=("b2", "e5"), b=("c3", "e1"))
+    state = FACE_TO_FACE
     after = G.apply(state, G.parse_move("b2-b3/b2", state))  # the square just left is free
     assert after.levels[sq("b2")] == 1
     assert rejected(state, "b2-b3/c3") == "you cannot build on c3: a worker stands there"
@@ -193,7 +241,14 @@ def test_build_rules() -> None:
 
 def test_counting_turns_by_hand() -> None:
     # a1 moves to a2 (5 builds), b1 (4: c1 is taken), b2 (7: c1 taken); e5 mirrors it.
-    state = position(a=("a1", "e5"), b=("c1", "c5"))
+    state = G.from_picture("""
+        5  0  0  0B 0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  0  0  0  0
+        1  0A 0  0B 0  0
+            a  b  c  d  e
+    """, to_move=0)
     assert len(G.legal_moves(state)) == 32
 
 
@@ -201,7 +256,14 @@ def test_counting_turns_by_hand() -> None:
 
 
 def test_moving_up_onto_level_3_wins_at_once_without_a_build() -> None:
-    state = position({"a1": 2, "b2": 3}, a=("a1", "e5"), b=("a5", "e1"), to_move=0)
+    state = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  3  0  0  0
+        1  2A 0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     win = Turn(sq("a1"), sq("b2"), None)
     assert win in G.legal_moves(state)
     assert not any(m.worker == sq("a1") and m.to == sq("b2") and m.build is not None for m in G.legal_moves(state))
@@ -222,38 +284,94 @@ def test_moving_up_onto_level_3_wins_at_once_without_a_build() -> None:
 
 
 def test_seat_1_wins_too() -> None:
-    state = position({"e1": 2, "d2": 3}, to_move=1)
+    state = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  0  0  3  0
+        1  0A 0  0  0  2B
+            a  b  c  d  e
+    """, to_move=1)
     after = G.play(state, "e1-d2")
     assert G.outcome(after).winner == 1
 
 
 def test_moving_across_level_3_or_up_to_2_or_building_to_3_does_not_win() -> None:
-    across = position({"c3": 3, "c4": 3}, a=("c3", "e5"))
+    across = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  3  0  0
+        3  0  0  3A 0  0
+        2  0  0  0  0  0
+        1  0  0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     after = G.apply(across, G.parse_move("c3-c4/c3", across))
     assert G.outcome(after) is None
     assert "you must build" in rejected(across, "c3-c4")
-    up_to_2 = position({"a1": 1, "b2": 2})
+    up_to_2 = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  2  0  0  0
+        1  1A 0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     assert G.outcome(G.play(up_to_2, "a1-b2/c3")) is None
-    build_3 = position({"a2": 2, "b2": 2}, a=("a1", "e5"))
+    build_3 = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  2  2  0  0  0
+        1  0A 0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     after = G.play(build_3, "a1-b1/a2")
     assert after.levels[sq("a2")] == 3 and G.outcome(after) is None
-    assert "wins at once" in rejected(position({"a2": 2, "b2": 3}, a=("a2", "e5")), "a2-b2/a2")
+    stepping_across_from_2 = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  2A 3  0  0  0
+        1  0  0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
+    assert "wins at once" in rejected(stepping_across_from_2, "a2-b2/a2")
 
 
 def test_a_player_with_no_legal_turn_loses() -> None:
     # seat 1's workers on a1 and a2 are walled in by domes; b3 is on level 3.
-    walls = {"b1": 4, "b2": 4, "a3": 4, "b3": 3}
-    state = position(walls, a=("c4", "e5"), b=("a1", "a2"), to_move=0)
+    state = G.from_picture("""
+        5  0  0  0  0  0A
+        4  0  0  0A 0  0
+        3  D  3  0  0  0
+        2  0B D  0  0  0
+        1  0B D  0  0  0
+            a  b  c  d  e
+    """, to_move=0)
     assert G.outcome(state) is None
     after = G.play(state, "c4-c3/b3")  # the dome on b3 closes the box
     assert G.outcome(after).winner == 0
     assert G.outcome(after).reason == "no legal move"
     assert G.legal_moves(after) == []
     # too-high buildings box a worker in as well as domes do; one free worker is enough to play on
-    high = position({"b1": 2, "b2": 2, "a3": 2, "b3": 2}, a=("c4", "e5"), b=("a1", "a2"), to_move=1)
+    high = G.from_picture("""
+        5  0  0  0  0  0A
+        4  0  0  0A 0  0
+        3  2  2  0  0  0
+        2  0B 2  0  0  0
+        1  0B 2  0  0  0
+            a  b  c  d  e
+    """, to_move=1)
     assert G.outcome(high).winner == 0 and G.outcome(high).reason == "no legal move"
     assert G.legal_moves(high) == []
-    one_free = position({"a2": 4, "b1": 4, "b2": 4}, a=("c4", "e5"), b=("a1", "d1"), to_move=1)
+    one_free = G.from_picture("""
+        5  0  0  0  0  0A
+        4  0  0  0A 0  0
+        3  0  0  0  0  0
+        2  D  D  0  0  0
+        1  0B D  0  0B 0
+            a  b  c  d  e
+    """, to_move=1)
     assert G.outcome(one_free) is None
     assert {m.worker for m in G.legal_moves(one_free)} == {sq("d1")}
 
@@ -262,7 +380,14 @@ def test_a_player_with_no_legal_turn_loses() -> None:
 
 
 def test_parsing() -> None:
-    state = position(a=("b2", "e5"))
+    state = G.from_picture("""
+        5  0B 0  0  0  0A
+        4  0  0  0  0  0
+        3  0  0  0  0  0
+        2  0  0A 0  0  0
+        1  0  0  0  0  0B
+            a  b  c  d  e
+    """, to_move=0)
     assert G.parse_move(" B2 - c3 / D4 ", state) == Turn(sq("b2"), sq("c3"), sq("d4"))
     assert G.parse_move("b2-c3", state) == Turn(sq("b2"), sq("c3"), None)
     assert G.parse_move({"worker": [2, 2], "to": [3, 3], "build": [4, 4]}, state, "cosc322") == Turn(
@@ -274,7 +399,14 @@ def test_parsing() -> None:
 
 
 def test_board_printout() -> None:
-    state = position({"b1": 4, "c3": 2}, a=("a1", "c3"), b=("e5", "e4"), to_move=1)
+    state = G.from_picture("""
+        5  0  0  0  0  0B
+        4  0  0  0  0  0B
+        3  0  0  2A 0  0
+        2  0  0  0  0  0
+        1  0A D  0  0  0
+            a  b  c  d  e
+    """, to_move=1)
     text = str(state)
     lines = text.splitlines()
     assert lines[0].startswith("5") and lines[0].split()[-1] == "0B"

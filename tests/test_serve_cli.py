@@ -7,11 +7,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
 from tests.conftest import free_port
-from tests.helpers import login, start_server
+from tests.helpers import http_json, login, plyhall, start_server, stop
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -75,3 +76,43 @@ def test_export_reports_missing_database_and_game(tmp_path):
     out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--game", "chess"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "connect4" in out.stderr  # --game is a game type, as everywhere else
+
+
+def test_a_series_survives_kill_9_in_its_second_game(tmp_path):
+    """The real server, SIGKILLed in the middle of game 2 of a 3-game series between two plyhall bot processes,
+    started again on the same database: the series finishes with exactly three recorded games, and game 2
+    holds every move, before and after the crash, once."""
+    db, port = tmp_path / "series.db", free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    server = start_server(db, port)
+    bots = [plyhall("bot", "--game", "connect4", "--level", "minimax-3", "--name", name, "--secret", f"{name}-pw",
+                    "--room", "Series", "--series", "3", "--games", "3", "--url", url) for name in ("ann", "bob")]
+    try:
+        for _ in range(3000):  # wait for game 2 to be under way (a few moves in)
+            rooms = http_json(port, "/api/rooms")[1]["rooms"]
+            if rooms and rooms[0]["game_no"] == 2 and rooms[0]["status"] == "playing":
+                running = http_json(port, "/api/games?status=running")[1]["games"]
+                if running and running[0]["move_count"] >= 4:
+                    break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("game 2 never got going")
+        server.send_signal(signal.SIGKILL)
+        server.communicate(timeout=30)
+        with sqlite3.connect(db) as conn:
+            game2 = conn.execute("SELECT id FROM games WHERE status = 'running'").fetchone()[0]
+            before = conn.execute("SELECT seq, move FROM moves WHERE game_id = ? ORDER BY seq", (game2,)).fetchall()
+        server = start_server(db, port)
+        outputs = [bot.communicate(timeout=180) for bot in bots]
+    finally:
+        for bot in bots:
+            stop(bot)
+        stop(server)
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and "game 3 in Series" in out, out + err
+    with sqlite3.connect(db) as conn:
+        games = conn.execute("SELECT id, status, move_count FROM games ORDER BY started_at").fetchall()
+        after = conn.execute("SELECT seq, move FROM moves WHERE game_id = ? ORDER BY seq", (game2,)).fetchall()
+    assert [status for _, status, _ in games] == ["finished"] * 3 and games[1][0] == game2
+    assert after[:len(before)] == before and len(after) > len(before)  # the moves before the crash, then more
+    assert [seq for seq, _ in after] == list(range(1, len(after) + 1)) == list(range(1, games[1][2] + 1))

@@ -3,6 +3,7 @@ a restart in the middle, and the figures agreeing with the stored records."""
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -280,3 +281,35 @@ def wait_for(condition: Any, timeout: float) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.1)
+
+
+def test_the_cli_takes_a_toml_file_and_steers_the_event(tournament_server, tmp_path):
+    port, _ = tournament_server
+    url = f"ws://127.0.0.1:{port}/ws"
+    openings = tmp_path / "first-plies.txt"
+    openings.write_text("# two first plies each\n4 4\n3 5\n", encoding="utf-8")
+    (tmp_path / "cup.toml").write_text(
+        'name = "Toml Cup"\ngame = "connect4"\nformat = "swiss"\nrounds = 2\nplayers = ["a", "b", "c", "d"]\n'
+        'time_control = "5m+2s"\nopenings = "first-plies.txt"\nconcurrency = 2\n', encoding="utf-8")
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*PLYHALL, "tournament", *args, "--url", url, "--secret", SECRET],
+                              capture_output=True, text=True, timeout=60)
+
+    made = cli("create", "--file", str(tmp_path / "cup.toml"), "--games-per-pairing", "1")
+    assert made.returncode == 0 and "Toml Cup (id toml-cup)" in made.stdout and "4 games" in made.stdout, made.stderr
+    event = http_json(port, "/api/tournaments/toml-cup")[1]
+    assert event["settings"]["room"]["time_control"] == {"initial": 300.0, "increment": 2.0}
+    assert event["settings"]["openings"] == [["4", "4"], ["3", "5"]] and event["status"] == "created"
+    for action, status in (("start", "running"), ("pause", "paused"), ("resume", "running"), ("cancel", "cancelled")):
+        done = cli(action, "Toml Cup")
+        assert done.returncode == 0 and done.stdout.strip().endswith(status), done.stderr
+    assert cli("start", "toml-cup").returncode == 1  # a cancelled event does not start again
+    listing = cli("list")
+    assert "toml-cup" in listing.stdout and "cancelled" in listing.stdout
+    bad = cli("create", "--game", "connect4", "--format", "round-robin", "--players", "a,b", "--time-control", "soon")
+    assert bad.returncode == 2 and "5m+2s" in bad.stderr
+    quiet = {k: v for k, v in os.environ.items() if k != "PLYHALL_ORGANISER_SECRET"}
+    nobody = subprocess.run([*PLYHALL, "tournament", "list", "--url", url], capture_output=True, text=True,
+                            timeout=60, env=quiet)
+    assert nobody.returncode == 2 and "organiser secret" in nobody.stderr

@@ -35,7 +35,9 @@ into the interpreter (``numba.objmode``) for ``time.perf_counter()``. That
 costs about a microsecond, so the search looks at it once every
 ``CHECK_EVERY + 1`` nodes; past the deadline it unwinds at once and answers
 with the best move of the deepest iteration it finished, or a root move of the
-unfinished one that it proved better.
+unfinished one that it proved better. A node limit (``Searcher(node_limit=...)``)
+stops it the same way, at the same look, once it has searched that many nodes:
+the same position then always gets the same answer, whatever the machine's load.
 """
 
 from __future__ import annotations
@@ -71,8 +73,10 @@ NO_VALUE = -INFINITY - 1
 
 CHECK_EVERY = 1023
 """Nodes between two looks at the clock, less one (a power of two less one)."""
-NODES, STOPPED = 0, 1
-"""Indexes into ``Workspace.counters``."""
+NODES, STOPPED, LIMIT = 0, 1, 2
+"""Indexes into ``Workspace.counters``: nodes searched, 1 once stopped, and the node limit."""
+NO_LIMIT = 1 << 62
+"""The node limit of a search that only the clock stops."""
 
 ROOT_PLY = np.int64(0)
 """The root's ply, a numpy int on purpose: numba compiles a separate version of a function for
@@ -128,7 +132,7 @@ def new_workspace(max_moves: int, move_space: int) -> Workspace:
         scores=np.zeros((MAX_PLY, max_moves), np.int64),
         killers=np.full((MAX_PLY, 2), NO_MOVE, np.int32),
         history=np.zeros(move_space, np.int64),
-        counters=np.zeros(2, np.int64),
+        counters=np.array([0, 0, NO_LIMIT], np.int64),
     )
 
 
@@ -145,9 +149,12 @@ def clock() -> float:
 
 @njit(cache=True)
 def out_of_time(work: Workspace, deadline: float) -> bool:
-    """Count a node; now and then compare the clock with ``deadline``. True once time is up."""
+    """Count a node; now and then compare the count with the node limit, and the clock with ``deadline``.
+
+    True once either is past.
+    """
     work.counters[NODES] += 1
-    if work.counters[NODES] & CHECK_EVERY == 0 and clock() > deadline:
+    if work.counters[NODES] & CHECK_EVERY == 0 and (work.counters[NODES] >= work.counters[LIMIT] or clock() > deadline):
         work.counters[STOPPED] = 1
     return work.counters[STOPPED] != 0
 
@@ -361,7 +368,8 @@ def search(
     better score than the first one is kept; otherwise the previous answer
     stands. The move is ``NO_MOVE`` only when there is no legal move.
     """
-    work.counters[:] = 0
+    work.counters[NODES] = 0
+    work.counters[STOPPED] = 0
     work.killers[:] = NO_MOVE
     for move in range(len(work.history)):
         work.history[move] >>= 1  # keep some history from the last move, but let it fade
@@ -414,7 +422,8 @@ def search_window(
     draw or loss?" once ``depth`` reaches the end of the game. Check
     ``work.counters[STOPPED]`` afterwards: a stopped search's value means nothing.
     """
-    work.counters[:] = 0
+    work.counters[NODES] = 0
+    work.counters[STOPPED] = 0
     work.killers[:] = NO_MOVE
     return negamax(state, depth, alpha, beta, ROOT_PLY, table, work, deadline)
 
@@ -510,16 +519,19 @@ class Searcher:
     """A game's compiled search together with its table and scratch memory.
 
     The table survives from move to move (positions recur in a game);
-    :meth:`clear` empties it for a new game.
+    :meth:`clear` empties it for a new game. With ``node_limit`` set, every search
+    also stops after that many nodes (rounded up to the next look at the
+    clock), which makes its answers reproducible.
     """
 
     def __init__(
         self, search_function: Callable[..., tuple[int, int, int]], max_moves: int, move_space: int,
-        table_bits: int = 20,
+        table_bits: int = 20, node_limit: int | None = None,
     ) -> None:
         self.search_function = search_function
         self.table = new_table(table_bits)
         self.work = new_workspace(max_moves, move_space)
+        self.node_limit = node_limit
 
     def clear(self) -> None:
         """Forget every table entry and ordering statistic."""
@@ -532,17 +544,19 @@ class Searcher:
         ``None`` when the clock ran out first.
         """
         depth = max(1, min(depth, MAX_PLY - 1))
+        self.work.counters[LIMIT] = NO_LIMIT if self.node_limit is None else self.node_limit
         value = self.search_function.window(state, depth, alpha, beta, deadline, self.table, self.work)
         return None if self.work.counters[STOPPED] else int(value)
 
     def think(self, state: np.ndarray, deadline: float, max_depth: int = MAX_PLY - 1) -> SearchResult:
         """Search ``state`` (mutated and restored) until ``deadline`` (``time.perf_counter()``).
 
-        Stops early at ``max_depth`` or on a forced result. ``move`` is ``NO_MOVE``
+        Stops early at ``max_depth``, on a forced result, or at the node limit. ``move`` is ``NO_MOVE``
         only when the position has no legal move.
         """
         start = time.perf_counter()
         max_depth = max(1, min(max_depth, MAX_PLY - 1))
+        self.work.counters[LIMIT] = NO_LIMIT if self.node_limit is None else self.node_limit
         move, score, depth = self.search_function(state, max_depth, deadline, self.table, self.work)
         return SearchResult(
             int(move), int(score), int(depth), int(self.work.counters[NODES]), time.perf_counter() - start

@@ -15,6 +15,13 @@ A move is written ``d1-d7/g7`` (queen, destination, arrow); its structured form
 is ``{"queen": SQ, "to": SQ, "arrow": SQ}`` with each square in the client's
 coordinate convention. Board cells: 0 empty, 1 black queen, 2 white queen,
 3 arrow.
+
+``from_picture`` reads a position back from what the state prints: ten rows of
+``.`` (empty), ``B`` (black queen), ``W`` (white queen) and ``x`` (arrow),
+rank 10 first, the cells separated by spaces or run together. Rank numbers,
+the file letters and the status line (``"white (seat 1) to move"``) may be left
+out; without a status line or ``to_move``, black moved first and the arrows
+(one a turn) say who is next.
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ from .base import (
     Outcome,
     check_coords,
     first_seat_option,
+    move_repr,
     require_dict,
+    status_to_move,
 )
 
 SIZE = 10
@@ -92,6 +101,9 @@ class AmazonsMove(NamedTuple):
 
     def __str__(self) -> str:
         return f"{GRID.name(self.queen)}-{GRID.name(self.to)}/{GRID.name(self.arrow)}"
+
+    def __repr__(self) -> str:
+        return move_repr(self)
 
 
 @dataclass(frozen=True)
@@ -158,6 +170,7 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
     name = "Game of the Amazons"
     grid = GRID
     options_help = {"first": "seat that moves first: 0 or 'black' (default, COSC 322), 1 or 'white'"}
+    _MOVE_TYPES = (AmazonsMove,)
 
     def initial_state(self, **options: Any) -> AmazonsState:
         """Queens on their starting squares, no arrows."""
@@ -259,7 +272,7 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
     def parse_move(self, obj: Any, state: AmazonsState, coords: str = "algebraic") -> AmazonsMove:
         """A turn from notation (``"d1-d7/g7"``, any case and spacing) or the structured form."""
         check_coords(coords)
-        if isinstance(obj, AmazonsMove):
+        if self.is_move(obj):
             return obj
         if isinstance(obj, str):
             parts = [p for p in _SEPARATORS.split(obj.strip()) if p]
@@ -297,8 +310,21 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
             raise ValueError("to_move must be 0 or 1")
         return AmazonsState(board, to_move, _result_for(board, to_move))
 
-    def _move_types(self) -> tuple[type, ...]:
-        return (AmazonsMove,)
+    def from_picture(self, text: str, to_move: int | None = None) -> AmazonsState:
+        """A position from a picture of its board, as the state prints it (see the module notes)."""
+        board, status = GRID.read_picture(text, _read_cell, one_character_cells=True)
+        if to_move is None:
+            to_move = status_to_move(status)
+        if to_move is None:
+            to_move = board.count(ARROW) % 2
+        return self.decode_state({"board": GRID.rows_for(board), "to_move": to_move})
+
+
+
+def _read_cell(text: str) -> int:
+    if text not in SYMBOLS:
+        raise ValueError(f"{text!r} is not a cell; cells are . (empty), B (black queen), W (white queen) and x (arrow)")
+    return SYMBOLS.index(text)
 
 
 def _unpack(move: Any) -> tuple[int, int, int]:

@@ -16,7 +16,7 @@ the edge into one of three coordinate conventions:
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -56,6 +56,19 @@ class Outcome:
     def to_json(self) -> dict[str, Any]:
         """A JSON-compatible form: ``{"winner": 0|1|None, "reason": str}``."""
         return {"winner": self.winner, "reason": self.reason}
+
+
+def move_repr(move: Any) -> str:
+    """How a move value prints at a prompt: its class and notation, ``<Drop 4>``, ``<AmazonsMove d1-d7/g7>``.
+
+    A move holding something that is no square or piece (``apply`` refuses it)
+    prints its fields instead, so that printing never fails.
+    """
+    try:
+        text = str(move)
+    except (TypeError, ValueError, IndexError):
+        text = " ".join(f"{name}={value!r}" for name, value in zip(move._fields, move, strict=True))
+    return f"<{type(move).__name__} {text}>"
 
 
 def check_coords(coords: str) -> str:
@@ -199,6 +212,94 @@ class Grid:
         lines.append(f"{' ' * label_width}  {files}")
         return "\n".join(lines)
 
+    def read_picture(
+        self, text: str, read_cell: Callable[[str], Any], column_names: Sequence[str] | None = None,
+        one_character_cells: bool = False,
+    ) -> tuple[tuple[Any, ...], str | None]:
+        """The cells (by square index) and the status line of a board picture, as :meth:`render` draws it.
+
+        Rows come top rank first, cells separated by spaces (or run together,
+        when ``one_character_cells``); a row may start with its rank number.
+        The line of column names (``column_names``, file letters by default)
+        may follow, then one status line, returned as it is (``None`` when
+        there is none). Blank lines are skipped. ``read_cell`` turns a cell's
+        text into its value or raises ``ValueError``; every error names the
+        row and column.
+        """
+        names = list(column_names) if column_names is not None else list(FILES[: self.width])
+        rows: list[list[str]] = []
+        status = None
+        for line in text.splitlines():
+            label, tokens = _split_row(line, self.width, one_character_cells)
+            if not tokens:
+                continue
+            if len(rows) < self.height:
+                rank = str(self.height - len(rows))
+                if label is not None and label != rank:
+                    raise ValueError(f"row {label} stands where row {rank} should: rows come top first, "
+                                     f"all {self.height} of them: {line.strip()!r}")
+                if len(tokens) != self.width:
+                    raise ValueError(f"row {rank} has {len(tokens)} cells, not {self.width}: {line.strip()!r}")
+                rows.append(tokens)
+            elif line.split() == names and status is None:
+                continue
+            elif len(tokens) == self.width and _reads(tokens, read_cell):
+                raise ValueError(f"the picture has more than {self.height} rows of cells: {line.strip()!r}")
+            elif status is None:
+                status = line.strip()
+            else:
+                raise ValueError(f"one status line may follow the board, not {line.strip()!r} as well")
+        if len(rows) < self.height:
+            raise ValueError(f"the picture has {len(rows)} rows of cells; the board has {self.height}")
+        cells: list[Any] = [None] * self.size
+        for top, tokens in enumerate(rows):
+            row = self.height - 1 - top
+            for col, token in enumerate(tokens):
+                try:
+                    cells[self.index(col, row)] = read_cell(token)
+                except ValueError as err:
+                    raise ValueError(f"row {row + 1}, column {names[col]}: {err}") from None
+        return tuple(cells), status
+
+
+def _split_row(line: str, width: int, one_character_cells: bool) -> tuple[str | None, list[str]]:
+    """A picture line as ``(rank number or None, cell texts)``, if it is a row of cells."""
+    tokens = line.split()
+    if one_character_cells and 1 <= len(tokens) <= 2 and len(tokens[-1]) == width:
+        tokens = tokens[:-1] + list(tokens[-1])  # cells run together
+    if len(tokens) == width + 1 and tokens[0].isdecimal() and len(tokens[0]) <= 2:
+        return tokens[0], tokens[1:]
+    return None, tokens
+
+
+def _reads(tokens: list[str], read_cell: Callable[[str], Any]) -> bool:
+    try:
+        for token in tokens:
+            read_cell(token)
+    except ValueError:
+        return False
+    return True
+
+
+_STATUS_SEAT = re.compile(r"\bseat ([01])\)? (won|to )")
+
+
+def status_to_move(status: str | None) -> int | None:
+    """The seat to move by a picture's status line, as a state prints it; ``None`` when it does not say.
+
+    ``"X (seat 1) to move"`` and ``"seat 1 to place 0101"`` mean seat 1;
+    ``"... (seat 0) won: ..."`` means seat 1 (the loser moves next); a draw
+    or no status line says nothing. Any other line is a ``ValueError``.
+    """
+    if status is None or status.startswith("draw"):
+        return None
+    found = _STATUS_SEAT.search(status)
+    if found is None:
+        raise ValueError(f"the line after the board, {status!r}, does not say who is to move "
+                         "(as in '(seat 1) to move'); leave it out or pass to_move")
+    seat = int(found.group(1))
+    return 1 - seat if found.group(2) == "won" else seat
+
 
 S = TypeVar("S", bound=Hashable)
 M = TypeVar("M", bound=Hashable)
@@ -209,13 +310,29 @@ class Game(Generic[S, M]):
 
     Moves have two written forms: a compact *notation* people type
     (``notation``/``parse_move`` with a string) and a *structured* JSON form in a
-    coordinate convention (``format_move``/``parse_move`` with a dict).
+    coordinate convention (``format_move``/``parse_move`` with a dict). Move
+    values print as their notation (``<Drop 4>``); :meth:`is_move` tells them
+    from the written forms.
+
+    A position can be written as a picture, as ``print(state)`` shows it, and
+    read back with :meth:`from_picture`::
+
+        >>> state = GAMES["connect4"].from_picture('''
+        ...     . . . . . . .
+        ...     . . . . . . .
+        ...     . . . . . . .
+        ...     . . . . . . .
+        ...     . . . O . . .
+        ...     . . X X . . .
+        ... ''')
     """
 
     id: ClassVar[str]
     name: ClassVar[str]
     grid: ClassVar[Grid]
     options_help: ClassVar[dict[str, str]] = {}
+    _MOVE_TYPES: ClassVar[tuple[type, ...]] = ()
+    """The classes of the game's move values (what :meth:`is_move` accepts)."""
 
     def initial_state(self, **options: Any) -> S:
         """The starting position; options are documented in ``options_help``."""
@@ -265,7 +382,29 @@ class Game(Generic[S, M]):
         """A board picture for a terminal."""
         return str(state)
 
+    def from_picture(self, text: str, **options: Any) -> S:
+        """A position from a picture of its board: what ``print(state)`` shows, or a simpler variant.
+
+        The rows come top rank first, cells separated by spaces; the rank
+        numbers before the rows, the line of file letters (column numbers in
+        Connect Four) below them, and a last line saying who is to move
+        (``"X (seat 1) to move"``) may be left out. Each game's module lists
+        its cells and options. ``to_move=`` (seat 0 or 1) overrides the
+        status line; without either, the side to move is worked out from the
+        moves made so far (stones, bricks, arrows, builds or pieces), seat 0
+        having moved first. The position is checked as :meth:`decode_state`
+        checks one; a ``ValueError`` names the bad row, cell or count.
+        """
+        raise NotImplementedError
+
     # Shared helpers -----------------------------------------------------------------
+
+    def is_move(self, obj: Any) -> bool:
+        """True when ``obj`` is already a move value of this game, not notation text or a structured form.
+
+        It says nothing about legality, which is ``apply``'s to decide.
+        """
+        return isinstance(obj, self._MOVE_TYPES)
 
     def play(self, state: S, *moves: Any) -> S:
         """Apply several moves given in notation or as move values; handy at a prompt."""
@@ -284,7 +423,8 @@ class Game(Generic[S, M]):
         return isinstance(obj, self._move_types())
 
     def _move_types(self) -> tuple[type, ...]:
-        return ()
+        # Not part of the interface: kept only until client/sdk.py asks is_move instead.
+        return self._MOVE_TYPES
 
     def check_options(self, options: dict[str, Any]) -> None:
         """Raise ``OptionError`` for any option this game does not know."""

@@ -7,6 +7,12 @@ public solver test sets); structured form ``{"column": N}``, 1-based in the
 
 Seat 0's stones print as ``X``, seat 1's as ``O``. The option ``first`` (0 or 1)
 names the seat that drops the first stone.
+
+``from_picture`` reads a position back from what the state prints: six rows of
+``.``, ``X`` and ``O``, top row first, the cells separated by spaces or run
+together (``"..XX..."``). Row numbers, the line of column numbers and the
+status line (``"O (seat 1) to move"``) may be left out; without a status line
+or ``to_move``, seat 0 moved first and the stone count says who is next.
 """
 
 from __future__ import annotations
@@ -14,12 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, status_to_move
 
 WIDTH, HEIGHT = 7, 6
 GRID = Grid(WIDTH, HEIGHT)
 SYMBOLS = (".", "X", "O")
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+COLUMN_NAMES = tuple(str(column + 1) for column in range(WIDTH))
 
 
 class Drop(NamedTuple):
@@ -29,6 +36,9 @@ class Drop(NamedTuple):
 
     def __str__(self) -> str:
         return str(self.column + 1)
+
+    def __repr__(self) -> str:
+        return move_repr(self)
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,7 @@ class C4State:
     def __str__(self) -> str:
         picture = GRID.render([SYMBOLS[v] for v in self.board])
         lines = picture.splitlines()[:-1]  # columns are numbered, not lettered
-        lines.append(" " * 3 + " ".join(str(c + 1) for c in range(WIDTH)))
+        lines.append(" " * 3 + " ".join(COLUMN_NAMES))
         if self.result is None:
             lines.append(f"{SYMBOLS[self.to_move + 1]} (seat {self.to_move}) to move")
         else:
@@ -63,6 +73,7 @@ class ConnectFour(Game[C4State, Drop]):
     name = "Connect Four"
     grid = GRID
     options_help = {"first": "seat (0 or 1) that drops the first stone; default 0"}
+    _MOVE_TYPES = (Drop,)
 
     def initial_state(self, **options: Any) -> C4State:
         """The empty board."""
@@ -120,7 +131,7 @@ class ConnectFour(Game[C4State, Drop]):
     def parse_move(self, obj: Any, state: C4State, coords: str = "algebraic") -> Drop:
         """A column from text (``"4"``), a number, or ``{"column": N}`` in ``coords``."""
         check_coords(coords)
-        if isinstance(obj, Drop):
+        if self.is_move(obj):
             return obj
         if isinstance(obj, str):
             text = obj.strip()
@@ -161,8 +172,21 @@ class ConnectFour(Game[C4State, Drop]):
                 raise ValueError(f"column {col + 1} has a stone floating above an empty square")
         return C4State(board, to_move, _scan_result(board))
 
-    def _move_types(self) -> tuple[type, ...]:
-        return (Drop,)
+    def from_picture(self, text: str, to_move: int | None = None) -> C4State:
+        """A position from a picture of its board, as the state prints it (see the module notes)."""
+        board, status = GRID.read_picture(text, _read_stone, COLUMN_NAMES, one_character_cells=True)
+        if to_move is None:
+            to_move = status_to_move(status)
+        if to_move is None:
+            to_move = sum(1 for stone in board if stone) % 2
+        return self.decode_state({"board": GRID.rows_for(board), "to_move": to_move})
+
+
+
+def _read_stone(text: str) -> int:
+    if text not in SYMBOLS:
+        raise ValueError(f"{text!r} is not a cell; cells are . (empty), X (seat 0) and O (seat 1)")
+    return SYMBOLS.index(text)
 
 
 def _four_through(board: tuple[int, ...], col: int, row: int, stone: int) -> bool:

@@ -10,6 +10,13 @@ Seat 0 is black and moves first by default; the option ``first`` (0/1, or
 ``"black"``/``"white"``) names the seat that places the first brick. A move is a
 square, ``d4`` in notation, ``{"square": SQ}`` in structured form. Board cells:
 0 empty, 1 black brick (seat 0), 2 white brick (seat 1).
+
+``from_picture`` reads a position back from what the state prints: eight rows
+of ``.``, ``B`` (black) and ``W`` (white), rank 8 first, the cells separated by
+spaces or run together (``"BWBW.BWB"``). Rank numbers, the file letters and
+the status line (``"white (seat 1) to move"``) may be left out; without a
+status line or ``to_move``, black moved first and the brick count says who is
+next.
 """
 
 from __future__ import annotations
@@ -17,7 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, require_dict
+from .base import (
+    Game,
+    Grid,
+    IllegalMove,
+    Outcome,
+    check_coords,
+    first_seat_option,
+    move_repr,
+    require_dict,
+    status_to_move,
+)
 
 SIZE = 8
 GRID = Grid(SIZE, SIZE)
@@ -53,6 +70,9 @@ class Brick(NamedTuple):
     def __str__(self) -> str:
         return GRID.name(self.square)
 
+    def __repr__(self) -> str:
+        return move_repr(self)
+
 
 @dataclass(frozen=True)
 class CaveState:
@@ -86,6 +106,12 @@ def is_open(board: tuple[int, ...], square: int) -> bool:
     return col == 0 or col == SIZE - 1 or bool(board[square - 1]) or bool(board[square + 1])
 
 
+def _read_brick(text: str) -> int:
+    if text not in SYMBOLS:
+        raise ValueError(f"{text!r} is not a cell; cells are . (empty), B (black) and W (white)")
+    return SYMBOLS.index(text)
+
+
 def _five_through(board: tuple[int, ...], square: int, stone: int) -> bool:
     for window in WINDOWS_THROUGH[square]:
         if all(board[s] == stone for s in window):
@@ -115,6 +141,7 @@ class MagneticCave(Game[CaveState, Brick]):
     name = "Magnetic Cave"
     grid = GRID
     options_help = {"first": "seat that places the first brick: 0 or 'black' (default), 1 or 'white'"}
+    _MOVE_TYPES = (Brick,)
 
     def initial_state(self, **options: Any) -> CaveState:
         """The empty cave."""
@@ -187,7 +214,7 @@ class MagneticCave(Game[CaveState, Brick]):
     def parse_move(self, obj: Any, state: CaveState, coords: str = "algebraic") -> Brick:
         """A brick from a square name (``"d4"``), a ``[row, col]`` pair, or ``{"square": SQ}``."""
         check_coords(coords)
-        if isinstance(obj, Brick):
+        if self.is_move(obj):
             return obj
         if isinstance(obj, dict):
             require_dict(obj, ("square",), "Magnetic Cave move")
@@ -227,8 +254,15 @@ class MagneticCave(Game[CaveState, Brick]):
             raise ValueError(f"{blacks} black and {whites} white bricks cannot come from alternate turns")
         return CaveState(board, to_move, _scan_result(board))
 
-    def _move_types(self) -> tuple[type, ...]:
-        return (Brick,)
+    def from_picture(self, text: str, to_move: int | None = None) -> CaveState:
+        """A position from a picture of its board, as the state prints it (see the module notes)."""
+        board, status = GRID.read_picture(text, _read_brick, one_character_cells=True)
+        if to_move is None:
+            to_move = status_to_move(status)
+        if to_move is None:
+            to_move = sum(1 for brick in board if brick) % 2
+        return self.decode_state({"board": GRID.rows_for(board), "to_move": to_move})
+
 
 
 MAGNETIC_CAVE = MagneticCave()

@@ -26,6 +26,12 @@ Winning
     placed the last piece. A full board with no such line is a draw.
 
 On the printed board each square shows its piece code, ``....`` when empty.
+``from_picture`` reads such a board back, rank 4 first (``.`` also stands for
+an empty square), with the piece in hand from the status line (``"seat 0 to
+place 0011"``) or ``in_hand=`` (``"0011"`` or 3). Rank numbers, the file
+letters and the status line may be left out; without a status line or
+``to_move``, seat 0 made the opening hand-over and the pieces placed say who
+is next.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, status_to_move
 
 SIZE = 4
 GRID = Grid(SIZE, SIZE)
@@ -68,12 +74,6 @@ LINES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
 def piece_text(code: int) -> str:
     """A piece's four binary digits, e.g. ``piece_text(5) == "0101"``."""
     return format(code, "04b")
-
-
-def _piece_or_repr(code: Any) -> str:
-    if isinstance(code, int) and not isinstance(code, bool) and 0 <= code < PIECES:
-        return piece_text(code)
-    return repr(code)
 
 
 def shared_attributes(codes: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
@@ -133,6 +133,9 @@ class QuartoMove(NamedTuple):
             parts.append(piece_text(self.piece))
         return " ".join(parts) or "-"
 
+    def __repr__(self) -> str:
+        return move_repr(self)
+
 
 @dataclass(frozen=True)
 class QuartoState:
@@ -170,6 +173,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
     name = "Quarto"
     grid = GRID
     options_help = {"first": "seat (0 or 1) that chooses the first piece for the other; default 0"}
+    _MOVE_TYPES = (QuartoMove,)
 
     def initial_state(self, **options: Any) -> QuartoState:
         """The empty board, no piece handed over yet."""
@@ -273,7 +277,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
         key counts as ``null``.
         """
         check_coords(coords)
-        if isinstance(obj, QuartoMove):
+        if self.is_move(obj):
             return obj
         if isinstance(obj, str):
             parts = obj.replace(",", " ").split()
@@ -344,8 +348,33 @@ class Quarto(Game[QuartoState, QuartoMove]):
             raise ValueError("a game in progress with pieces on the board needs a piece in hand")
         return QuartoState(board, in_hand, to_move, result)
 
-    def _move_types(self) -> tuple[type, ...]:
-        return (QuartoMove,)
+    def from_picture(self, text: str, to_move: int | None = None, in_hand: str | int | None = None) -> QuartoState:
+        """A position from a picture of its board, as the state prints it (see the module notes)."""
+        board, status = GRID.read_picture(text, _read_piece)
+        if in_hand is None and status is not None:
+            found = _IN_HAND.search(status)
+            in_hand = None if found is None else found.group(1)
+        hand = None if in_hand is None else self._parse_piece(in_hand)
+        if to_move is None:
+            to_move = status_to_move(status)
+        if to_move is None:
+            placed = sum(1 for piece in board if piece != EMPTY)
+            to_move = 0 if placed == 0 and hand is None else (placed + 1) % 2
+        cells = tuple(None if piece == EMPTY else piece_text(piece) for piece in board)
+        return self.decode_state({"board": GRID.rows_for(cells), "in_hand": None if hand is None else piece_text(hand),
+                                  "to_move": to_move})
+
+
+
+_IN_HAND = re.compile(r"to place ([01]{4})")
+
+
+def _read_piece(text: str) -> int:
+    if text in (".", "...."):
+        return EMPTY
+    if re.fullmatch(r"[01]{4}", text):
+        return int(text, 2)
+    raise ValueError(f"{text!r} is not a square; write a piece as four binary digits (0101), or .... for none")
 
 
 def _decode_piece(value: Any) -> int:

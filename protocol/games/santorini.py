@@ -38,7 +38,11 @@ happen in play; otherwise the seat to move loses if it has no legal turn.
 
 On the printed board each square shows its level (``0``-``3``, ``D`` for a
 dome) followed by ``A`` for a worker of seat 0, ``B`` for one of seat 1, or
-``.`` when no worker stands there.
+``.`` when no worker stands there. ``from_picture`` reads such a board back,
+rank 5 first, and also takes a square without its ``.`` (``"0 0 2A D 0"``).
+Rank numbers, the file letters and the status line (``"A (seat 0) to move"``)
+may be left out; without a status line or ``to_move``, seat 0 moved first and
+the placements and builds made (one a turn) say who is next.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, status_to_move
 
 SIZE = 5
 GRID = Grid(SIZE, SIZE)
@@ -87,6 +91,9 @@ class Placement(NamedTuple):
     def __str__(self) -> str:
         return f"{GRID.name(self.first)} {GRID.name(self.second)}"
 
+    def __repr__(self) -> str:
+        return move_repr(self)
+
 
 class Turn(NamedTuple):
     """A turn: move the worker on ``worker`` to ``to``, then build on ``build``.
@@ -101,6 +108,9 @@ class Turn(NamedTuple):
     def __str__(self) -> str:
         text = f"{GRID.name(self.worker)}-{GRID.name(self.to)}"
         return text if self.build is None else f"{text}/{GRID.name(self.build)}"
+
+    def __repr__(self) -> str:
+        return move_repr(self)
 
 
 SantoriniMove = Placement | Turn
@@ -180,6 +190,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
     name = "Santorini"
     grid = GRID
     options_help = {"first": "seat (0 or 1) that places its workers first and moves first; default 0"}
+    _MOVE_TYPES = (Placement, Turn)
 
     def initial_state(self, **options: Any) -> SantoriniState:
         """The empty board, no workers placed."""
@@ -321,7 +332,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
     def parse_move(self, obj: Any, state: SantoriniState, coords: str = "algebraic") -> SantoriniMove:
         """A move from notation (``"a1 e5"``, ``"b2-c3/d4"``, ``"b2-c3"``) or its structured form."""
         check_coords(coords)
-        if isinstance(obj, (Placement, Turn)):
+        if self.is_move(obj):
             return obj
         if isinstance(obj, str):
             m = self._TEXT_TURN.match(obj)
@@ -401,8 +412,33 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
                 result = Outcome(mover, _NO_MOVE_REASON)
         return SantoriniState(levels, (workers[0], workers[1], workers[2], workers[3]), to_move, result)
 
-    def _move_types(self) -> tuple[type, ...]:
-        return (Placement, Turn)
+    def from_picture(self, text: str, to_move: int | None = None) -> SantoriniState:
+        """A position from a picture of its board, as the state prints it (see the module notes)."""
+        squares, status = GRID.read_picture(text, _read_square)
+        levels = tuple(level for level, _ in squares)
+        workers = tuple(worker for _, worker in squares)
+        if to_move is None:
+            to_move = status_to_move(status)
+        if to_move is None:
+            placements = sum(1 for seat in (1, 2) if seat in workers)
+            to_move = (placements + sum(levels)) % 2
+        return self.decode_state(
+            {"levels": GRID.rows_for(levels), "workers": GRID.rows_for(workers), "to_move": to_move}
+        )
+
+
+
+_SQUARE_PICTURE = re.compile(r"^([0-3D])([.AB]?)$")
+
+
+def _read_square(text: str) -> tuple[int, int]:
+    """``(level, worker)`` of a pictured square; ``worker`` as in ``encode_state`` (0 none, 1 seat 0, 2 seat 1)."""
+    found = _SQUARE_PICTURE.match(text)
+    if found is None:
+        raise ValueError(f"{text!r} is not a square; write its level (0-3, or D for a dome), "
+                         "then A or B for a worker of seat 0 or 1 (or . or nothing for none)")
+    level = DOME if found.group(1) == "D" else int(found.group(1))
+    return level, ".AB".index(found.group(2) or ".")
 
 
 def _placement(a: int, b: int) -> Placement:

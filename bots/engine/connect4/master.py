@@ -1,0 +1,86 @@
+"""Connect Four's ``master`` bot: perfect play once the exact solver sees the end, the heuristic search before."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from protocol.games.connect4 import C4State, Drop
+
+from ..engine_bot import EngineBot, searched
+from ..search import Searcher
+from .evaluation import search
+from .position import CELLS, WIDTH, from_moves, from_state, legal_columns, to_drop
+from .solver import NODES, new_solver_tables, solve_column, solve_many
+
+SOLVER_SHARE = 0.5
+"""Share of the move's time given to the exact solver before the heuristic search takes over."""
+
+
+@cache
+def warm_up() -> None:
+    """Load (or, the first time ever, compile) every compiled function once per process."""
+    position, mask, stones = from_moves("4453")
+    tables = new_solver_tables()
+    solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
+    solve_many(np.zeros(0, np.uint64), np.zeros(0, np.uint64), np.zeros(0, np.int64), tables)
+    searcher = Searcher(search, max_moves=WIDTH, move_space=WIDTH, table_bits=4)
+    searcher.think(np.array([position, mask, stones], np.uint64), 0.0, max_depth=2)
+
+
+class Connect4Master(EngineBot):
+    """The ``master`` level: plays perfectly once the solver can see the end, else searches.
+
+    Each move first tries to solve the position exactly within half its time;
+    if that fails, the shared search with the odd/even threat heuristic uses
+    the rest. Both keep their tables from move to move within a game.
+    """
+
+    GAME_ID = "connect4"
+    MEMORY = ("_solver", "_searcher")
+    SEARCH, MAX_MOVES, MOVE_SPACE = search, WIDTH, WIDTH
+    _warm_up = staticmethod(warm_up)
+
+    def _memory(self) -> None:
+        self._solver = new_solver_tables(self.node_limit)
+        super()._memory()
+
+    def new_game(self) -> None:
+        """Forget the tables of the last game."""
+        self._memory()
+
+    def engine_position(self, state: C4State) -> np.ndarray:
+        """The bitboards ``[position, mask, stones]`` of ``state``."""
+        return np.array(from_state(state), np.uint64)
+
+    def find_move(self, board: np.ndarray, start: float, deadline: float) -> tuple[int, dict[str, Any]]:
+        """The only column, the centre on an empty board, the solver's column, or else the search's."""
+        position, mask, stones = board[0], board[1], int(board[2])
+        columns = legal_columns(int(mask))
+        if len(columns) == 1:
+            return columns[0], {"forced": True}
+        if stones == 0:
+            # Known theory (Allis, Allen 1988): the centre is the only first stone that wins,
+            # and the empty board is far beyond both the solver and the heuristic's horizon.
+            return WIDTH // 2, {"book": True}
+
+        # A weak solve (win, draw or loss) takes about half the time of an exact one, so it
+        # reaches positions a few stones earlier, where the heuristic still makes mistakes.
+        solver_deadline = start + SOLVER_SHARE * (deadline - start)
+        column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline, True)
+        solver_nodes = int(self._solver.counters[NODES])
+        if solved and score < 0:
+            # Lost against perfect play: hold out longest, which the exact score tells.
+            column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline)
+            solver_nodes += int(self._solver.counters[NODES])
+        if solved and column in columns:
+            return column, {"solved": True, "score": int(score), "nodes": solver_nodes}
+
+        result = self._searcher.think(board, deadline, max_depth=CELLS - stones)
+        return result.move, {"solved": False, **searched(result), "nodes": solver_nodes + result.nodes}
+
+    def reference_move(self, board: np.ndarray, column: int) -> Drop:
+        """The reference move of an engine column."""
+        return to_drop(column)

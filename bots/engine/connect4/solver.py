@@ -1,0 +1,227 @@
+"""The exact Connect Four solver, after Pascal Pons (blog.gamesolver.org).
+
+Negamax with alpha-beta over a score range that shrinks with the stones left,
+null-window passes over the score bounds, columns tried centre first and then
+by how many winning squares a move makes, only moves that do not lose at
+once, and a table of bounds. Scores are those of the public test sets: a win
+scores 22 minus the stones the winner will have played, a draw 0, a loss the
+negative.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..bits import popcount
+from ..search import NO_LIMIT, clock
+from .position import (
+    CELLS,
+    COLUMN_ORDER,
+    S8,
+    WIDTH,
+    column_mask,
+    lowest_column,
+    non_losing_moves,
+    playable,
+    winning_squares,
+)
+
+MIN_SCORE = -(CELLS // 2) + 3
+"""-18: the worst score, losing with one's fourth stone."""
+MAX_SCORE = (CELLS + 1) // 2 - 3
+"""18: the best score, winning with one's fourth stone."""
+
+TABLE_SIZE = 8388617
+"""A prime above 2**23 (8M entries, 64 MB). An entry is one ``uint64``, ``key << 8 | bound``:
+a key has at most 49 bits, so it fits whole and one memory access reads both."""
+UPPER_OFFSET = 1 - MIN_SCORE
+"""An upper bound ``u`` is stored as ``u + UPPER_OFFSET`` (1..37; 0 means an empty slot) ..."""
+LOWER_OFFSET = MAX_SCORE - 2 * MIN_SCORE + 2
+"""... and a lower bound ``l`` as ``l + LOWER_OFFSET`` (38..74)."""
+SOLVER_CHECK_EVERY = 4095
+"""Nodes between two looks at the clock and the node limit, less one."""
+NODES, STOPPED, LIMIT = 0, 1, 2
+"""Indexes into ``SolverTables.counters``: nodes searched, 1 once stopped, and the node limit."""
+
+
+class SolverTables(NamedTuple):
+    """The solver's memory: its table of bounds, move lists per stone count, and counters."""
+
+    entries: np.ndarray
+    moves: np.ndarray
+    scores: np.ndarray
+    counters: np.ndarray
+
+
+def new_solver_tables(node_limit: int | None = None) -> SolverTables:
+    """Empty solver memory (a 64 MB table, written through once so that no page faults
+    interrupt the search later); each solve stops after ``node_limit`` nodes, if given."""
+    return SolverTables(
+        entries=np.full(TABLE_SIZE, 0, np.uint64),
+        moves=np.zeros((CELLS + 1, WIDTH), np.uint64),
+        scores=np.zeros((CELLS + 1, WIDTH), np.int64),
+        counters=np.array([0, 0, NO_LIMIT if node_limit is None else node_limit], np.int64),
+    )
+
+
+@njit(cache=True, _nrt=False)  # no reference counting: it only touches preallocated arrays
+def solver_negamax(
+    position: np.uint64, mask: np.uint64, stones: int, alpha: int, beta: int,
+    tables: SolverTables, deadline: float,
+) -> int:
+    """Exact score if within ``(alpha, beta)``, else a bound on that side; the side to move
+    must not be able to win at once. Returns 0 once time or the node limit is up (``counters[STOPPED]``)."""
+    counters = tables.counters
+    counters[NODES] += 1
+    if counters[NODES] & SOLVER_CHECK_EVERY == 0 and (counters[NODES] >= counters[LIMIT] or clock() > deadline):
+        counters[STOPPED] = 1
+    if counters[STOPPED]:
+        return 0
+
+    candidates = non_losing_moves(position, mask)
+    if candidates == 0:
+        return -((CELLS - stones) // 2)  # the opponent wins with the next stone
+    if stones >= CELLS - 2:
+        return 0  # neither side can win with the last two stones
+
+    # We cannot win with our next stone (precondition) nor lose at the opponent's next one:
+    low = -((CELLS - 2 - stones) // 2)
+    high = (CELLS - 1 - stones) // 2
+    key = position + mask
+    slot = int(key % np.uint64(TABLE_SIZE))
+    entry = tables.entries[slot]
+    if entry >> S8 == key:
+        bound = int(entry & np.uint64(0xFF))
+        if bound > LOWER_OFFSET + MIN_SCORE - 1:
+            low = max(low, bound - LOWER_OFFSET)
+        elif bound:
+            high = min(high, bound - UPPER_OFFSET)
+    if alpha < low:
+        alpha = low
+        if alpha >= beta:
+            return alpha
+    if beta > high:
+        beta = high
+        if alpha >= beta:
+            return beta
+
+    # Order the moves: most winning squares made first; among equals, central columns first.
+    moves, scores = tables.moves, tables.scores
+    count = 0
+    for i in range(WIDTH - 1, -1, -1):
+        move = candidates & column_mask(COLUMN_ORDER[i])
+        if move:
+            score = popcount(winning_squares(position | move, mask))
+            j = count
+            while j and scores[stones, j - 1] > score:
+                moves[stones, j], scores[stones, j] = moves[stones, j - 1], scores[stones, j - 1]
+                j -= 1
+            moves[stones, j], scores[stones, j] = move, score
+            count += 1
+
+    for j in range(count - 1, -1, -1):
+        move = moves[stones, j]
+        score = -solver_negamax(position ^ mask, mask | move, stones + 1, -beta, -alpha, tables, deadline)
+        if counters[STOPPED]:
+            return 0
+        if score >= beta:
+            tables.entries[slot] = (key << S8) | np.uint64(score + LOWER_OFFSET)
+            return score
+        if score > alpha:
+            alpha = score
+    tables.entries[slot] = (key << S8) | np.uint64(alpha + UPPER_OFFSET)
+    return alpha
+
+
+@njit(cache=True)
+def half(score: int) -> int:
+    """Half of ``score`` rounded toward zero."""
+    return score // 2 if score >= 0 else -(-score // 2)
+
+
+@njit(cache=True)
+def solve(
+    position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables, deadline: float,
+    weak: bool = False,
+) -> tuple[int, bool]:
+    """``(score, solved)`` of a running position for the side to move (``weak``: only the sign).
+
+    Narrows ``[low, high]`` with null-window searches, probing near zero first
+    (most positions are close games). ``solved`` is False when the deadline
+    (``time.perf_counter()`` seconds) came first.
+    """
+    if playable(mask) & winning_squares(position, mask):
+        return (CELLS + 1 - stones) // 2, True
+    low = -((CELLS - stones) // 2)
+    high = (CELLS + 1 - stones) // 2
+    if weak:
+        low, high = -1, 1
+    while low < high:
+        middle = low + (high - low) // 2
+        if middle <= 0 and half(low) < middle:
+            middle = half(low)
+        elif middle >= 0 and half(high) > middle:
+            middle = half(high)
+        score = solver_negamax(position, mask, stones, middle, middle + 1, tables, deadline)
+        if tables.counters[STOPPED]:
+            return 0, False
+        if score <= middle:
+            high = score
+        else:
+            low = score
+    return low, True
+
+
+@njit(cache=True)
+def solve_column(
+    position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables, deadline: float,
+    weak: bool = False,
+) -> tuple[int, int, bool]:
+    """``(column, score, solved)``: a best move (0-based column) of a running position and its score.
+
+    A winning side wins as fast as it can, a losing side holds out longest. When
+    time runs out first, ``solved`` is False and the column means nothing.
+    ``weak`` only tells a win (1) from a draw (0) and a loss (-1), which takes about
+    half the time: the column then keeps that result, not the fastest win.
+    """
+    tables.counters[NODES] = 0
+    tables.counters[STOPPED] = 0
+    free = playable(mask)
+    wins = free & winning_squares(position, mask)
+    if wins:
+        return lowest_column(wins), (CELLS + 1 - stones) // 2, True
+    safe = non_losing_moves(position, mask)
+    if safe == 0:  # lost at the next stone: still block a threat, should the opponent look away
+        threats = free & winning_squares(position ^ mask, mask)
+        return lowest_column(threats if threats else free), -((CELLS - stones) // 2), True
+    score, solved = solve(position, mask, stones, tables, deadline, weak)
+    if not solved:
+        return -1, 0, False
+    for i in range(WIDTH):
+        move = safe & column_mask(COLUMN_ORDER[i])
+        if move:
+            # Does this move hold the opponent to -score or less?
+            reply = solver_negamax(position ^ mask, mask | move, stones + 1, -score, -score + 1, tables, deadline)
+            if tables.counters[STOPPED]:
+                return -1, 0, False
+            if reply <= -score:
+                return COLUMN_ORDER[i], score, True
+    return -1, score, False  # unreachable if the solver is right
+
+
+@njit(cache=True)
+def solve_many(
+    positions: np.ndarray, masks: np.ndarray, stones: np.ndarray, tables: SolverTables
+) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and node counts of many positions in one compiled call (for benchmarks)."""
+    scores = np.zeros(len(positions), np.int64)
+    nodes = np.zeros(len(positions), np.int64)
+    for i in range(len(positions)):
+        tables.counters[NODES] = 0
+        tables.counters[STOPPED] = 0
+        scores[i] = solve(positions[i], masks[i], stones[i], tables, np.inf, False)[0]
+        nodes[i] = tables.counters[NODES]
+    return scores, nodes

@@ -1,0 +1,89 @@
+"""Servers on PostgreSQL: two of them sharing one database, and a database server restarted under a series."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from client.sdk import RunOptions, ServerError, run_player
+from server.app import PlyhallServer, RateLimit
+from server.storage import open_storage
+from tests.helpers import http_json, login, play_out
+from tests.test_sdk import RandomPlayer
+
+
+async def start(url: str, node: str, **kw) -> PlyhallServer:
+    srv = PlyhallServer(open_storage(url, node), port=0, rate_limit=RateLimit(rate=1000, burst=2000), **kw)
+    await srv.start()
+    return srv
+
+
+async def test_two_servers_share_records_names_and_tournaments(pg_url):
+    north = await start(pg_url, "north", organiser_secret="organiser-pw")
+    south = await start(pg_url, "south")
+    try:
+        n_url, s_url = (f"ws://127.0.0.1:{srv.port}/ws" for srv in (north, south))
+        # ann claims her name through the north server; the south one honours the claim
+        await (await login(n_url, "ann", secret="ann-pw")).close()
+        with pytest.raises(ServerError) as refused:
+            await login(s_url, "ann", secret="not-hers")
+        assert refused.value.code == "wrong_secret"
+        assert (await login(s_url, "ann", secret="ann-pw")).welcome["claimed"] is True
+        # each server plays a game in its own room (both may be called "Lake")
+        for srv, url in ((north, n_url), (south, s_url)):
+            a, b = await login(url, f"a{srv.storage.node}"), await login(url, f"b{srv.storage.node}")
+            await a.request({"type": "create_room", "game": "quarto", "name": "Lake"})
+            await a.request({"type": "join", "room": "Lake"})
+            await b.request({"type": "join", "room": "Lake"})
+            await play_out([a, b], "Lake", random.Random(srv.port))
+            await srv.flush()
+        org = await login(n_url, "org", organiser="organiser-pw")
+        await org.request({"type": "tournament_create", "name": "North Cup", "game": "connect4",
+                           "format": "round-robin", "players": ["x", "y"]})
+        for srv in (north, south):
+            status, games = await asyncio.to_thread(http_json, srv, "/api/games")
+            assert len(games["games"]) == 2
+            status, events = await asyncio.to_thread(http_json, srv, "/api/tournaments")
+            assert [e["id"] for e in events["tournaments"]] == ["north-cup"]
+        status, event = await asyncio.to_thread(http_json, south, "/api/tournaments/north-cup")
+        assert status == 200 and event["status"] == "created" and event["progress"]["total"] == 2
+    finally:
+        await north.stop()
+        await south.stop()
+
+
+async def test_a_series_survives_the_database_server_restarting(postgres_cluster, pg_url):
+    srv = await start(pg_url, "main")
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    try:
+        opts = dict(url=url, game="connect4", room="Series", games=4, think="thread",
+                    room_options={"games": 4, "time_control": {"per_move": 60}})
+        bots = [asyncio.create_task(run_player(RandomPlayer(seed, think=0.02), RunOptions(name=name, **opts)))
+                for seed, name in ((1, "ann"), (2, "bob"))]
+        for _ in range(500):  # into the series, then the database goes away for a while
+            if srv.games_recorded >= 1 or all(b.done() for b in bots):
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.to_thread(postgres_cluster.stop)
+        try:
+            for _ in range(200):
+                status, health = await asyncio.to_thread(http_json, srv, "/healthz")
+                if status == 503:
+                    break
+                await asyncio.sleep(0.05)
+            assert status == 503 and health["database"]["ok"] is False and health["database"]["error"]
+        finally:
+            await asyncio.to_thread(postgres_cluster.start)
+        results = await asyncio.wait_for(asyncio.gather(*bots), 120)
+        await srv.flush()
+        status, health = await asyncio.to_thread(http_json, srv, "/healthz")
+        assert status == 200 and health["database"]["ok"] is True
+        records = srv.storage.list_games(50)
+        assert len(results[0]) == 4 and len(records) == 4
+        assert {r.record for r in results[0]} == {g["id"] for g in records}
+        for game in records:  # every move told to the players is stored
+            assert game["move_count"] == len(srv.storage.get_game(game["id"])["moves"]) > 0
+    finally:
+        await srv.stop()
