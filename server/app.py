@@ -39,6 +39,7 @@ from .records import MovePlayed
 from .storage import Storage
 from .tournament.director import Director, slug
 from .tournament.schedule import TournamentSpec
+from .web import STATIC_PREFIX, StaticFiles
 from .writer import GroupCommitWriter
 
 log = logging.getLogger("plyhall.server")
@@ -201,6 +202,7 @@ class PlyhallServer:
         self._reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
         self._hashing = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-hash")
         self.http = HttpApi()
+        self.web = StaticFiles()
         self._routes()
         self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
         self.metrics = Metrics(self._gauges)
@@ -517,7 +519,8 @@ class PlyhallServer:
         self.http.route("/api/games/*", self._api_game)
         self.http.route("/api/tournaments", self._api_tournaments)
         self.http.route("/api/tournaments/*", self._api_tournament)
-        self.http.route("/", self._index)
+        self.http.route("/", self.web.index)
+        self.http.route(STATIC_PREFIX + "*", self.web.file)
 
     async def _read(self, func: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._reads, func, *args)
@@ -597,18 +600,6 @@ class PlyhallServer:
         if form != "json":
             raise BadRequest("format must be json, text or csv")
         return json_response(200, self.hall.tournament_view(director, now))
-
-    async def _index(self, path: str, query: dict[str, str]) -> Response:
-        return text_response(200, INDEX_TEXT.format(version=protocol.__version__, rooms=len(self.hall.rooms)))
-
-
-INDEX_TEXT = """Plyhall {version}: a tournament server for two-player board-game bots.
-
-WebSocket endpoint: /ws (subprotocols plyhall.v1.msgpack, plyhall.v1.json)
-Read-only HTTP: /healthz  /metrics  /api/rooms  /api/games?limit=&offset=&game=&player=&status=  /api/games/ID
-               /api/tournaments  /api/tournaments/ID?format=json|text|csv
-Rooms open now: {rooms}
-"""
 
 
 def _stored_summary(snapshot: dict[str, Any]) -> dict[str, Any]:

@@ -66,3 +66,12 @@ def storage_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store.db'}"
     return request.getfixturevalue("pg_url")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    """Keep each phase's report on the test item (``item.report_call``), so fixtures can tell a
+    failed test at teardown (the browser tests screenshot the board then)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report

@@ -1,0 +1,155 @@
+/**
+ * The page: header, connection banner and the router of hash routes.
+ *
+ *   #/lobby               the lobby (the default)
+ *   #/room/NAME           a room: play or watch
+ *   #/replay              recorded games; #/replay/ID/N one game at move N
+ *   #/tournaments         tournaments; #/tournaments/ID one of them
+ *
+ * The lobby and rooms need a login; replays and tournaments do not.
+ */
+
+import { h, replace } from "./dom.js";
+import { identityMenu, mountLogin } from "./login.js";
+import { mountLobby } from "./lobby.js";
+import { mountReplay, mountReplayList } from "./replay.js";
+import { mountRoom } from "./room.js";
+import { RoomStore } from "./room-model.js";
+import { Session } from "./session.js";
+import { loadIdentity, loadPreferences } from "./storage.js";
+import { mountTournament, mountTournamentList } from "./tournaments.js";
+
+const NAV = [["#/lobby", "Lobby"], ["#/replay", "Replays"], ["#/tournaments", "Tournaments"]];
+
+const session = new Session();
+const store = new RoomStore(session);
+const main = document.getElementById("main");
+const banner = document.getElementById("banner");
+const nav = document.getElementById("nav");
+const identity = document.getElementById("identity");
+let unmount = () => {};
+let booting = true;
+
+const app = {
+  session,
+  store,
+  /** Go to a route (a hash such as "#/room/Skaha%20Lake"). */
+  navigate(hash) {
+    if (window.location.hash === hash) route();
+    else window.location.hash = hash;
+  },
+  /** Show the current route again (after logging in or out). */
+  refresh() {
+    route();
+  },
+  /** The coordinate convention to show squares in. */
+  coords() {
+    if (session.me) return session.me.coords;
+    const stored = loadIdentity();
+    return (stored && stored.coords) || loadPreferences().coords || "algebraic";
+  },
+};
+
+/** Which view a hash names, with its parameters. */
+function parse(hash) {
+  const [path, search] = hash.replace(/^#/, "").split("?");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const params = new URLSearchParams(search || "");
+  switch (parts[0]) {
+    case "room":
+      return parts[1] ? { view: "room", login: true, name: parts.slice(1).join("/") } : { view: "lobby", login: true };
+    case "replay":
+      return parts[1] ? { view: "replay", id: parts[1], move: Number(parts[2] || 0) } : { view: "replays", params };
+    case "tournaments":
+      return parts[1] ? { view: "tournament", id: parts[1] } : { view: "tournaments" };
+    default:
+      return { view: "lobby", login: true };
+  }
+}
+
+function route() {
+  unmount();
+  unmount = () => {};
+  const target = parse(window.location.hash);
+  renderHeader(target.view);
+  if (target.login && !session.loggedIn) {
+    if (booting || session.status === "lost" || session.status === "connecting") {
+      replace(main, h("p", { class: "loading", text: "Connecting…" }));
+      return;
+    }
+    mountLogin(main, app, () => route());
+    return;
+  }
+  document.title = "Plyhall";
+  switch (target.view) {
+    case "room":
+      unmount = mountRoom(main, target.name, app);
+      break;
+    case "replays":
+      unmount = mountReplayList(main, target.params, app);
+      break;
+    case "replay":
+      unmount = mountReplay(main, target.id, target.move, app);
+      break;
+    case "tournaments":
+      unmount = mountTournamentList(main, app);
+      break;
+    case "tournament":
+      unmount = mountTournament(main, target.id, app);
+      break;
+    default:
+      unmount = mountLobby(main, app);
+  }
+}
+
+function renderHeader(view) {
+  const current = { lobby: "#/lobby", room: "#/lobby", replays: "#/replay", replay: "#/replay", tournaments: "#/tournaments", tournament: "#/tournaments" }[view];
+  replace(nav, NAV.map(([href, text]) => h("a", { href, text, "aria-current": href === current ? "page" : null })));
+  replace(identity, session.loggedIn ? identityMenu(app) : null);
+}
+
+let lastStatus = session.status;
+session.addEventListener("status", (event) => {
+  const { status, text } = event.detail;
+  const was = lastStatus;
+  lastStatus = status;
+  banner.hidden = !(status === "lost" || status === "replaced");
+  if (status === "lost") replace(banner, text);
+  if (status === "replaced") {
+    replace(banner, `${text} `, h("button", { type: "button", text: "Use this window", onclick: () => session.takeBack().catch(() => {}) }));
+  }
+  // logged out from a session (not a refused login, whose form says why): show the login form
+  if (status === "out" && (was === "in" || was === "lost") && !booting && parse(window.location.hash).login) route();
+});
+
+let welcomed = false;
+session.addEventListener("welcome", () => {
+  // after a reconnection the current view starts again from what the server resends
+  if (welcomed && !booting) setTimeout(route);
+  welcomed = true;
+});
+
+window.addEventListener("hashchange", route);
+document.querySelector(".skip").addEventListener("click", (event) => {
+  event.preventDefault(); // its href would be taken for a route
+  main.focus();
+});
+
+async function boot() {
+  if (loadIdentity()) {
+    try {
+      await session.resume();
+    } catch (error) {
+      booting = false;
+      if (parse(window.location.hash).login) {
+        mountLogin(main, app, () => route(), error.message);
+        renderHeader(parse(window.location.hash).view);
+        return;
+      }
+    }
+  }
+  booting = false;
+  route();
+}
+
+boot();

@@ -1,0 +1,61 @@
+/**
+ * Squares in the three coordinate conventions of the protocol (PROTOCOL.md §11).
+ *
+ * Inside the page every square is its algebraic name ("d4": file d, rank 4, rank 1 at
+ * the bottom) and boards are lists of ranks, rank 1 first. The convention the player
+ * chose only matters at the edges: reading the server's squares and boards, and the
+ * labels people see (board edges, aria-labels, messages).
+ */
+
+export const CONVENTIONS = {
+  algebraic: "algebraic: a1 at the bottom left",
+  cosc322: "cosc322: [row, col] from 1, row 1 at the bottom",
+  matrix: "matrix: [row, col] from 0, row 0 at the top",
+};
+
+const FILES = "abcdefghijklmnopqrstuvwxyz";
+
+/** The algebraic name of the square on file `f` (0 = a) and rank `r` (0 = rank 1). */
+export function squareName(f, r) {
+  return FILES[f] + (r + 1);
+}
+
+/** File and rank (both from 0) of an algebraic name. */
+export function parseName(name) {
+  return { f: FILES.indexOf(name[0]), r: Number(name.slice(1)) - 1 };
+}
+
+/** The algebraic name of a square the server sent in `coords` on a board `height` ranks high. */
+export function fromWire(value, coords, height) {
+  if (typeof value === "string") return value; // any convention may use names
+  const [row, col] = value;
+  return coords === "matrix" ? squareName(col, height - 1 - row) : squareName(col - 1, row - 1);
+}
+
+/** A board's rows as the server sent them, reordered rank 1 first. */
+export function ranksFromWire(rows, coords) {
+  return coords === "matrix" ? rows.slice().reverse() : rows.slice();
+}
+
+/** How the player's convention writes a square: "d4", "4,4" (cosc322) or "6,3" (matrix). */
+export function label(name, coords, height) {
+  if (coords === "algebraic") return name;
+  const { f, r } = parseName(name);
+  return coords === "matrix" ? `${height - 1 - r},${f}` : `${r + 1},${f + 1}`;
+}
+
+/** A square as a screen reader should say it in the player's convention. */
+export function spoken(name, coords, height) {
+  if (coords === "algebraic") return name;
+  const [row, col] = label(name, coords, height).split(",");
+  return `row ${row} column ${col}`;
+}
+
+/** Edge labels: files left to right and ranks top to bottom, in the player's convention. */
+export function edgeLabels(width, height, coords) {
+  const files = [];
+  const ranks = [];
+  for (let f = 0; f < width; f++) files.push(coords === "algebraic" ? FILES[f] : String(coords === "matrix" ? f : f + 1));
+  for (let r = height - 1; r >= 0; r--) ranks.push(String(coords === "matrix" ? height - 1 - r : r + 1));
+  return { files, ranks, filesOnTop: coords === "matrix" };
+}

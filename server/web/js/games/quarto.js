@@ -1,0 +1,153 @@
+/**
+ * Quarto: 4 by 4, 16 pieces, each four attributes written as binary digits (colour, shape,
+ * height, hollow). Place the piece you were given, then choose the piece your opponent places.
+ * Four in a line sharing an attribute wins.
+ *
+ * Drawn as: digit 1 colour (1 dark, 0 light), digit 2 shape (1 round, 0 square), digit 3
+ * height (1 tall: larger, with a deeper side; 0 short), digit 4 (1 hollow: a hole on top, 0 solid).
+ */
+
+import { fromWire, ranksFromWire, squareName } from "../coords.js";
+import { at, copyRanks, emptyRanks, firstSeat, put, svg } from "./common.js";
+
+const SIZE = 4;
+const CODES = Array.from({ length: 16 }, (_, n) => n.toString(2).padStart(4, "0"));
+export const ATTRIBUTES = [["light", "dark"], ["square", "round"], ["short", "tall"], ["solid", "hollow"]];
+
+/** A piece's attributes in words: "dark round tall hollow". */
+export function describePiece(code) {
+  return [...code].map((digit, i) => ATTRIBUTES[i][Number(digit)]).join(" ");
+}
+
+function shape(round, cx, cy, half, cls) {
+  return round
+    ? `<circle cx="${cx}" cy="${cy}" r="${half}" class="${cls}"/>`
+    : `<rect x="${cx - half}" y="${cy - half}" width="${2 * half}" height="${2 * half}" rx="4" class="${cls}"/>`;
+}
+
+/** The drawing of a piece seen from above and a little in front: size and depth show its height. */
+export function pieceDrawing(code) {
+  const [dark, round, tall, hollow] = [...code].map((digit) => digit === "1");
+  const half = tall ? 35 : 25;
+  const depth = tall ? 10 : 4;
+  const tone = dark ? "pd" : "pl";
+  const top = 50 - depth / 2;
+  let body = shape(round, 50, top + depth, half, `${tone} side`) + shape(round, 50, top, half, tone);
+  if (hollow) body += shape(true, 50, top, half * 0.42, `${tone} hole`);
+  return svg(body);
+}
+
+function piece(value) {
+  return typeof value === "number" ? CODES[value] : value;
+}
+
+function piecesInPlay(state) {
+  const used = new Set(state.board.flat().filter(Boolean));
+  if (state.inHand) used.add(state.inHand);
+  return used;
+}
+
+const LINES = (() => {
+  const lines = [];
+  for (let i = 0; i < SIZE; i++) {
+    lines.push(Array.from({ length: SIZE }, (_, f) => squareName(f, i)));
+    lines.push(Array.from({ length: SIZE }, (_, r) => squareName(i, r)));
+  }
+  lines.push(Array.from({ length: SIZE }, (_, i) => squareName(i, i)));
+  lines.push(Array.from({ length: SIZE }, (_, i) => squareName(i, SIZE - 1 - i)));
+  return lines;
+})();
+
+export default {
+  id: "quarto",
+  title: "Quarto",
+  width: SIZE,
+  height: SIZE,
+  seats: ["", ""], // the pieces belong to nobody
+  swatch: () => "",
+
+  initial(options) {
+    return { board: emptyRanks(SIZE, SIZE, null), inHand: null, toMove: firstSeat(options), marks: [] };
+  },
+
+  decode(wire, coords) {
+    return { board: copyRanks(ranksFromWire(wire.board, coords)), inHand: wire.in_hand, toMove: wire.to_move, marks: [] };
+  },
+
+  apply(state, notation) {
+    const parts = notation.trim().split(/\s+/);
+    const board = copyRanks(state.board);
+    const marks = [];
+    let handed = null;
+    if (parts.length === 1 && /^[01]{4}$/.test(parts[0])) {
+      handed = parts[0];
+    } else {
+      if (!state.inHand || at(board, parts[0])) throw new Error(`cannot place on ${parts[0]}`);
+      put(board, parts[0], state.inHand);
+      marks.push(parts[0]);
+      handed = parts[1] || null;
+    }
+    return { board, inHand: handed, toMove: 1 - state.toMove, marks, handed };
+  },
+
+  steps(move, coords) {
+    const handed = move.piece === null || move.piece === undefined ? null : `piece:${piece(move.piece)}`;
+    if (move.square === null || move.square === undefined) return [[handed]];
+    const square = fromWire(move.square, coords, SIZE);
+    return [handed ? [square, handed] : [square]];
+  },
+
+  tokenAt: (state, square) => square,
+  targets: (state, token) => (token.startsWith("piece:") ? [] : [token]),
+
+  preview(state, tokens) {
+    if (!tokens.length || tokens[0].startsWith("piece:") || !state.inHand) return state;
+    const board = copyRanks(state.board);
+    put(board, tokens[0], state.inHand);
+    return { ...state, board, inHand: null, placing: tokens[0] };
+  },
+
+  prompt(state, tokens) {
+    if (!state.inHand) return "Choose the piece your opponent places first";
+    if (!tokens.length) return `Place your piece (${describePiece(state.inHand)}) on an empty square`;
+    return "Choose the piece your opponent places next";
+  },
+
+  refuse(state, tokens, token, say) {
+    if (token.startsWith("piece:")) {
+      if (piecesInPlay(state).has(token.slice(6))) return "That piece is already in play.";
+      return tokens.length ? "That piece cannot be handed over now." : "First place the piece you were given on the board.";
+    }
+    if (!state.inHand) return "This turn only hands a piece over: choose one of the pieces below the board.";
+    if (tokens.length) return `Now choose the piece to hand over (or pick ${say(tokens[0])} again to take your piece back).`;
+    return `${say(token)} is taken.`;
+  },
+
+  cell(state, square) {
+    const code = at(state.board, square);
+    return code ? { markup: pieceDrawing(code), text: `${describePiece(code)} piece (${code})` } : { markup: "", text: "empty" };
+  },
+
+  /** The sixteen pieces, with those on the board or in hand marked as used. */
+  tray(state) {
+    const used = piecesInPlay(state);
+    return CODES.map((code) => ({
+      token: `piece:${code}`,
+      code,
+      markup: pieceDrawing(code),
+      text: `${describePiece(code)} (${code})`,
+      used: used.has(code),
+    }));
+  },
+
+  winLine(state) {
+    for (const line of LINES) {
+      const codes = line.map((square) => at(state.board, square));
+      if (codes.some((code) => !code)) continue;
+      for (let digit = 0; digit < 4; digit++) {
+        if (codes.every((code) => code[digit] === codes[0][digit])) return line;
+      }
+    }
+    return [];
+  },
+};

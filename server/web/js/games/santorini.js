@@ -1,0 +1,143 @@
+/**
+ * Santorini (no god powers): 5 by 5. Place two workers each; then move a worker one step
+ * (at most one level up) and build next to it; moving up onto level 3 wins.
+ */
+
+import { fromWire, ranksFromWire } from "../coords.js";
+import { at, copyRanks, emptyRanks, firstSeat, neighbours, put, svg } from "./common.js";
+
+const SIZE = 5;
+const DOME = 4;
+const SEATS = ["dark", "light"];
+const TIERS = [[8, 84], [19, 62], [30, 40]]; // offset and side of the block drawn for levels 1, 2, 3
+
+function worker(seat) {
+  return `<circle cx="50" cy="58" r="15" class="w${seat}"/><circle cx="50" cy="33" r="10" class="w${seat}"/>`;
+}
+
+function drawing(level, seat) {
+  let body = "";
+  for (let i = 0; i < Math.min(level, 3); i++) {
+    const [offset, side] = TIERS[i];
+    body += `<rect x="${offset}" y="${offset}" width="${side}" height="${side}" rx="3" class="lv lv${i + 1}"/>`;
+  }
+  if (level === DOME) body += '<path d="M25 68 A25 25 0 0 1 75 68 Z" class="dome"/>';
+  else if (level) body += `<text x="91" y="95" class="lvnum">${level}</text>`;
+  if (seat !== null) body += worker(seat);
+  return svg(body);
+}
+
+function workersOf(state, seat) {
+  const found = [];
+  state.workers.forEach((rank, r) => rank.forEach((w, f) => { if (w === seat + 1) found.push([f, r]); }));
+  return found;
+}
+
+function levelWords(level) {
+  return level === DOME ? "a dome" : level ? `level ${level}` : "ground level";
+}
+
+export default {
+  id: "santorini",
+  title: "Santorini",
+  width: SIZE,
+  height: SIZE,
+  seats: ["Dark", "Light"],
+  swatch: (seat) => svg(worker(seat), "25 18 50 58"),
+
+  initial(options) {
+    return { levels: emptyRanks(SIZE, SIZE, 0), workers: emptyRanks(SIZE, SIZE, 0), toMove: firstSeat(options), marks: [] };
+  },
+
+  decode(wire, coords) {
+    return {
+      levels: copyRanks(ranksFromWire(wire.levels, coords)),
+      workers: copyRanks(ranksFromWire(wire.workers, coords)),
+      toMove: wire.to_move,
+      marks: [],
+    };
+  },
+
+  apply(state, notation) {
+    const workers = copyRanks(state.workers);
+    const text = notation.trim();
+    if (text.includes(" ")) {
+      const squares = text.split(/\s+/);
+      for (const square of squares) put(workers, square, state.toMove + 1);
+      return { ...state, workers, toMove: 1 - state.toMove, marks: squares };
+    }
+    const [from, rest] = text.split("-");
+    const [to, build] = rest.split("/");
+    if (at(workers, from) !== state.toMove + 1) throw new Error(`no worker to move on ${from}`);
+    put(workers, from, 0);
+    put(workers, to, state.toMove + 1);
+    const levels = copyRanks(state.levels);
+    if (build) put(levels, build, Math.min(at(levels, build) + 1, DOME));
+    return { levels, workers, toMove: 1 - state.toMove, marks: build ? [from, to, build] : [from, to] };
+  },
+
+  steps(move, coords) {
+    const sq = (value) => fromWire(value, coords, SIZE);
+    if (move.place) {
+      const [a, b] = move.place.map(sq);
+      return [[a, b], [b, a]];
+    }
+    const turn = [sq(move.worker), sq(move.to)];
+    return move.build === null || move.build === undefined ? [turn] : [[...turn, sq(move.build)]];
+  },
+
+  tokenAt: (state, square) => square,
+  targets: (state, token) => [token],
+
+  preview(state, tokens) {
+    if (!tokens.length) return state;
+    const workers = copyRanks(state.workers);
+    if (workersOf(state, state.toMove).length < 2) {
+      for (const square of tokens) put(workers, square, state.toMove + 1);
+    } else if (tokens.length >= 2) {
+      put(workers, tokens[0], 0);
+      put(workers, tokens[1], state.toMove + 1);
+    }
+    return { ...state, workers };
+  },
+
+  prompt(state, tokens, say) {
+    if (workersOf(state, state.toMove).length < 2) {
+      return tokens.length ? "Place your second worker" : "Place your two workers: pick the first square";
+    }
+    if (tokens.length === 0) return "Pick a worker to move";
+    if (tokens.length === 1) return `Move the worker on ${say(tokens[0])}: one step, at most one level up`;
+    return `Build next to ${say(tokens[1])}`;
+  },
+
+  refuse(state, tokens, square, say) {
+    const level = at(state.levels, square);
+    const someone = at(state.workers, square);
+    if (workersOf(state, state.toMove).length < 2) {
+      if (level === DOME) return `${say(square)} has a dome.`;
+      return someone ? `${say(square)} is taken by a worker.` : `${say(square)} is not free.`;
+    }
+    if (tokens.length === 0) {
+      if (someone === state.toMove + 1) return `The worker on ${say(square)} cannot move.`;
+      return `${say(square)} holds no worker of yours (${SEATS[state.toMove]}).`;
+    }
+    if (tokens.length === 1) {
+      const from = tokens[0];
+      if (!neighbours(from, SIZE, SIZE).includes(square)) return `${say(square)} is not next to the worker on ${say(from)}.`;
+      if (level === DOME || someone) return `${say(square)} is not free (${someone ? "a worker" : "a dome"}).`;
+      return `${say(square)} is more than one level above the worker on ${say(from)}.`;
+    }
+    if (!neighbours(tokens[1], SIZE, SIZE).includes(square)) return `You can only build next to ${say(tokens[1])}.`;
+    return `You cannot build on ${say(square)}: it holds ${level === DOME ? "a dome" : "a worker"}.`;
+  },
+
+  cell(state, square) {
+    const level = at(state.levels, square);
+    const someone = at(state.workers, square);
+    const seat = someone ? someone - 1 : null;
+    const text = levelWords(level) + (seat === null ? "" : `, ${SEATS[seat]} worker`);
+    return { markup: level || seat !== null ? drawing(level, seat) : "", text };
+  },
+
+  winLine: () => [],
+};

@@ -1,0 +1,274 @@
+/**
+ * The lobby (#/lobby): the player's own games, finding an opponent (seek), playing a house
+ * bot, creating a room with every option the server offers, and the live list of rooms.
+ */
+
+import { field, h, replace } from "./dom.js";
+import { describeTimeControl } from "./format.js";
+import { GAMES } from "./games/index.js";
+
+/** Time controls offered in short forms; the first one leaves the choice to the server. */
+const PRESETS = [
+  ["server's default", null],
+  ["10 s a move", { per_move: 10 }],
+  ["30 s a move", { per_move: 30 }],
+  ["2 min a move", { per_move: 120 }],
+  ["5 min + 3 s", { initial: 300, increment: 3 }],
+  ["15 min + 10 s", { initial: 900, increment: 10 }],
+  ["untimed", { untimed: true }],
+];
+
+const FIRST_NAMES = { amazons: ["black", "white"], "magnetic-cave": ["black", "white"] };
+
+function gameTitle(id) {
+  return GAMES[id] ? GAMES[id].title : id;
+}
+
+function select(name, label, options, value) {
+  const control = h("select", { name },
+    options.map(([optionValue, text]) => h("option", { value: optionValue, text, selected: String(optionValue) === String(value) })));
+  return { control, field: field(label, control) };
+}
+
+function input(name, label, props = {}) {
+  const control = h("input", { name, ...props });
+  return { control, field: field(label, control) };
+}
+
+function presetField(name, label) {
+  return select(name, label, PRESETS.map(([text], i) => [i, text]), 0);
+}
+
+export function mountLobby(main, app) {
+  const { session, store } = app;
+  const stops = [];
+  const games = Object.keys(GAMES).filter((id) => session.me.games.includes(id));
+  const house = Array.isArray(session.me.house) ? session.me.house : [];
+  const yours = h("div", { class: "yours" });
+  const roomList = h("ul", { class: "room-list", "aria-live": "polite" });
+  const roomCount = h("span", { class: "count" });
+  const lobbyNotice = h("p", { class: "notice error", role: "alert" });
+
+  // Play someone: a seek pairs two players who ask for the same game and settings.
+  const seekGame = select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]);
+  const seekTime = presetField("time", "Time");
+  const seekStatus = h("p", { class: "form-status", role: "status" });
+  const seekButton = h("button", { type: "submit", class: "primary", text: "Find an opponent" });
+  let seeking = null;
+  const seekForm = h("form", { class: "card", onsubmit: toggleSeek, "aria-labelledby": "seek-title" },
+    h("h2", { id: "seek-title", text: "Play someone" }),
+    h("p", { class: "hint", text: "You are paired with the next player (or bot) who asks for the same game and time." }),
+    seekGame.field, seekTime.field, h("div", { class: "buttons" }, seekButton), seekStatus);
+
+  // Play a house bot.
+  const botGame = select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]);
+  const botLevel = select("level", "Level", house.map((level) => [level, level]), house.includes("novice") ? "novice" : house[0]);
+  const botFirst = select("first", "Who moves first", [[0, "you"], [1, "the bot"]], 0);
+  const botTime = presetField("time", "Time");
+  const botStatus = h("p", { class: "form-status", role: "status" });
+  const botForm = h("form", { class: "card", onsubmit: playBot, "aria-labelledby": "bot-title" },
+    h("h2", { id: "bot-title", text: "Play a bot" }),
+    house.length
+      ? [botGame.field, botLevel.field, botFirst.field, botTime.field,
+        h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Play the bot" })), botStatus]
+      : h("p", { class: "hint", text: "This server runs no house bots (an operator starts them with plyhall serve --house-bots N)." }));
+
+  // Create a room with every option.
+  const create = {
+    name: input("name", "Room name (optional)", { maxlength: "40", placeholder: "picked for you", autocomplete: "off" }),
+    game: select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]),
+    first: select("first", "Moves first", [[0, "seat 0"], [1, "seat 1"]], 0),
+    kind: select("kind", "Time control", [["default", "server's default"], ["per_move", "seconds a move"], ["game", "game clock + increment"], ["untimed", "untimed"]], "default"),
+    perMove: input("per_move", "Seconds a move", { type: "number", min: "0.05", max: "86400", step: "any", value: "30" }),
+    initial: input("initial", "Game clock, minutes", { type: "number", min: "0.01", max: "1440", step: "any", value: "5" }),
+    increment: input("increment", "Increment, seconds", { type: "number", min: "0", max: "3600", step: "any", value: "3" }),
+    illegal: select("illegal", "An illegal move", [["default", "server's default"], ["reject", "is refused; try again"], ["lose", "loses the game"]], "default"),
+    grace: input("grace", "Seconds to come back after a drop", { type: "number", min: "0", max: "600", step: "any", placeholder: "server's default" }),
+    games: input("games", "Games in the series", { type: "number", min: "1", max: "1000", step: "1", value: "1" }),
+    opponent: select("opponent", "Opponent", [["", "a person"], ...house.map((level) => [level, `house bot: ${level}`])], ""),
+    seat: select("seat", "Your seat", [[0, "seat 0"], [1, "seat 1"], ["none", "none: I only watch"]], 0),
+  };
+  const createStatus = h("p", { class: "form-status", role: "status" });
+  const createForm = h("form", { class: "create", onsubmit: createRoom },
+    Object.values(create).map((part) => part.field),
+    h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Create the room" })), createStatus);
+  const createCard = h("details", { class: "card create-card" }, h("summary", {}, h("h2", { text: "Create a room" })), createForm);
+
+  function refreshCreateForm() {
+    const names = FIRST_NAMES[create.game.control.value];
+    create.first.control.options[0].textContent = names ? `${names[0]} (seat 0)` : "seat 0";
+    create.first.control.options[1].textContent = names ? `${names[1]} (seat 1)` : "seat 1";
+    const kind = create.kind.control.value;
+    create.perMove.field.hidden = kind !== "per_move";
+    create.initial.field.hidden = kind !== "game";
+    create.increment.field.hidden = kind !== "game";
+    const bot = create.opponent.control.value !== "";
+    create.seat.control.disabled = bot;
+    if (bot) create.seat.control.value = "0";
+  }
+  for (const part of [create.game, create.kind, create.opponent]) part.control.addEventListener("change", refreshCreateForm);
+  refreshCreateForm();
+
+  replace(main, h("section", { class: "lobby" },
+    h("h1", { text: "Lobby" }),
+    yours,
+    h("div", { class: "cards" }, seekForm, botForm, createCard),
+    h("section", { class: "rooms-section", "aria-labelledby": "rooms-title" },
+      h("h2", { id: "rooms-title" }, "Rooms ", roomCount),
+      lobbyNotice,
+      roomList)));
+
+  function renderYours() {
+    const seated = store.seated();
+    if (!seated.length) {
+      yours.replaceChildren();
+      return;
+    }
+    yours.replaceChildren(h("h2", { text: "Your games" }), h("ul", {}, seated.map((model) => h("li", {},
+      h("a", { href: `#/room/${encodeURIComponent(model.name)}`, text: model.name }),
+      ` · ${model.game ? model.game.title : ""}${model.myTurn ? " · your move" : ""}`))));
+  }
+
+  function renderRooms(rooms) {
+    roomCount.textContent = `(${rooms.length})`;
+    const order = { playing: 0, waiting: 1, finished: 2 };
+    rooms = rooms.slice().sort((a, b) => order[a.status] - order[b.status] || a.name.localeCompare(b.name));
+    if (rooms.length) roomList.replaceChildren(...rooms.map(roomRow));
+    else roomList.replaceChildren(h("li", { class: "empty", text: "No rooms yet: create one, or find an opponent." }));
+    if (!performance.getEntriesByName("plyhall-lobby-ready").length) performance.mark("plyhall-lobby-ready"); // benchmarks/web_load.py
+  }
+
+  function roomRow(room) {
+    const href = `#/room/${encodeURIComponent(room.name)}`;
+    const mine = room.seats.includes(session.me.name);
+    const free = room.seats.indexOf(null);
+    const players = room.seats.map((seat) => seat || "open seat").join(" vs ");
+    const series = room.games > 1 ? ` · game ${Math.max(1, room.game_no)} of ${room.games}` : "";
+    const buttons = h("div", { class: "row-actions" });
+    if (mine) {
+      buttons.append(h("a", { class: "button", href, text: "Open" }));
+    } else {
+      if (free >= 0 && room.status !== "finished") {
+        buttons.append(h("button", { type: "button", class: "primary", text: "Take a seat", onclick: () => takeSeat(room.name) }));
+      }
+      buttons.append(h("a", { class: "button", href, text: "Watch" }));
+    }
+    return h("li", { class: `room-row ${room.status}`, "data-room": room.name },
+      h("div", { class: "room-name" }, h("a", { href, text: room.name }), h("span", { class: `badge ${room.status}`, text: room.status })),
+      h("div", { class: "room-game", text: `${gameTitle(room.game)} · ${describeTimeControl(room.time_control)}${series}` }),
+      h("div", { class: "room-players", text: players }),
+      h("div", { class: "room-watch", text: `${room.spectators} watching` }),
+      buttons);
+  }
+
+  async function takeSeat(room) {
+    try {
+      await session.request({ type: "join", room, role: "player" });
+      app.navigate(`#/room/${encodeURIComponent(room)}`);
+    } catch (error) {
+      lobbyNotice.textContent = error.message;
+    }
+  }
+
+  function alertIn(element, text) {
+    element.textContent = text;
+    element.classList.toggle("error", Boolean(text));
+  }
+
+  async function toggleSeek(event) {
+    event.preventDefault();
+    if (seeking) {
+      await session.request({ type: "cancel_seek", game: seeking }).catch(() => {});
+      stopSeeking("");
+      return;
+    }
+    const game = seekGame.control.value;
+    const message = { type: "seek", game };
+    const control = PRESETS[seekTime.control.value][1];
+    if (control) message.time_control = control;
+    try {
+      const reply = await session.request(message);
+      if (reply.type === "joined") {
+        app.navigate(`#/room/${encodeURIComponent(reply.room)}`);
+        return;
+      }
+      seeking = game;
+      seekButton.textContent = "Cancel";
+      seekStatus.textContent = `Looking for an opponent for ${gameTitle(game)} (${describeTimeControl(reply.seek.time_control)})…`;
+    } catch (error) {
+      alertIn(seekStatus, error.message);
+    }
+  }
+
+  function stopSeeking(text) {
+    seeking = null;
+    seekButton.textContent = "Find an opponent";
+    alertIn(seekStatus, text);
+  }
+
+  stops.push(session.on("joined", (msg) => {
+    if (seeking && msg.role === "player" && msg.settings.game === seeking) {
+      seeking = null;
+      app.navigate(`#/room/${encodeURIComponent(msg.room)}`);
+    }
+  }));
+
+  /** Create a room and take a seat in it (or just watch it); `expecting` names a house bot coming. */
+  async function openRoom(message, seat, status) {
+    try {
+      const reply = await session.request(message);
+      const room = reply.room.name;
+      if (seat === null) {
+        app.navigate(`#/room/${encodeURIComponent(room)}`);
+        return;
+      }
+      await session.request({ type: "join", room, seat, role: "player" });
+      if (message.opponent) store.get(room).expecting = message.opponent;
+      app.navigate(`#/room/${encodeURIComponent(room)}`);
+    } catch (error) {
+      alertIn(status, error.code === "busy" ? `${error.message} Try again in a little while.` : error.message);
+    }
+  }
+
+  function playBot(event) {
+    event.preventDefault();
+    const message = { type: "create_room", game: botGame.control.value, options: { first: Number(botFirst.control.value) },
+      opponent: botLevel.control.value };
+    const control = PRESETS[botTime.control.value][1];
+    if (control) message.time_control = control;
+    openRoom(message, 0, botStatus);
+  }
+
+  function createRoom(event) {
+    event.preventDefault();
+    const message = { type: "create_room", game: create.game.control.value, options: { first: Number(create.first.control.value) } };
+    const name = create.name.control.value.trim();
+    if (name) message.name = name;
+    const kind = create.kind.control.value;
+    if (kind === "per_move") message.time_control = { per_move: Number(create.perMove.control.value) };
+    if (kind === "game") message.time_control = { initial: Number(create.initial.control.value) * 60, increment: Number(create.increment.control.value || 0) };
+    if (kind === "untimed") message.time_control = { untimed: true };
+    if (create.illegal.control.value !== "default") message.illegal_move = create.illegal.control.value;
+    if (create.grace.control.value !== "") message.grace = Number(create.grace.control.value);
+    const series = Number(create.games.control.value || 1);
+    if (series !== 1) message.games = series;
+    if (create.opponent.control.value) message.opponent = create.opponent.control.value;
+    const seat = create.seat.control.value === "none" ? null : Number(create.seat.control.value);
+    openRoom(message, message.opponent ? 0 : seat, createStatus);
+  }
+
+  stops.push(session.on("rooms", (msg) => renderRooms(msg.rooms)));
+  stops.push(session.on("*", (msg) => {
+    if (["joined", "left", "game_start", "moved", "game_over"].includes(msg.type)) renderYours();
+  }));
+  session.request({ type: "watch_lobby", on: true }).catch((error) => { lobbyNotice.textContent = error.message; });
+  renderYours();
+
+  return () => {
+    for (const stop of stops) stop();
+    if (!session.loggedIn) return;
+    session.request({ type: "watch_lobby", on: false }).catch(() => {});
+    // a seek answered while the lobby is gone would seat the player in a game they cannot see
+    if (seeking) session.request({ type: "cancel_seek", game: seeking }).catch(() => {});
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * The rooms the player is in (seated or watching), kept up to date from server messages.
+ *
+ * A RoomModel follows one room: seats, the position (replayed from the moves' notation,
+ * which is the same for everybody), clocks, the result, away players, draw offers and chat.
+ * When it is the player's turn it asks the server for the legal moves and lets the player
+ * pick one click by click (picker.js). Views listen to its "change" events.
+ */
+
+import { label } from "./coords.js";
+import { gameOf } from "./games/index.js";
+import { Picker } from "./picker.js";
+
+const CHAT_LINES = 200;
+const ROOM_MESSAGES = new Set(["joined", "left", "seated", "game_start", "room_state", "moved", "game_over",
+  "player_away", "player_back", "draw_offered", "chat"]);
+
+export class RoomModel extends EventTarget {
+  constructor(name, session) {
+    super();
+    this.name = name;
+    this.session = session;
+    this.settings = null; // the room summary
+    this.seats = [null, null];
+    this.role = null; // "player", "spectator", or null once left
+    this.seat = null;
+    this.game = null;
+    this.state = null;
+    this.moves = [];
+    this.toMove = null;
+    this.clocks = null;
+    this.clocksAt = 0; // performance.now() when the clocks were sent
+    this.status = "waiting"; // waiting, playing, finished (the room's game)
+    this.result = null; // {winner, reason, status, record, nextGame}
+    this.record = null;
+    this.gameNo = 0;
+    this.paused = false;
+    this.away = new Map(); // seat -> {name, until (performance.now() ms)}
+    this.drawOffer = null; // the seat whose draw offer stands
+    this.chat = [];
+    this.score = null; // a series' points by name
+    this.finished = []; // the games of the room that ended while the page was in it: {gameNo, result, players}
+    this.notice = null; // {text, kind: "error" | "info"}
+    this.picker = null;
+    this.sending = false;
+    this.asked = -1; // the move count for which legal moves were asked
+    this.expecting = null; // the level of a house bot asked for, until it sits down
+  }
+
+  get coords() {
+    return this.session.me ? this.session.me.coords : "algebraic";
+  }
+
+  get isPlayer() {
+    return this.role === "player";
+  }
+
+  get myTurn() {
+    return this.isPlayer && this.status === "playing" && !this.paused && this.toMove === this.seat;
+  }
+
+  /** A square in the player's convention. */
+  say(square) {
+    return label(square, this.coords, this.game ? this.game.height : 8);
+  }
+
+  /** The position as the board should show it: with the picked part of a move applied. */
+  shownState() {
+    if (!this.state || !this.picker || !this.picker.chosen.length) return this.state;
+    return this.game.preview(this.state, this.picker.chosen);
+  }
+
+  /** Seconds left on each clock now (null for an untimed game). */
+  clockNow() {
+    if (!this.clocks || !this.clocks.left) return null;
+    const elapsed = (performance.now() - this.clocksAt) / 1000;
+    return this.clocks.left.map((left, seat) => (seat === this.clocks.running && !this.paused ? Math.max(0, left - elapsed) : left));
+  }
+
+  changed() {
+    this.dispatchEvent(new Event("change"));
+  }
+
+  handle(msg) {
+    const handler = this[`on_${msg.type}`];
+    if (handler) {
+      handler.call(this, msg);
+      this.changed();
+    }
+  }
+
+  on_joined(msg) {
+    this.role = msg.role;
+    this.seat = msg.seat;
+    this.applySettings(msg.settings);
+    if (msg.settings.status !== "playing") this.session.request({ type: "state", room: this.name }).catch(() => {});
+  }
+
+  on_left() {
+    this.role = null;
+    this.picker = null;
+  }
+
+  on_seated(msg) {
+    this.seats = msg.seats;
+    if (this.settings) this.settings = { ...this.settings, seats: msg.seats };
+  }
+
+  on_game_start(msg) {
+    this.useGame(msg.game, msg.options);
+    this.seats = msg.players;
+    this.seat = msg.seat;
+    this.state = this.game.decode(msg.state, this.coords);
+    this.moves = msg.moves.slice();
+    this.toMove = msg.to_move;
+    this.setClocks(msg.clocks);
+    this.status = "playing";
+    this.result = null;
+    this.record = msg.record;
+    this.gameNo = msg.game_no;
+    this.paused = Boolean(msg.paused);
+    this.drawOffer = null;
+    this.notice = this.paused ? { kind: "info", text: "The server restarted: the game waits until both players are back." } : null;
+    this.picker = null;
+    this.sending = false;
+    this.asked = -1;
+    this.askLegalMoves();
+  }
+
+  on_room_state(msg) {
+    this.useGame(msg.game, msg.options);
+    this.seats = msg.players;
+    this.seat = msg.seat;
+    this.status = msg.status;
+    this.gameNo = msg.game_no;
+    if (msg.state) {
+      this.state = this.game.decode(msg.state, this.coords);
+      this.moves = (msg.moves || []).slice();
+      this.toMove = msg.to_move;
+      this.record = msg.record;
+      if (msg.clocks) this.setClocks(msg.clocks);
+    }
+    if (msg.last_result) this.result = { ...msg.last_result, nextGame: msg.status === "waiting" };
+  }
+
+  on_moved(msg) {
+    if (!this.state || msg.seq !== this.moves.length + 1) {
+      this.resync();
+      return;
+    }
+    try {
+      this.state = this.game.apply(this.state, msg.notation);
+    } catch {
+      this.resync();
+      return;
+    }
+    this.moves.push(msg.notation);
+    this.toMove = msg.to_move;
+    this.setClocks(msg.clocks);
+    if (this.drawOffer !== msg.seat) this.drawOffer = null; // moving declines the opponent's offer
+    this.picker = null;
+    this.sending = false;
+    if (msg.seat === this.seat) this.notice = null;
+    this.askLegalMoves();
+  }
+
+  on_game_over(msg) {
+    this.status = "finished";
+    this.toMove = null;
+    this.setClocks(msg.clocks);
+    this.seats = msg.players;
+    this.result = { winner: msg.winner, reason: msg.reason, status: msg.status, record: msg.record, nextGame: msg.next_game };
+    this.finished.push({ gameNo: msg.game_no, result: this.result, players: msg.players });
+    if (this.score && msg.status !== "aborted") {
+      msg.players.forEach((name, seat) => {
+        const points = msg.winner === null ? 0.5 : msg.winner === seat ? 1 : 0;
+        this.score[name] = (this.score[name] || 0) + points;
+      });
+    }
+    this.record = msg.record;
+    this.picker = null;
+    this.sending = false;
+    this.drawOffer = null;
+    this.notice = null;
+  }
+
+  on_player_away(msg) {
+    this.away.set(msg.seat, { name: msg.name, until: performance.now() + msg.grace * 1000 });
+  }
+
+  on_player_back(msg) {
+    this.away.delete(msg.seat);
+  }
+
+  on_draw_offered(msg) {
+    this.drawOffer = msg.seat;
+  }
+
+  on_chat(msg) {
+    this.chat.push({ from: msg.from, text: msg.text });
+    if (this.chat.length > CHAT_LINES) this.chat.splice(0, this.chat.length - CHAT_LINES);
+  }
+
+  useGame(id, options) {
+    this.game = gameOf(id);
+    if (!this.state) this.state = this.game.initial(options);
+  }
+
+  applySettings(settings) {
+    this.settings = settings;
+    if (settings.games > 1) this.score = { ...(settings.score || {}) };
+    this.seats = settings.seats;
+    this.useGame(settings.game, settings.options);
+    if (this.status !== "playing") this.status = settings.status === "playing" ? "playing" : settings.status;
+  }
+
+  setClocks(clocks) {
+    this.clocks = clocks;
+    this.clocksAt = performance.now();
+  }
+
+  resync() {
+    this.picker = null;
+    this.session.request({ type: "state", room: this.name }).catch(() => {});
+  }
+
+  /** When it is the player's turn, ask the server for the legal moves (once per position). */
+  askLegalMoves() {
+    if (!this.myTurn || this.asked === this.moves.length) return;
+    const count = this.moves.length;
+    this.asked = count;
+    this.session.request({ type: "legal_moves", room: this.name }).then((reply) => {
+      if (this.moves.length !== count || !this.myTurn) return;
+      this.picker = new Picker(reply.moves.map((move) => ({ move, sequences: this.game.steps(move, this.coords) })));
+      this.changed();
+    }).catch((error) => {
+      this.asked = -1;
+      this.tell(error.message, "error");
+    });
+  }
+
+  tell(text, kind = "info") {
+    this.notice = text ? { text, kind } : null;
+    this.changed();
+  }
+
+  /** Why the player cannot pick anything now, or null when they can. */
+  whyNot() {
+    if (!this.isPlayer) return "You are watching this game.";
+    if (this.status === "waiting") return "The game has not started: it starts when both seats are taken.";
+    if (this.status !== "playing") return "The game is over.";
+    if (this.paused) return "The game is paused until both players are back.";
+    if (this.toMove !== this.seat) return `It is ${this.seats[this.toMove] || "your opponent"}'s turn.`;
+    if (this.sending) return "Your move is on its way.";
+    if (!this.picker) return "Getting the legal moves…";
+    return null;
+  }
+
+  /** The player clicked a square, column or piece (a token): pick it, refuse it, or send the move. */
+  pick(token) {
+    const why = this.whyNot();
+    if (why) {
+      this.tell(why, "error");
+      return;
+    }
+    const shown = this.shownState();
+    const answer = this.picker.choose(token);
+    if (answer.refused) {
+      const say = (square) => this.say(square);
+      say.coords = this.coords;
+      this.tell(this.game.refuse(shown, this.picker.chosen, token, say), "error");
+    } else if (answer.move !== undefined) {
+      this.sendMove(answer.move);
+    } else {
+      this.tell(null);
+    }
+  }
+
+  /** Undo the last pick (Escape). */
+  back() {
+    if (this.picker && this.picker.back()) this.tell(null);
+  }
+
+  sendMove(move) {
+    this.sending = true;
+    this.notice = null;
+    this.changed();
+    this.session.request({ type: "move", room: this.name, move }).catch((error) => {
+      this.sending = false;
+      if (this.picker) this.picker.chosen = [];
+      this.tell(error.message, "error");
+    });
+  }
+
+  /** Send a request about this room; a refusal becomes the room's notice. */
+  act(type, extra = {}) {
+    return this.session.request({ type, room: this.name, ...extra }).catch((error) => {
+      this.tell(error.message, "error");
+      throw error;
+    });
+  }
+}
+
+/** Every room the player is in, by name; routes room messages to their model. */
+export class RoomStore {
+  constructor(session) {
+    this.session = session;
+    this.rooms = new Map();
+    session.on("*", (msg) => {
+      if (!ROOM_MESSAGES.has(msg.type) || typeof msg.room !== "string") return;
+      this.get(msg.room).handle(msg); // a room left stays (without a role) until the next login
+    });
+    session.on("error", (msg) => {
+      // errors without an id (a move refused in a room that makes illegal moves lose, ...)
+      if (msg.room && this.rooms.has(msg.room)) this.rooms.get(msg.room).tell(msg.message, "error");
+    });
+    session.addEventListener("welcome", (event) => {
+      // a new login resends joined and game_start for the seats it holds; a room that was only
+      // watched is joined again by its view
+      for (const name of [...this.rooms.keys()]) if (!event.detail.rooms.includes(name)) this.rooms.delete(name);
+    });
+  }
+
+  get(name) {
+    if (!this.rooms.has(name)) this.rooms.set(name, new RoomModel(name, this.session));
+    return this.rooms.get(name);
+  }
+
+  /** Rooms where the player holds a seat. */
+  seated() {
+    return [...this.rooms.values()].filter((model) => model.isPlayer);
+  }
+}

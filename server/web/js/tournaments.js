@@ -1,0 +1,159 @@
+/**
+ * Tournaments (#/tournaments, #/tournaments/ID): standings, crosstable, schedule and the
+ * games being played, updated as games finish (pushed by `watch_tournament`, or fetched
+ * again every few seconds when the server does not push).
+ */
+
+import { getJson } from "./api.js";
+import { h, replace } from "./dom.js";
+import { formatPoints } from "./format.js";
+import { GAMES } from "./games/index.js";
+
+const POLL_MS = 10000;
+
+function gameTitle(id) {
+  return GAMES[id] ? GAMES[id].title : id;
+}
+
+function progressText(progress) {
+  if (!progress) return "";
+  let text = `${progress.done} of ${progress.total} games played`;
+  if (progress.seconds_left) text += ` · about ${Math.max(1, Math.round(progress.seconds_left / 60))} min left`;
+  return text;
+}
+
+function progressBar(progress) {
+  if (!progress || !progress.total) return null;
+  return h("progress", { max: String(progress.total), value: String(progress.done), "aria-label": progressText(progress) });
+}
+
+function table(caption, headings, rows, className) {
+  return h("div", { class: "table-wrap" }, h("table", { class: className },
+    h("caption", { text: caption }),
+    h("thead", {}, h("tr", {}, headings.map((text) => h("th", { scope: "col", text })))),
+    h("tbody", {}, rows)));
+}
+
+function standingsTable(standings) {
+  const tiebreak = standings.tiebreak || "tie-break";
+  const rows = standings.rows.map((row) => h("tr", {},
+    h("td", { class: "num", text: String(row.rank) }),
+    h("th", { scope: "row", text: row.name }),
+    h("td", { class: "num", text: formatPoints(row.points) }),
+    h("td", { class: "num", text: `${row.played}/${row.games}` }),
+    h("td", { class: "num", text: `${row.wins}–${row.draws}–${row.losses}` }),
+    h("td", { class: "num", text: row.forfeit_wins || row.forfeit_losses ? `+${row.forfeit_wins} −${row.forfeit_losses}` : "" }),
+    h("td", { class: "num", text: row.byes ? String(row.byes) : "" }),
+    h("td", { class: "num", text: row.tiebreak === null || row.tiebreak === undefined ? "" : formatPoints(row.tiebreak) }),
+    h("td", { class: "num", text: row.elo === null || row.elo === undefined ? "" : `${Math.round(row.elo)}${row.elo_margin ? ` ± ${Math.round(row.elo_margin)}` : ""}` })));
+  return table("Standings", ["#", "Player", "Points", "Played", "W–D–L", "Forfeits", "Byes", tiebreak, "Elo"], rows, "standings");
+}
+
+function crosstable(standings) {
+  const names = standings.rows.map((row) => row.name);
+  const cross = standings.crosstable || {};
+  const rows = names.map((name, i) => h("tr", {},
+    h("th", { scope: "row", text: `${i + 1}. ${name}` }),
+    names.map((other) => h("td", { class: name === other ? "self" : "num", text: name === other ? "" : ((cross[name] || {})[other] || []).join(" ") }))));
+  return table("Crosstable (1 win, = draw, 0 loss, + and − forfeits)", ["", ...names.map((_, i) => String(i + 1))], rows, "crosstable");
+}
+
+function scheduleTable(schedule) {
+  const rows = schedule.map((game) => {
+    let link = "";
+    if (game.status === "playing" && game.room) link = h("a", { href: `#/room/${encodeURIComponent(game.room)}`, text: "Watch" });
+    else if (game.record) link = h("a", { href: `#/replay/${encodeURIComponent(game.record)}`, text: "Replay" });
+    return h("tr", { class: game.status },
+      h("td", { class: "num", text: String(game.number) }),
+      h("td", { class: "num", text: String(game.round) }),
+      h("td", { text: game.white }),
+      h("td", { text: game.black }),
+      h("td", { text: game.opening || "" }),
+      h("td", { text: game.status }),
+      h("td", { text: game.result || "" }),
+      h("td", {}, link));
+  });
+  return table("Schedule", ["Game", "Round", "First", "Second", "Opening", "Status", "Result", ""], rows, "schedule");
+}
+
+/** The page of one tournament, from the object `/api/tournaments/ID` answers. */
+export function renderTournament(tournament) {
+  const live = (tournament.schedule || []).filter((game) => game.status === "playing");
+  const standings = tournament.standings || { rows: [] };
+  const over = tournament.status === "finished" || tournament.status === "cancelled";
+  const leader = standings.rows.find((row) => row.rank === 1);
+  return h("section", { class: "tournament", "data-status": tournament.status },
+    h("header", { class: "room-head" },
+      h("h1", { text: tournament.name }),
+      h("p", { class: "meta", text: `${gameTitle(tournament.game)} · ${tournament.format} · ${tournament.status} · ${(tournament.entrants || []).length} entrants` })),
+    h("div", { class: "progress" }, progressBar(tournament.progress), h("span", { text: progressText(tournament.progress) })),
+    tournament.status === "finished" && leader ? h("p", { class: "winner" }, h("b", { text: leader.name }), ` wins with ${formatPoints(leader.points)} points.`) : null,
+    over ? null : h("section", { class: "panel live" }, h("h2", { text: "Playing now" }),
+      live.length
+        ? h("ul", {}, live.map((game) => h("li", {}, `${game.white} vs ${game.black} · `, h("a", { href: `#/room/${encodeURIComponent(game.room)}`, text: "Watch" }))))
+        : h("p", { class: "empty", text: "No game is being played right now." })),
+    standings.rows.length ? standingsTable(standings) : h("p", { class: "empty", text: "No standings yet." }),
+    standings.rows.length ? crosstable(standings) : null,
+    (tournament.schedule || []).length ? scheduleTable(tournament.schedule) : null,
+    h("p", {}, h("a", { href: "#/tournaments", text: "All tournaments" })));
+}
+
+/** The list of tournaments; "no tournaments" when there are none or the server has none. */
+export function mountTournamentList(main) {
+  const list = h("div", {}, h("p", { text: "Loading…" }));
+  replace(main, h("section", { class: "tournaments" }, h("h1", { text: "Tournaments" }), list));
+  getJson("/api/tournaments").then((answer) => {
+    const tournaments = answer.tournaments || [];
+    if (!tournaments.length) {
+      replace(list, h("p", { class: "empty", text: "No tournaments." }));
+      return;
+    }
+    replace(list, h("ul", { class: "tournament-list" }, tournaments.map((t) => h("li", {},
+      h("a", { href: `#/tournaments/${encodeURIComponent(t.id)}`, text: t.name }),
+      h("span", { class: "meta", text: ` ${gameTitle(t.game)} · ${t.format} · ${t.status} · ${(t.entrants || []).length} entrants` }),
+      progressBar(t.progress),
+      h("span", { class: "meta", text: ` ${progressText(t.progress)}` })))));
+  }).catch((error) => {
+    replace(list, h("p", { class: "empty", text: error.status === 404 ? "No tournaments." : error.message }));
+  });
+  return () => {};
+}
+
+/** One tournament, kept up to date. */
+export function mountTournament(main, id, app) {
+  const { session } = app;
+  const stops = [];
+  let poll = null;
+
+  function show(tournament) {
+    replace(main, renderTournament(tournament));
+  }
+
+  function load() {
+    return getJson(`/api/tournaments/${encodeURIComponent(id)}`).then(show).catch((error) => {
+      replace(main, h("section", { class: "tournament" }, h("h1", { text: "Tournament" }),
+        h("p", { class: "empty", text: error.status === 404 ? "No such tournament." : error.message }),
+        h("p", {}, h("a", { href: "#/tournaments", text: "All tournaments" }))));
+    });
+  }
+
+  function startPolling() {
+    if (!poll) poll = setInterval(load, POLL_MS);
+  }
+
+  replace(main, h("section", { class: "tournament" }, h("h1", { text: "Tournament" }), h("p", { text: "Loading…" })));
+  load();
+  if (session.loggedIn) {
+    stops.push(session.on("tournament", (msg) => {
+      if (msg.tournament && String(msg.tournament.id) === String(id)) show(msg.tournament);
+    }));
+    session.request({ type: "watch_tournament", tournament: id, on: true }).catch(startPolling);
+  } else {
+    startPolling();
+  }
+  return () => {
+    clearInterval(poll);
+    for (const stop of stops) stop();
+    if (session.loggedIn && !poll) session.request({ type: "watch_tournament", tournament: id, on: false }).catch(() => {});
+  };
+}

@@ -1,0 +1,121 @@
+"""Helpers of the browser tests (tests/test_web.py): Debian's chromium, logging in, rooms, and
+playing the reference rules' moves by clicking the squares and pieces the page highlights."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from protocol.games import GAMES
+
+CHROMIUM_PATHS = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
+CHROMIUM = next((path for path in CHROMIUM_PATHS if Path(path).exists()), None)
+# No internet here: without these flags chromium keeps trying (and failing) to reach Google's services.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+FILES = "abcdefghij"
+
+
+def login(page: Page, base: str, name: str, coords: str = "algebraic", secret: str = "") -> None:
+    """Open the page and log in through its form; returns once the lobby shows."""
+    page.goto(base + "/#/lobby")
+    page.get_by_label("Name").fill(name)
+    if secret:
+        page.get_by_label("Secret (optional)").fill(secret)
+    page.get_by_label("Coordinates").select_option(coords)
+    page.get_by_role("button", name="Enter").click()
+    expect(page.get_by_role("heading", name="Lobby")).to_be_visible()
+
+
+def create_room(page: Page, game: str, room: str, seat: int = 0, **fields: str) -> None:
+    """Create a room with the lobby's form (more fields by their labels) and sit in ``seat``."""
+    page.locator("details.create-card summary").click()
+    form = page.locator("form.create")
+    form.get_by_label("Room name (optional)").fill(room)
+    form.get_by_label("Game", exact=True).select_option(game)
+    for label, value in fields.items():
+        control = form.get_by_label(label, exact=True)
+        if control.evaluate("e => e.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(value)
+    form.get_by_label("Your seat").select_option(str(seat))
+    form.get_by_role("button", name="Create the room").click()
+    expect(page.get_by_role("heading", name=room)).to_be_visible()
+
+
+def take_seat(page: Page, room: str) -> None:
+    """Take the free seat of ``room`` from the lobby's list."""
+    row = page.locator(f'.room-row[data-room="{room}"]')
+    row.get_by_role("button", name="Take a seat").click()
+    expect(page.get_by_role("heading", name=room)).to_be_visible()
+
+
+def moves_shown(page: Page) -> Any:
+    """The moves list of a room page."""
+    return page.locator("ol.moves li .mv")
+
+
+def clicks(game_id: str, state: Any, move: Any) -> list[str]:
+    """CSS selectors of what a player clicks to play ``move``: squares, then (Quarto) the piece."""
+    form = GAMES[game_id].format_move(move, "algebraic")
+    squares: list[str] = []
+    pieces: list[str] = []
+    if game_id == "connect4":
+        column = form["column"] - 1
+        rank = next(r for r in range(6) if state.board[r * 7 + column] == 0)
+        squares = [f"{FILES[column]}{rank + 1}"]  # the square the disc lands on: the page highlights it
+    elif game_id == "santorini":
+        squares = form["place"] if "place" in form else [form["worker"], form["to"]] + ([form["build"]] if form["build"]
+                                                                                         else [])
+    elif game_id == "amazons":
+        squares = [form["queen"], form["to"], form["arrow"]]
+    elif game_id == "magnetic-cave":
+        squares = [form["square"]]
+    elif game_id == "quarto":
+        squares = [form["square"]] if form["square"] else []
+        pieces = [form["piece"]] if form["piece"] else []
+    return [f'.sq[data-sq="{s}"]' for s in squares] + [f'.piece[data-piece="{p}"]' for p in pieces]
+
+
+def play_by_clicking(page: Page, game_id: str, state: Any, move: Any) -> None:
+    """Click the squares (and piece) of ``move``, each once the page shows it as a legal target."""
+    for selector in clicks(game_id, state, move):
+        page.locator(selector + ".target").click()
+
+
+def _queen_reach(board: tuple[int, ...], stone: int) -> int:
+    """Squares the queens of ``stone`` reach in one queen move (Amazons mobility)."""
+    reach = 0
+    for square, cell in enumerate(board):
+        if cell != stone:
+            continue
+        col, row = square % 10, square // 10
+        for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)):
+            c, r = col + dc, row + dr
+            while 0 <= c < 10 and 0 <= r < 10 and board[r * 10 + c] == 0:
+                reach += 1
+                c, r = c + dc, r + dr
+    return reach
+
+
+def choose_move(game_id: str, state: Any, rng: random.Random) -> Any:
+    """A move that ends games soon: a win when there is one; in Amazons both sides wall in white's
+    queens, in Santorini both climb; otherwise a random legal move."""
+    game = GAMES[game_id]
+    moves = game.legal_moves(state)
+    if game_id == "amazons":
+        return min(moves, key=lambda m: (_queen_reach(game.apply(state, m).board, 2), rng.random()))
+    mover = game.to_move(state)
+    for move in moves:
+        outcome = game.outcome(game.apply(state, move))
+        if outcome is not None and outcome.winner == mover:
+            return move
+    if game_id == "santorini" and hasattr(moves[0], "to"):
+        levels = state.levels
+        return max(moves, key=lambda m: (levels[m.to] * 3 + (levels[m.build] if m.build is not None
+                                                             and levels[m.build] < 3 else 0), rng.random()))
+    return rng.choice(moves)
