@@ -444,3 +444,18 @@ def test_apply_accepts_exactly_the_legal_moves() -> None:
                 checked += 1
             state = G.apply(state, rng.choice(sorted(legal)))
     assert checked >= 5
+
+
+def test_the_printout_has_a_legend_and_reads_back():
+    state = SANTORINI.start("a1 e5", "b2 d4")
+    text = str(state)
+    assert "cells: the level (0-3, D a dome), then A or B for a worker" in text
+    assert SANTORINI.from_picture(text) == state
+
+
+def test_three_squares_without_dashes_are_explained():
+    state = SANTORINI.start("a1 e5", "b2 d4")
+    for attempt in (lambda: SANTORINI.apply(state, "a1 b1 c1"), lambda: SANTORINI.play(state, "a1 b1 c1")):
+        with pytest.raises(IllegalMove, match=r"three squares .* worker-destination/build: 'a1-b1/c1'"):
+            attempt()
+    assert SANTORINI.apply(state, "a1-b1/c1") == SANTORINI.play(state, "a1-b1/c1")  # text works as a move

@@ -24,6 +24,8 @@ COORDS: tuple[str, ...] = ("algebraic", "cosc322", "matrix")
 """The coordinate conventions a client may choose."""
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
+LEGEND = "cells:"
+"""A board printout's key to its cells starts with this; pictures read back skip it."""
 
 
 class IllegalMove(ValueError):
@@ -230,6 +232,8 @@ class Grid:
         rows: list[list[str]] = []
         status = None
         for line in text.splitlines():
+            if line.strip().lower().startswith(LEGEND):
+                continue  # a printout's key to its cells
             label, tokens = _split_row(line, self.width, one_character_cells)
             if not tokens:
                 continue

@@ -51,7 +51,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, status_to_move
+from .base import (
+    LEGEND,
+    Game,
+    Grid,
+    IllegalMove,
+    Outcome,
+    check_coords,
+    first_seat_option,
+    move_repr,
+    status_to_move,
+)
 
 SIZE = 5
 GRID = Grid(SIZE, SIZE)
@@ -137,6 +147,7 @@ class SantoriniState:
             seat = owner.get(sq)
             cells.append(level + ("." if seat is None else WORKER_SYMBOLS[seat]))
         lines = GRID.render(cells, cell_width=2).splitlines()
+        lines.append(f"{LEGEND} the level (0-3, D a dome), then A or B for a worker of seat 0 or 1 (. none)")
         if self.result is not None:
             lines.append(_describe(self.result))
         else:
@@ -237,6 +248,8 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             return self._place(state, move)
         if isinstance(move, Turn):
             return self._turn(state, move)
+        if isinstance(move, str):  # notation text, handy at a prompt: parsed (with its reasons), then applied
+            return self.apply(state, self.parse_move(move, state))
         raise IllegalMove(f"{move!r} is not a Santorini move; place workers ('a1 e5') or move ('b2-c3/d4')")
 
     def _place(self, state: SantoriniState, move: Placement) -> SantoriniState:
@@ -327,6 +340,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
         build = None if move.build is None else GRID.format(move.build, coords)
         return {"worker": GRID.format(move.worker, coords), "to": GRID.format(move.to, coords), "build": build}
 
+    _SQUARE_NAME = re.compile(r"^[a-z][0-9]+$", re.I)
     _TEXT_TURN = re.compile(r"^\s*([a-z][0-9]+)\s*-\s*([a-z][0-9]+)\s*(?:/\s*([a-z][0-9]+))?\s*$", re.I)
 
     def parse_move(self, obj: Any, state: SantoriniState, coords: str = "algebraic") -> SantoriniMove:
@@ -342,6 +356,10 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             parts = obj.replace(",", " ").split()
             if len(parts) == 2 and "-" not in obj and "/" not in obj:
                 return _placement(GRID.parse_name(parts[0]), GRID.parse_name(parts[1]))
+            if len(parts) == 3 and all(self._SQUARE_NAME.match(p) for p in parts):
+                worker, to, build = parts
+                raise IllegalMove(f"{obj!r} names three squares without saying what each is: a turn moves a worker "
+                                  f"and then builds, written worker-destination/build: '{worker}-{to}/{build}'")
             raise IllegalMove(
                 f"{obj!r} is not a Santorini move; place workers as 'a1 e5' or move and build as 'b2-c3/d4'"
             )
