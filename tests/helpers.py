@@ -1,8 +1,9 @@
-"""Shared helpers of the server tests: a hall driven without a network, scripted clients, HTTP, and real
-`plyhall` processes."""
+"""Shared helpers of the server tests: a hall driven without a network, scripted clients, waiting for a
+condition, HTTP, and real `plyhall` processes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import subprocess
@@ -11,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +106,33 @@ class HallDriver:
     def last(self, who: Who, kind: str) -> dict[str, Any]:
         """The latest message of ``kind`` that ``who`` received."""
         return [m for m in self.inbox[who] if m["type"] == kind][-1]
+
+
+def assert_clear_error(reply: dict[str, Any], codes: str | set[str], request: Any = "") -> dict[str, Any]:
+    """``reply`` (to ``request``) is an ``error`` with one of ``codes`` and a message for people; that error."""
+    wanted = {codes} if isinstance(codes, str) else codes
+    assert reply["type"] == "error", (str(request)[:80], reply)
+    assert reply["code"] in wanted, (str(request)[:80], reply)
+    assert reply["code"] in ERROR_CODES
+    assert isinstance(reply["message"], str) and reply["message"].strip()
+    assert len(reply["message"]) < 2000  # hostile input is never echoed back in full
+    return reply
+
+
+async def wait_until(condition: Callable[[], bool] | asyncio.Event, what: str, timeout: float = 30.0) -> None:
+    """Wait until ``condition`` holds (an Event is set, or a function returns true); after ``timeout``
+    seconds fail, saying ``what`` never happened. The timeout only catches a hang: it decides nothing."""
+    if isinstance(condition, asyncio.Event):
+        try:
+            await asyncio.wait_for(condition.wait(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"waited {timeout:g} s in vain until {what}") from None
+        return
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"waited {timeout:g} s in vain until {what}")
+        await asyncio.sleep(0.01)
 
 
 async def login(url: str, name: str, coords: str = "algebraic", secret: str | None = None,
