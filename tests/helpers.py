@@ -1,7 +1,9 @@
-"""Shared helpers of the server tests: scripted clients, HTTP, and real `plyhall` processes."""
+"""Shared helpers of the server tests: a hall driven without a network, scripted clients, waiting for a
+condition, HTTP, and real `plyhall` processes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import subprocess
@@ -9,11 +11,128 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from client.sdk import Client
+from protocol.codec import CODECS
 from protocol.games import get_game
+from protocol.messages import ERROR_CODES, SERVER_MESSAGES, ProtocolError, validate
+from server.env import Env
+from server.hall import Hall, HallOutbox
+from server.records import Write
+
+Who = int | str
+"""A client of a :class:`HallDriver`: any label (a number, or the name it logs in with); each has a
+connection of its own."""
+
+
+class HallDriver:
+    """A :class:`server.hall.Hall` driven by hand, as the WebSocket layer drives it but without a network.
+
+    A request passes ``validate()`` first, as on the wire: an invalid one is answered with its
+    ProtocolError and never reaches the hall. Secret checks run at once. Every message the hall sends
+    must fit ``SERVER_MESSAGES`` and survive both codecs; it is kept in ``inbox`` (by client), and every
+    durable write in ``writes``. ``step``: seconds the clock moves on with each request and disconnect;
+    ``only_valid``: every request must pass validation (a test of the hall's answers, not of validation).
+    """
+
+    def __init__(self, hall: Hall | None = None, *, step: float = 0.0, only_valid: bool = False,
+                 **hall_options: Any) -> None:
+        self.hall = hall or Hall(Env.fixed(), **hall_options)
+        self.now = 0.0
+        self.step = step
+        self.only_valid = only_valid
+        self.conns: dict[Who, int] = {}
+        self.inbox: dict[Who, list[dict[str, Any]]] = defaultdict(list)
+        self.writes: list[Write] = []
+        self.seen: dict[str, set[str]] = defaultdict(set)  # message type -> fields seen
+        self.errors: list[str] = []  # codes of every error sent
+
+    def conn(self, who: Who) -> int:
+        """The connection of ``who`` (a new one on first use)."""
+        return self.conns.setdefault(who, len(self.conns) + 1)
+
+    def take(self, out: HallOutbox) -> list[tuple[Who, dict[str, Any]]]:
+        """Finish ``out``'s secret checks, check and keep every message; the messages by recipient."""
+        out = self.hall.run_checks(out, self.now)
+        self.writes.extend(out.writes)
+        clients = {conn: who for who, conn in self.conns.items()}
+        taken = []
+        for conn, msg in out.messages:
+            checked = validate(msg, SERVER_MESSAGES)
+            assert not isinstance(checked, ProtocolError), f"server sent {msg!r}: {checked.message}"
+            self.seen[msg["type"]].update(msg)
+            if msg["type"] == "error":
+                assert msg["code"] in ERROR_CODES, msg
+                self.errors.append(msg["code"])
+            for codec in CODECS.values():  # every message survives both codecs unchanged
+                assert codec.decode(codec.encode(msg)) == msg
+            who = clients.get(conn, conn)
+            self.inbox[who].append(msg)
+            taken.append((who, msg))
+        return taken
+
+    def send(self, who: Who, msg: dict[str, Any], dt: float | None = None) -> list[dict[str, Any]]:
+        """Hand a client message to the hall (after validation, as the WebSocket layer does).
+
+        Returns what ``who`` received, less the lobby pushes a lobby watcher gets on the side."""
+        self.now += self.step if dt is None else dt
+        checked = validate(msg)
+        if isinstance(checked, ProtocolError):
+            assert not self.only_valid, f"{msg!r} is no valid request: {checked.message}"
+            out = HallOutbox(messages=[(self.conn(who), checked.to_message())])
+        else:
+            out = self.hall.handle(self.conn(who), checked, self.now)
+        lobby = msg["type"] in ("list_rooms", "watch_lobby")
+        return [m for to, m in self.take(out) if to == who and (lobby or m["type"] != "rooms")]
+
+    def login(self, name: str, **extra: Any) -> dict[str, Any]:
+        """Log ``name`` in on a connection of its own (``extra``: more login fields); the first reply."""
+        return self.send(name, {"type": "login", "name": name, **extra})[0]
+
+    def disconnect(self, who: Who) -> None:
+        """The connection of ``who`` closes."""
+        self.now += self.step
+        self.take(self.hall.disconnect(self.conn(who), self.now))
+
+    def tick(self, dt: float) -> None:
+        """Time moves on ``dt`` seconds and acts on every room whose deadline has come."""
+        self.now += dt
+        self.take(self.hall.tick(self.now))
+
+    def last(self, who: Who, kind: str) -> dict[str, Any]:
+        """The latest message of ``kind`` that ``who`` received."""
+        return [m for m in self.inbox[who] if m["type"] == kind][-1]
+
+
+def assert_clear_error(reply: dict[str, Any], codes: str | set[str], request: Any = "") -> dict[str, Any]:
+    """``reply`` (to ``request``) is an ``error`` with one of ``codes`` and a message for people; that error."""
+    wanted = {codes} if isinstance(codes, str) else codes
+    assert reply["type"] == "error", (str(request)[:80], reply)
+    assert reply["code"] in wanted, (str(request)[:80], reply)
+    assert reply["code"] in ERROR_CODES
+    assert isinstance(reply["message"], str) and reply["message"].strip()
+    assert len(reply["message"]) < 2000  # hostile input is never echoed back in full
+    return reply
+
+
+async def wait_until(condition: Callable[[], bool] | asyncio.Event, what: str, timeout: float = 30.0) -> None:
+    """Wait until ``condition`` holds (an Event is set, or a function returns true); after ``timeout``
+    seconds fail, saying ``what`` never happened. The timeout only catches a hang: it decides nothing."""
+    if isinstance(condition, asyncio.Event):
+        try:
+            await asyncio.wait_for(condition.wait(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"waited {timeout:g} s in vain until {what}") from None
+        return
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"waited {timeout:g} s in vain until {what}")
+        await asyncio.sleep(0.01)
 
 
 async def login(url: str, name: str, coords: str = "algebraic", secret: str | None = None,

@@ -1,19 +1,17 @@
 """The message schemas: every message the server produces fits SERVER_MESSAGES, and validate()
 turns any bad client message into a ProtocolError naming the problem, never an exception.
 
-The games are driven through the sans-I/O ``server.hall.Hall`` (no network): each call returns
-the messages it would send, which a recording wrapper checks one by one.
+The games are driven through the sans-I/O ``server.hall.Hall`` (no network) by ``tests.helpers.HallDriver``,
+which checks every message the hall sends, one by one.
 """
 
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 from typing import Any
 
 import pytest
 
-from protocol.codec import CODECS
 from protocol.games import GAMES, get_game
 from protocol.messages import (
     CLIENT_MESSAGES,
@@ -23,62 +21,19 @@ from protocol.messages import (
     ProtocolError,
     validate,
 )
-from server.env import Env
-from server.hall import Hall
+from tests.helpers import HallDriver
 
 ANN, BOB, SUE = 1, 2, 3
 
 
-class Recorder:
-    """A Hall whose every outgoing message is validated against SERVER_MESSAGES as it is produced."""
-
-    def __init__(self) -> None:
-        self.hall = Hall(Env.fixed(), organiser_secret="organiser-pw", house_limit=1)
-        self.now = 0.0
-        self.writes: list[Any] = []
-        self.seen: dict[str, set[str]] = defaultdict(set)  # type -> fields seen
-        self.errors: list[str] = []
-        self.inbox: dict[int, list[dict[str, Any]]] = defaultdict(list)
-
-    def _check(self, out: Any) -> list[tuple[int, dict[str, Any]]]:
-        self.writes.extend(out.writes)
-        for conn, msg in out.messages:
-            checked = validate(msg, SERVER_MESSAGES)
-            assert not isinstance(checked, ProtocolError), f"server sent {msg!r}: {checked.message}"
-            self.seen[msg["type"]].update(msg)
-            if msg["type"] == "error":
-                assert msg["code"] in ERROR_CODES, msg
-                self.errors.append(msg["code"])
-            for codec in CODECS.values():  # every message survives both codecs unchanged
-                assert codec.decode(codec.encode(msg)) == msg
-            self.inbox[conn].append(msg)
-        return out.messages
-
-    def send(self, conn: int, msg: dict[str, Any], dt: float = 0.5) -> list[dict[str, Any]]:
-        """Hand a client message to the hall (it must itself be a valid client message).
-
-        Returns what ``conn`` received, less the lobby pushes a lobby watcher gets on the side."""
-        assert not isinstance(validate(msg), ProtocolError), msg
-        self.now += dt
-        sent = self._check(self.hall.run_checks(self.hall.handle(conn, msg, self.now), self.now))
-        lobby = msg["type"] in ("list_rooms", "watch_lobby")
-        return [m for c, m in sent if c == conn and (lobby or m["type"] != "rooms")]
-
-    def disconnect(self, conn: int) -> None:
-        self.now += 0.5
-        self._check(self.hall.disconnect(conn, self.now))
-
-    def tick(self, dt: float) -> None:
-        self.now += dt
-        self._check(self.hall.tick(self.now))
-
-    def last(self, conn: int, kind: str) -> dict[str, Any]:
-        """The latest message of ``kind`` that ``conn`` received."""
-        return [m for m in self.inbox[conn] if m["type"] == kind][-1]
+def recorder() -> HallDriver:
+    """A hall with an organiser secret and room for one house bot, sent only valid requests, half a second
+    apart; every message it sends is checked against SERVER_MESSAGES as it is produced."""
+    return HallDriver(step=0.5, only_valid=True, organiser_secret="organiser-pw", house_limit=1)
 
 
 def test_a_whole_session_fits_the_server_schemas():
-    rec = Recorder()
+    rec = recorder()
     # before logging in
     assert rec.send(ANN, {"type": "ping", "id": 1}) == [{"type": "pong", "id": 1}]
     assert rec.send(ANN, {"type": "list_rooms"})[0]["code"] == "not_logged_in"
@@ -184,7 +139,7 @@ def test_a_whole_session_fits_the_server_schemas():
     _every_schema_field_was_seen(rec)
 
 
-def _seeks(rec: Recorder) -> None:
+def _seeks(rec: HallDriver) -> None:
     """Two seeks for the same game pair at once; a seek for other settings waits; a seek can be withdrawn."""
     for conn in (6, 7):
         rec.send(conn, {"type": "login", "name": f"s{conn}"})
@@ -204,19 +159,19 @@ def _seeks(rec: Recorder) -> None:
     assert rec.last(7, "game_start")["game_no"] == 2  # the series goes on
 
 
-def _throttled_logins(rec: Recorder) -> None:
+def _throttled_logins(rec: HallDriver) -> None:
     """Failed logins are answered, then delayed with a retry_after."""
     codes = [rec.send(8, {"type": "login", "name": "ann", "secret": f"guess{i}"}, dt=0.01)[0] for i in range(7)]
     assert [c["code"] for c in codes[:5]] == ["wrong_secret"] * 5
     assert codes[-1]["code"] == "throttled" and codes[-1]["retry_after"] > 0
 
 
-def _organiser_login(rec: Recorder) -> None:
+def _organiser_login(rec: HallDriver) -> None:
     assert rec.send(9, {"type": "login", "name": "org", "organiser": "wrong"})[0]["code"] == "not_organiser"
     assert rec.send(9, {"type": "login", "name": "org", "organiser": "organiser-pw"})[0]["organiser"] is True
 
 
-def _house_and_tournaments(rec: Recorder) -> None:
+def _house_and_tournaments(rec: HallDriver) -> None:
     """A room against a house bot; an organiser's tournament, watched and steered."""
     assert "master" in rec.last(9, "welcome")["house"]
     rec.send(10, {"type": "login", "name": "hugo"})
@@ -236,7 +191,7 @@ def _house_and_tournaments(rec: Recorder) -> None:
     assert rec.last(10, "tournament")["tournament"]["status"] == "cancelled"
 
 
-def _restart(rec: Recorder) -> Recorder:
+def _restart(rec: HallDriver) -> HallDriver:
     """Everything the hall asked storage to write, restored into a new hall: the running series continues."""
     from server.storage import SQLiteStorage
 
@@ -244,7 +199,7 @@ def _restart(rec: Recorder) -> Recorder:
     storage.apply(rec.writes)
     restored = storage.load()
     storage.close()
-    again = Recorder()
+    again = recorder()
     again.seen = rec.seen  # one account of what the server sent, before and after the restart
     again.now = rec.now + 100.0  # a monotonic clock of another process
     rooms, running = again.hall.restore(restored, again.now)
@@ -264,7 +219,7 @@ def _restart(rec: Recorder) -> Recorder:
     return again
 
 
-def _every_schema_field_was_seen(rec: Recorder) -> None:
+def _every_schema_field_was_seen(rec: HallDriver) -> None:
     """The schemas list nothing the server never sends."""
     for kind, schema in SERVER_MESSAGES.items():
         assert kind in rec.seen, f"the server never sent {kind!r}"
@@ -274,7 +229,7 @@ def _every_schema_field_was_seen(rec: Recorder) -> None:
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_whole_games_in_every_convention_fit_the_schemas(game_id):
-    rec = Recorder()
+    rec = recorder()
     conventions = {ANN: "algebraic", BOB: "cosc322", SUE: "matrix"}
     for conn, coords in conventions.items():
         rec.send(conn, {"type": "login", "name": f"p{conn}", "coords": coords})

@@ -7,6 +7,8 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -14,6 +16,7 @@ from client.sdk import Client, Player, RunOptions, Turn, run_player
 from server.app import PlyhallServer
 from server.storage import SQLiteStorage
 from tests.conftest import free_port
+from tests.helpers import login, wait_until
 
 
 class RandomPlayer(Player):
@@ -27,6 +30,18 @@ class RandomPlayer(Player):
         if self.think:
             time.sleep(self.think)  # blocks the worker process, never the connection
         return self.rng.choice(turn.legal_moves)
+
+
+def on_status_saying(words: str) -> tuple[asyncio.Event, Callable[[str], None]]:
+    """An event set once a bot says (through ``RunOptions.on_status``) a sentence with ``words``, and the
+    callback that sets it."""
+    said = asyncio.Event()
+
+    def on_status(text: str) -> None:
+        if words in text:
+            said.set()
+
+    return said, on_status
 
 
 async def test_two_sdk_bots_play_a_series_in_one_room(server, url):
@@ -45,9 +60,10 @@ async def test_two_sdk_bots_play_a_series_in_one_room(server, url):
 
 
 async def test_bot_without_room_joins_the_first_open_room_or_creates_one(server, url):
+    seeking, on_status = on_status_saying("waiting for an opponent")
     a = asyncio.create_task(run_player(RandomPlayer(3), RunOptions(
-        name="ann", url=url, game="quarto", games=1, think="thread")))
-    await asyncio.sleep(0.3)
+        name="ann", url=url, game="quarto", games=1, think="thread", on_status=on_status)))
+    await wait_until(seeking, "ann waits for an opponent")
     b = asyncio.create_task(run_player(RandomPlayer(4), RunOptions(
         name="bob", url=url, game="quarto", games=1, think="thread")))
     ra, rb = await asyncio.wait_for(asyncio.gather(a, b), 60)
@@ -58,12 +74,17 @@ async def test_sdk_reconnects_and_resumes_its_seat_after_a_drop(server, url):
     opts = dict(url=url, game="connect4", room="Drop", games=1, think="thread",
                 room_options={"grace": 30, "time_control": {"per_move": 20}})
     events: list[str] = []
-    ann = RunOptions(name="ann", secret="pw", on_event=lambda m: events.append(m["type"]),
-                     **opts)
+    moved = asyncio.Event()
+
+    def on_event(msg: dict[str, Any]) -> None:
+        events.append(msg["type"])
+        if msg["type"] == "moved":
+            moved.set()
+
+    ann = RunOptions(name="ann", secret="pw", on_event=on_event, **opts)
     task_a = asyncio.create_task(run_player(RandomPlayer(5, think=0.05), ann))
     task_b = asyncio.create_task(run_player(RandomPlayer(6, think=0.05), RunOptions(name="bob", **opts)))
-    while "moved" not in events:
-        await asyncio.sleep(0.02)
+    await wait_until(moved, "ann saw a move")
     # the server drops ann's connection in the middle of the game
     conn = server.hall.by_name["ann"].conn
     server.connections[conn].ws.transport.abort()
@@ -144,8 +165,6 @@ async def test_client_request_reply_ids(server, url):
 
 
 async def test_bot_waits_for_a_finished_room_to_empty_and_sets_it_up_again(server, url):
-    from tests.helpers import login
-
     a = await login(url, "ann")
     b = await login(url, "bob")
     await a.request({"type": "create_room", "game": "connect4", "name": "Fin"})
@@ -154,9 +173,10 @@ async def test_bot_waits_for_a_finished_room_to_empty_and_sets_it_up_again(serve
     await a.request({"type": "resign", "room": "Fin"})
     assert server.hall.rooms["Fin"].status == "finished"
     opts = dict(url=url, room="Fin", game="connect4", games=1, think="thread")
-    cy = asyncio.create_task(run_player(RandomPlayer(10), RunOptions(name="cy", **opts)))
-    await asyncio.sleep(0.3)  # cy is refused (the room is finished) and keeps asking
-    assert not cy.done()
+    refused, on_status = on_status_saying("Fin is finishing its games")
+    cy = asyncio.create_task(run_player(RandomPlayer(10), RunOptions(name="cy", on_status=on_status, **opts)))
+    await wait_until(refused, "cy was refused (the room is finished)")
+    assert not cy.done()  # and keeps asking
     await a.request({"type": "leave", "room": "Fin"})
     await b.request({"type": "leave", "room": "Fin"})
     dee = asyncio.create_task(run_player(RandomPlayer(11), RunOptions(name="dee", **opts)))

@@ -17,63 +17,34 @@ from server.env import Env
 from server.hall import Hall
 from server.storage import SQLiteStorage
 from tests.conftest import free_port
-from tests.helpers import http_json, plyhall, start_server, stop
+from tests.helpers import HallDriver, http_json, plyhall, start_server, stop
 
 SECRET = "organiser-secret"
 
 
-class Desk:
-    """A hall driven by hand: connections by name, every message kept, every write kept."""
+def organiser_desk() -> HallDriver:
+    """A hall with an organiser, driven by hand: clients by name, every message and write kept."""
+    return HallDriver(organiser_secret=SECRET)
 
-    def __init__(self, hall: Hall | None = None) -> None:
-        self.hall = hall or Hall(Env.fixed(), organiser_secret=SECRET)
-        self.now = 0.0
-        self.conns: dict[str, int] = {}
-        self.inbox: dict[str, list[dict[str, Any]]] = {}
-        self.writes: list[Any] = []
 
-    def _take(self, out: Any) -> list[dict[str, Any]]:
-        out = self.hall.run_checks(out, self.now)
-        self.writes.extend(out.writes)
-        names = {conn: name for name, conn in self.conns.items()}
-        for conn, msg in out.messages:
-            self.inbox.setdefault(names.get(conn, "?"), []).append(msg)
-        return [msg for _, msg in out.messages]
-
-    def login(self, name: str, **extra: Any) -> dict[str, Any]:
-        self.conns[name] = len(self.conns) + 1
-        return self.send(name, {"type": "login", "name": name, **extra})[0]
-
-    def send(self, name: str, msg: dict[str, Any]) -> list[dict[str, Any]]:
-        conn = self.conns[name]
-        sent = self._take(self.hall.handle(conn, msg, self.now))
-        return [m for m in self.inbox.get(name, [])[-len(sent):]] if sent else []
-
-    def tick(self, dt: float) -> None:
-        self.now += dt
-        self._take(self.hall.tick(self.now))
-
-    def last(self, name: str, kind: str) -> dict[str, Any]:
-        return [m for m in self.inbox[name] if m["type"] == kind][-1]
-
-    def play_running_games(self, rng: random.Random) -> None:
-        """Every seated entrant plays random legal moves until no game runs."""
-        while True:
-            playing = [r for r in self.hall.rooms.values() if r.status == "playing" and not r.paused]
-            if not playing:
-                return
-            for room in playing:
-                seat = room.game.to_move(room.state)
-                move = rng.choice(room.game.legal_moves(room.state))
-                self.send(room.seats[seat], {"type": "move", "room": room.name, "move": room.game.notation(move)})
-                if room.status != "playing":
-                    for name in list(room.seats):
-                        if name is not None:
-                            self.send(name, {"type": "leave", "room": room.name})
+def play_running_games(desk: HallDriver, rng: random.Random) -> None:
+    """Every seated entrant plays random legal moves until no game runs."""
+    while True:
+        playing = [r for r in desk.hall.rooms.values() if r.status == "playing" and not r.paused]
+        if not playing:
+            return
+        for room in playing:
+            seat = room.game.to_move(room.state)
+            move = rng.choice(room.game.legal_moves(room.state))
+            desk.send(room.seats[seat], {"type": "move", "room": room.name, "move": room.game.notation(move)})
+            if room.status != "playing":
+                for name in list(room.seats):
+                    if name is not None:
+                        desk.send(name, {"type": "leave", "room": room.name})
 
 
 def test_a_round_robin_runs_to_the_end_and_its_figures_match_the_records():
-    desk = Desk()
+    desk = organiser_desk()
     for name in ("ann", "bob", "cy", "dee"):
         desk.login(name)
     desk.login("org", organiser=SECRET)
@@ -88,7 +59,7 @@ def test_a_round_robin_runs_to_the_end_and_its_figures_match_the_records():
     rooms = [r for r in desk.hall.rooms.values() if r.tournament == "cup"]
     assert len(rooms) == 2 and len({n for r in rooms for n in r.seats}) == 4
     assert desk.send("ann", {"type": "seek", "game": "connect4"})[0]["code"] == "in_tournament"
-    desk.play_running_games(random.Random(1))
+    play_running_games(desk, random.Random(1))
     event = desk.send("org", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"]
     assert event["status"] == "finished" and event["progress"]["done"] == 12
     # the stored records give the same totals and crosstable as the standings
@@ -113,7 +84,7 @@ def test_a_round_robin_runs_to_the_end_and_its_figures_match_the_records():
 
 
 def test_an_absent_entrant_forfeits_after_the_grace_period_and_a_late_one_plays_on():
-    desk = Desk()
+    desk = organiser_desk()
     desk.login("org", organiser=SECRET)
     desk.login("ann")
     desk.send("org", {"type": "tournament_create", "name": "Late", "game": "quarto", "format": "round-robin",
@@ -130,7 +101,7 @@ def test_an_absent_entrant_forfeits_after_the_grace_period_and_a_late_one_plays_
     desk.login("bob")
     second = desk.last("bob", "game_start")
     assert second["players"][1 - bob_seat] == "bob"
-    desk.play_running_games(random.Random(2))
+    play_running_games(desk, random.Random(2))
     event = desk.send("org", {"type": "watch_tournament", "tournament": "late"})[0]["tournament"]
     rows = {row["name"]: row for row in event["standings"]["rows"]}
     assert rows["ann"]["forfeit_wins"] == 1 and rows["bob"]["forfeit_losses"] == 1
@@ -139,7 +110,7 @@ def test_an_absent_entrant_forfeits_after_the_grace_period_and_a_late_one_plays_
 
 
 def test_a_restored_hall_finishes_the_event_without_playing_a_game_twice():
-    desk = Desk()
+    desk = organiser_desk()
     desk.login("org", organiser=SECRET)
     for name in ("ann", "bob", "cy"):
         desk.login(name, secret=f"{name}-pw")
@@ -164,17 +135,17 @@ def test_a_restored_hall_finishes_the_event_without_playing_a_game_twice():
     storage = SQLiteStorage(":memory:")
     storage.apply(desk.writes)
     restored = storage.load()
-    again = Desk(Hall(Env.fixed(first=1000), organiser_secret=SECRET))
+    again = HallDriver(Hall(Env.fixed(first=1000), organiser_secret=SECRET))
     again.now = 500.0
     again.hall.restore(restored, again.now)
-    again._take(again.hall.resume_tournaments(again.now))
+    again.take(again.hall.resume_tournaments(again.now))
     event = again.hall.tournaments["restart"]
     assert len(event.outcomes) == 2 and len(event.open) == 1
     for name in ("ann", "bob", "cy"):
         again.login(name, secret=f"{name}-pw")
     resumed = next(r for r in again.hall.rooms.values() if r.status == "playing")
     assert len(resumed.moves) == 3 and not resumed.paused
-    again.play_running_games(rng)
+    play_running_games(again, rng)
     assert event.status == "finished" and len(event.outcomes) == 6
     storage.apply(again.writes)
     records = storage.list_games(500, tournament="restart")
@@ -182,7 +153,7 @@ def test_a_restored_hall_finishes_the_event_without_playing_a_game_twice():
 
 
 def test_bad_definitions_are_refused_with_the_reason():
-    desk = Desk()
+    desk = organiser_desk()
     desk.login("org", organiser=SECRET)
     cases = [
         ({"format": "knockout"}, "round-robin"),
