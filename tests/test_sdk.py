@@ -59,7 +59,7 @@ async def test_two_sdk_bots_play_a_series_in_one_room(server, url):
     assert server.storage.count_games() == 3
 
 
-async def test_bot_without_room_joins_the_first_open_room_or_creates_one(server, url):
+async def test_bots_without_a_room_seek_and_are_paired(server, url):
     seeking, on_status = on_status_saying("waiting for an opponent")
     a = asyncio.create_task(run_player(RandomPlayer(3), RunOptions(
         name="ann", url=url, game="quarto", games=1, think="thread", on_status=on_status)))
@@ -182,3 +182,5 @@ async def test_bot_waits_for_a_finished_room_to_empty_and_sets_it_up_again(serve
     dee = asyncio.create_task(run_player(RandomPlayer(11), RunOptions(name="dee", **opts)))
     rc, rd = await asyncio.wait_for(asyncio.gather(cy, dee), 60)
     assert rc[0].room == rd[0].room == "Fin" and rc[0].record == rd[0].record
+    await a.close()
+    await b.close()
