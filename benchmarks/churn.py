@@ -13,17 +13,13 @@ the first round's figure.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT, free_port, rss_mb, serve
 
 CLIENTS = r'''
 import asyncio, json, sys
@@ -45,32 +41,15 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
 '''
 
 
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--connections", type=int, default=2000, help="connections a round (default 2000)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="plyhall-churn-") as tmp, socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        sock.close()
-        server = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db",
-                                   os.path.join(tmp, "churn.db"), "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory(prefix="plyhall-churn-") as tmp:
+        port = free_port()
+        server, _ = serve(os.path.join(tmp, "churn.db"), port)
         try:
-            for _ in range(600):
-                try:
-                    json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).read())
-                    break
-                except OSError:
-                    time.sleep(0.1)
             idle = rss_mb(server.pid)
             figures = []
             for round_no in range(1, args.rounds + 1):

@@ -23,16 +23,14 @@ import argparse
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT, free_port, log, serve
 
 LOAD = r'''
 import asyncio, json, random, signal, sys
@@ -72,32 +70,6 @@ asyncio.run(main())
 '''
 
 
-def log(text: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(db: Path, port: int) -> tuple[subprocess.Popen, float]:
-    """``plyhall serve`` on ``port``; the process and the seconds until /healthz answered."""
-    began = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db", str(db),
-                             "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited: {proc.stderr.read().decode()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
-                if json.loads(resp.read())["ok"]:
-                    return proc, time.monotonic() - began
-        except OSError:
-            time.sleep(0.05)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, default=10, help="how many times the server is killed (default 10)")
@@ -110,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="plyhall-crash-") as tmp:
         db, port, out = Path(tmp) / "crash.db", free_port(), Path(tmp) / "announced.json"
         url = f"ws://127.0.0.1:{port}/ws"
-        server, _ = start_server(db, port)
+        server, _ = serve(db, port)
         load = subprocess.Popen([sys.executable, "-c", LOAD, url, str(args.pairs), str(out)], cwd=ROOT,
                                 stderr=subprocess.DEVNULL)
         restarts = []
@@ -119,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(args.interval)
                 server.send_signal(signal.SIGKILL)
                 server.wait()
-                server, took = start_server(db, port)
+                server, took = serve(db, port)
                 restarts.append(took)
                 log(f"kill {cycle}/{args.cycles}: the server was back in {took:.2f} s")
             time.sleep(args.settle)

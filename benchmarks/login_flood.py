@@ -18,17 +18,14 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
+from common import free_port, serve
 from websockets.asyncio.client import connect
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def percentiles(values: list[float]) -> tuple[float, float, float]:
@@ -105,24 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="baseline seconds (default 5)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="plyhall-flood-") as tmp:
-        import socket
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        server = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db",
-                                   str(Path(tmp) / "flood.db"), "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
+        port = free_port()
+        server, _ = serve(Path(tmp) / "flood.db", port)
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise SystemExit("the server did not start") from None
-                    time.sleep(0.1)
             asyncio.run(run(args, f"ws://127.0.0.1:{port}/ws"))
         finally:
             server.terminate()

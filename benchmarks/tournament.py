@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,11 +31,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import ROOT, cpu_seconds, free_port, log, serve  # noqa: E402
 
 SECRET = "benchmark-organiser"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 BOTS = r'''
 import asyncio, random, sys
@@ -80,38 +79,9 @@ asyncio.run(main())
 '''
 
 
-def log(text: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
 def get(port: int, path: str) -> Any:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
         return json.loads(resp.read())
-
-
-def serve(tmp: str, port: int, *extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db",
-                             os.path.join(tmp, f"t{port}.db"), "--organiser-secret", SECRET, "--quiet", *extra],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(600):
-        try:
-            get(port, "/healthz")
-            return proc
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the server did not start")
 
 
 async def organise(url: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -137,7 +107,7 @@ def wait_finished(port: int, tid: str, timeout: float) -> dict[str, Any]:
 
 def throughput(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     port = free_port()
-    server = serve(tmp, port)
+    server, _ = serve(os.path.join(tmp, "throughput.db"), port, "--organiser-secret", SECRET)
     names = [f"quick{i}" for i in range(args.entrants)]
     bots = subprocess.Popen([sys.executable, "-c", BOTS, f"ws://127.0.0.1:{port}/ws", ",".join(names)], cwd=ROOT)
     try:
@@ -164,7 +134,7 @@ def throughput(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
 
 def sprt_run(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     port = free_port()
-    server = serve(tmp, port, "--house-bots", "2")
+    server, _ = serve(os.path.join(tmp, "sprt.db"), port, "--organiser-secret", SECRET, "--house-bots", "2")
     try:
         began = time.monotonic()
         elo0, elo1 = (float(v) for v in args.sprt.split(","))
