@@ -1,11 +1,12 @@
 """The asyncio WebSocket server: moves bytes and time into the :class:`~server.hall.Hall`.
 
-One port serves the WebSocket endpoint ``/ws`` and read-only HTTP (``server.http``). Each
-connection has an outgoing queue drained by its own writer task, so a slow client never
-stalls anybody else. Durability is write-ahead: the writes of every hall outbox go to the
-group-commit writer, and the outbox's messages are held until those writes are committed
-(outboxes are delivered in the order they were produced, so nobody is told anything out of
-order). Secrets are checked on a thread pool, never on the event loop.
+One port serves the WebSocket endpoint ``/ws`` and read-only HTTP (``server.http``). Messages
+are written into each connection's transport at once; a slow client's unsent data stays in its
+own buffer (and costs it the connection past a limit), so it never stalls anybody else.
+Durability is write-ahead: the writes of every hall outbox go to the group-commit writer, and
+the outbox's messages are held until those writes are committed (outboxes are delivered in the
+order they were produced, so nobody is told anything out of order). Secrets are checked on a
+thread pool, never on the event loop.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from urllib.parse import unquote
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import OPEN
 
 import protocol
 from protocol import messages as m
@@ -40,13 +42,12 @@ from .storage import Storage
 from .tournament.director import Director, slug
 from .tournament.schedule import TournamentSpec
 from .web import STATIC_PREFIX, StaticFiles
-from .writer import GroupCommitWriter
+from .writer import GroupCommitWriter, LoopWriter, Writer
 
 log = logging.getLogger("plyhall.server")
 
 STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
-MAX_QUEUED = 2000  # outgoing messages waiting for one slow client before it is dropped
-MAX_QUEUED_BYTES = 8 * 1024 * 1024  # ... or bytes
+MAX_UNSENT_BYTES = 8 * 1024 * 1024  # bytes waiting for one slow client before it is dropped
 
 
 @dataclass
@@ -91,55 +92,44 @@ class TokenBucket:
 
 
 class Connection:
-    """One WebSocket connection: its codec, outgoing queue and writer task."""
+    """One WebSocket connection: its codec and rate limit; messages are written to its socket at once.
+
+    A message goes straight into the websockets protocol and the transport's buffer (no queue, task or
+    coroutine per message): the transport sends what the socket takes and keeps the rest. A client that
+    lets more than ``MAX_UNSENT_BYTES`` pile up is too slow and is disconnected.
+    """
 
     def __init__(self, conn_id: int, ws: ServerConnection, codec: Codec, bucket: TokenBucket) -> None:
         self.id = conn_id
         self.ws = ws
         self.codec = codec
         self.bucket = bucket
-        self.queue: deque[bytes | str] = deque()
-        self.queued_bytes = 0
-        self.wakeup = asyncio.Event()
         self.closing = False
 
     def push(self, msg: dict[str, Any]) -> bool:
-        """Queue a message; False when the client is too far behind (it will be closed)."""
-        if self.closing:
-            return True
-        if len(self.queue) >= MAX_QUEUED or self.queued_bytes >= MAX_QUEUED_BYTES:
+        """Send a message now; False when the client is too far behind (it will be closed)."""
+        ws = self.ws
+        if self.closing or ws.protocol.state is not OPEN or ws.transport.is_closing():
+            return True  # it is going: what it misses now it could not read anyway
+        if ws.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False
         try:
             frame = self.codec.encode(msg)
         except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
             log.exception("could not encode a %s message", msg.get("type"))
             return True
-        self.queue.append(frame)
-        self.queued_bytes += len(frame)
-        self.wakeup.set()
+        if self.codec.binary:
+            ws.protocol.send_binary(frame)  # type: ignore[arg-type]
+        else:
+            ws.protocol.send_text(frame.encode())  # type: ignore[union-attr]
+        ws.send_data()
         return True
 
-    async def writer(self) -> None:
-        """Send queued frames in order until the connection closes."""
-        try:
-            while True:
-                await self.wakeup.wait()
-                self.wakeup.clear()
-                while self.queue:
-                    frame = self.queue.popleft()
-                    self.queued_bytes -= len(frame)
-                    await self.ws.send(frame)
-        except ConnectionClosed:
-            pass
-        except Exception:
-            log.exception("writer failed; closing the connection")
-            self.closing = True
-            await self.ws.close(1011, "internal error")
-
     async def drain(self, timeout: float) -> None:
-        """Wait (briefly) until the queue is sent."""
+        """Wait (briefly) until what was written has left for the network."""
         deadline = time.monotonic() + timeout
-        while self.queue and time.monotonic() < deadline:
+        transport = self.ws.transport
+        while not transport.is_closing() and transport.get_write_buffer_size() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
 
 
@@ -194,7 +184,7 @@ class PlyhallServer:
         self.restored = (0, 0)  # rooms and running games taken back from storage at start
         self._next_id = 0
         self._server: Server | None = None
-        self._writer: GroupCommitWriter | None = None
+        self._writer: Writer | None = None
         self._held: deque[tuple[int, HallOutbox]] = deque()  # outboxes waiting for their writes' commit
         self._timer_task: asyncio.Task | None = None
         self._timer_wakeup = asyncio.Event()
@@ -218,7 +208,11 @@ class PlyhallServer:
         loop = asyncio.get_running_loop()
         restored = await loop.run_in_executor(self._reads, self.storage.load)
         self.restored = self.hall.restore(restored, time.monotonic())
-        self._writer = GroupCommitWriter(self.storage, loop, self._committed)
+        if self.storage.commits_inline:
+            self.storage.checkpoint_in_background()
+            self._writer = LoopWriter(self.storage, loop, self._committed)
+        else:
+            self._writer = GroupCommitWriter(self.storage, loop, self._committed)
         self._server = await serve(
             self._connection,
             self.host,
@@ -275,7 +269,7 @@ class PlyhallServer:
         if self.house is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.house.stop_all)
         if self._writer is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._writer.stop)
+            await self._writer.aclose()
         self._hashing.shutdown(wait=True)
         await asyncio.get_running_loop().run_in_executor(self._reads, self.storage.close)
         self._reads.shutdown(wait=True)
@@ -302,7 +296,6 @@ class PlyhallServer:
         address = ws.remote_address[0] if ws.remote_address else "?"
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
-        writer = asyncio.create_task(connection.writer())
         try:
             async for data in ws:
                 if connection.closing:
@@ -321,7 +314,6 @@ class PlyhallServer:
                 self._dispatch(self.hall.disconnect(conn_id, time.monotonic()))
             if connection.closing and not self.stopping:
                 await connection.drain(1.0)
-            writer.cancel()
             log.debug("connection %d closed", conn_id)
             await ws.wait_closed()
             release(ws)

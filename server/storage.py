@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -34,6 +35,8 @@ from .records import (
     TournamentSaved,
     Write,
 )
+
+log = logging.getLogger("plyhall.storage")
 
 TABLES: dict[str, tuple[str, ...]] = {
     "players": ("name", "salt", "digest", "claimed_at"),
@@ -178,6 +181,14 @@ class Storage:
     def shared(self) -> bool:
         """True when other servers may use the same database at once (names must be looked up there)."""
         return False
+
+    @property
+    def commits_inline(self) -> bool:
+        """True when a commit is quick enough to run on the event loop (no network in between)."""
+        return False
+
+    def checkpoint_in_background(self, interval: float = 1.0) -> None:
+        """Do the database's housekeeping off the writer's path (nothing to do for most databases)."""
 
     def close(self) -> None:
         """Release the database."""
@@ -541,6 +552,7 @@ class SQLiteStorage(SQLStorage):
 
     def __init__(self, path: str | Path, node: str = "main") -> None:
         self.path = str(path)
+        self._checkpoints: tuple[threading.Event, threading.Thread] | None = None
         if self.path != ":memory:":
             parent = Path(self.path).resolve().parent
             if not parent.is_dir():
@@ -561,6 +573,45 @@ class SQLiteStorage(SQLStorage):
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=10000")
         return conn
+
+    @property
+    def commits_inline(self) -> bool:
+        """A commit in WAL mode with ``synchronous=NORMAL`` writes to the page cache only: quick."""
+        return True
+
+    def checkpoint_in_background(self, interval: float = 1.0) -> None:
+        """Move the write-ahead log into the database on a thread of its own, every ``interval`` seconds,
+        instead of in the commit that fills it (a checkpoint writes and syncs the file: milliseconds or
+        more, which an event loop must not wait for)."""
+        if self.path == ":memory:" or self._checkpoints is not None:
+            return
+        with self._write_lock:
+            self._writer.execute("PRAGMA wal_autocheckpoint=0")
+        stop = threading.Event()
+
+        def run() -> None:
+            conn = self._connect()
+            try:
+                while not stop.wait(interval):
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    except sqlite3.Error as exc:  # busy now: the next round will do it
+                        log.debug("checkpoint skipped: %s", exc)
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                conn.close()
+
+        self._checkpoints = (stop, threading.Thread(target=run, name="plyhall-checkpoint", daemon=True))
+        self._checkpoints[1].start()
+
+    def close(self) -> None:
+        """Stop the checkpoints (with a last one) and close every connection."""
+        if self._checkpoints is not None:
+            stop, thread = self._checkpoints
+            stop.set()
+            thread.join(30)
+            self._checkpoints = None
+        super().close()
 
     def __repr__(self) -> str:
         return f"<SQLiteStorage {self.path}>"

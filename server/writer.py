@@ -1,11 +1,16 @@
-"""Group commit: one writer thread commits whatever was queued while the last commit ran.
+"""Group commit: whatever was submitted while the last commit ran goes into the next transaction.
 
 The event loop submits the writes of each outbox and gets a sequence number back; the writer
-thread takes every queued write at once, commits them in one transaction and reports the
-highest sequence number it committed (on the loop, through ``call_soon_threadsafe``). Writes
-arriving in the same instant thus share one transaction, and nothing waits for a commit it
-does not need. A failed commit (a database server restarting) is retried with backoff; the
-writes stay queued, in order, until it succeeds.
+commits every queued write at once and reports the highest sequence number it committed
+(``on_commit``). Writes arriving in the same instant thus share one transaction, and nothing waits
+for a commit it does not need. A failed commit (a database server restarting) is retried with
+backoff; the writes stay queued, in order, until it succeeds. Two writers share that contract:
+
+* :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
+  whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
+  to a thread would cost more in waiting for the interpreter lock than the commit itself;
+* :class:`GroupCommitWriter` commits on a thread of its own: for a database server, where a
+  commit waits for the network.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ log = logging.getLogger("plyhall.storage")
 MAX_BACKOFF = 5.0
 
 
-class GroupCommitWriter:
-    """Commits submitted writes on a thread of its own, in submission order."""
+class Writer:
+    """What both writers keep: sequence numbers, health, and figures for the metrics."""
 
     def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
                  on_commit: Callable[[int], None]) -> None:
@@ -40,10 +45,6 @@ class GroupCommitWriter:
         self.last_error = ""
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # latencies of recent commits, for the metrics
         self._queue: list[Write] = []
-        self._cond = threading.Condition()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="plyhall-writer", daemon=True)
-        self._thread.start()
 
     @property
     def queued(self) -> int:
@@ -52,11 +53,99 @@ class GroupCommitWriter:
 
     def submit(self, writes: Sequence[Write]) -> int:
         """Queue ``writes``; the returned sequence number is committed once ``on_commit`` reports it."""
+        raise NotImplementedError
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Commit what is queued and stop; False when that could not be done in ``timeout``."""
+        raise NotImplementedError
+
+    async def aclose(self) -> bool:
+        """:meth:`stop`, from the event loop."""
+        return self.stop()
+
+    def _failed(self, exc: Exception, count: int, delay: float) -> None:
+        self.healthy = False
+        self.last_error = str(exc) or type(exc).__name__
+        log.error("storing %d writes failed (%s); retrying in %.1f s", count, self.last_error, delay)
+
+    def _succeeded(self, count: int, started: float) -> None:
+        if not self.healthy:
+            log.warning("storage is back: %d writes committed", count)
+        self.healthy = True
+        self.commits += 1
+        self.commit_seconds.append(time.perf_counter() - started)
+
+
+class LoopWriter(Writer):
+    """Commits on the event loop, once per turn of it: everything submitted in one turn, one transaction."""
+
+    def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
+                 on_commit: Callable[[int], None]) -> None:
+        super().__init__(storage, loop, on_commit)
+        self._scheduled = False
+        self._delay = 0.1
+
+    def submit(self, writes: Sequence[Write]) -> int:
+        """Queue ``writes`` for the commit at the end of this turn of the loop."""
+        self._queue.extend(writes)
+        self.submitted += len(writes)
+        if not self._scheduled:
+            self._scheduled = True
+            self.loop.call_soon(self._commit)
+        return self.submitted
+
+    def _commit(self) -> None:
+        self._scheduled = False
+        if not self._queue:
+            return
+        batch, seq = self._queue, self.submitted
+        started = time.perf_counter()
+        try:
+            self.storage.apply(batch)
+        except Exception as exc:  # the disk is full, the file gone: keep the writes, try again later
+            self._failed(exc, len(batch), self._delay)
+            self._scheduled = True
+            self.loop.call_later(self._delay, self._commit)
+            self._delay = min(MAX_BACKOFF, self._delay * 2)
+            return
+        self._queue = []
+        self._delay = 0.1
+        self._succeeded(len(batch), started)
+        self.committed = seq
+        self.on_commit(seq)
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Commit what is left."""
+        deadline = time.monotonic() + timeout
+        while self._queue and time.monotonic() < deadline:
+            self._commit()
+            if self._queue:
+                time.sleep(0.1)
+        return not self._queue
+
+
+class GroupCommitWriter(Writer):
+    """Commits submitted writes on a thread of its own, in submission order."""
+
+    def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
+                 on_commit: Callable[[int], None]) -> None:
+        super().__init__(storage, loop, on_commit)
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="plyhall-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, writes: Sequence[Write]) -> int:
+        """Queue ``writes``; the returned sequence number is committed once ``on_commit`` reports it."""
         with self._cond:
             self._queue.extend(writes)
             self.submitted += len(writes)
             self._cond.notify()
             return self.submitted
+
+    async def aclose(self) -> bool:
+        """:meth:`stop` on another thread (joining the writer thread blocks)."""
+        return await self.loop.run_in_executor(None, self.stop)
 
     def stop(self, timeout: float = 10.0) -> bool:
         """Commit what is queued and stop the thread; False when it could not finish in ``timeout``."""
@@ -89,18 +178,12 @@ class GroupCommitWriter:
             try:
                 self.storage.apply(batch)
             except Exception as exc:
-                self.healthy = False
-                self.last_error = str(exc) or type(exc).__name__
-                log.error("storing %d writes failed (%s); retrying in %.1f s", len(batch), self.last_error, delay)
+                self._failed(exc, len(batch), delay)
                 time.sleep(delay)
                 delay = min(MAX_BACKOFF, delay * 2)
                 if self._stopping and delay >= MAX_BACKOFF:
                     log.error("giving up on %d writes at shutdown: %s", len(batch), self.last_error)
                     return
                 continue
-            if not self.healthy:
-                log.warning("storage is back: %d writes committed", len(batch))
-            self.healthy = True
-            self.commits += 1
-            self.commit_seconds.append(time.perf_counter() - started)
+            self._succeeded(len(batch), started)
             return
