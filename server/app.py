@@ -118,11 +118,8 @@ class Connection:
         except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
             log.exception("could not encode a %s message", msg.get("type"))
             return True
-        if self.codec.binary:
-            ws.protocol.send_binary(frame)  # type: ignore[arg-type]
-        else:
-            ws.protocol.send_text(frame.encode())  # type: ignore[union-attr]
-        ws.send_data()
+        payload = frame if isinstance(frame, bytes) else frame.encode()
+        ws.transport.write(frame_header(self.codec.binary, len(payload)) + payload)
         return True
 
     async def drain(self, timeout: float) -> None:
@@ -131,6 +128,21 @@ class Connection:
         transport = self.ws.transport
         while not transport.is_closing() and transport.get_write_buffer_size() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
+
+
+def frame_header(binary: bool, length: int) -> bytes:
+    """The header of an unfragmented, unmasked WebSocket data frame (RFC 6455, section 5.2).
+
+    Messages are written as whole frames straight to the transport: building them through the
+    websockets protocol object costs several Python calls a message, and a server's frames are
+    never masked or fragmented here. Control frames (pings, close) stay websockets' own; both
+    kinds are whole writes on the event loop, so they never interleave."""
+    opcode = 0x82 if binary else 0x81  # FIN + binary or text
+    if length < 126:
+        return bytes((opcode, length))
+    if length < 65536:
+        return bytes((opcode, 126)) + length.to_bytes(2, "big")
+    return bytes((opcode, 127)) + length.to_bytes(8, "big")
 
 
 def release(ws: ServerConnection) -> None:
@@ -351,8 +363,11 @@ class PlyhallServer:
             self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
                                                    msg.get("id")))
             return
-        if msg["type"] == "move" and any(type(write) is MovePlayed for write in out.writes):
-            connection.bucket.refund()
+        if msg["type"] == "move":
+            played = sum(type(write) is MovePlayed for write in out.writes)
+            if played:
+                self.metrics.moves += played
+                connection.bucket.refund()
         self._dispatch(out)
 
     def _refuse(self, connection: Connection, error: ProtocolError) -> None:
@@ -379,9 +394,6 @@ class PlyhallServer:
             for record in out.ended:
                 self.metrics.games_ended[record.status] += 1
         if out.writes and self._writer is not None:
-            for write in out.writes:
-                if type(write) is MovePlayed:
-                    self.metrics.moves += 1
             seq = self._writer.submit(out.writes)
         elif self._held:
             seq = self._held[-1][0]

@@ -6,6 +6,7 @@ it is tested without waiting.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +60,11 @@ class TimeControl:
         if self.initial is not None:
             return {"initial": self.initial, "increment": self.increment}
         return {"untimed": True}
+
+    @functools.cached_property
+    def wire(self) -> dict[str, Any]:
+        """:meth:`to_json`, made once (it goes into every clock snapshot; never changed by its readers)."""
+        return self.to_json()
 
     def describe(self) -> str:
         """Short text such as ``30s/move`` or ``5m+2s``."""
@@ -152,5 +158,5 @@ class Clocks:
         return {
             "left": [None if v is None else round(v, 3) for v in left],
             "running": self.running,
-            "control": self.control.to_json(),
+            "control": self.control.wire,
         }

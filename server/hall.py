@@ -176,6 +176,7 @@ class Hall:
         self.address_throttle = LoginThrottle(free=30, lockout_after=200, max_pending=4)
         self._lake = 0
         self._timers: list[tuple[float, str]] = []  # (deadline, room) heap; stale entries are harmless
+        self._scheduled: dict[str, float] = {}  # room -> the earliest deadline it has in the heap
         self.watchers: set[int] = set()  # connections that watch the lobby
         self._now = 0.0
         self._lobby_pushed_at = float("-inf")
@@ -298,7 +299,10 @@ class Hall:
         self._now = now
         due: set[str] = set()
         while self._timers and self._timers[0][0] <= now:
-            due.add(heapq.heappop(self._timers)[1])
+            deadline, name = heapq.heappop(self._timers)
+            due.add(name)
+            if self._scheduled.get(name) == deadline:
+                del self._scheduled[name]
         if LOBBY_TIMER in due:
             due.discard(LOBBY_TIMER)
             if self._lobby_dirty:
@@ -875,6 +879,7 @@ class Hall:
 
     def _remove_room(self, out: HallOutbox, room: Room) -> None:
         self.rooms.pop(room.name, None)
+        self._scheduled.pop(room.name, None)
         self.folded.pop(room.name.casefold(), None)
         out.writes.append(RoomRemoved(room.name))
         log.info("room %s closed", room.name)
@@ -929,8 +934,12 @@ class Hall:
             self._lobby_changed(out)
 
     def _schedule(self, room: Room) -> None:
+        """Wake ``room`` at its next deadline. A deadline only ever moves later with a move, so an entry is
+        pushed only when it comes earlier than the one waiting: the waiting one then finds nothing due and
+        the room is scheduled again (one heap entry a room, not one a move)."""
         deadline = room.next_deadline()
-        if deadline is not None:
+        if deadline is not None and deadline < self._scheduled.get(room.name, float("inf")):
+            self._scheduled[room.name] = deadline
             heapq.heappush(self._timers, (deadline, room.name))
 
     def _lobby_changed(self, out: HallOutbox) -> None:

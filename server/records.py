@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True)
 class MoveRecord:
     """One accepted move as stored: who, what, how long it took, clocks after it."""
 
@@ -92,7 +92,7 @@ class GameStarted:
     record: GameRecord
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MovePlayed:
     """A move was accepted in a running game."""
 

@@ -129,3 +129,15 @@ async def test_accepted_moves_do_not_count_against_the_rate_limit(db_path):
         assert (await a.expect("error", timeout=5))["code"] == "rate_limited"
     finally:
         await srv.stop()
+
+
+@pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70_000])
+@pytest.mark.parametrize("binary", [True, False])
+def test_frames_written_directly_are_what_websockets_writes(length, binary):
+    from websockets.frames import Frame, Opcode
+
+    from server.app import frame_header
+
+    payload = b"x" * length
+    expected = Frame(Opcode.BINARY if binary else Opcode.TEXT, payload).serialize(mask=False, extensions=[])
+    assert frame_header(binary, length) + payload == expected
