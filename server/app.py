@@ -16,12 +16,14 @@ import concurrent.futures
 import logging
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
@@ -130,6 +132,25 @@ class Connection:
             await asyncio.sleep(0.01)
 
 
+class DirectConnection(ServerConnection):
+    """A websockets server connection that hands each whole incoming message to ``on_message`` as soon
+    as it is parsed, instead of queueing it for a ``recv()`` coroutine to pick up (a future, a task step
+    and a queue a message). Fragmented messages, pings and closes take websockets' usual way."""
+
+    on_message: Callable[[bytes | str], None] | None = None
+
+    def process_event(self, event: Any) -> None:
+        """A whole data frame goes to ``on_message``; everything else to websockets."""
+        if self.on_message is not None and type(event) is Frame and event.fin:
+            if event.opcode is Opcode.BINARY:
+                self.on_message(bytes(event.data))
+                return
+            if event.opcode is Opcode.TEXT:  # websockets has checked that it is valid UTF-8
+                self.on_message(bytes(event.data).decode())
+                return
+        super().process_event(event)
+
+
 def frame_header(binary: bool, length: int) -> bytes:
     """The header of an unfragmented, unmasked WebSocket data frame (RFC 6455, section 5.2).
 
@@ -149,10 +170,13 @@ def release(ws: ServerConnection) -> None:
     """Break the reference cycles a closed connection leaves in websockets and asyncio, so that reference
     counting frees it at once, without waiting for (or pausing in) the cyclic garbage collector.
 
-    Each is an attribute of a finished object: the protocol's parser (a generator that holds the protocol),
+    Each is an attribute of a finished object: our message callback (which holds our connection, which
+    holds this one), the protocol's parser (a generator that holds the protocol),
     the subprotocol selector (a closure that holds the connection) and the transport's read callback (a
     bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
     """
+    if isinstance(ws, DirectConnection):
+        ws.on_message = None  # a closure holding our Connection, which holds ws
     protocol = ws.protocol
     parser = getattr(protocol, "parser", None)
     if parser is not None:
@@ -233,6 +257,7 @@ class PlyhallServer:
             select_subprotocol=self._select_subprotocol,
             process_request=self._process_request,
             compression=None,
+            create_connection=DirectConnection,
             max_size=MAX_MESSAGE_BYTES,
             max_queue=64,
             ping_interval=self.ping_interval,
@@ -308,16 +333,12 @@ class PlyhallServer:
         address = ws.remote_address[0] if ws.remote_address else "?"
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
+        if isinstance(ws, DirectConnection):
+            ws.on_message = lambda data: self._incoming(connection, data)
         try:
+            # whole messages arrive through on_message; only fragmented ones (rare) come this way
             async for data in ws:
-                if connection.closing:
-                    # keep reading (and dropping) until the close handshake is done: a handler that
-                    # stopped reading left a flooder's close reply unread until close_timeout
-                    continue
-                if self.stopping:
-                    self._refuse_while_stopping(connection, data)
-                    continue
-                self._receive(connection, data)
+                self._incoming(connection, data)
         except ConnectionClosed:
             pass
         finally:
@@ -329,6 +350,19 @@ class PlyhallServer:
             log.debug("connection %d closed", conn_id)
             await ws.wait_closed()
             release(ws)
+
+    def _incoming(self, connection: Connection, data: bytes | str) -> None:
+        if connection.closing:
+            # keep reading (and dropping) until the close handshake is done: a handler that stopped
+            # reading left a flooder's close reply unread until close_timeout
+            return
+        if self.stopping:
+            self._refuse_while_stopping(connection, data)
+            return
+        try:
+            self._receive(connection, data)
+        except Exception:  # never into websockets' own code, which called us
+            log.exception("error receiving a message")
 
     def _refuse_while_stopping(self, connection: Connection, data: bytes | str) -> None:
         decoded = connection.codec.decode(data)
