@@ -24,8 +24,10 @@ class Env:
 
     @classmethod
     def system(cls) -> Env:
-        """Random ids (12 hex digits) and tokens (32), and the real time."""
-        return cls(lambda: secrets.token_hex(6), time.time, lambda: secrets.token_hex(16))
+        """Time-ordered ids (the millisecond in 11 hex digits, then 4 random ones), random tokens (32 hex
+        digits), and the real time. Games started close together get ids close together, so their moves
+        land in the same few pages of the database's index: a commit writes far fewer pages."""
+        return cls(_time_ordered_id, time.time, lambda: secrets.token_hex(16))
 
     @classmethod
     def fixed(cls, wall_clock: float = 1_700_000_000.0, first: int = 1) -> Env:
@@ -34,3 +36,7 @@ class Env:
         ids = itertools.count(first)
         tokens = itertools.count(first)
         return cls(lambda: f"g{next(ids):06d}", lambda: wall_clock, lambda: f"t{next(tokens):031d}")
+
+
+def _time_ordered_id() -> str:
+    return f"{int(time.time() * 1000):011x}{secrets.token_hex(2)}"
