@@ -189,11 +189,14 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, sto
         probe = LatenessProbe(watch_gc=True).start()
         idle = tracked_objects()
         ready.put(srv.port)
+        busiest = (0, idle)  # (connections, tracked objects) when the most clients were connected
         while not stop.is_set():
             await asyncio.sleep(0.2)
+            if len(srv.connections) >= busiest[0]:
+                busiest = (len(srv.connections), tracked_objects())
         probe.stop()
-        report_probe(probe, control, ready, {"idle_objects": idle, "objects": tracked_objects(),
-                                             "connections": len(srv.connections)})
+        report_probe(probe, control, ready, {"idle_objects": idle, "objects": busiest[1],
+                                             "connections": busiest[0]})
         await srv.stop()
 
     asyncio.run(main())
@@ -765,7 +768,8 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
         if g.get("connections"):
             per = (g["objects"] - g["idle_objects"]) / g["connections"]
             print(f"{'objects tracked by the GC per connection':<44}{per:>12.1f}  "
-                  f"({g['objects']} tracked at the end, {g['idle_objects']} before any client)")
+                  f"({g['objects']} tracked with {g['connections']} connections, {g['idle_objects']} before any "
+                  "client)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,14 +6,15 @@ objects (hundreds of milliseconds, every room waiting). The serving path creates
 garbage (a closed connection's cycles are broken, see ``server.app.release``), so the
 collector only has to find the rare cycles made since it last looked:
 
-* automatic collection is off;
-* once a second :class:`ServingGC` collects the objects allocated since the previous second
-  (``gc.collect()`` skips frozen objects) and then freezes the survivors (``gc.freeze()``), so the
-  next pass again walks one second's worth of allocations, however big the heap has grown.
+* the youngest generation is collected automatically every ``threshold`` net new objects, so a
+  collection walks at most about that many (a few milliseconds), however busy the server is;
+* the older generations are never collected automatically; instead, once a second,
+  :class:`ServingGC` freezes everything that survived (``gc.freeze()``: no walking at all), so they
+  stay empty, however big the heap grows.
 
 A frozen object is still freed by reference counting when its last reference goes; only a
-cycle formed among frozen objects would outlive them, which is why the serving path must not
-make any (``tests/test_server_memory.py``).
+cycle formed among survivors would outlive them, which is why the serving path must not make
+any (``tests/test_server_memory.py``).
 """
 
 from __future__ import annotations
@@ -24,46 +25,55 @@ import time
 
 from .metrics import Histogram
 
-GC_INTERVAL = 1.0  # seconds between two passes
+GC_THRESHOLD = 5_000  # net new objects between two collections of the youngest generation
+FREEZE_EVERY = 1.0  # seconds between two freezes of the survivors
+NEVER = 2**30  # an automatic threshold for the older generations that is never reached
 PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 
 class ServingGC:
     """Owns the process's garbage collector while a server runs (see the module documentation)."""
 
-    def __init__(self, interval: float = GC_INTERVAL) -> None:
-        self.interval = interval
+    def __init__(self, threshold: int = GC_THRESHOLD, freeze_every: float = FREEZE_EVERY) -> None:
+        self.threshold = threshold
+        self.freeze_every = freeze_every
         self.pauses = Histogram(PAUSE_BUCKETS)
         self.longest = 0.0
         self.collected = 0
+        self._started = 0.0
+        self._previous: tuple[int, int, int] | None = None
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
-        """Collect and freeze what start-up made, turn automatic collection off, and start the passes."""
+        """Collect and freeze what start-up made, set the thresholds, and start freezing survivors."""
         gc.collect()
         gc.freeze()
-        gc.disable()
+        self._previous = gc.get_threshold()
+        gc.set_threshold(self.threshold, NEVER, NEVER)
+        gc.callbacks.append(self._timed)
         self._task = asyncio.create_task(self._run())
 
     def stop(self) -> None:
-        """Stop the passes and give the collector back to the interpreter."""
+        """Give the collector back to the interpreter as it was."""
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        if self._timed in gc.callbacks:
+            gc.callbacks.remove(self._timed)
+        if self._previous is not None:
+            gc.set_threshold(*self._previous)
         gc.unfreeze()
-        gc.enable()
 
-    def collect(self) -> float:
-        """One pass: collect the unfrozen objects, freeze the survivors; returns the pause in seconds."""
-        started = time.perf_counter()
-        self.collected += gc.collect()
-        gc.freeze()
-        pause = time.perf_counter() - started
+    def _timed(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        pause = time.perf_counter() - self._started
         self.pauses.observe(pause)
         self.longest = max(self.longest, pause)
-        return pause
+        self.collected += info.get("collected", 0)
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.interval)
-            self.collect()
+            await asyncio.sleep(self.freeze_every)
+            gc.freeze()
