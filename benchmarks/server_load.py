@@ -189,10 +189,12 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, sto
         probe = LatenessProbe(watch_gc=True).start()
         idle = tracked_objects()
         ready.put(srv.port)
-        busiest = (0, idle)  # (connections, tracked objects) when the most clients were connected
+        # (connections, tracked objects) when the most clients were connected; counted only when a new
+        # most is reached (during set-up): gc.get_objects() walks the heap, tens of ms the loop would wait
+        busiest = (0, idle)
         while not stop.is_set():
             await asyncio.sleep(0.2)
-            if len(srv.connections) >= busiest[0]:
+            if len(srv.connections) > busiest[0]:
                 busiest = (len(srv.connections), tracked_objects())
         probe.stop()
         report_probe(probe, control, ready, {"idle_objects": idle, "objects": busiest[1],
