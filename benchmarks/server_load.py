@@ -676,18 +676,23 @@ def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
 
 
 def database(args: argparse.Namespace, tmp: str, phase: str) -> str:
-    """The --db of a phase's server: a fresh SQLite file, or the given database (emptied first)."""
-    if args.db is None:
+    """The database of a phase's server: a fresh SQLite file, or the given database server's (emptied)."""
+    if args.database == "sqlite":
         return os.path.join(tmp, f"{phase}.db")
     from server.storage import open_storage
 
-    storage = open_storage(args.db)
-    wipe = getattr(storage, "wipe", None)
-    if wipe is None:
-        raise SystemExit(f"--db {args.db}: this storage cannot be emptied for a benchmark")
-    wipe()
+    storage = open_storage(args.database)
+    storage.wipe()
     storage.close()
-    return args.db
+    return args.database
+
+
+def database_label(target: str) -> str:
+    """The database for the printed tables (no password)."""
+    if target == "sqlite":
+        return "SQLite (embedded)"
+    head, _, tail = target.partition("@")
+    return f"PostgreSQL ({tail or head})"
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
@@ -704,8 +709,8 @@ def percentiles(values: list[float]) -> dict[str, float]:
 def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
     p, e = result["plyhall"], result["echo"]
     ratio = p["rate"] / e["rate"] if e["rate"] else float("nan")
-    print(f"\nSaturation: {args.rooms} connect4 rooms / client pairs, {args.seconds:g} s window, "
-          f"{args.load_procs} load process(es), CPUs: {os.cpu_count()}")
+    print(f"\nSaturation on {database_label(args.database)}: {args.rooms} connect4 rooms / client pairs, "
+          f"{args.seconds:g} s window, {args.load_procs} load process(es), CPUs: {os.cpu_count()}")
     print(f"{'server':<34}{'moves/s':>10}{'CPU ms/move':>13}{'server CPU':>12}{'load CPU':>10}")
     print(f"{'Plyhall (move -> 2x moved)':<34}{p['rate']:>10.0f}{p['cpu_per_move'] * 1000:>13.3f}"
           f"{p['server_cpu']:>11.0%} {p['load_cpu']:>9.0%}")
@@ -733,7 +738,8 @@ def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
 def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     lat, spec = r["latency"], r["spectator_latency"]
-    print(f"\nScale: {args.games} games x (2 players + {args.spectators} spectators) = {r['connections']} connections, "
+    print(f"\nScale on {database_label(args.database)}: {args.games} games x (2 players + {args.spectators} "
+          f"spectators) = {r['connections']} connections, "
           f"bots think {1 - args.jitter:g}-{1 + args.jitter:g} s, {args.scale_seconds:g} s window, "
           f"{args.scale_procs} load processes (set up in {r['setup']:.1f} s)")
     print(f"{'figure':<44}{'value':>12}  target")
@@ -786,8 +792,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load-procs", type=int, default=1, help="saturation: load processes (default 1)")
     parser.add_argument("--scale-procs", type=int, default=2, help="scale: load processes (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    parser.add_argument("--db", help="the servers' database, e.g. postgresql://user@127.0.0.1:5432/bench (emptied "
-                                     "first!); default: a fresh SQLite file per phase")
+    parser.add_argument("--db", action="append", default=[],
+                        help="a database to run the phases on: sqlite (a fresh file per phase, the default) or "
+                             "postgresql://user@127.0.0.1:5432/bench (emptied first!); give it twice to compare")
     args = parser.parse_args(argv)
     if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
         parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")
@@ -798,11 +805,14 @@ def main(argv: list[str] | None = None) -> int:
     if limit < needed:
         log(f"warning: the open-file limit is {limit}; about {needed} are needed per process")
     with tempfile.TemporaryDirectory(prefix="plyhall-load-") as tmp:
-        if args.only in (None, "saturation"):
-            print_saturation(args, saturation(args, tmp))
-            sys.stdout.flush()
-        if args.only in (None, "scale"):
-            print_scale(args, scale(args, tmp))
+        for target in args.db or ["sqlite"]:
+            args.database = target
+            if args.only in (None, "saturation"):
+                print_saturation(args, saturation(args, tmp))
+                sys.stdout.flush()
+            if args.only in (None, "scale"):
+                print_scale(args, scale(args, tmp))
+                sys.stdout.flush()
     print("\n(loopback, one machine: the server, the relay and the load processes share its CPUs)")
     return 0
 
