@@ -6,11 +6,16 @@ objects (hundreds of milliseconds, every room waiting). The serving path creates
 garbage (a closed connection's cycles are broken, see ``server.app.release``), so the
 collector only has to find the rare cycles made since it last looked:
 
-* the youngest generation is collected automatically every ``threshold`` net new objects, so a
-  collection walks at most about that many (a few milliseconds), however busy the server is;
-* the older generations are never collected automatically; instead, once a second,
-  :class:`ServingGC` freezes everything that survived (``gc.freeze()``: no walking at all), so they
-  stay empty, however big the heap grows.
+* every ``every`` seconds (0.1) :class:`ServingGC` collects the youngest generation and freezes
+  everything that survived (``gc.freeze()`` links lists: no walking at all), so the older
+  generations stay empty however big the heap grows, and a pass walks only the objects made
+  since the last one and still alive;
+* between two ticks the youngest generation is also collected automatically every ``threshold``
+  net new objects. That count alone does not bound a pass: it is *net* (every freed object,
+  old or frozen, takes one off), so while old objects are being replaced by new ones (a game's
+  state, a room's record) the youngest generation grew to 40,000 objects between two automatic
+  passes at 5,000 games, a 40 ms pause. The tick is what bounds it: at 5,000 games a pass
+  walks a few thousand objects (a few milliseconds).
 
 A frozen object is still freed by reference counting when its last reference goes; only a
 cycle formed among survivors would outlive them, which is why the serving path must not make
@@ -25,8 +30,8 @@ import time
 
 from .metrics import Histogram
 
-GC_THRESHOLD = 5_000  # net new objects between two collections of the youngest generation
-FREEZE_EVERY = 1.0  # seconds between two freezes of the survivors
+GC_THRESHOLD = 5_000  # net new objects between two automatic collections of the youngest generation
+EVERY = 0.1  # seconds between two timed passes (collect the youngest generation, freeze survivors)
 NEVER = 2**30  # an automatic threshold for the older generations that is never reached
 PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 
@@ -34,9 +39,9 @@ PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 
 class ServingGC:
     """Owns the process's garbage collector while a server runs (see the module documentation)."""
 
-    def __init__(self, threshold: int = GC_THRESHOLD, freeze_every: float = FREEZE_EVERY) -> None:
+    def __init__(self, threshold: int = GC_THRESHOLD, every: float = EVERY) -> None:
         self.threshold = threshold
-        self.freeze_every = freeze_every
+        self.every = every
         self.pauses = Histogram(PAUSE_BUCKETS)
         self.longest = 0.0
         self.collected = 0
@@ -45,7 +50,7 @@ class ServingGC:
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
-        """Collect and freeze what start-up made, set the thresholds, and start freezing survivors."""
+        """Collect and freeze what start-up made, set the thresholds, and start the timed passes."""
         gc.collect()
         gc.freeze()
         self._previous = gc.get_threshold()
@@ -75,5 +80,6 @@ class ServingGC:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.freeze_every)
+            await asyncio.sleep(self.every)
+            gc.collect(0)
             gc.freeze()
