@@ -108,20 +108,30 @@ class Connection:
         self.bucket = bucket
         self.closing = False
 
-    def push(self, msg: dict[str, Any]) -> bool:
-        """Send a message now; False when the client is too far behind (it will be closed)."""
+    def push(self, msg: dict[str, Any], frames: dict[tuple[int, int], bytes] | None = None) -> bool:
+        """Send a message now; False when the client is too far behind (it will be closed).
+
+        ``frames`` shares encoded frames between the connections one batch sends the same message
+        object to (a move goes to both players and every spectator): it is encoded once per codec.
+        """
         ws = self.ws
         if self.closing or ws.protocol.state is not OPEN or ws.transport.is_closing():
             return True  # it is going: what it misses now it could not read anyway
         if ws.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False
-        try:
-            frame = self.codec.encode(msg)
-        except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
-            log.exception("could not encode a %s message", msg.get("type"))
-            return True
-        payload = frame if isinstance(frame, bytes) else frame.encode()
-        ws.transport.write(frame_header(self.codec.binary, len(payload)) + payload)
+        key = (id(msg), id(self.codec))
+        frame = frames.get(key) if frames is not None else None
+        if frame is None:
+            try:
+                encoded = self.codec.encode(msg)
+            except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
+                log.exception("could not encode a %s message", msg.get("type"))
+                return True
+            payload = encoded if isinstance(encoded, bytes) else encoded.encode()
+            frame = frame_header(self.codec.binary, len(payload)) + payload
+            if frames is not None:
+                frames[key] = frame
+        ws.transport.write(frame)
         return True
 
     async def drain(self, timeout: float) -> None:
@@ -443,6 +453,7 @@ class PlyhallServer:
     def _deliver(self, out: HallOutbox) -> None:
         metrics = self.metrics
         metrics.sent += len(out.messages)
+        frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
         for conn_id, msg in out.messages:
             kind = msg["type"]
             if kind == "error":
@@ -450,7 +461,7 @@ class PlyhallServer:
             elif kind == "welcome":
                 metrics.logins += 1
             connection = self.connections.get(conn_id)
-            if connection is not None and not connection.push(msg):
+            if connection is not None and not connection.push(msg, frames):
                 self._close(connection, 1008, "too slow: too many unsent messages")
         for conn_id, reason in out.close:
             connection = self.connections.get(conn_id)

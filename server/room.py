@@ -402,13 +402,14 @@ class Room:
         out.writes.append(MovePlayed(self.record_id, record))
         if self.draw_offer is not None and self.draw_offer != seat:
             self.draw_offer = None  # moving declines the opponent's offer
-        forms: dict[str, Any] = {}
+        sent: dict[str, dict[str, Any]] = {}  # one message per coordinate convention, shared by its members
         for member in self.members:
             coords = self.coords[member]
-            form = forms.get(coords)
-            if form is None:
-                form = forms[coords] = self.game.format_move(move, coords)
-            out.send(member, m.moved(self.name, record.seq, seat, form, notation, clocks, next_seat))
+            msg = sent.get(coords)
+            if msg is None:
+                form = self.game.format_move(move, coords)
+                msg = sent[coords] = m.moved(self.name, record.seq, seat, form, notation, clocks, next_seat)
+            out.send(member, msg)
         if outcome is not None:
             out.extend(self._finish(outcome, now))
 
