@@ -52,6 +52,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
+from server.gc_policy import ServingGC  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
@@ -395,13 +396,15 @@ class Bot:
     async def play(self) -> None:
         if self.think[1] <= 0:
             await self.send_move()
-        else:
-            task = asyncio.create_task(self.think_then_move())
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+        else:  # a timer while thinking (a task only to send): fewer objects alive for the load's collector
+            asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.move_now)
 
-    async def think_then_move(self) -> None:
-        await asyncio.sleep(self.rng.uniform(*self.think))
+    def move_now(self) -> None:
+        task = asyncio.create_task(self.send_move_if_open())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def send_move_if_open(self) -> None:
         with contextlib.suppress(ConnectionClosed):
             await self.send_move()
 
@@ -451,7 +454,7 @@ def load_main(mode: str, url: str, indexes: list[int], params: dict[str, Any], o
 
 async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any], out: Any, control: Any) -> None:
     loop = asyncio.get_running_loop()
-    probe = LatenessProbe().start()
+    probe = LatenessProbe(watch_gc=True).start()
     rng = random.Random(params["seed"] * 1000 + (indexes[0] if indexes else 0))
     stats = Stats()
     sockets: list[ClientConnection] = []
@@ -476,6 +479,12 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
         bots = [bot for table in tables for bot in table]
         sockets = [bot.ws for bot in bots]
         tasks = [asyncio.create_task(bot.run()) for bot in bots]
+        # One load process stands in for thousands of bot processes, each with a small heap. With the
+        # interpreter's default collector its full passes over 7,500 connections took up to 450 ms,
+        # counted as relay latency though the server had relayed the move long before; so it runs
+        # the server's serving collector too.
+        collector = ServingGC()
+        collector.start()
         out.put(("ready", os.getpid()))
         start, end = await loop.run_in_executor(None, control.get)
         stats.window = (start, end)
@@ -488,7 +497,7 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
             "moves": moves1 - moves0, "games": games1 - games0, "cpu": cpu1 - cpu0, "errors": stats.errors,
             "latencies": stats.latencies, "spectator_latencies": stats.spectator_latencies,
             "spectator_moves": stats.spectator_moves, "connections": len(sockets),
-            "lateness": probe.within(start, end),
+            "lateness": probe.within(start, end), "gc": probe.gc_within(start, end),
         }))
     probe.stop()
     for task in tasks:
@@ -671,6 +680,9 @@ def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
         "load_cpu": figures["load_cpu"] / args.scale_seconds, "errors": sum(r["errors"] for r in results),
         "games": sum(r["games"] for r in results), "server_late": percentiles(server.lateness), "gc": server.gc,
         "load_late": percentiles([x for r in results for x in r["lateness"]]),
+        "load_gc": {"count": sum(r["gc"]["count"] for r in results),
+                    "max_ms": max((r["gc"]["max_ms"] for r in results), default=0.0),
+                    "total_ms": sum(r["gc"]["total_ms"] for r in results)},
         "wait": figures["wait"], "load_wait": figures["load_wait"], "loadavg": loadavg(),
     }
 
@@ -746,8 +758,9 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     print(f"{'moves relayed in the window':<44}{r['moves']:>12}")
     print(f"{'moves a second':<44}{r['moves'] / r['seconds']:>12.0f}")
     print(f"{'move relay latency p50 (ms)':<44}{lat['p50']:>12.2f}")
-    ok = "ok" if lat["p99"] < 20 else "MISSED"
-    print(f"{'move relay latency p99 (ms)':<44}{lat['p99']:>12.2f}  < 20 ms: {ok}")
+    target = 20 if args.games <= 1000 else 50  # the goals: 20 ms at 1,000 games, 50 ms at 5,000
+    ok = "ok" if lat["p99"] < target else "MISSED"
+    print(f"{'move relay latency p99 (ms)':<44}{lat['p99']:>12.2f}  < {target} ms: {ok}")
     print(f"{'move relay latency max (ms)':<44}{lat['max']:>12.2f}")
     print(f"{'  samples (mover -> opponent)':<44}{lat['n']:>12}")
     print(f"{'spectator latency p50 / p99 (ms)':<44}{spec['p50']:>6.2f} /{spec['p99']:>5.2f}")
@@ -760,6 +773,10 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     sl, ll = r["server_late"], r["load_late"]
     print(f"{'10 ms timer lateness p50/p99 (ms): server':<44}{sl['p50']:>6.2f} /{sl['p99']:>6.2f}")
     print(f"{'                                   load':<44}{ll['p50']:>6.2f} /{ll['p99']:>6.2f}")
+    print(f"{'                             max: server / load':<44}{sl['max']:>6.0f} /{ll['max']:>6.0f}")
+    lg = r["load_gc"]
+    print(f"{'load processes GC pauses (count, longest ms)':<44}{lg['count']:>12}  longest {lg['max_ms']:.0f} ms, "
+          f"{lg['total_ms']:.0f} ms in all (the load's pauses delay its own sends and reads)")
     print(f"{'share of the window waiting for a CPU: server':<44}{r['wait']:>11.0%}  "
           f"(load processes {r['load_wait']:.0%}; load average {r['loadavg']})")
     g = r["gc"]
