@@ -1,10 +1,12 @@
-"""What the benchmark scripts share: free ports, a real `plyhall serve` process, /proc figures, progress lines."""
+"""What the benchmark scripts share: free ports, a real `plyhall serve` process, /proc figures, percentiles,
+progress lines."""
 
 from __future__ import annotations
 
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -61,3 +63,12 @@ def rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    """Sample count, and the median, 99th percentile and maximum of ``values`` (seconds) in milliseconds."""
+    if not values:
+        return {"n": 0, "p50": float("nan"), "p99": float("nan"), "max": float("nan")}
+    values = sorted(values)
+    cuts = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else [values[0]] * 99
+    return {"n": len(values), "p50": cuts[49] * 1000, "p99": cuts[98] * 1000, "max": values[-1] * 1000}

@@ -35,7 +35,6 @@ import multiprocessing as mp
 import os
 import random
 import resource
-import statistics
 import sys
 import tempfile
 import time
@@ -46,6 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import msgpack  # noqa: E402
+from common import cpu_seconds, log, percentiles  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
@@ -54,14 +54,9 @@ from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
 from server.gc_policy import ServingGC  # noqa: E402
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
 PAUSE_EDGES = (1, 2, 5, 10, 20, 50, 100)  # ms: the GC pause histogram's bucket edges
-
-
-def log(text: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
 def raise_open_files(wanted: int) -> int:
@@ -75,13 +70,6 @@ def raise_open_files(wanted: int) -> int:
 
 
 # /proc ------------------------------------------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (its threads included)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def run_delay(pid: int) -> float:
@@ -705,14 +693,6 @@ def database_label(target: str) -> str:
         return "SQLite (embedded)"
     head, _, tail = target.partition("@")
     return f"PostgreSQL ({tail or head})"
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    if not values:
-        return {"n": 0, "p50": float("nan"), "p99": float("nan"), "max": float("nan")}
-    values = sorted(values)
-    cuts = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else [values[0]] * 99
-    return {"n": len(values), "p50": cuts[49] * 1000, "p99": cuts[98] * 1000, "max": values[-1] * 1000}
 
 
 # Output ---------------------------------------------------------------------------------------------------
