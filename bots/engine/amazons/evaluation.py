@@ -139,6 +139,17 @@ def mobility(state: np.ndarray, seat: int) -> tuple[int, float]:
 
 
 @njit(cache=True)
+def owner(mine: int, theirs: int) -> float:
+    """A square's share for the side to move: 1 if it gets there first, -1 if the other side does, ``TIE``
+    if both reach it at once, 0 if neither can."""
+    if mine < theirs:
+        return 1.0
+    if mine > theirs:
+        return -1.0
+    return TIE if mine < INF else 0.0
+
+
+@njit(cache=True)
 def territory(state: np.ndarray) -> tuple[float, float, float, float, float]:
     """Lieberum's ``(t1, t2, c1, c2, w)`` for the side to move."""
     seat = state[TO_MOVE]
@@ -153,22 +164,12 @@ def territory(state: np.ndarray) -> tuple[float, float, float, float, float]:
         if state[square] != EMPTY:
             continue
         mine, theirs = state[MY_QUEEN_DIST + square], state[THEIR_QUEEN_DIST + square]
-        if mine < theirs:
-            t1 += 1.0
-        elif mine > theirs:
-            t1 -= 1.0
-        elif mine < INF:
-            t1 += TIE
+        t1 += owner(mine, theirs)
         if mine < INF and theirs < INF:
             w += POWER[abs(mine - theirs)]
         c1 += POWER[mine] - POWER[theirs]
         mine, theirs = state[MY_KING_DIST + square], state[THEIR_KING_DIST + square]
-        if mine < theirs:
-            t2 += 1.0
-        elif mine > theirs:
-            t2 -= 1.0
-        elif mine < INF:
-            t2 += TIE
+        t2 += owner(mine, theirs)
         c2 += max(-6, min(6, theirs - mine))
     return t1, t2, 2.0 * c1 / 1024.0, c2 / 6.0, w / 1024.0
 

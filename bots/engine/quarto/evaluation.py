@@ -37,7 +37,6 @@ from .position import (
     OPENING,
     PIECE_COUNT,
     SAFE,
-    completes_line,
     game_result,
     key,
     legal_moves,
@@ -46,6 +45,7 @@ from .position import (
     plies_left,
     popcount16,
     undo,
+    winning_square,
 )
 
 WIN_AT_HAND = 1000
@@ -87,13 +87,10 @@ def generate_moves(state: np.ndarray, moves: np.ndarray) -> int:
     if hand == NO_PIECE:
         return legal_moves(state, moves)
     empty = state[EMPTY_SQUARES]
-    remaining = empty
-    while remaining:
-        s = lowest16(remaining)
-        remaining &= remaining - 1
-        if completes_line(state, s, hand):
-            moves[0] = s * 17 + NO_PIECE
-            return 1
+    win = winning_square(state, hand)
+    if win >= 0:
+        moves[0] = win * 17 + NO_PIECE
+        return 1
     if available == 0:  # the last piece fills the board
         moves[0] = lowest16(empty) * 17 + NO_PIECE
         return 1
@@ -130,12 +127,8 @@ def evaluate(state: np.ndarray) -> int:
         return 0
     empty = state[EMPTY_SQUARES]
     available = state[AVAILABLE]
-    remaining = empty
-    while remaining:
-        s = lowest16(remaining)
-        remaining &= remaining - 1
-        if completes_line(state, s, hand):
-            return WIN_AT_HAND
+    if winning_square(state, hand) >= 0:
+        return WIN_AT_HAND
     if available == 0:
         return 0
     dangers = state[DANGERS : DANGERS + 10]

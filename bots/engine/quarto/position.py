@@ -206,6 +206,18 @@ def completes_line(state: np.ndarray, square: int, piece: int) -> bool:
 
 
 @njit(cache=True)
+def winning_square(state: np.ndarray, piece: int) -> int:
+    """The lowest empty square where ``piece`` completes a line, or -1."""
+    remaining = state[EMPTY_SQUARES]
+    while remaining:
+        s = lowest16(remaining)
+        remaining &= remaining - 1
+        if completes_line(state, s, piece):
+            return s
+    return -1
+
+
+@njit(cache=True)
 def legal_moves(state: np.ndarray, moves: np.ndarray) -> int:
     """Every legal move (as the reference rules list them) into ``moves``; returns how many."""
     hand = state[IN_HAND]
