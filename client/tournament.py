@@ -188,19 +188,33 @@ async def _organiser(args: argparse.Namespace) -> Client:
     return client
 
 
-async def _run(args: argparse.Namespace) -> int:
+READ_ONLY = ("results", "status", "list")  # what /api/tournaments answers to anybody: no organiser secret
+
+
+def _report(args: argparse.Namespace) -> int:
+    """A read-only action, from the server's HTTP side."""
     if args.command == "results":
         form = "csv" if args.csv else "json" if args.json else "text"
-        text = await asyncio.to_thread(fetch, args.url, f"/api/tournaments/{quote(args.tournament)}?format={form}")
+        text = fetch(args.url, f"/api/tournaments/{quote(args.tournament)}?format={form}")
         print(text, end="" if text.endswith("\n") else "\n")
         return 0
+    if args.command == "list":
+        for event in json.loads(fetch(args.url, "/api/tournaments"))["tournaments"]:
+            print(f"{event['id']:24} {event['game']:14} {event['format']:19} {event['status']:10} "
+                  f"{event['progress']['done']}/{event['progress']['total']} games")
+        return 0
+    event = json.loads(fetch(args.url, f"/api/tournaments/{quote(args.tournament)}"))
+    print(describe_progress(event) + f" ({event['status']})")
+    for room in event.get("running", []):
+        print(f"  playing: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
+    return 0
+
+
+async def _run(args: argparse.Namespace) -> int:
+    if args.command in READ_ONLY:
+        return await asyncio.to_thread(_report, args)
     client = await _organiser(args)
     try:
-        if args.command == "list":
-            for event in (await client.request({"type": "list_tournaments"}))["tournaments"]:
-                print(f"{event['id']:24} {event['game']:14} {event['format']:19} {event['status']:10} "
-                      f"{event['progress']['done']}/{event['progress']['total']} games")
-            return 0
         if args.command in ("create", "run"):
             request = definition(args)
             request["start"] = args.command == "run" or args.start
@@ -215,17 +229,9 @@ async def _run(args: argparse.Namespace) -> int:
                           f"--tournament {event['id']} --url {args.url}", flush=True)
                 return 0
             return await _follow(client, args, event["id"])
-        if args.command in ("start", "pause", "resume", "cancel"):
-            event = (await client.request({"type": "tournament_control", "tournament": args.tournament,
-                                           "action": args.command}))["tournament"]
-            print(f"tournament {event['name']}: {event['status']}")
-            return 0
-        # status
-        event = (await client.request({"type": "watch_tournament", "tournament": args.tournament,
-                                       "on": False}))["tournament"]
-        print(describe_progress(event) + f" ({event['status']})")
-        for room in event.get("running", []):
-            print(f"  playing: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
+        event = (await client.request({"type": "tournament_control", "tournament": args.tournament,
+                                       "action": args.command}))["tournament"]  # start, pause, resume, cancel
+        print(f"tournament {event['name']}: {event['status']}")
         return 0
     finally:
         await client.close()
@@ -286,7 +292,8 @@ def register(subparsers: Any) -> None:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
-        p.add_argument("--secret", help="the organiser secret (default $PLYHALL_ORGANISER_SECRET)")
+        p.add_argument("--secret", help="the organiser secret (default $PLYHALL_ORGANISER_SECRET; results, status "
+                                        "and list need none)")
 
     create = sub.add_parser("create", help="define a tournament", description="Define a tournament.")
     _add_definition(create)

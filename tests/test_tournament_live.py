@@ -281,6 +281,13 @@ def test_the_cli_takes_a_toml_file_and_steers_the_event(tournament_server, tmp_p
     bad = cli("create", "--game", "connect4", "--format", "round-robin", "--players", "a,b", "--time-control", "soon")
     assert bad.returncode == 2 and "5m+2s" in bad.stderr
     quiet = {k: v for k, v in os.environ.items() if k != "PLYHALL_ORGANISER_SECRET"}
-    nobody = subprocess.run([*PLYHALL, "tournament", "list", "--url", url], capture_output=True, text=True,
-                            timeout=60, env=quiet)
+
+    def anybody(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*PLYHALL, "tournament", *args, "--url", url], capture_output=True, text=True,
+                              timeout=60, env=quiet)
+
+    nobody = anybody("start", "toml-cup")  # steering needs the organiser secret
     assert nobody.returncode == 2 and "organiser secret" in nobody.stderr
+    assert "toml-cup" in anybody("list").stdout  # reading what /api/tournaments shows anybody does not
+    status = anybody("status", "Toml Cup")
+    assert status.returncode == 0 and "0/4 games" in status.stdout and "(cancelled)" in status.stdout, status.stderr
