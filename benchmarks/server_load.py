@@ -4,9 +4,12 @@
     .venv/bin/python benchmarks/server_load.py --rooms 20 --seconds 3 --games 100 --scale-seconds 10
 
 Every party runs in a process of its own on loopback: the Plyhall server (a
-``PlyhallServer`` on a temporary SQLite file), the bare websockets relay used
-as the ceiling, and the load generators (raw websockets + msgpack; they track
-each game with the reference rules in ``protocol.games``).
+``PlyhallServer`` on a temporary SQLite file, on the event loop ``plyhall serve``
+picks: uvloop where installed; ``--event-loop asyncio --event-loop uvloop``
+compares the two), the bare websockets relay used as the ceiling (on asyncio,
+websockets' own loop, unless ``--relay-loop``), and the load generators (raw
+websockets + msgpack, on uvloop where installed; they track each game with the
+reference rules in ``protocol.games``).
 
 * Saturation: ``--rooms`` Connect Four rooms (a long series each, ``per_move``
   of a day) whose two players answer every move at once with a random legal
@@ -52,6 +55,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
+from server import event_loop  # noqa: E402
 from server.gc_policy import ServingGC  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
@@ -157,9 +161,9 @@ def tracked_objects() -> int:
     return len(gc.get_objects()) + gc.get_freeze_count()
 
 
-def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, stop: Any, control: Any,
+def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, ready: Any, stop: Any, control: Any,
                         open_files: int) -> None:
-    """Child process: a PlyhallServer on a free port until ``stop`` is set."""
+    """Child process: a PlyhallServer on a free port, on the event loop ``loop``, until ``stop`` is set."""
     import logging
 
     from server.app import PlyhallServer, RateLimit
@@ -190,7 +194,7 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, ready: Any, sto
                                              "connections": busiest[0]})
         await srv.stop()
 
-    asyncio.run(main())
+    event_loop.run(main(), loop)
 
 
 def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, Any] | None = None) -> None:
@@ -203,9 +207,10 @@ def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, 
     out.put((probe.within(start, end), {**probe.gc_within(start, end), **(extra or {})}))
 
 
-def relay_server_main(ready: Any, stop: Any, control: Any, open_files: int) -> None:
-    """Child process: the ceiling. A bare websockets server that forwards every frame of one
-    connection of a pair to the other (the first frame of each connection names its pair)."""
+def relay_server_main(loop: str, ready: Any, stop: Any, control: Any, open_files: int) -> None:
+    """Child process: the ceiling. A bare websockets server on the event loop ``loop`` that forwards
+    every frame of one connection of a pair to the other (the first frame of each connection names
+    its pair)."""
     raise_open_files(open_files)
     partners: dict[bytes, list[ServerConnection]] = {}
 
@@ -234,7 +239,7 @@ def relay_server_main(ready: Any, stop: Any, control: Any, open_files: int) -> N
             probe.stop()
             report_probe(probe, control, ready)
 
-    asyncio.run(main())
+    event_loop.run(main(), loop)
 
 
 class ServerProcess:
@@ -437,7 +442,7 @@ async def gather_limited(coros: list[Any], limit: int) -> list[Any]:
 def load_main(mode: str, url: str, indexes: list[int], params: dict[str, Any], out: Any, control: Any) -> None:
     """Child process: generate one share of the load and report what it saw."""
     raise_open_files(20_000)
-    asyncio.run(_load(mode, url, indexes, params, out, control))
+    event_loop.run(_load(mode, url, indexes, params, out, control))  # uvloop where installed: a lighter load
 
 
 async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any], out: Any, control: Any) -> None:
@@ -597,7 +602,7 @@ def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], wa
 def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     log(f"saturation: {args.rooms} rooms, Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "saturation"), SATURATION_RATE,
-                           args.rooms).start()
+                           args.rooms, args.loop).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     params = {"seed": args.seed, "think": (0.0, 0.0), "spectators": 0, "tag": "sat",
               "room": {"time_control": {"per_move": 86400}, "games": 1000}}
@@ -619,7 +624,7 @@ def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
                "wait": server_figures["wait"], "load_wait": server_figures["load_wait"],
                "load_late": percentiles([x for r in results for x in r["lateness"]])}
     log(f"saturation: Plyhall {plyhall['rate']:.0f} moves/s; relay server starting")
-    relay = ServerProcess(relay_server_main).start()
+    relay = ServerProcess(relay_server_main, args.relay_loop).start()
     try:
         load = LoadProcesses("relay", f"ws://127.0.0.1:{relay.port}/", list(range(args.rooms)), args.load_procs,
                              {"seed": args.seed})
@@ -640,7 +645,7 @@ def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
 
 def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
-    server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games).start()
+    server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
@@ -678,7 +683,7 @@ def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
 def database(args: argparse.Namespace, tmp: str, phase: str) -> str:
     """The database of a phase's server: a fresh SQLite file, or the given database server's (emptied)."""
     if args.database == "sqlite":
-        return os.path.join(tmp, f"{phase}.db")
+        return os.path.join(tmp, f"{phase}-{args.loop}.db")
     from server.storage import open_storage
 
     storage = open_storage(args.database)
@@ -701,7 +706,8 @@ def database_label(target: str) -> str:
 def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
     p, e = result["plyhall"], result["echo"]
     ratio = p["rate"] / e["rate"] if e["rate"] else float("nan")
-    print(f"\nSaturation on {database_label(args.database)}: {args.rooms} connect4 rooms / client pairs, "
+    print(f"\nSaturation on {database_label(args.database)}, Plyhall on {args.loop}, relay on {args.relay_loop}: "
+          f"{args.rooms} connect4 rooms / client pairs, "
           f"{args.seconds:g} s window, {args.load_procs} load process(es), CPUs: {os.cpu_count()}")
     print(f"{'server':<34}{'moves/s':>10}{'CPU ms/move':>13}{'server CPU':>12}{'load CPU':>10}")
     print(f"{'Plyhall (move -> 2x moved)':<34}{p['rate']:>10.0f}{p['cpu_per_move'] * 1000:>13.3f}"
@@ -730,7 +736,8 @@ def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
 def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     lat, spec = r["latency"], r["spectator_latency"]
-    print(f"\nScale on {database_label(args.database)}: {args.games} games x (2 players + {args.spectators} "
+    print(f"\nScale on {database_label(args.database)}, server on {args.loop}: {args.games} games x (2 players + "
+          f"{args.spectators} "
           f"spectators) = {r['connections']} connections, "
           f"bots think {1 - args.jitter:g}-{1 + args.jitter:g} s, {args.scale_seconds:g} s window, "
           f"{args.scale_procs} load processes (set up in {r['setup']:.1f} s)")
@@ -749,6 +756,8 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     print(f"{'server peak RSS (VmHWM, MB)':<44}{r['hwm_mb']:>12.1f}")
     print(f"{'server RSS before any client (MB)':<44}{r['idle_mb']:>12.1f}")
     print(f"{'server CPU / load processes CPU':<44}{r['server_cpu']:>11.0%} / {r['load_cpu']:.0%}")
+    per_move = r["server_cpu"] * r["seconds"] / max(1, r["moves"])
+    print(f"{'server CPU a move (µs)':<44}{per_move * 1e6:>12.0f}")
     print(f"{'games started in the window / error replies':<44}{r['games']:>12} / {r['errors']}")
     sl, ll = r["server_late"], r["load_late"]
     print(f"{'10 ms timer lateness p50/p99 (ms): server':<44}{sl['p50']:>6.2f} /{sl['p99']:>6.2f}")
@@ -792,6 +801,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", action="append", default=[],
                         help="a database to run the phases on: sqlite (a fresh file per phase, the default) or "
                              "postgresql://user@127.0.0.1:5432/bench (emptied first!); give it twice to compare")
+    parser.add_argument("--event-loop", action="append", default=[], choices=event_loop.EVENT_LOOPS,
+                        help="the servers' event loop (default: as plyhall serve, "
+                             f"{event_loop.default_event_loop()} here); give it twice to compare")
+    parser.add_argument("--relay-loop", choices=event_loop.EVENT_LOOPS, default="asyncio",
+                        help="the bare relay's event loop (default asyncio, websockets' own: the yardstick of "
+                             "every saturation figure so far)")
     args = parser.parse_args(argv)
     if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
         parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")
@@ -801,15 +816,20 @@ def main(argv: list[str] | None = None) -> int:
     needed = max(2 * args.rooms, args.games * (2 + args.spectators)) // min(args.load_procs, args.scale_procs) + 100
     if limit < needed:
         log(f"warning: the open-file limit is {limit}; about {needed} are needed per process")
+    loops = args.event_loop or [event_loop.default_event_loop()]
+    missing = [name for name in [*loops, args.relay_loop] if not event_loop.installed(name)]
+    if missing:
+        parser.error(f"--event-loop {missing[0]}: it is not installed here")
     with tempfile.TemporaryDirectory(prefix="plyhall-load-") as tmp:
         for target in args.db or ["sqlite"]:
             args.database = target
-            if args.only in (None, "saturation"):
-                print_saturation(args, saturation(args, tmp))
-                sys.stdout.flush()
-            if args.only in (None, "scale"):
-                print_scale(args, scale(args, tmp))
-                sys.stdout.flush()
+            for args.loop in loops:
+                if args.only in (None, "saturation"):
+                    print_saturation(args, saturation(args, tmp))
+                    sys.stdout.flush()
+                if args.only in (None, "scale"):
+                    print_scale(args, scale(args, tmp))
+                    sys.stdout.flush()
     print("\n(loopback, one machine: the server, the relay and the load processes share its CPUs)")
     return 0
 

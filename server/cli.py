@@ -14,6 +14,9 @@ from typing import Any
 
 from protocol.games import GAMES
 
+from . import event_loop
+from .event_loop import EVENT_LOOPS, default_event_loop, installed
+
 DEFAULT_DB = "plyhall.db"
 
 
@@ -49,6 +52,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--rate-limit", type=float, default=50.0, metavar="N",
                        help="messages a second one connection may send on average, bursts of 4N (default 50; "
                             "accepted moves do not count)")
+    serve.add_argument("--event-loop", choices=EVENT_LOOPS, default=default_event_loop(),
+                       help="event loop: uvloop (the default where it is installed; less CPU a move) or "
+                            f"Python's own asyncio (default here: {default_event_loop()})")
     serve.add_argument("--quiet", action="store_true", help="log warnings only")
     serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")
     serve.set_defaults(func=run_serve)
@@ -92,6 +98,9 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--rate-limit must be 1 to 100000 messages a second, not {args.rate_limit:g}")
     if not 0 <= args.house_bots <= 64:
         errors.append(f"--house-bots must be 0 to 64 bot processes, not {args.house_bots}")
+    if not installed(args.event_loop):
+        errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
+                      "or use --event-loop asyncio")
     return errors
 
 
@@ -132,7 +141,7 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
                   f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
         print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), "
-              f"database {getattr(storage, 'where', args.db)}; Ctrl-C stops", flush=True)
+              f"database {getattr(storage, 'where', args.db)}, event loop {args.event_loop}; Ctrl-C stops", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -143,7 +152,7 @@ def run_serve(args: argparse.Namespace) -> int:
         count = server.games_recorded
         print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)
 
-    asyncio.run(main())
+    event_loop.run(main(), args.event_loop)
     return 0
 
 

@@ -15,11 +15,12 @@ from tests.conftest import free_port
 from tests.helpers import http_json, login, plyhall, start_server, stop
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-async def test_signal_stops_cleanly_and_keeps_the_running_game(tmp_path, sig):
+@pytest.mark.parametrize(("sig", "loop"), [(signal.SIGTERM, "uvloop"), (signal.SIGINT, "asyncio")])
+async def test_signal_stops_cleanly_and_keeps_the_running_game(tmp_path, sig, loop):
+    """On either event loop: the game is played, the signal stops the server, the running game is kept."""
     db = tmp_path / "serve.db"
     port = free_port()
-    proc = await asyncio.to_thread(start_server, db, port)
+    proc = await asyncio.to_thread(start_server, db, port, "--event-loop", loop)
     try:
         url = f"ws://127.0.0.1:{port}/ws"
         a = await login(url, "ann")
@@ -39,6 +40,7 @@ async def test_signal_stops_cleanly_and_keeps_the_running_game(tmp_path, sig):
             proc.kill()
             proc.wait()
     assert proc.returncode == 0, err
+    assert f"event loop {loop}; Ctrl-C stops" in out
     assert "shutting down" in out and "running games are kept" in out and "0 games ended this run" in out
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT status, player0, player1 FROM games").fetchall()
@@ -116,3 +118,33 @@ def test_a_series_survives_kill_9_in_its_second_game(tmp_path):
     assert [status for _, status, _ in games] == ["finished"] * 3 and games[1][0] == game2
     assert after[:len(before)] == before and len(after) > len(before)  # the moves before the crash, then more
     assert [seq for seq, _ in after] == list(range(1, len(after) + 1)) == list(range(1, games[1][2] + 1))
+
+
+def test_event_loop_option_runs_each_loop_and_explains_a_missing_one(monkeypatch):
+    """--event-loop picks the loop the server runs on; uvloop (a dependency here) is the default, and a
+    machine without it gets told what to do instead of a traceback."""
+    import argparse
+    import importlib.util
+
+    from server import event_loop
+    from server.cli import register, serve_option_errors
+
+    async def loop_class() -> str:
+        return type(asyncio.get_running_loop()).__module__
+
+    assert event_loop.default_event_loop() == "uvloop"
+    assert event_loop.run(loop_class(), "uvloop").startswith("uvloop")
+    assert event_loop.run(loop_class(), "asyncio").startswith("asyncio")
+    with pytest.raises(ValueError, match="use one of uvloop, asyncio"):
+        event_loop.run(loop_class(), "trio")
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--event-loop", "uvloop"])
+    assert serve_option_errors(args) == []
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "uvloop" else real_find_spec(name, *a))
+    assert event_loop.default_event_loop() == "asyncio"
+    assert serve_option_errors(args) == ["--event-loop uvloop: it is not installed here (pip install uvloop), "
+                                         "or use --event-loop asyncio"]
