@@ -41,6 +41,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from common import cpu_seconds, log, percentiles  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.frames import Frame, Opcode  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
@@ -161,9 +163,10 @@ def tracked_objects() -> int:
     return len(gc.get_objects()) + gc.get_freeze_count()
 
 
-def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, ready: Any, stop: Any, control: Any,
-                        open_files: int) -> None:
-    """Child process: a PlyhallServer on a free port, on the event loop ``loop``, until ``stop`` is set."""
+def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clients: int, ready: Any, stop: Any,
+                        control: Any, open_files: int) -> None:
+    """Child process: a PlyhallServer on a free port, on the event loop ``loop``, until ``stop`` is set;
+    it counts the objects the collector tracks once all ``clients`` connections are there."""
     import logging
 
     from server.app import PlyhallServer, RateLimit
@@ -182,12 +185,12 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, read
         probe = LatenessProbe(watch_gc=True).start()
         idle = tracked_objects()
         ready.put(srv.port)
-        # (connections, tracked objects) when the most clients were connected; counted only when a new
-        # most is reached (during set-up): gc.get_objects() walks the heap, tens of ms the loop would wait
+        # (connections, tracked objects) once every client is connected, counted once: gc.get_objects()
+        # walks the heap, a quarter of a second at 15,000 connections that the loop waits through
         busiest = (0, idle)
         while not stop.is_set():
             await asyncio.sleep(0.2)
-            if len(srv.connections) > busiest[0]:
+            if not busiest[0] and len(srv.connections) >= clients:
                 busiest = (len(srv.connections), tracked_objects())
         probe.stop()
         report_probe(probe, control, ready, {"idle_objects": idle, "objects": busiest[1],
@@ -286,11 +289,49 @@ def unpack(frame: bytes | str) -> dict[str, Any]:
     return msgpack.unpackb(frame, raw=False)
 
 
-async def open_ws(url: str) -> ClientConnection:
+class DirectClient(ClientConnection):
+    """A websockets client connection that, once :meth:`attach` has given it a handler, hands every whole
+    binary message to it as soon as it is parsed (as the server's DirectConnection does), and sends
+    prebuilt frames straight to the transport. One load process stands in for thousands of bot
+    processes: websockets' per-message recv future, task step and send context would make it, not
+    the server, the busiest party on the machine."""
+
+    on_message: Callable[[bytes], None] | None = None
+
+    def attach(self, handler: Callable[[bytes], None]) -> None:
+        """From now on give every message to ``handler``, starting with those already queued for recv()."""
+        queued = self.recv_messages.frames.queue  # websockets' own queue: frames that came before the handler
+        while queued:
+            handler(bytes(queued.popleft().data))
+        self.on_message = handler
+
+    def process_event(self, event: Any) -> None:
+        if self.on_message is not None and type(event) is Frame and event.fin and event.opcode is Opcode.BINARY:
+            self.on_message(bytes(event.data))
+            return
+        super().process_event(event)
+
+    def send_now(self, payload: bytes) -> None:
+        """Write one binary message as a single masked frame. The mask is all zeros: RFC 6455 asks clients
+        for an unpredictable one (against proxies' cache poisoning, which loopback has none of); servers
+        unmask whatever it is, and zeros leave the payload as it is (no copy, no XOR pass)."""
+        if self.transport.is_closing():  # a timer that fires after the window: nobody listens any more
+            return
+        n = len(payload)
+        if n < 126:
+            header = bytes((0x82, 0x80 | n))
+        elif n < 65536:
+            header = bytes((0x82, 0xFE)) + n.to_bytes(2, "big")
+        else:
+            header = bytes((0x82, 0xFF)) + n.to_bytes(8, "big")
+        self.transport.write(header + b"\0\0\0\0" + payload)
+
+
+async def open_ws(url: str) -> DirectClient:
     for attempt in range(5):
         try:
             return await connect(url, subprotocols=[MSGPACK], compression=None, max_size=2**22,
-                                 open_timeout=60, ping_interval=None)
+                                 open_timeout=60, ping_interval=None, create_connection=DirectClient)
         except (OSError, TimeoutError):
             if attempt == 4:
                 raise
@@ -333,7 +374,7 @@ class Stats:
 class Bot:
     """One player (seat 0 or 1) or spectator (seat None) of one table."""
 
-    def __init__(self, ws: ClientConnection, table: Table, seat: int | None, stats: Stats, think: tuple[float, float],
+    def __init__(self, ws: DirectClient, table: Table, seat: int | None, stats: Stats, think: tuple[float, float],
                  rng: random.Random) -> None:
         self.ws = ws
         self.table = table
@@ -342,19 +383,16 @@ class Bot:
         self.think = think
         self.rng = rng
         self.game = get_game("connect4")
-        self.tasks: set[asyncio.Task] = set()
+        ws.attach(self.on_frame)
 
-    async def run(self) -> None:
+    def on_frame(self, frame: bytes) -> None:
         try:
-            async for frame in self.ws:
-                await self.on_message(unpack(frame))
-        except ConnectionClosed:
-            pass
+            self.on_message(unpack(frame))
         except Exception as exc:  # a bug here would silently stall a table: say so
             self.stats.errors += 1
             log(f"bot of {self.table.name} failed: {type(exc).__name__}: {exc}")
 
-    async def on_message(self, msg: dict[str, Any]) -> None:
+    def on_message(self, msg: dict[str, Any]) -> None:
         kind = msg["type"]
         if kind == "moved":
             now = time.monotonic()
@@ -373,59 +411,52 @@ class Bot:
             if msg["seq"] == table.sent_seq and self.stats.window[0] <= table.sent_at < self.stats.window[1]:
                 self.stats.latencies.append(now - table.sent_at)
             table.state = self.game.apply(table.state, self.game.parse_move(msg["notation"], table.state))
-            await self.play()
+            self.play()
         elif kind == "game_start":
             if self.seat == 0:
                 self.stats.games += 1
             if self.seat is not None and msg["to_move"] == self.seat and not msg["moves"]:
                 self.table.state = self.game.decode_state(msg["state"], "algebraic")
                 self.table.sent_seq = 0
-                await self.play()
+                self.play()
         elif kind == "error":
             self.stats.errors += 1
             if self.stats.errors <= 5:
                 log(f"server error: {msg.get('code')}: {msg.get('message')}")
 
-    async def play(self) -> None:
+    def play(self) -> None:
         if self.think[1] <= 0:
-            await self.send_move()
-        else:  # a timer while thinking (a task only to send): fewer objects alive for the load's collector
-            asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.move_now)
+            self.send_move()
+        else:  # a timer while thinking
+            asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.send_move)
 
-    def move_now(self) -> None:
-        task = asyncio.create_task(self.send_move_if_open())
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def send_move_if_open(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            await self.send_move()
-
-    async def send_move(self) -> None:
+    def send_move(self) -> None:
         table = self.table
         move = self.rng.choice(self.game.legal_moves(table.state))
         table.sent_seq += 1
         table.sent_at = time.monotonic()
-        await self.ws.send(pack({"type": "move", "room": table.name, "move": self.game.notation(move)}))
+        self.ws.send_now(pack({"type": "move", "room": table.name, "move": self.game.notation(move)}))
 
 
 async def set_up_table(url: str, index: int, tag: str, spectators: int, stats: Stats, think: tuple[float, float],
                        rng: random.Random, room_settings: dict[str, Any]) -> list[Bot]:
-    """Log in two players (and spectators), create and fill a room; its bots (which start reading later)."""
+    """Log in two players (and spectators), create and fill a room; its bots (each reading from the moment
+    it exists: the first move is played as soon as both players are seated)."""
     table = Table(f"{tag} {index}")
     a = await open_ws(url)
     await request(a, {"type": "login", "name": f"{tag}{index}a"}, "welcome")
     await request(a, {"type": "create_room", "game": "connect4", "name": table.name, **room_settings}, "room")
     await request(a, {"type": "join", "room": table.name, "seat": 0}, "joined")
+    bots = [Bot(a, table, 0, stats, think, rng)]
     b = await open_ws(url)
     await request(b, {"type": "login", "name": f"{tag}{index}b"}, "welcome")
-    await b.send(pack({"type": "join", "room": table.name, "seat": 1}))
-    bots = [Bot(a, table, 0, stats, think, rng), Bot(b, table, 1, stats, think, rng)]
+    bots.append(Bot(b, table, 1, stats, think, rng))
+    b.send_now(pack({"type": "join", "room": table.name, "seat": 1}))
     for s in range(spectators):
         ws = await open_ws(url)
         await request(ws, {"type": "login", "name": f"{tag}{index}s{s}"}, "welcome")
-        await ws.send(pack({"type": "join", "room": table.name, "role": "spectator"}))
         bots.append(Bot(ws, table, None, stats, think, rng))
+        ws.send_now(pack({"type": "join", "room": table.name, "role": "spectator"}))
     return bots
 
 
@@ -450,14 +481,14 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
     probe = LatenessProbe(watch_gc=True).start()
     rng = random.Random(params["seed"] * 1000 + (indexes[0] if indexes else 0))
     stats = Stats()
-    sockets: list[ClientConnection] = []
-    tasks: list[asyncio.Task] = []
+    sockets: list[DirectClient] = []
     if mode == "relay":
         counter = [0]
         pairs = await gather_limited([relay_pair(url, i, counter, sockets) for i in indexes], SETUP_CONCURRENCY)
         out.put(("ready", os.getpid()))
         start, end = await loop.run_in_executor(None, control.get)
-        tasks = [asyncio.create_task(relay_play(a, b, i, counter)) for i, (a, b) in zip(indexes, pairs, strict=True)]
+        for i, (a, b) in zip(indexes, pairs, strict=True):
+            relay_play(a, b, i, counter)
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         count0, cpu0 = counter[0], time.process_time()
         await asyncio.sleep(max(0.0, end - time.monotonic()))
@@ -471,7 +502,6 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
             SETUP_CONCURRENCY)
         bots = [bot for table in tables for bot in table]
         sockets = [bot.ws for bot in bots]
-        tasks = [asyncio.create_task(bot.run()) for bot in bots]
         # One load process stands in for thousands of bot processes, each with a small heap. With the
         # interpreter's default collector its full passes over 7,500 connections took up to 450 ms,
         # counted as relay latency though the server had relayed the move long before; so it runs
@@ -493,9 +523,6 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
             "lateness": probe.within(start, end), "gc": probe.gc_within(start, end),
         }))
     probe.stop()
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
     closing = [asyncio.create_task(ws.close()) for ws in sockets]
     if closing:
         await asyncio.wait(closing, timeout=10)
@@ -507,7 +534,8 @@ RELAY_MESSAGE = {  # about the size of a Connect Four "moved" message
 }
 
 
-async def relay_pair(url: str, index: int, counter: list[int], sockets: list[ClientConnection]) -> tuple[Any, Any]:
+async def relay_pair(url: str, index: int, counter: list[int],
+                     sockets: list[DirectClient]) -> tuple[DirectClient, DirectClient]:
     a = await open_ws(url)
     b = await open_ws(url)
     sockets += [a, b]
@@ -518,21 +546,20 @@ async def relay_pair(url: str, index: int, counter: list[int], sockets: list[Cli
     return a, b
 
 
-async def relay_play(a: ClientConnection, b: ClientConnection, index: int, counter: list[int]) -> None:
+def relay_play(a: DirectClient, b: DirectClient, index: int, counter: list[int]) -> None:
     """Ping-pong one message through the relay; each side decodes what it gets and answers at once."""
-    msg = dict(RELAY_MESSAGE, room=f"sat {index}")
 
-    async def side(ws: ClientConnection, starts: bool) -> None:
-        if starts:
-            await ws.send(pack(msg))
-        async for frame in ws:
+    def side(ws: DirectClient) -> Callable[[bytes], None]:
+        def answer(frame: bytes) -> None:
             got = unpack(frame)
             counter[0] += 1
             got["seq"] += 1
-            await ws.send(pack(got))
+            ws.send_now(pack(got))
+        return answer
 
-    with contextlib.suppress(ConnectionClosed):
-        await asyncio.gather(side(a, True), side(b, False))
+    a.attach(side(a))
+    b.attach(side(b))
+    a.send_now(pack(dict(RELAY_MESSAGE, room=f"sat {index}")))
 
 
 class LoadProcesses:
@@ -602,7 +629,7 @@ def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], wa
 def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     log(f"saturation: {args.rooms} rooms, Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "saturation"), SATURATION_RATE,
-                           args.rooms, args.loop).start()
+                           args.rooms, args.loop, 2 * args.rooms).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     params = {"seed": args.seed, "think": (0.0, 0.0), "spectators": 0, "tag": "sat",
               "room": {"time_control": {"per_move": 86400}, "games": 1000}}
@@ -645,7 +672,8 @@ def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
 
 def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
-    server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop).start()
+    server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop,
+                           args.games * (2 + args.spectators)).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
