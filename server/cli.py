@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
                        help="messages a second one connection may send on average, bursts of 4N (default 50; "
                             "accepted moves do not count)")
     serve.add_argument("--event-loop", choices=EVENT_LOOPS, default=default_event_loop(),
-                       help="event loop: uvloop (the default where it is installed; less CPU a move) or "
+                       help="event loop: uvloop (the default where it is installed; faster sockets and timers) or "
                             f"Python's own asyncio (default here: {default_event_loop()})")
     serve.add_argument("--quiet", action="store_true", help="log warnings only")
     serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")

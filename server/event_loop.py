@@ -1,10 +1,10 @@
 """Which event loop runs the server: uvloop where it is installed, else Python's own asyncio.
 
-uvloop (libuv underneath) does the loop's own work, its sockets and timers in C: at 5,000 games
-(15,000 connections) it costs the server about a tenth less CPU a move than asyncio's selector
-loop, and the loop wakes sooner when it is busy (``benchmarks/server_load.py --event-loop``
-measures both). Everything the server uses (transports, timers, threads, signal handlers,
-executors) behaves the same on both.
+uvloop (libuv underneath) does the loop's own work, its sockets and timers in C: a saturated
+server relays 10-15% more moves a second on it than on asyncio's selector loop
+(``benchmarks/server_load.py --event-loop uvloop --event-loop asyncio`` measures both).
+Everything the server uses (transports, timers, threads, signal handlers, executors) behaves the
+same on both.
 """
 
 from __future__ import annotations
