@@ -53,11 +53,11 @@ from common import cpu_seconds, log, percentiles  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
-from websockets.frames import Frame, Opcode  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
 from server import event_loop  # noqa: E402
+from server.app import DirectMessages, frame_header  # noqa: E402
 from server.gc_policy import ServingGC  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
@@ -289,27 +289,19 @@ def unpack(frame: bytes | str) -> dict[str, Any]:
     return msgpack.unpackb(frame, raw=False)
 
 
-class DirectClient(ClientConnection):
+class DirectClient(DirectMessages, ClientConnection):
     """A websockets client connection that, once :meth:`attach` has given it a handler, hands every whole
-    binary message to it as soon as it is parsed (as the server's DirectConnection does), and sends
-    prebuilt frames straight to the transport. One load process stands in for thousands of bot
-    processes: websockets' per-message recv future, task step and send context would make it, not
-    the server, the busiest party on the machine."""
-
-    on_message: Callable[[bytes], None] | None = None
+    message to it as soon as it is parsed (the server's :class:`DirectMessages`), and sends prebuilt
+    frames straight to the transport. One load process stands in for thousands of bot processes:
+    websockets' per-message recv future, task step and send context would make it, not the server,
+    the busiest party on the machine."""
 
     def attach(self, handler: Callable[[bytes], None]) -> None:
         """From now on give every message to ``handler``, starting with those already queued for recv()."""
         queued = self.recv_messages.frames.queue  # websockets' own queue: frames that came before the handler
         while queued:
             handler(bytes(queued.popleft().data))
-        self.on_message = handler
-
-    def process_event(self, event: Any) -> None:
-        if self.on_message is not None and type(event) is Frame and event.fin and event.opcode is Opcode.BINARY:
-            self.on_message(bytes(event.data))
-            return
-        super().process_event(event)
+        self.on_message = handler  # type: ignore[assignment]  # msgpack: binary messages only
 
     def send_now(self, payload: bytes) -> None:
         """Write one binary message as a single masked frame. The mask is all zeros: RFC 6455 asks clients
@@ -317,14 +309,9 @@ class DirectClient(ClientConnection):
         unmask whatever it is, and zeros leave the payload as it is (no copy, no XOR pass)."""
         if self.transport.is_closing():  # a timer that fires after the window: nobody listens any more
             return
-        n = len(payload)
-        if n < 126:
-            header = bytes((0x82, 0x80 | n))
-        elif n < 65536:
-            header = bytes((0x82, 0xFE)) + n.to_bytes(2, "big")
-        else:
-            header = bytes((0x82, 0xFF)) + n.to_bytes(8, "big")
-        self.transport.write(header + b"\0\0\0\0" + payload)
+        header = bytearray(frame_header(True, len(payload)))
+        header[1] |= 0x80  # the mask bit
+        self.transport.write(bytes(header) + b"\0\0\0\0" + payload)
 
 
 async def open_ws(url: str) -> DirectClient:

@@ -142,10 +142,11 @@ class Connection:
             await asyncio.sleep(0.01)
 
 
-class DirectConnection(ServerConnection):
-    """A websockets server connection that hands each whole incoming message to ``on_message`` as soon
-    as it is parsed, instead of queueing it for a ``recv()`` coroutine to pick up (a future, a task step
-    and a queue a message). Fragmented messages, pings and closes take websockets' usual way."""
+class DirectMessages:
+    """Mixed into a websockets connection class: each whole incoming message goes to ``on_message`` as
+    soon as it is parsed, instead of being queued for a ``recv()`` coroutine to pick up (a future, a
+    task step and a queue a message). Fragmented messages, pings and closes take websockets' usual
+    way, as does everything while ``on_message`` is None."""
 
     on_message: Callable[[bytes | str], None] | None = None
 
@@ -158,7 +159,11 @@ class DirectConnection(ServerConnection):
             if event.opcode is Opcode.TEXT:  # websockets has checked that it is valid UTF-8
                 self.on_message(bytes(event.data).decode())
                 return
-        super().process_event(event)
+        super().process_event(event)  # type: ignore[misc]
+
+
+class DirectConnection(DirectMessages, ServerConnection):
+    """The server's connections: whole messages straight to the hall (:class:`DirectMessages`)."""
 
 
 def frame_header(binary: bool, length: int) -> bytes:

@@ -38,6 +38,5 @@ def run(main: Coroutine[Any, Any, T], event_loop: str | None = None) -> T:
     if kind == "uvloop":
         import uvloop
 
-        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            return runner.run(main)
+        return uvloop.run(main)
     return asyncio.run(main)
