@@ -6,10 +6,9 @@ commits every queued write at once and reports the highest sequence number it co
 for a commit it does not need. A failed commit (a database server restarting) is retried with
 backoff; the writes stay queued, in order, until it succeeds. Two writers share that contract:
 
-* :class:`LoopWriter` commits on the event loop itself, at the end of a turn of the loop and at
-  most every 2 ms: for SQLite, whose commit in WAL mode is a write to the page cache (tens of
-  microseconds), handing the work to a thread would cost more in waiting for the interpreter lock
-  than the commit itself;
+* :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
+  whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
+  to a thread would cost more in waiting for the interpreter lock than the commit itself;
 * :class:`GroupCommitWriter` commits on a thread of its own: for a database server, where a
   commit waits for the network.
 """
@@ -78,39 +77,27 @@ class Writer:
 
 
 class LoopWriter(Writer):
-    """Commits on the event loop, at the end of the turn of it that submitted the writes, and at most once
-    every ``min_interval`` seconds: an idle server commits (and answers) at once, a busy one gathers
-    the writes of several turns into one transaction (a commit costs tens of microseconds whatever
-    it holds)."""
+    """Commits on the event loop, once per turn of it: everything submitted in one turn, one transaction."""
 
     def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
-                 on_commit: Callable[[int], None], min_interval: float = 0.002,
-                 clock: Callable[[], float] | None = None) -> None:
+                 on_commit: Callable[[int], None]) -> None:
         super().__init__(storage, loop, on_commit)
-        self.min_interval = min_interval
-        self._clock = clock or loop.time
         self._scheduled = False
         self._delay = 0.1
-        self._last = -min_interval  # when the last commit began (loop time)
 
     def submit(self, writes: Sequence[Write]) -> int:
-        """Queue ``writes`` for the commit at the end of this turn of the loop (or the next one due)."""
+        """Queue ``writes`` for the commit at the end of this turn of the loop."""
         self._queue.extend(writes)
         self.submitted += len(writes)
         if not self._scheduled:
             self._scheduled = True
-            wait = self._last + self.min_interval - self._clock()
-            if wait > 0:
-                self.loop.call_later(wait, self._commit)
-            else:
-                self.loop.call_soon(self._commit)
+            self.loop.call_soon(self._commit)
         return self.submitted
 
     def _commit(self) -> None:
         self._scheduled = False
         if not self._queue:
             return
-        self._last = self._clock()
         batch, seq = self._queue, self.submitted
         started = time.perf_counter()
         try:
