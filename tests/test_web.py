@@ -400,7 +400,9 @@ def test_a_phone_sized_page_plays_by_keyboard(base, open_page):
     ann.keyboard.press("Enter")
     expect(moves_shown(bob)).to_have_text(["4"])
     drop(bob, "a")
-    expect(ann.locator(".status")).to_contain_text("Your move")
+    # "Your move" shows while the page still asks for the legal moves: wait until d2 is one.
+    expect(ann.locator('.sq[data-sq="d2"]')).to_have_attribute("aria-label", re.compile(r": empty, legal$"))
+    expect(ann.locator('.sq[data-sq="d1"]')).to_be_focused()
     ann.keyboard.press("ArrowUp")
     ann.keyboard.press("Space")
     expect(moves_shown(bob)).to_have_text(["4", "1", "4"])
