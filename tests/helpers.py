@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -194,6 +195,24 @@ def plyhall(*args: str, **popen: Any) -> subprocess.Popen:
     """``plyhall ARGS`` as a process of its own (output captured as text)."""
     return subprocess.Popen([sys.executable, "-m", "client.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **popen)
+
+
+def read_until(proc: subprocess.Popen, text: str, timeout: float = 60) -> str:
+    """Read ``proc``'s output line by line until a line says ``text``; the lines read so far.
+
+    A process that never says it is killed after ``timeout`` seconds, and the test fails; the
+    timeout only catches a hang."""
+    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog.start()
+    lines: list[str] = []
+    try:
+        while line := proc.stdout.readline():
+            lines.append(line)
+            if text in line:
+                return "".join(lines)
+    finally:
+        watchdog.cancel()
+    raise AssertionError(f"the process ended before it said {text!r}:\n{''.join(lines)}{proc.stderr.read()}")
 
 
 def start_server(db: Path, port: int, *extra: str) -> subprocess.Popen:

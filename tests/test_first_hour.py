@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import free_port
-from tests.helpers import http_json, plyhall, start_server, stop
+from tests.helpers import http_json, plyhall, read_until, start_server, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -102,9 +102,11 @@ def test_a_bot_that_waits_says_so_once(live):
     url = f"ws://127.0.0.1:{live}/ws"
     proc = plyhall("bot", "--game", "santorini", "--name", "lonely", "--url", url, "--games", "1")
     try:
-        time.sleep(3.0)
+        said = read_until(proc, "lonely: waiting for an opponent")
+        time.sleep(2.0)  # the bot goes on waiting (and re-seeking) a while: still said once
     finally:
         out, err = stop(proc)
+    out = said + out
     assert out.count("lonely: waiting for an opponent for santorini in the lobby") == 1, out
     assert "Traceback" not in err
 
@@ -112,9 +114,10 @@ def test_a_bot_that_waits_says_so_once(live):
 def test_ctrl_c_stops_a_bot_cleanly(live):
     url = f"ws://127.0.0.1:{live}/ws"
     proc = plyhall("bot", "--game", "amazons", "--level", "novice", "--name", "interrupted", "--url", url)
-    time.sleep(3.0)
+    said = read_until(proc, "interrupted: waiting for an opponent")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
+    out = said + out
     assert proc.returncode == 130 and "stopped" in out
     assert "Traceback" not in err and "leaked" not in err and "KeyboardInterrupt" not in err, err
 
@@ -123,7 +126,7 @@ def test_the_same_name_and_secret_twice_says_who_logged_in_elsewhere(live):
     url = f"ws://127.0.0.1:{live}/ws"
     args = ["bot", "--game", "magnetic-cave", "--name", "twin", "--secret", "twin-pw", "--url", url]
     first = plyhall(*args)
-    time.sleep(2.0)
+    read_until(first, "twin: waiting for an opponent")  # logged in: the second one comes from elsewhere
     second = plyhall(*args)
     try:
         out, err = first.communicate(timeout=60)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 import pytest
@@ -13,7 +12,7 @@ from protocol.games import get_game
 from server.app import PlyhallServer, RateLimit
 from server.house import HOUSE_LEVELS
 from server.storage import SQLiteStorage
-from tests.helpers import login
+from tests.helpers import login, wait_until
 
 
 def test_house_levels_are_the_levels_bots_accept():
@@ -58,11 +57,7 @@ async def test_a_player_plays_a_house_bot_to_the_end(house_server):
     over = await ann.expect("game_over", room=room)
     assert over["status"] == "finished" and over["players"] == ["ann", "house-random-1"]
     # the bot leaves when its game is done, its process ends, and its slot is free for the next player
-    for _ in range(200):
-        if not house_server.hall.house_running:
-            break
-        await asyncio.sleep(0.05)
-    assert not house_server.hall.house_running
+    await wait_until(lambda: not house_server.hall.house_running, "the house bot's slot was free", 60)
     await ann.request({"type": "create_room", "game": "quarto", "opponent": "novice"})
 
 

@@ -60,7 +60,7 @@ async def test_a_series_survives_the_database_server_restarting(postgres_cluster
     try:
         opts = dict(url=url, game="connect4", room="Series", games=4, think="thread",
                     room_options={"games": 4, "time_control": {"per_move": 60}})
-        bots = [asyncio.create_task(run_player(RandomPlayer(seed, think=0.02), RunOptions(name=name, **opts)))
+        bots = [asyncio.create_task(run_player(RandomPlayer(seed, think=0.05), RunOptions(name=name, **opts)))
                 for seed, name in ((1, "ann"), (2, "bob"))]
         for _ in range(500):  # into the series, then the database goes away for a while
             if srv.games_recorded >= 1 or all(b.done() for b in bots):

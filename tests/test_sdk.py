@@ -97,9 +97,9 @@ async def test_sdk_reconnects_and_resumes_its_seat_after_a_drop(server, url):
 
 
 async def test_long_thinking_bot_stays_connected(db_path):
-    # keepalive: the server pings every 0.2 s and drops a client silent for 0.5 s;
+    # keepalive: the server pings every 0.2 s and drops a client silent for 1 s;
     # the bot thinks 1.5 s per move in its worker process, so it must stay connected
-    srv = PlyhallServer(SQLiteStorage(db_path), port=0, ping_interval=0.2, ping_timeout=0.5)
+    srv = PlyhallServer(SQLiteStorage(db_path), port=0, ping_interval=0.2, ping_timeout=1.0)
     await srv.start()
     url = f"ws://127.0.0.1:{srv.port}/ws"
     try:

@@ -90,7 +90,8 @@ def test_a_series_survives_kill_9_in_its_second_game(tmp_path):
     bots = [plyhall("bot", "--game", "connect4", "--level", "minimax-3", "--name", name, "--secret", f"{name}-pw",
                     "--room", "Series", "--series", "3", "--games", "3", "--url", url) for name in ("ann", "bob")]
     try:
-        for _ in range(3000):  # wait for game 2 to be under way (a few moves in)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait for game 2 to be under way (a few moves in)
             rooms = http_json(port, "/api/rooms")[1]["rooms"]
             if rooms and rooms[0]["game_no"] == 2 and rooms[0]["status"] == "playing":
                 running = http_json(port, "/api/games?status=running")[1]["games"]

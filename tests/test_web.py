@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import random
 import re
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -45,6 +46,24 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc = start_server(tmp_path_factory.mktemp("web") / "plyhall.db", port, "--grace", "60")
     yield f"http://127.0.0.1:{port}"
     stop(proc)
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Callable[..., int]]:
+    """``own_server(*options)``: a ``plyhall serve`` of the test's own; its port.
+
+    Listed before ``open_page``, it stops after the pages have closed: a page whose server went away
+    first would log its reconnection attempts as console errors."""
+    procs: list[subprocess.Popen] = []
+
+    def start(*options: str) -> int:
+        port = free_port()
+        procs.append(start_server(tmp_path / f"own-{len(procs)}.db", port, *options))
+        return port
+
+    yield start
+    for proc in procs:
+        stop(proc)
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +165,7 @@ def start_connect4(open_page, base: str, room: str, coords: tuple[str, str] = ("
     create_room(ann, "connect4", room)
     take_seat(bob, room)
     expect(ann.locator(".status")).to_contain_text("Your move")
+    expect(ann.locator(".sq.target")).to_have_count(7)  # the legal moves are in: ann can play
     return ann, bob
 
 
@@ -192,6 +212,7 @@ def test_an_illegal_click_is_refused_with_a_visible_reason(base, open_page):
     ann.locator('.sq[data-sq="a1"]').click()
     expect(moves_shown(bob)).to_have_text(["a1"])
     expect(ann.locator(".notice")).to_be_hidden()
+    expect(bob.locator(".sq.target")).not_to_have_count(0)  # bob's page has the legal moves
     bob.locator('.sq[data-sq="a1"]').click()
     expect(bob.locator(".notice")).to_have_text("a1 is taken.")
 
@@ -272,35 +293,31 @@ def test_a_replay_steps_through_a_recorded_game(base, open_page):
     expect(linked.get_by_role("button", name="Autoplay")).to_have_attribute("aria-pressed", "false")
 
 
-def test_a_page_plays_a_house_bot_to_the_end(open_page, tmp_path):
-    port = free_port()
-    proc = start_server(tmp_path / "house.db", port, "--house-bots", "1")
-    try:
-        base = f"http://127.0.0.1:{port}"
-        page = open_page("ann")
-        login(page, base, "ann-vs-bot")
-        card = page.locator("form", has=page.get_by_role("heading", name="Play a bot"))
-        card.get_by_label("Game").select_option("connect4")
-        card.get_by_label("Level").select_option("random")
-        card.get_by_label("Who moves first").select_option("0")
-        card.get_by_role("button", name="Play the bot").click()
-        expect(page.locator(".status")).to_contain_text("Your move", timeout=30_000)
-        game = GAMES["connect4"]
-        rng = random.Random(7)
-        while True:
-            expect(page.locator(".status")).to_contain_text(re.compile("Your move|won|Draw"), timeout=30_000)
-            if page.locator(".result").is_visible():
-                break
-            state = game.play(game.initial_state(), *moves_shown(page).all_inner_texts())
-            if game.outcome(state) is not None:
-                continue  # the last move is on the page; its result is on its way
-            move = choose_move("connect4", state, rng)
-            count = moves_shown(page).count()
-            play_by_clicking(page, "connect4", state, move)
-            expect(moves_shown(page).nth(count)).to_be_attached()  # the bot may answer at once
-        expect(page.locator(".result .verdict")).to_have_text(re.compile("You won|You lost|A draw"))
-    finally:
-        stop(proc)
+def test_a_page_plays_a_house_bot_to_the_end(own_server, open_page):
+    port = own_server("--house-bots", "1")
+    base = f"http://127.0.0.1:{port}"
+    page = open_page("ann")
+    login(page, base, "ann-vs-bot")
+    card = page.locator("form", has=page.get_by_role("heading", name="Play a bot"))
+    card.get_by_label("Game").select_option("connect4")
+    card.get_by_label("Level").select_option("random")
+    card.get_by_label("Who moves first").select_option("0")
+    card.get_by_role("button", name="Play the bot").click()
+    expect(page.locator(".status")).to_contain_text("Your move", timeout=30_000)
+    game = GAMES["connect4"]
+    rng = random.Random(7)
+    while True:
+        expect(page.locator(".status")).to_contain_text(re.compile("Your move|won|Draw"), timeout=30_000)
+        if page.locator(".result").is_visible():
+            break
+        state = game.play(game.initial_state(), *moves_shown(page).all_inner_texts())
+        if game.outcome(state) is not None:
+            continue  # the last move is on the page; its result is on its way
+        move = choose_move("connect4", state, rng)
+        count = moves_shown(page).count()
+        play_by_clicking(page, "connect4", state, move)
+        expect(moves_shown(page).nth(count)).to_be_attached()  # the bot may answer at once
+    expect(page.locator(".result .verdict")).to_have_text(re.compile("You won|You lost|A draw"))
 
 
 def test_tournaments_show_none_when_the_server_has_none(base, open_page):
@@ -309,31 +326,28 @@ def test_tournaments_show_none_when_the_server_has_none(base, open_page):
     expect(page.locator("main")).to_contain_text("No tournaments.")
 
 
-def test_a_tournament_page_follows_the_event_as_its_games_finish(open_page, tmp_path):
+def test_a_tournament_page_follows_the_event_as_its_games_finish(own_server, open_page):
     """Two house bots play a round robin; a logged-in page watching it sees the games finish without a reload."""
-    port, secret = free_port(), "organiser-secret"
-    proc = start_server(tmp_path / "cup.db", port, "--organiser-secret", secret, "--house-bots", "2")
+    secret = "organiser-secret"
+    port = own_server("--organiser-secret", secret, "--house-bots", "2")
     url = f"ws://127.0.0.1:{port}/ws"
-    try:
-        base = f"http://127.0.0.1:{port}"
-        created = plyhall("tournament", "create", "--url", url, "--secret", secret, "--name", "Web Cup", "--game",
-                          "connect4", "--format", "round-robin", "--local", "random,novice", "--time-control", "10")
-        assert created.wait(60) == 0, created.communicate()
-        page = open_page("fan")
-        login(page, base, "fan-cup")
-        page.get_by_role("link", name="Tournaments").click()
-        page.get_by_role("link", name="Web Cup").click()
-        expect(page.locator(".tournament .meta")).to_contain_text("Connect Four · round-robin · created · 2 entrants")
-        expect(page.locator(".progress")).to_contain_text("0 of 2 games played")
-        started = plyhall("tournament", "start", "--url", url, "--secret", secret, "web-cup")
-        assert started.wait(60) == 0, started.communicate()
-        expect(page.locator(".progress")).to_contain_text("2 of 2 games played", timeout=60_000)
-        expect(page.locator(".tournament .meta")).to_contain_text("finished")
-        expect(page.locator("table.standings tbody tr")).to_have_count(2)
-        expect(page.locator("table.schedule tbody tr")).to_have_count(2)
-        expect(page.locator("table.schedule").get_by_role("link", name="Replay")).to_have_count(2)
-    finally:
-        stop(proc)
+    base = f"http://127.0.0.1:{port}"
+    created = plyhall("tournament", "create", "--url", url, "--secret", secret, "--name", "Web Cup", "--game",
+                      "connect4", "--format", "round-robin", "--local", "random,novice", "--time-control", "10")
+    assert created.wait(60) == 0, created.communicate()
+    page = open_page("fan")
+    login(page, base, "fan-cup")
+    page.get_by_role("link", name="Tournaments").click()
+    page.get_by_role("link", name="Web Cup").click()
+    expect(page.locator(".tournament .meta")).to_contain_text("Connect Four · round-robin · created · 2 entrants")
+    expect(page.locator(".progress")).to_contain_text("0 of 2 games played")
+    started = plyhall("tournament", "start", "--url", url, "--secret", secret, "web-cup")
+    assert started.wait(60) == 0, started.communicate()
+    expect(page.locator(".progress")).to_contain_text("2 of 2 games played", timeout=60_000)
+    expect(page.locator(".tournament .meta")).to_contain_text("finished")
+    expect(page.locator("table.standings tbody tr")).to_have_count(2)
+    expect(page.locator("table.schedule tbody tr")).to_have_count(2)
+    expect(page.locator("table.schedule").get_by_role("link", name="Replay")).to_have_count(2)
 
 
 TOURNAMENT = {
