@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from protocol.games import GAMES
 from tests.conftest import free_port
 from tests.helpers import login as sdk_login
-from tests.helpers import plyhall, start_server, stop
+from tests.helpers import play_out, plyhall, start_server, stop
 from tests.web_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -291,6 +291,39 @@ def test_a_replay_steps_through_a_recorded_game(base, open_page):
     expect(linked.locator(".where")).to_have_text("Move 7 of 7: 1")
     expect(linked.locator(".sq.win")).to_have_count(4)
     expect(linked.get_by_role("button", name="Autoplay")).to_have_attribute("aria-pressed", "false")
+
+
+def record_an_amazons_game(port: int) -> str:
+    """Two SDK clients play a random Amazons game to its end (long moves such as d10-e10/f10); its record id."""
+    async def play() -> str:
+        url = f"ws://127.0.0.1:{port}/ws"
+        ann, bob = await sdk_login(url, "ann-long"), await sdk_login(url, "bob-long")
+        await ann.request({"type": "create_room", "game": "amazons", "name": "Long Moves"})
+        await ann.request({"type": "join", "room": "Long Moves", "seat": 0})
+        await bob.request({"type": "join", "room": "Long Moves"})
+        over = await play_out([ann, bob], "Long Moves", random.Random(3))
+        await ann.close()
+        await bob.close()
+        return over["record"]
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, play()).result()
+
+
+def test_long_amazons_moves_stay_on_their_numbers_line_in_the_replay(base, open_page):
+    record = record_an_amazons_game(int(base.rsplit(":", 1)[1]))
+    page = open_page("viewer")
+    page.goto(f"{base}/#/replay/{record}")
+    moves = page.locator(".replay-moves li")
+    expect(moves.first).to_be_visible()
+    longest = max(len(text) for text in page.locator(".replay-moves .mv").all_inner_texts())
+    assert longest >= 9, "the game has long moves (a queen or an arrow on the tenth rank)"
+    heights = {round(box["height"]) for box in (moves.nth(i).bounding_box() for i in range(moves.count()))}
+    assert len(heights) == 1, f"every move is one line high, not {sorted(heights)} px"
+    wide = page.evaluate("(() => { const ol = document.querySelector('.replay-moves'); "
+                         "return ol.scrollWidth - ol.clientWidth; })()")
+    assert wide <= 0, f"the move list scrolls {wide} px sideways"
+    fits(page, 1100)
 
 
 def test_a_page_plays_a_house_bot_to_the_end(own_server, open_page):
