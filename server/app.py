@@ -181,7 +181,7 @@ def frame_header(binary: bool, length: int) -> bytes:
     return bytes((opcode, 127)) + length.to_bytes(8, "big")
 
 
-def release(ws: ServerConnection) -> None:
+def release(ws: DirectConnection) -> None:
     """Break the reference cycles a closed connection leaves in websockets and asyncio, so that reference
     counting frees it at once, without waiting for (or pausing in) the cyclic garbage collector.
 
@@ -190,8 +190,7 @@ def release(ws: ServerConnection) -> None:
     the subprotocol selector (a closure that holds the connection) and the transport's read callback (a
     bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
     """
-    if isinstance(ws, DirectConnection):
-        ws.on_message = None  # a closure holding our Connection, which holds ws
+    ws.on_message = None  # a closure holding our Connection, which holds ws
     protocol = ws.protocol
     parser = getattr(protocol, "parser", None)
     if parser is not None:
@@ -339,7 +338,7 @@ class PlyhallServer:
                 return candidate
         return None  # nothing offered: JSON (an offer of only unknown ones is refused in _process_request)
 
-    async def _connection(self, ws: ServerConnection) -> None:
+    async def _connection(self, ws: DirectConnection) -> None:
         self._next_id += 1
         conn_id = self._next_id
         connection = Connection(conn_id, ws, codec_for(ws.subprotocol), TokenBucket(self.rate_limit,
@@ -348,8 +347,7 @@ class PlyhallServer:
         address = ws.remote_address[0] if ws.remote_address else "?"
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
-        if isinstance(ws, DirectConnection):
-            ws.on_message = lambda data: self._incoming(connection, data)
+        ws.on_message = lambda data: self._incoming(connection, data)
         try:
             # whole messages arrive through on_message; only fragmented ones (rare) come this way
             async for data in ws:
