@@ -39,6 +39,7 @@ from .base import (
     first_seat_option,
     move_repr,
     require_dict,
+    shown,
     status_to_move,
 )
 
@@ -277,7 +278,7 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
         if isinstance(obj, str):
             parts = [p for p in _SEPARATORS.split(obj.strip()) if p]
             if len(parts) != 3:
-                raise IllegalMove(f"{obj!r} is not an Amazons move; {_NOTATION_HELP}")
+                raise IllegalMove(f"{shown(obj)} is not an Amazons move; {_NOTATION_HELP}")
             return AmazonsMove(*(GRID.parse_name(p) for p in parts))
         if isinstance(obj, dict):
             fields = ("queen", "to", "arrow")
@@ -332,7 +333,7 @@ def _unpack(move: Any) -> tuple[int, int, int]:
     if isinstance(move, tuple) and len(move) == 3:
         if all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < SQUARES for v in move):
             return move[0], move[1], move[2]
-    raise IllegalMove(f"{move!r} is not an Amazons move; it needs three squares: queen, destination, arrow")
+    raise IllegalMove(f"{shown(move)} is not an Amazons move; it needs three squares: queen, destination, arrow")
 
 
 AMAZONS = Amazons()

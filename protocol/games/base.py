@@ -28,6 +28,17 @@ LEGEND = "cells:"
 """A board printout's key to its cells starts with this; pictures read back skip it."""
 
 
+ECHO_LIMIT = 40
+"""How many characters of what a client sent an error message repeats."""
+
+
+def shown(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)`` cut to ``limit`` characters: how errors quote what a client sent (a hostile client
+    may send a whole message of text; an error repeats only its start)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 class IllegalMove(ValueError):
     """A move the rules do not allow, or text that is not a move at all.
 
@@ -123,7 +134,7 @@ class Grid:
             row = int(m.group(2)) - 1
             if self.on_board(col, row):
                 return self.index(col, row)
-        raise IllegalMove(f"{text!r} is not a square; squares run from a1 to {self.last_name()}")
+        raise IllegalMove(f"{shown(text)} is not a square; squares run from a1 to {self.last_name()}")
 
     def format(self, square: int, coords: str = "algebraic") -> str | list[int]:
         """A square in the given convention."""
@@ -157,10 +168,10 @@ class Grid:
             elif coords == "matrix":
                 col, row = c, self.height - 1 - r
             else:
-                raise IllegalMove(f"{list(obj)!r}: in algebraic coordinates {self.squares_help(coords)}")
+                raise IllegalMove(f"{shown(list(obj))}: in algebraic coordinates {self.squares_help(coords)}")
             if self.on_board(col, row):
                 return self.index(col, row)
-            raise IllegalMove(f"{list(obj)!r} is off the board; {self.squares_help(coords)}")
+            raise IllegalMove(f"{shown(list(obj))} is off the board; {self.squares_help(coords)}")
         raise self._not_a_square(obj, coords)
 
     def squares_help(self, coords: str) -> str:
@@ -174,9 +185,7 @@ class Grid:
         return f"squares are {names}"
 
     def _not_a_square(self, obj: Any, coords: str) -> IllegalMove:
-        text = repr(obj)
-        text = text if len(text) <= 40 else text[:37] + "..."
-        return IllegalMove(f"{text} is not a square; {self.squares_help(coords)}")
+        return IllegalMove(f"{shown(obj)} is not a square; {self.squares_help(coords)}")
 
     def rows_for(self, cells: tuple[Any, ...], coords: str = "algebraic") -> list[list[Any]]:
         """Board cells as a list of rows in the convention's own row order.

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, status_to_move
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, shown, status_to_move
 
 WIDTH, HEIGHT = 7, 6
 GRID = Grid(WIDTH, HEIGHT)
@@ -98,7 +98,7 @@ class ConnectFour(Game[C4State, Drop]):
             raise IllegalMove("the game is over")
         column = move.column if isinstance(move, Drop) else move
         if not isinstance(column, int) or not 0 <= column < WIDTH:
-            raise IllegalMove(f"{move!r} is not a column; columns are 1 to {WIDTH}")
+            raise IllegalMove(f"{shown(move)} is not a column; columns are 1 to {WIDTH}")
         board = state.board
         for row in range(HEIGHT):
             square = row * WIDTH + column
@@ -139,8 +139,7 @@ class ConnectFour(Game[C4State, Drop]):
             # text, since int() refuses more than 4300 digits (a ValueError instead of IllegalMove)
             if text.isascii() and text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= WIDTH:
                 return Drop(int(text) - 1)
-            shown = repr(obj) if len(obj) <= 40 else repr(obj[:37] + "...")
-            raise IllegalMove(f"{shown} is not a column; type a number from 1 to {WIDTH}")
+            raise IllegalMove(f"{shown(obj)} is not a column; type a number from 1 to {WIDTH}")
         if isinstance(obj, dict):
             if set(obj) != {"column"}:
                 raise IllegalMove('a Connect Four move is {"column": N}')
@@ -150,7 +149,7 @@ class ConnectFour(Game[C4State, Drop]):
             if low <= obj < low + WIDTH:
                 return Drop(obj - low)
             raise IllegalMove(f"column {obj} does not exist; {coords} columns are {low} to {low + WIDTH - 1}")
-        raise IllegalMove(f"{obj!r} is not a Connect Four move; send a column number")
+        raise IllegalMove(f"{shown(obj)} is not a Connect Four move; send a column number")
 
     def encode_state(self, state: C4State, coords: str = "algebraic") -> dict[str, Any]:
         """``{"board": rows, "to_move": seat, "cells": "0 empty, 1 seat 0, 2 seat 1"}``."""

@@ -33,6 +33,7 @@ from .base import (
     first_seat_option,
     move_repr,
     require_dict,
+    shown,
     status_to_move,
 )
 
@@ -179,7 +180,7 @@ class MagneticCave(Game[CaveState, Brick]):
             raise IllegalMove("the game is over")
         square = move.square if isinstance(move, Brick) else move
         if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < SQUARES:
-            raise IllegalMove(f"{move!r} is not a square; squares run from a1 to {GRID.last_name()}")
+            raise IllegalMove(f"{shown(move)} is not a square; squares run from a1 to {GRID.last_name()}")
         board = state.board
         name = GRID.name(square)
         if board[square]:

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, status_to_move
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, shown, status_to_move
 
 SIZE = 4
 GRID = Grid(SIZE, SIZE)
@@ -211,10 +211,10 @@ class Quarto(Game[QuartoState, QuartoMove]):
         if state.result is not None:
             raise IllegalMove("the game is over")
         if not isinstance(move, QuartoMove):
-            raise IllegalMove(f"{move!r} is not a Quarto move; write 'c3 0101' (square, then a piece)")
+            raise IllegalMove(f"{shown(move)} is not a Quarto move; write 'c3 0101' (square, then a piece)")
         square, piece = move
         if piece is not None and (isinstance(piece, bool) or not isinstance(piece, int) or not 0 <= piece < PIECES):
-            raise IllegalMove(f"{piece!r} is not a piece; pieces are four binary digits, 0000 to 1111")
+            raise IllegalMove(f"{shown(piece)} is not a piece; pieces are four binary digits, 0000 to 1111")
         seat = state.to_move
         board = state.board
         if state.in_hand is None:
@@ -229,7 +229,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
         if square is None:
             raise IllegalMove(f"you must place the piece you were given ({given}) on an empty square")
         if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < SQUARES:
-            raise IllegalMove(f"{square!r} is not a square; squares run from a1 to d4")
+            raise IllegalMove(f"{shown(square)} is not a square; squares run from a1 to d4")
         name = GRID.name(square)
         if board[square] != EMPTY:
             raise IllegalMove(f"{name} is taken")
@@ -288,7 +288,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
                 if len(parts) == 1:
                     return QuartoMove(square, None)
                 return QuartoMove(square, self._parse_piece(parts[1]))
-            raise IllegalMove(f"{obj!r} is not a Quarto move; write 'c3 0101' (square, then a piece)")
+            raise IllegalMove(f"{shown(obj)} is not a Quarto move; write 'c3 0101' (square, then a piece)")
         if isinstance(obj, dict) and obj and set(obj) <= {"square", "piece"}:
             square = obj.get("square")
             piece = obj.get("piece")
@@ -298,14 +298,15 @@ class Quarto(Game[QuartoState, QuartoMove]):
                 None if square is None else GRID.parse(square, coords),
                 None if piece is None else self._parse_piece(piece),
             )
-        raise IllegalMove(f'{obj!r} is not a Quarto move; send notation text or {{"square": SQUARE, "piece": "0101"}}')
+        raise IllegalMove(f'{shown(obj)} is not a Quarto move; send notation text or '
+                          '{"square": SQUARE, "piece": "0101"}')
 
     def _parse_piece(self, obj: Any) -> int:
         if isinstance(obj, str) and self._PIECE.match(obj.strip()):
             return int(obj.strip(), 2)
         if isinstance(obj, int) and not isinstance(obj, bool) and 0 <= obj < PIECES:
             return obj
-        raise IllegalMove(f"{obj!r} is not a piece; pieces are four binary digits, 0000 to 1111")
+        raise IllegalMove(f"{shown(obj)} is not a piece; pieces are four binary digits, 0000 to 1111")
 
     def encode_state(self, state: QuartoState, coords: str = "algebraic") -> dict[str, Any]:
         """``{"board": rows, "in_hand": "0101" or None, "to_move": seat}``; empty cells are None."""

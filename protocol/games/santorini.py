@@ -60,6 +60,7 @@ from .base import (
     check_coords,
     first_seat_option,
     move_repr,
+    shown,
     status_to_move,
 )
 
@@ -176,7 +177,7 @@ def _name(square: Any) -> str:
 
 def _check_square(square: Any) -> None:
     if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < SQUARES:
-        raise IllegalMove(f"{square!r} is not a square; squares run from a1 to e5")
+        raise IllegalMove(f"{shown(square)} is not a square; squares run from a1 to e5")
 
 
 def _has_move(levels: tuple[int, ...], workers: tuple[int, ...], seat: int) -> bool:
@@ -250,7 +251,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             return self._turn(state, move)
         if isinstance(move, str):  # notation text, handy at a prompt: parsed (with its reasons), then applied
             return self.apply(state, self.parse_move(move, state))
-        raise IllegalMove(f"{move!r} is not a Santorini move; place workers ('a1 e5') or move ('b2-c3/d4')")
+        raise IllegalMove(f"{shown(move)} is not a Santorini move; place workers ('a1 e5') or move ('b2-c3/d4')")
 
     def _place(self, state: SantoriniState, move: Placement) -> SantoriniState:
         seat = state.to_move
@@ -358,8 +359,8 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
                 return _placement(GRID.parse_name(parts[0]), GRID.parse_name(parts[1]))
             if len(parts) == 3 and all(self._SQUARE_NAME.match(p) for p in parts):
                 worker, to, build = parts
-                raise IllegalMove(f"{obj!r} names three squares without saying what each is: a turn moves a worker "
-                                  f"and then builds, written worker-destination/build: '{worker}-{to}/{build}'")
+                raise IllegalMove(f"{shown(obj)} names three squares without saying what each is: a turn moves a "
+                                  f"worker and then builds, written worker-destination/build: '{worker}-{to}/{build}'")
             raise IllegalMove(
                 f"{obj!r} is not a Santorini move; place workers as 'a1 e5' or move and build as 'b2-c3/d4'"
             )
