@@ -33,6 +33,7 @@ import random
 import signal
 import socket
 import ssl
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable
@@ -75,6 +76,20 @@ class TakenOver(ConnectionError):
     """The server closed this connection because the same name logged in from another connection."""
 
 
+class CannotPlay(Exception):
+    """The bot cannot play what it was asked to (a tournament or room of another game, a tournament it is no
+    entrant of): the message says what is wrong and what would work."""
+
+
+class TryLater(ConnectionError):
+    """The server asked to try again later (a login throttled or queued, too many connections from this address):
+    the bot reconnects after ``delay`` seconds."""
+
+    def __init__(self, reason: str, delay: float) -> None:
+        super().__init__(reason)
+        self.delay = delay
+
+
 TAKEOVER_REASON = "logged in from another connection"
 
 
@@ -101,6 +116,9 @@ def describe_connect_error(url: str, exc: BaseException, connected_before: bool)
     parts = urlsplit(url)
     if isinstance(exc, InvalidStatus):
         status = exc.response.status_code
+        if status in (429, 503):
+            body = bytes(exc.response.body or b"").decode(errors="replace").strip()
+            return f"the server at {url} is busy (HTTP {status}{': ' + body[:160] if body else ''})", False
         if status == 404 and not parts.path.rstrip("/").endswith("/ws"):
             fixed = urlunsplit((parts.scheme, parts.netloc, "/ws", "", ""))
             return f"the server at {url} has no WebSocket endpoint there: add /ws ({fixed})", True
@@ -282,6 +300,11 @@ class Player:
         """Return a move: a reference move value, notation text, or the structured form."""
         raise NotImplementedError
 
+    def warm_up(self) -> str | None:
+        """Get ready to play before the bot logs in (load or compile an engine, read a book): called once, in
+        the thinking process. Returns what was warmed up, for the bot's output (None: nothing to say)."""
+        return None
+
 
 class FunctionPlayer(Player):
     """Wraps a plain function ``turn -> move`` (it must be picklable: a module-level function)."""
@@ -304,6 +327,12 @@ class GameResult:
     reason: str
     players: list[str]
     record: str | None
+    status: str = "finished"  # finished (played), forfeit (somebody never came) or aborted (no result)
+
+    @property
+    def played(self) -> bool:
+        """True when the game has a result (it was not aborted: a cancelled tournament, nobody came back)."""
+        return self.status != "aborted"
 
     @property
     def opponent(self) -> str:
@@ -322,6 +351,16 @@ def _make(player: Player | Callable[[], Player]) -> Player:
     return player() if callable(player) and not isinstance(player, Player) else player
 
 
+WARM_UP = "warm-up"
+"""What the thinking process is sent to warm its player up (instead of a Turn)."""
+
+
+def _warm_up(player: Player) -> tuple[str | None, float]:
+    started = time.perf_counter()
+    what = player.warm_up() if hasattr(player, "warm_up") else None
+    return what, time.perf_counter() - started
+
+
 def _worker_main(channel: Any, player: Player | Callable[[], Player]) -> None:
     """The thinking process: one player, created once (so it may keep state between moves)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process
@@ -332,7 +371,10 @@ def _worker_main(channel: Any, player: Player | Callable[[], Player]) -> None:
         except (EOFError, OSError):
             return
         try:
-            channel.send(("move", made.choose(turn)))
+            if isinstance(turn, str) and turn == WARM_UP:
+                channel.send(("ready", _warm_up(made)))
+            else:
+                channel.send(("move", made.choose(turn)))
         except Exception:
             channel.send(("error", traceback.format_exc()))
 
@@ -360,15 +402,22 @@ class Thinker:
         else:
             self.local = _make(player)
 
-    def _ask(self, turn: Turn) -> Any:
+    def _ask(self, turn: Turn | str) -> Any:
         self._channel.send(turn)
         try:
             kind, value = self._channel.recv()
         except EOFError:
             raise RuntimeError("the thinking process ended") from None
         if kind == "error":
-            raise RuntimeError(f"the bot's choose() failed:\n{value}")
+            raise RuntimeError(f"the bot failed while thinking:\n{value}")
         return value
+
+    async def warm_up(self) -> tuple[str | None, float]:
+        """Warm the player up where it thinks (:meth:`Player.warm_up`): what was warmed up, and how long it took."""
+        loop = asyncio.get_running_loop()
+        if self.mode == "process":
+            return await loop.run_in_executor(self.pool, self._ask, WARM_UP)
+        return await loop.run_in_executor(self.pool, _warm_up, self.local)
 
     async def choose(self, turn: Turn) -> Any:
         """The player's move for ``turn``."""
@@ -454,6 +503,7 @@ class PlayerRunner:
         connected_before = False
         self.thinker = Thinker(self.player, self.options.think)
         try:
+            await self._warm_up()
             while not self.finished:
                 try:
                     await self._session()
@@ -463,6 +513,13 @@ class PlayerRunner:
                                     "with the same name and secret?); this one stops") from None
                 except InvalidURI as exc:
                     raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
+                except TryLater as exc:
+                    failures += 1
+                    if failures > self.options.max_retries + 8:
+                        raise ConnectionError(f"{exc}; gave up after {failures - 1} tries") from None
+                    delay = exc.delay * (1.0 + random.random() / 4)
+                    self.status(f"{exc}; trying again in {delay:.1f} s")
+                    await asyncio.sleep(delay)
                 except (TimeoutError, OSError, ConnectionError, ConnectionClosed, InvalidHandshake) as exc:
                     if self.finished:
                         break
@@ -483,13 +540,29 @@ class PlayerRunner:
             self.thinker.close()
         return self.results
 
+    async def _warm_up(self) -> None:
+        """Get the player ready before it logs in, so that no clock runs while an engine compiles."""
+        assert self.thinker is not None
+        what = getattr(self.player, "warms_up", None)
+        if what:
+            self.status(f"warming up {what}…")
+        warmed, seconds = await self.thinker.warm_up()
+        if what or warmed:
+            self.status(f"{warmed or what} ready in {seconds:.1f} s")
+
     async def _session(self) -> None:
         opts = self.options
         client = Client(opts.url, opts.subprotocol)
         self.client = client
         try:
             await client.connect()
-            welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
+            try:
+                welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
+            except ServerError as exc:
+                if exc.code in ("throttled", "busy"):
+                    raise TryLater(f"the server says: {exc.message}", float(exc.msg.get("retry_after") or 2.0)) \
+                        from None
+                raise
             self.resume = client.resume
             if opts.tournament is not None or not welcome.get("rooms"):
                 await self._find_game(client)  # a tournament entrant follows its event even when seated already
@@ -511,6 +584,7 @@ class PlayerRunner:
                     self.status(f"waiting for the tournament {opts.tournament} to be created")
                     await asyncio.sleep(TOURNAMENT_POLL)
                     continue
+                self._check_tournament(reply["tournament"])
                 self._tournament_news(reply["tournament"])
                 return
         if opts.room is None:
@@ -520,7 +594,7 @@ class PlayerRunner:
                     seek[key] = opts.room_options[key]
             reply = await client.request(seek)
             if reply["type"] == "seeking":
-                self.status(f"waiting for an opponent for {opts.game} in the lobby")
+                self.status(describe_seeking(reply))
             return
         # A finished room lingers until everybody has left it, and is then removed, so the
         # next game can be set up under the same name: wait (briefly) for that.
@@ -559,6 +633,9 @@ class PlayerRunner:
             self.options.on_event(msg)
         kind = msg.get("type")
         if kind == "game_start":
+            if self.options.game is not None and msg["game"] != self.options.game and msg.get("seat") is not None:
+                raise CannotPlay(f"{msg['room']} plays {msg['game']}, and this bot plays {self.options.game}: "
+                                 f"start it with --game {msg['game']}")
             game = get_game(msg["game"])
             self.rooms[msg["room"]] = {
                 "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
@@ -586,12 +663,26 @@ class PlayerRunner:
             await self._game_over(client, msg)
         elif kind == "tournament":
             self._tournament_news(msg["tournament"])
+        elif kind == "seeking":
+            self.status(describe_seeking(msg))
         elif kind == "player_away":
             self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
         elif kind == "error":
             log.warning("server error: %s %s", msg.get("code"), msg.get("message"))
             if msg.get("code") == "illegal_move":
                 raise IllegalMove(msg.get("message", "illegal move"))
+
+    def _check_tournament(self, event: dict[str, Any]) -> None:
+        """Stop with one clear line when this bot cannot play in ``event`` (another game; not an entrant)."""
+        opts = self.options
+        if opts.game is not None and event.get("game") != opts.game:
+            raise CannotPlay(f"the tournament {event['name']} plays {event.get('game')}, and this bot plays "
+                             f"{opts.game}: start it with --game {event.get('game')}")
+        entrants = event.get("entrants") or []
+        if opts.name not in entrants:
+            listed = ", ".join(entrants[:30]) + (" …" if len(entrants) > 30 else "")
+            raise CannotPlay(f"{opts.name} is not an entrant of the tournament {event['name']}; its entrants: "
+                             f"{listed or 'none'}")
 
     def _tournament_news(self, event: dict[str, Any]) -> None:
         """Follow the tournament this bot plays in: say where it stands; stop once it is over."""
@@ -611,12 +702,14 @@ class PlayerRunner:
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
         room = self.rooms.pop(msg["room"], None)
         seat = room["seat"] if room else None
-        result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"))
+        result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"),
+                            msg.get("status", "finished"))
         if seat is not None:
             self.results.append(result)
             if self.options.on_result is not None:
                 self.options.on_result(result)
-        if (self.options.games is not None and len(self.results) >= self.options.games) or (
+        played = sum(r.played for r in self.results)
+        if (self.options.games is not None and played >= self.options.games) or (
                 self._tournament_over and not self.rooms):
             self.finished = True
             await client.request({"type": "leave", "room": msg["room"]}, check=False)
@@ -647,6 +740,32 @@ class PlayerRunner:
         await client.send({"type": "move", "room": room_name, "move": form})
 
 
+def describe_settings(seek: dict[str, Any]) -> str:
+    """A seek's settings in words: ``30 s a move, 3 games`` (and the options, if any)."""
+    control = seek.get("time_control") or {}
+    if "per_move" in control:
+        clock = f"{control['per_move']:g} s a move"
+    elif "initial" in control:
+        clock = f"{control['initial']:g} s a game + {control.get('increment', 0):g} s a move"
+    else:
+        clock = "untimed"
+    games = seek.get("games", 1)
+    options = ", ".join(f"{k}={v}" for k, v in sorted((seek.get("options") or {}).items()))
+    return f"{clock}, {games} game{'' if games == 1 else 's'}" + (f", {options}" if options else "")
+
+
+def describe_seeking(msg: dict[str, Any]) -> str:
+    """What a waiting seeker is waiting for, and the seeks it will not pair with because their settings differ."""
+    seek = msg["seek"]
+    text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek)})"
+    others = msg.get("others") or []
+    if others:
+        listed = "; ".join(f"{o.get('name')} ({describe_settings(o)})" for o in others[:5])
+        text += (f"; not pairing with {listed}: their settings differ (give both bots the same --per-move and "
+                 "--series)")
+    return text
+
+
 async def run_player(player: Player | Callable[[], Player], options: RunOptions) -> list[GameResult]:
     """Run ``player`` on a server until ``options.games`` games are done (forever if None)."""
     return await PlayerRunner(player, options).run()
@@ -668,5 +787,6 @@ def run(player: Player | Callable[[Turn], Any], name: str, **options: Any) -> li
         return runner.results
 
 
-__all__ = ["Client", "FunctionPlayer", "GameResult", "JSON", "MSGPACK", "NoServer", "Player", "RunOptions",
-           "ServerError", "ServerURLError", "TakenOver", "Turn", "check_url", "run", "run_player"]
+__all__ = ["CannotPlay", "Client", "FunctionPlayer", "GameResult", "JSON", "MSGPACK", "NoServer", "Player",
+           "RunOptions", "ServerError", "ServerURLError", "TakenOver", "TryLater", "Turn", "check_url", "run",
+           "run_player"]

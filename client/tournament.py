@@ -104,6 +104,7 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, key, None)
         if value is not None:
             settings[key] = value
+    settings = {key: _setting(key, value) for key, value in settings.items()}
     for key in ("game", "format"):
         if key not in settings:
             raise TournamentCliError(f"a tournament needs --{key} (or {key} = ... in the TOML file)")
@@ -118,12 +119,9 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
     if not request["players"] and not request["local"]:
         raise TournamentCliError("a tournament needs entrants: --players a,b,c (bots that connect with plyhall bot "
                                  "--tournament NAME) and/or --local master,minimax-4 (the server's house bots)")
-    control = settings.get("time_control")
-    if control is not None:
-        request["time_control"] = parse_time_control(control) if isinstance(control, str) else control
-    if settings.get("sprt") is not None:
-        value = settings["sprt"]
-        request["sprt"] = parse_sprt(value) if isinstance(value, str) else value
+    for key in ("time_control", "sprt"):
+        if settings.get(key) is not None:
+            request[key] = settings[key]
     if settings.get("openings"):
         path = base / settings["openings"]
         try:
@@ -134,6 +132,50 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
         if settings.get("plies") is not None:
             request["openings"]["plies"] = settings["plies"]
     return request
+
+
+WHOLE_NUMBERS = ("games_per_pairing", "cycles", "rounds", "concurrency", "plies")
+TEXTS = ("name", "game", "format", "illegal_move", "openings")
+PARSED: dict[str, tuple[Any, str]] = {
+    "time_control": (parse_time_control,
+                     '30 (seconds a move), "5m+2s", "untimed" or a table such as { per_move = 30 }'),
+    "sprt": (parse_sprt, '"elo0=0,elo1=20" or a table such as { elo0 = 0, elo1 = 20 }'),
+}
+
+
+def _setting(key: str, value: Any) -> Any:
+    """One setting in the form the request wants, from a flag or a TOML value: a TOML file may write a number as
+    a number or as a string (``rounds = 3`` or ``rounds = "3"``), a time control as on the command line
+    (``time_control = 5``, ``"5m+2s"``) or as a table; TournamentCliError says what is accepted otherwise."""
+    if key in WHOLE_NUMBERS:
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = 3), not {value!r}")
+    if key == "grace":
+        try:
+            if not isinstance(value, bool):
+                return float(value)
+        except (TypeError, ValueError):
+            pass
+        raise TournamentCliError(f"grace must be a number of seconds (e.g. grace = 60), not {value!r}")
+    if key in PARSED:
+        parse, accepted = PARSED[key]
+        if key == "time_control" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = f"{value:g}"  # seconds a move, as on the command line
+        if isinstance(value, str):
+            return parse(value)
+        if isinstance(value, dict):
+            return value
+        raise TournamentCliError(f"{key} is {accepted}, not {value!r}")
+    if key in ("players", "local"):
+        return _names(value, key)
+    if key in TEXTS and not isinstance(value, str):
+        raise TournamentCliError(f"{key} must be text (e.g. {key} = \"...\"), not {value!r}")
+    if key == "options" and not isinstance(value, dict):
+        raise TournamentCliError(f"options is a table of game options (e.g. options = {{ first = 1 }}), not {value!r}")
+    return value
 
 
 def http_base(url: str) -> str:
@@ -237,23 +279,49 @@ async def _run(args: argparse.Namespace) -> int:
         await client.close()
 
 
+RECONNECT_TRIES = 60  # tries (1 s, 2 s, ... then every 10 s: about ten minutes) to reach a restarting server
+
+
 async def _follow(client: Client, args: argparse.Namespace, tournament: str) -> int:
-    """Print progress as games finish; the results when the event ends."""
-    event = (await client.request({"type": "watch_tournament", "tournament": tournament}))["tournament"]
+    """Print progress as games finish; the results when the event ends. A server that restarts (the event goes on
+    where it was) is reconnected to."""
     shown = -1
-    while event["status"] not in ("finished", "cancelled"):
-        if event["progress"]["done"] != shown:
-            shown = event["progress"]["done"]
-            print(describe_progress(event), flush=True)
-        msg = await client.recv(timeout=None)
-        if msg.get("type") == "tournament" and msg["tournament"]["id"] == tournament:
-            event = msg["tournament"]
+    while True:
+        try:
+            event = (await client.request({"type": "watch_tournament", "tournament": tournament}))["tournament"]
+            while event["status"] not in ("finished", "cancelled"):
+                if event["progress"]["done"] != shown:
+                    shown = event["progress"]["done"]
+                    print(describe_progress(event), flush=True)
+                msg = await client.recv(timeout=None)
+                if msg.get("type") == "tournament" and msg["tournament"]["id"] == tournament:
+                    event = msg["tournament"]
+            break
+        except ConnectionError as exc:
+            await client.close()
+            client = await _reconnect(args, exc)
     print(describe_progress(event) + f" ({event['status']}"
           + (f": {event['stopped_early']}" if event.get("stopped_early") else "") + ")", flush=True)
+    await client.close()
     text = await asyncio.to_thread(fetch, args.url, f"/api/tournaments/{quote(tournament)}?format=text")
     print()
     print(text, end="")
     return 0 if event["status"] == "finished" else 1
+
+
+async def _reconnect(args: argparse.Namespace, why: BaseException) -> Client:
+    """Log in again as the organiser after the connection was lost, trying for a while (a restarting server)."""
+    print(f"lost the connection to the server ({why or 'closed'}); reconnecting (the tournament goes on on the "
+          "server)", flush=True)
+    for attempt in range(RECONNECT_TRIES):
+        await asyncio.sleep(min(10.0, 2.0 ** attempt / 2))
+        try:
+            client = await _organiser(args)
+        except (TournamentCliError, ServerError, ConnectionError, OSError, TimeoutError):
+            continue
+        print("reconnected", flush=True)
+        return client
+    raise ConnectionError(f"could not reach the server at {args.url} again after {RECONNECT_TRIES} tries")
 
 
 def _add_definition(parser: argparse.ArgumentParser) -> None:

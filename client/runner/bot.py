@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+import time
 from typing import Any
 
 from client.sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
 from protocol.games import GAMES
+
+SECRET_VARIABLE = "PLYHALL_SECRET"
+"""The environment variable ``plyhall bot`` reads its secret from when ``--secret`` is not given (a secret in the
+environment stays out of ``ps``; the server hands its house bots their secret this way)."""
 
 
 class BotPlayer(Player):
@@ -27,9 +33,18 @@ class BotPlayer(Player):
         self.level = level
         self.seed = seed
         self._bot: Any = None
+        self.warms_up = "the master engine" if parse_level(level)[0] == "master" else None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"game_id": self.game_id, "level": self.level, "seed": self.seed, "_bot": None}
+        return {**self.__dict__, "_bot": None}
+
+    def warm_up(self) -> str | None:
+        """Build the bot now: a master engine loads its compiled code (or compiles it, the first time)."""
+        from bots import make_bot
+
+        if self._bot is None:
+            self._bot = make_bot(self.game_id, self.level, self.seed)
+        return self.warms_up
 
     def choose(self, turn: Turn) -> Any:
         """Ask the bot, giving it the time left on its clock."""
@@ -49,10 +64,12 @@ def register(subparsers: Any) -> None:
         description="Connect one of Plyhall's bots as a player. Without --room it asks the server for an opponent "
                     "(a seek): two bots seeking the same game are paired at once, whatever order they start in. "
                     "With --room it joins that room, creating it if needed.")
-    parser.add_argument("--game", required=True, choices=sorted(GAMES), help="game to play")
+    parser.add_argument("--game", choices=sorted(GAMES), help="game to play (required, but for --warm-up)")
     parser.add_argument("--level", default="random", help=f"bot level: {LEVELS} (default random)")
-    parser.add_argument("--name", required=True, help="player name (letters, digits, _ . -)")
-    parser.add_argument("--secret", help="secret that claims the name (recommended: a restarted bot resumes)")
+    parser.add_argument("--name", help="player name (letters, digits, _ . -; required, but for --warm-up)")
+    parser.add_argument("--secret", default=os.environ.get(SECRET_VARIABLE),
+                        help="secret that claims the name (recommended: a restarted bot resumes; default "
+                             f"${SECRET_VARIABLE}, which keeps it out of the process list)")
     parser.add_argument("--room", help="room to join (created if it does not exist) instead of seeking a game")
     parser.add_argument("--tournament", metavar="NAME",
                         help="play in this tournament: the server seats the bot in each of its games, until the end")
@@ -64,6 +81,10 @@ def register(subparsers: Any) -> None:
                         help="coordinate convention on the wire (default algebraic)")
     parser.add_argument("--seed", type=int, help="random seed for the bot")
     parser.add_argument("--per-move", type=float, help="seconds per move in rooms this bot creates or seeks")
+    parser.add_argument("--warm-up", action="store_true",
+                        help="build the master engines (of --game, or of every game) into numba's cache, then exit: "
+                             "the first game of a fresh install then starts at once (every bot also warms up before "
+                             "it logs in)")
     parser.set_defaults(func=run_bot)
 
 
@@ -72,8 +93,15 @@ LEVELS = "random, novice, minimax-N (N = 1..8), master"
 
 def run_bot(args: argparse.Namespace) -> int:
     """Run the bot until its games are done, printing what it waits for, results and a running score."""
-    from client.sdk import NoServer, ServerError, ServerURLError, TakenOver, check_url
+    from client.sdk import CannotPlay, NoServer, ServerError, ServerURLError, TakenOver, check_url
 
+    if args.warm_up:
+        return warm_up([args.game] if args.game else sorted(GAMES))
+    missing = [flag for flag, value in (("--game", args.game), ("--name", args.name)) if value is None]
+    if missing:
+        print(f"plyhall bot: {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required (or "
+              "--warm-up alone)", file=sys.stderr)
+        return 2
     if args.games is not None and args.games < 1:
         print("plyhall bot: --games must be at least 1", file=sys.stderr)
         return 2
@@ -89,10 +117,14 @@ def run_bot(args: argparse.Namespace) -> int:
     score = {"games": 0, "points": 0.0}
 
     def on_result(result: GameResult) -> None:
+        opponent = result.players[1 - result.seat] if result.seat is not None else "?"
+        if not result.played:  # a cancelled tournament, nobody back after a restart: no result to count
+            print(f"game in {result.room} against {opponent} aborted ({result.reason}); not counted; "
+                  f"score {score['points']:g}/{score['games']}", flush=True)
+            return
         score["games"] += 1
         score["points"] += result.score
         outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[result.score]
-        opponent = result.players[1 - result.seat] if result.seat is not None else "?"
         print(f"game {score['games']} in {result.room}: {outcome} against {opponent} ({result.reason}); "
               f"score {score['points']:g}/{score['games']}", flush=True)
 
@@ -116,8 +148,24 @@ def run_bot(args: argparse.Namespace) -> int:
     except ConnectionError as exc:
         print(f"plyhall bot: {exc}", file=sys.stderr)
         return 1
+    except CannotPlay as exc:
+        print(f"plyhall bot: {exc}", file=sys.stderr)
+        return 1
     except ServerError as exc:  # a server refusal (bad name, wrong secret, wrong game, ...) ends the run
         print(f"plyhall bot: the server refused: {exc.message}", file=sys.stderr)
         return 1
     print(f"done: {score['points']:g}/{score['games']} points", flush=True)
+    return 0
+
+
+def warm_up(games: list[str]) -> int:
+    """Build the master engine of each game once (numba compiles it into its cache on the first run), saying
+    how long each took."""
+    from bots import make_bot
+
+    for game in games:
+        print(f"warming up the {game} master engine…", flush=True)
+        started = time.perf_counter()
+        make_bot(game, "master")
+        print(f"  ready in {time.perf_counter() - started:.1f} s", flush=True)
     return 0
