@@ -57,8 +57,8 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
 from server import event_loop  # noqa: E402
-from server.app import DirectMessages, frame_header  # noqa: E402
 from server.gc_policy import ServingGC  # noqa: E402
+from server.transport import DirectMessages, frame_header  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter

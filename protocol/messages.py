@@ -330,10 +330,15 @@ def chat(room: str, sender: str, text: str) -> dict[str, Any]:
 
 
 @_server("seeking", "Your seek is recorded and waits for an opponent: what it asks for. When a matching "
-         "seek arrives, the server opens a room and seats you both (joined, game_start).", {"seek": MAP})
-def seeking(seek: dict[str, Any]) -> dict[str, Any]:
-    """The seek that now waits."""
-    return {"type": "seeking", "seek": seek}
+         "seek arrives, the server opens a room and seats you both (joined, game_start). others: seeks that wait "
+         "for the same game on other settings (name, options, time_control, games), which yours will not pair "
+         "with; sent again whenever such a seek arrives.", {"seek": MAP}, {"others": LIST})
+def seeking(seek: dict[str, Any], others: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The seek that now waits, and the seeks it cannot pair with because their settings differ."""
+    msg = {"type": "seeking", "seek": seek}
+    if others:
+        msg["others"] = others
+    return msg
 
 
 @_server("seek_cancelled", "Your seek for this game no longer waits (you cancelled it).", {"game": STR})

@@ -15,15 +15,13 @@ import asyncio
 import concurrent.futures
 import logging
 import time
-from collections import deque
-from collections.abc import Callable
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
 
@@ -37,17 +35,21 @@ from .gc_policy import ServingGC
 from .hall import Hall, HallOutbox, Limits, tag_reply
 from .house import HouseBots
 from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
-from .identity import ClaimLookup, SecretCheck
+from .identity import ClaimLookup, FairQueue, SecretCheck
 from .metrics import CONTENT_TYPE, Metrics
-from .records import MovePlayed
+from .records import MovePlayed, Write
+from .spill import describe, replay, spill
 from .storage import Storage
 from .tournament.director import Director, slug
 from .tournament.schedule import TournamentSpec
+from .transport import DirectConnection, answer_pipelined, frame_header, release
 from .web import STATIC_PREFIX, StaticFiles
 from .writer import GroupCommitWriter, LoopWriter, Writer
 
 log = logging.getLogger("plyhall.server")
 
+HASH_WORKERS = 2  # threads checking secrets (PBKDF2 releases the interpreter lock)
+SHUTDOWN_SECONDS = 10.0  # the longest a stop takes, whatever the clients and the database do
 STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
 MAX_UNSENT_BYTES = 8 * 1024 * 1024  # bytes waiting for one slow client before it is dropped
 
@@ -142,67 +144,6 @@ class Connection:
             await asyncio.sleep(0.01)
 
 
-class DirectMessages:
-    """Mixed into a websockets connection class: each whole incoming message goes to ``on_message`` as
-    soon as it is parsed, instead of being queued for a ``recv()`` coroutine to pick up (a future, a
-    task step and a queue a message). Fragmented messages, pings and closes take websockets' usual
-    way, as does everything while ``on_message`` is None."""
-
-    on_message: Callable[[bytes | str], None] | None = None
-
-    def process_event(self, event: Any) -> None:
-        """A whole data frame goes to ``on_message``; everything else to websockets."""
-        if self.on_message is not None and type(event) is Frame and event.fin:
-            if event.opcode is Opcode.BINARY:
-                self.on_message(bytes(event.data))
-                return
-            if event.opcode is Opcode.TEXT:  # websockets has checked that it is valid UTF-8
-                self.on_message(bytes(event.data).decode())
-                return
-        super().process_event(event)  # type: ignore[misc]
-
-
-class DirectConnection(DirectMessages, ServerConnection):
-    """The server's connections: whole messages straight to the hall (:class:`DirectMessages`)."""
-
-
-def frame_header(binary: bool, length: int) -> bytes:
-    """The header of an unfragmented, unmasked WebSocket data frame (RFC 6455, section 5.2).
-
-    Messages are written as whole frames straight to the transport: building them through the
-    websockets protocol object costs several Python calls a message, and a server's frames are
-    never masked or fragmented here. Control frames (pings, close) stay websockets' own; both
-    kinds are whole writes on the event loop, so they never interleave."""
-    opcode = 0x82 if binary else 0x81  # FIN + binary or text
-    if length < 126:
-        return bytes((opcode, length))
-    if length < 65536:
-        return bytes((opcode, 126)) + length.to_bytes(2, "big")
-    return bytes((opcode, 127)) + length.to_bytes(8, "big")
-
-
-def release(ws: DirectConnection) -> None:
-    """Break the reference cycles a closed connection leaves in websockets and asyncio, so that reference
-    counting frees it at once, without waiting for (or pausing in) the cyclic garbage collector.
-
-    Each is an attribute of a finished object: our message callback (which holds our connection, which
-    holds this one), the protocol's parser (a generator that holds the protocol),
-    the subprotocol selector (a closure that holds the connection) and the transport's read callback (a
-    bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
-    """
-    ws.on_message = None  # a closure holding our Connection, which holds ws
-    protocol = ws.protocol
-    parser = getattr(protocol, "parser", None)
-    if parser is not None:
-        protocol.parser = None  # type: ignore[assignment]
-        parser.close()
-    if getattr(protocol, "select_subprotocol", None) is not None:
-        protocol.select_subprotocol = None  # type: ignore[assignment,method-assign]
-    transport = ws.transport
-    if transport is not None and transport.is_closing() and hasattr(transport, "_read_ready_cb"):
-        transport._read_ready_cb = None  # type: ignore[attr-defined]
-
-
 class PlyhallServer:
     """A running Plyhall server on one host and port."""
 
@@ -240,7 +181,10 @@ class PlyhallServer:
         self._timer_wakeup = asyncio.Event()
         self._timer_until: float | None = None  # the deadline the timer task sleeps until (None: no deadline)
         self._reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
-        self._hashing = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-hash")
+        self._hashing = concurrent.futures.ThreadPoolExecutor(HASH_WORKERS, thread_name_prefix="plyhall-hash")
+        self._checks: FairQueue[SecretCheck] = FairQueue()  # secret checks waiting for a hashing thread
+        self._hashing_now = 0
+        self._per_address: Counter[str] = Counter()  # open WebSocket connections by peer address
         self.http = HttpApi()
         self.web = StaticFiles()
         self._routes()
@@ -250,12 +194,18 @@ class PlyhallServer:
         self.started = time.time()
         self.games_recorded = 0
         self.stopping = False
+        self.replayed: str | None = None  # what the spill file of an earlier stop held (replayed at start)
+        self.unsaved: str | None = None  # what this stop could not store in the database
 
     # Life cycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Take back what storage kept, then listen; ``self.port`` is the real port afterwards (port 0)."""
         loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._reads, self.storage.own)
+        self.replayed = await loop.run_in_executor(self._reads, replay, self.storage)
+        if self.replayed:
+            log.warning("stored %s kept in the spill file of the last stop", self.replayed)
         restored = await loop.run_in_executor(self._reads, self.storage.load)
         self.restored = self.hall.restore(restored, time.monotonic())
         if self.storage.commits_inline:
@@ -295,40 +245,84 @@ class PlyhallServer:
         self._dispatch(self.hall.resume_tournaments(time.monotonic()))
         log.info("plyhall %s listening on ws://%s:%d/ws", protocol.__version__, self.host, self.port)
 
-    async def stop(self) -> None:
-        """Shut down cleanly: tell clients, close, commit what is queued. Running games stay stored and
-        continue when a server starts again on the same database."""
+    async def stop(self, timeout: float = SHUTDOWN_SECONDS) -> None:
+        """Shut down within ``timeout`` seconds, whatever the clients and the database do: tell the clients,
+        commit what is queued while the database lets us, close every connection at once (code 1001), and
+        keep what could not be committed in the spill file for the next start (``self.unsaved`` says what).
+        Running games stay stored and continue when a server starts again on the same database."""
         if self.stopping:
             return
         self.stopping = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         self._dispatch(self.hall.shutdown(time.monotonic()))
-        await self.flush()
-        await asyncio.gather(*(c.drain(1.0) for c in self.connections.values()))
         if self._server is not None:
-            self._server.close(close_connections=False)
-            for connection in list(self.connections.values()):
-                connection.closing = True
-                await connection.ws.close(1001, "server shutting down")
-            await self._server.wait_closed()
-        for task in (self._timer_task, self._lag_task):
+            self._server.close(close_connections=False)  # no new connections from here on
+        await self.flush(timeout=timeout * 0.3)  # what is committed reaches its clients before they are closed
+        await asyncio.gather(*(c.drain(0.5) for c in self.connections.values()))
+        await self._close_connections(max(0.5, min(2.0, deadline - loop.time() - 4.0)))
+        for task in (self._timer_task, self._lag_task, self._house_task):
             if task is not None:
                 task.cancel()
         if self.gc is not None:
             self.gc.stop()
-        if self._house_task is not None:
-            self._house_task.cancel()
         if self.house is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.house.stop_all)
-        if self._writer is not None:
-            await self._writer.aclose()
-        self._hashing.shutdown(wait=True)
-        await asyncio.get_running_loop().run_in_executor(self._reads, self.storage.close)
-        self._reads.shutdown(wait=True)
+            await loop.run_in_executor(None, self.house.stop_all, 1.0)
+        if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 1.0)):
+            self._keep_unsaved(self._writer.unsaved())
+        self._hashing.shutdown(wait=False, cancel_futures=True)
+        try:
+            await asyncio.wait_for(loop.run_in_executor(self._reads, self.storage.close),
+                                   max(0.5, deadline - loop.time()))
+        except TimeoutError:
+            log.error("the database did not close in time; stopping anyway")
+        self._reads.shutdown(wait=False, cancel_futures=True)
 
-    async def flush(self) -> None:
-        """Wait until every write submitted so far is committed and its messages are sent."""
+    async def _close_connections(self, timeout: float) -> None:
+        """Close every connection at once with 1001; whoever has not answered the close in ``timeout`` seconds
+        (a client that stopped reading) is cut off."""
+        connections = list(self.connections.values())
+        for connection in connections:
+            connection.closing = True
+        closing = [asyncio.ensure_future(c.ws.close(1001, "server shutting down")) for c in connections]
+        if closing:
+            await asyncio.wait(closing, timeout=timeout)
+        for connection, task in zip(connections, closing, strict=True):
+            if not task.done():  # the close handshake still waits for the client's answer: end it now
+                task.cancel()
+                if connection.ws.transport is not None:
+                    connection.ws.transport.abort()
+        if self._server is not None:
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+            except TimeoutError:
+                log.warning("some connection handlers were still running at shutdown")
+
+    def _keep_unsaved(self, writes: list[Write]) -> None:
+        """The database refused ``writes`` until the end: keep them in the spill file, and say so."""
+        self.unsaved = describe(writes)
+        path = self.storage.spill_path
+        if path is not None:
+            try:
+                spill(path, writes)
+            except OSError as exc:
+                log.error("could not store %s: the database refused them and the spill file %s could not be "
+                          "written either (%s): they are lost", self.unsaved, path, exc)
+                return
+            log.error("the database refused %s; they are kept in %s and stored when the server starts again",
+                      self.unsaved, path)
+        else:
+            log.error("the database refused %s: they are lost", self.unsaved)
+
+    async def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every write submitted so far is committed and its messages are sent (at most ``timeout``
+        seconds; False when that time ran out first)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         while self._held or (self._writer is not None and self._writer.committed < self._writer.submitted):
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
             await asyncio.sleep(0.005)
+        return True
 
     # Connections -------------------------------------------------------------------------
 
@@ -338,13 +332,34 @@ class PlyhallServer:
                 return candidate
         return None  # nothing offered: JSON (an offer of only unknown ones is refused in _process_request)
 
+    def _over_connection_quota(self, address: str) -> bool:
+        """True (and counted) when ``address`` has as many connections open as it may."""
+        limit = self.hall.limits.max_connections_per_address
+        if limit and self._per_address[address] >= limit:
+            self.metrics.refusals["connections_per_address"] += 1
+            return True
+        return False
+
     async def _connection(self, ws: DirectConnection) -> None:
+        address = ws.remote_address[0] if ws.remote_address else "?"
+        if self._over_connection_quota(address):  # handshakes that raced past the check in _process_request
+            await ws.close(1008, "too many connections from your address")
+            release(ws)
+            return
+        self._per_address[address] += 1
+        try:
+            await self._serve_connection(ws, address)
+        finally:
+            self._per_address[address] -= 1
+            if self._per_address[address] <= 0:
+                del self._per_address[address]
+
+    async def _serve_connection(self, ws: DirectConnection, address: str) -> None:
         self._next_id += 1
         conn_id = self._next_id
         connection = Connection(conn_id, ws, codec_for(ws.subprotocol), TokenBucket(self.rate_limit,
                                                                                     time.monotonic()))
         self.connections[conn_id] = connection
-        address = ws.remote_address[0] if ws.remote_address else "?"
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
         ws.on_message = lambda data: self._incoming(connection, data)
@@ -436,6 +451,8 @@ class PlyhallServer:
             self._run_lookup(lookup)
         if out.house or out.house_stop:
             self._run_house(out)
+        for reason in out.refused:
+            self.metrics.refusals[reason] += 1
         if out.ended:
             self.games_recorded += len(out.ended)
             for record in out.ended:
@@ -477,19 +494,31 @@ class PlyhallServer:
             self._timer_wakeup.set()
 
     def _run_check(self, check: SecretCheck) -> None:
-        future = asyncio.get_running_loop().run_in_executor(self._hashing, check.run)
+        """Queue a secret check; checks run on the hashing threads, taking addresses in turn, so one address's
+        flood of logins never holds up another address's login."""
+        self._checks.push(check.address, check)
+        self._next_checks()
 
-        def done(result: asyncio.Future) -> None:
-            if self.stopping or result.cancelled():
+    def _next_checks(self) -> None:
+        while self._hashing_now < HASH_WORKERS and not self.stopping:
+            check = self._checks.pop()
+            if check is None:
                 return
-            try:
-                answer = result.result()
-            except Exception:
-                log.exception("checking a secret failed")
-                answer = False
-            self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
+            self._hashing_now += 1
+            future = asyncio.get_running_loop().run_in_executor(self._hashing, check.run)
+            future.add_done_callback(lambda result, check=check: self._checked(check, result))
 
-        future.add_done_callback(done)
+    def _checked(self, check: SecretCheck, result: asyncio.Future) -> None:
+        self._hashing_now -= 1
+        if self.stopping or result.cancelled():
+            return
+        try:
+            answer = result.result()
+        except Exception:
+            log.exception("checking a secret failed")
+            answer = False
+        self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
+        self._next_checks()
 
     def _run_lookup(self, lookup: ClaimLookup) -> None:
         future = asyncio.get_running_loop().run_in_executor(self._reads, self.storage.get_claim, lookup.login["name"])
@@ -553,6 +582,11 @@ class PlyhallServer:
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path.split("?", 1)[0] == "/ws":
+            address = connection.remote_address[0] if connection.remote_address else "?"
+            if self._over_connection_quota(address):
+                return text_response(429, f"too many connections from your address ({self._per_address[address]}, "
+                                     f"the limit is {self.hall.limits.max_connections_per_address}); close some and "
+                                     "try again\n")
             offered = [p.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
                        for p in value.split(",") if p.strip()]
             if offered and not set(offered) & set(SUBPROTOCOLS):
@@ -561,7 +595,7 @@ class PlyhallServer:
             return None
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return json_response(404, {"error": "the WebSocket endpoint is /ws"})
-        return await self.http.respond(request)
+        return await answer_pipelined(connection, await self.http.respond(request), self.http.respond)
 
     def _routes(self) -> None:
         self.http.route("/healthz", self._healthz)

@@ -16,8 +16,20 @@ from protocol.games import GAMES
 
 from . import event_loop
 from .event_loop import EVENT_LOOPS, default_event_loop, installed
+from .hall import Limits
 
 DEFAULT_DB = "plyhall.db"
+QUOTAS: tuple[tuple[str, int, str], ...] = (
+    ("max_connections_per_address", 0, "WebSocket connections open from one address"),
+    ("max_rooms_per_address", 0, "open rooms created, or paired into by seeks, from one address"),
+    ("max_rooms_per_name", 1, "open rooms one name has created"),
+    ("max_rooms", 1, "rooms on the whole server (seeks may open 10%% more, so play goes on)"),
+    ("max_house_games_per_address", 0, "games against house bots played at once from one address"),
+    ("max_house_games_per_name", 1, "games against house bots one name plays at once"),
+    ("house_idle", 10, "seconds a person playing a house bot may leave a move unplayed; then it loses and the room "
+                       "ends"),
+)
+"""The ``serve`` flags of :class:`server.hall.Limits`: field, lowest value, what it limits (defaults: Limits')."""
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +61,13 @@ def register(subparsers: Any) -> None:
                        help="let players open rooms against the server's own bots (the web page's 'play a bot', "
                             "tournaments' local entrants): up to N bot processes at once (default when given: 2; "
                             "a master bot takes about 300 MB)")
+    quotas = serve.add_argument_group(
+        "quotas", "what one address or one name may hold, so that nobody can fill the server")
+    defaults = Limits()
+    for field, low, text in QUOTAS:
+        quotas.add_argument("--" + field.replace("_", "-"), type=type(getattr(defaults, field)), metavar="N",
+                            default=getattr(defaults, field),
+                            help=f"{text} (default {getattr(defaults, field):g}{'; 0: no limit' if low == 0 else ''})")
     serve.add_argument("--rate-limit", type=float, default=50.0, metavar="N",
                        help="messages a second one connection may send on average, bursts of 4N (default 50; "
                             "accepted moves do not count)")
@@ -98,6 +117,11 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--rate-limit must be 1 to 100000 messages a second, not {args.rate_limit:g}")
     if not 0 <= args.house_bots <= 64:
         errors.append(f"--house-bots must be 0 to 64 bot processes, not {args.house_bots}")
+    for field, low, _ in QUOTAS:
+        high = 3600 if field == "house_idle" else 1_000_000
+        if not low <= getattr(args, field) <= high:
+            errors.append(f"--{field.replace('_', '-')} must be {low}{' (no limit)' if low == 0 else ''} to {high}, "
+                          f"not {getattr(args, field):g}")
     if not installed(args.event_loop):
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
@@ -106,7 +130,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .app import PlyhallServer, RateLimit
+    from .app import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
@@ -126,16 +150,24 @@ def run_serve(args: argparse.Namespace) -> int:
     defaults = {"grace": args.grace, "illegal_move": args.illegal_move,
                 "time_control": {"per_move": args.per_move}}
 
-    async def main() -> None:
-        server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults,
+    limits = Limits(**{field: getattr(args, field) for field, _, _ in QUOTAS})
+
+    async def main() -> int:
+        server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults, limits=limits,
                                rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
                                organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True)
         try:
             await server.start()
-        except OSError as exc:
-            print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        except (OSError, StorageError) as exc:
+            if isinstance(exc, StorageError):
+                print(f"plyhall serve: {exc}", file=sys.stderr)
+            else:
+                print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
+                      file=sys.stderr)
             storage.close()
-            raise SystemExit(1) from None
+            return 1
+        if server.replayed:
+            print(f"plyhall: stored {server.replayed} that the last stop kept in {storage.spill_path}", flush=True)
         rooms, running = server.restored
         if rooms:
             print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
@@ -144,16 +176,29 @@ def run_serve(args: argparse.Namespace) -> int:
               f"database {getattr(storage, 'where', args.db)}, event loop {args.event_loop}; Ctrl-C stops", flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def signalled() -> None:
+            if stop.is_set():  # a second Ctrl-C or SIGTERM: the operator does not want to wait
+                print("plyhall: stopping at once (second signal); writes not yet committed are lost", flush=True)
+                os._exit(1)
+            stop.set()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, signalled)
         await stop.wait()
-        print("plyhall: shutting down (running games are kept and continue at the next start)", flush=True)
+        print(f"plyhall: shutting down within {SHUTDOWN_SECONDS:g} s (running games are kept and continue at the "
+              "next start; a second Ctrl-C stops at once)", flush=True)
         await server.stop()
         count = server.games_recorded
+        if server.unsaved:
+            print(f"plyhall: stopped; the database refused {server.unsaved}"
+                  + (f" (kept in {storage.spill_path}, stored at the next start)" if storage.spill_path else ""),
+                  flush=True)
+            return 1
         print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)
+        return 0
 
-    event_loop.run(main(), args.event_loop)
-    return 0
+    return event_loop.run(main(), args.event_loop)
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -10,7 +10,6 @@ request produces for its sender that is one of the request's reply types
 from __future__ import annotations
 
 import heapq
-import hmac
 import json
 import logging
 import re
@@ -20,12 +19,13 @@ from typing import Any
 
 import protocol
 from protocol import messages as m
-from protocol.games import COORDS, GAMES, OptionError
+from protocol.games import GAMES, OptionError
 from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
 
 from .env import Env
 from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
-from .identity import Claim, ClaimLookup, LoginThrottle, SecretCheck, token_digest
+from .identity import Claim, ClaimLookup, Holder, SecretCheck
+from .logins import NAME_HELP, Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
 from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, TournamentSaved, Write
 from .room import Outbox, Room, RoomSettings
 from .tournament.director import Director, TournamentError, define
@@ -36,7 +36,6 @@ ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
 MAX_ROOM_NAME = 40  # ROOM_NAME's limit; generated names stay below it too
 NAME = re.compile(NAME_PATTERN)
 ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a letter or digit)"
-NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit)"
 LAKES = (
     "Kalamalka Lake", "Okanagan Lake", "Wood Lake", "Skaha Lake", "Vaseux Lake", "Mabel Lake",
     "Shuswap Lake", "Kootenay Lake", "Arrow Lake", "Slocan Lake", "Moyie Lake", "Christina Lake",
@@ -50,11 +49,23 @@ REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIEN
 
 @dataclass
 class Limits:
-    """Limits that protect the server from one client."""
+    """Quotas that keep one address, or one name, from filling the server (docs/OPERATING.md lists each
+    with the ``plyhall serve`` flag that sets it; 0 turns a per-address quota off)."""
 
-    max_rooms: int = 5000
-    max_rooms_per_name: int = 20
+    max_rooms: int = 5000  # rooms on the server; seeks may open SEEK_RESERVE more, so play goes on
+    max_rooms_per_name: int = 10  # open rooms one name has created
     max_rooms_in_one: int = 50  # rooms one session may be in at once
+    max_rooms_per_address: int = 50  # open rooms created, or paired into by seeks, from one address
+    max_connections_per_address: int = 200  # WebSocket connections open from one address (the I/O layer's)
+    max_house_games_per_address: int = 2  # rooms against house bots one address has open at once
+    max_house_games_per_name: int = 1  # ... one name has open at once
+    house_idle: float = 180.0  # seconds a person playing a house bot may leave a move unplayed: then it loses
+
+    @property
+    def seek_rooms(self) -> int:
+        """The room count past which seeks are refused too: ``max_rooms`` plus a reserve, so that rooms
+        others created and left idle never stop players who want to play now."""
+        return self.max_rooms + max(10, self.max_rooms // 10)
 
 
 @dataclass
@@ -97,6 +108,7 @@ class HallOutbox:
     ended: list[GameRecord] = field(default_factory=list)
     house: list[HouseStart] = field(default_factory=list)  # house bot processes to start
     house_stop: list[str] = field(default_factory=list)  # house bots no longer needed (their process ends)
+    refused: list[str] = field(default_factory=list)  # why requests were refused by a quota or throttle
 
     def send(self, conn: int, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for connection ``conn``."""
@@ -116,7 +128,13 @@ class HallOutbox:
         self.ended.extend(other.ended)
         self.house.extend(other.house)
         self.house_stop.extend(other.house_stop)
+        self.refused.extend(other.refused)
         return self
+
+    def refuse(self, conn: int, reason: str, code: str, text: str, **extra: Any) -> None:
+        """Queue an ``error`` for a request a quota or throttle refused; ``reason`` is counted in the metrics."""
+        self.refused.append(reason)
+        self.error(conn, code, text, **extra)
 
 
 Handler = Callable[["Hall", HallOutbox, int, dict[str, Any], float], None]
@@ -145,35 +163,33 @@ class Hall:
         organiser_secret: str | None = None,
         house_limit: int = 0,
         shared_names: bool = False,
+        login_limits: LoginLimits | None = None,
     ) -> None:
         self.env = env or Env.system()
-        self.shared_names = shared_names  # other servers share the database: look unknown names up there
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
-        self.organiser_secret = organiser_secret
         self.house_limit = house_limit  # house bot processes that may run at once (0: none)
-        self.house_secret = self.env.new_token()  # what the server's own bots log in with
+        self.logins = Logins(self.env, organiser_secret, shared_names, login_limits or LoginLimits())
         self.house_running: dict[str, str] = {}  # house bot name -> the room it was started for
+        self.house_games: dict[str, tuple[str, str]] = {}  # house bot name -> (its opponent's name, address)
+        self._house_serial = 0  # house bot names count on: a name is never handed out twice
         self.restarted_house: list[HouseStart] = []  # house bots of restored rooms, to start again
         self.tournaments: dict[str, Director] = {}  # by id
         self.tournament_watchers: dict[str, set[int]] = {}  # tournament id -> connections watching it
         self._tournament_pushed: dict[str, float] = {}  # tournament id -> when it was last pushed
         self._tournament_dirty: set[str] = set()
         self._pending_due: set[str] = set()  # restored tournaments whose due games are opened at start
-        self.claims: dict[str, Claim] = {}
-        self.identities: dict[str, str] = {}  # name -> digest of its latest resume token
         self.sessions: dict[int, Session] = {}  # by connection
         self.by_name: dict[str, Session] = {}
-        self.addresses: dict[int, str] = {}  # connection -> peer address (for logs and the throttle)
-        self.checking: dict[int, str] = {}  # connections whose login waits for a secret check -> address
+        self.addresses: dict[int, str] = {}  # connection -> peer address (for logs, back-off and quotas)
         self.rooms: dict[str, Room] = {}
         self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
         self.seat_holders: dict[str, set[str]] = {}  # name -> rooms where it holds a seat (even when away)
         self.created_by: dict[str, set[str]] = {}
+        self.address_rooms: dict[str, set[str]] = {}  # address -> open rooms charged to it (created, or seek-paired)
+        self.room_addresses: dict[str, set[str]] = {}  # room -> the addresses it is charged to
         self.seeks: dict[str, list[Seek]] = {}  # seek key -> waiting seeks, oldest first
         self.first_of_pair: dict[frozenset[str], str] = {}  # who had seat 0 when two names last met by seek
-        self.name_throttle = LoginThrottle(free=5, lockout_after=15, max_pending=1)
-        self.address_throttle = LoginThrottle(free=30, lockout_after=200, max_pending=4)
         self._lake = 0
         self._timers: list[tuple[float, str]] = []  # (deadline, room) heap; stale entries are harmless
         self._scheduled: dict[str, float] = {}  # room -> the earliest deadline it has in the heap
@@ -218,31 +234,21 @@ class Hall:
         tag_reply(out, conn, msg.get("id"), REPLIES[kind])
         return out
 
+    @property
+    def house_secret(self) -> str:
+        """What the server's own bots log in with (made at start; it reaches them through their environment)."""
+        return self.logins.house_secret
+
     def secret_checked(self, check: SecretCheck, result: Claim | bool, now: float) -> HallOutbox:
         """The answer of a :class:`SecretCheck` the I/O layer ran: finish (or refuse) that login."""
         out = HallOutbox()
         self._now = now
         conn, login = check.conn, check.login
-        name, address = login["name"], self.checking.pop(conn, "?")
-        ok = result is not False
-        self.name_throttle.finished(name, now, ok, forgive=True)
-        self.address_throttle.finished(address, now, ok)
-        if conn not in self.addresses:
-            return out  # the connection closed while its secret was being checked
-        if not ok:
-            log.info("login refused: wrong secret for %s from %s", name, address)
-            out.error(conn, "wrong_secret", f"the name {name} is claimed; log in with its secret or choose "
-                      "another name")
-        elif isinstance(result, Claim):
-            if name in self.claims:  # claimed meanwhile by a login that finished first
-                out.error(conn, "wrong_secret", f"the name {name} was just claimed by another login")
-            else:
-                self.claims[name] = result
-                out.writes.append(ClaimSaved(name, result.salt, result.digest))
-                self._admit(out, conn, login, now, proven=True)
-        else:
-            self._admit(out, conn, login, now, proven=True)
-        tag_reply(out, conn, login.get("id"), REPLIES["login"])
+        alive = conn in self.addresses and conn not in self.sessions
+        step = self.logins.checked(check, result, self._holder(login["name"], conn), now, alive)
+        if alive:
+            self._login_step(out, conn, login, step, now)
+            tag_reply(out, conn, login.get("id"), REPLIES["login"])
         return out
 
     def claim_looked_up(self, lookup: ClaimLookup, found: tuple[str, str] | None, now: float) -> HallOutbox:
@@ -253,8 +259,8 @@ class Hall:
         if lookup.conn not in self.addresses:
             return out
         name = lookup.login["name"]
-        if found is not None and name not in self.claims:
-            self.claims[name] = Claim(*found)
+        if found is not None and name not in self.logins.claims:
+            self.logins.claims[name] = Claim(*found)
         self._login(out, lookup.conn, lookup.login, now, looked_up=True)
         tag_reply(out, lookup.conn, lookup.login.get("id"), REPLIES["login"])
         return out
@@ -274,6 +280,7 @@ class Hall:
         for watching in self.tournament_watchers.values():
             watching.discard(conn)
         self.addresses.pop(conn, None)
+        self.logins.gone(conn)
         session = self.sessions.pop(conn, None)
         if session is None:
             return out
@@ -289,8 +296,8 @@ class Hall:
             room = self.rooms.get(room_name)
             if room is not None and not room.ever_entered:
                 self._remove_room(out, room)
-        if not self.seat_holders.get(session.name) and session.name not in self.by_name:
-            self.identities.pop(session.name, None)
+        if self._holder(session.name) is Holder.NOBODY:
+            self.logins.forget(session.name)
         return out
 
     def tick(self, now: float) -> HallOutbox:
@@ -339,7 +346,7 @@ class Hall:
         """Take back what storage kept: claims, resume tokens of seat holders, and every open room (a
         running game continues when both players are back). Returns (rooms, running games)."""
         self._now = now
-        self.claims = {name: Claim(salt, digest) for name, (salt, digest) in restored.claims.items()}
+        self.logins.claims = {name: Claim(salt, digest) for name, (salt, digest) in restored.claims.items()}
         running = 0
         for snapshot in restored.rooms:
             record = restored.running.get(snapshot.get("record") or "")
@@ -354,12 +361,14 @@ class Hall:
                     continue
                 self.seat_holders.setdefault(name, set()).add(room.name)
                 if name in restored.identities:
-                    self.identities[name] = restored.identities[name]
+                    self.logins.identities[name] = restored.identities[name]
                 if name.startswith(HOUSE_PREFIX) and room.status != "finished":
                     # the bot's process did not outlive the old server's secret: start it again
                     level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
                     if HOUSE_LEVEL.fullmatch(level):
                         self.house_running[name] = room.name
+                        opponent = room.seats[1 - room.seats.index(name)]
+                        self.house_games[name] = (opponent or "", "?")
                         self.restarted_house.append(HouseStart(name, room.game.id, level, room.name,
                                                                room.settings.games - max(0, room.game_no - 1)))
             running += room.status == "playing"
@@ -374,11 +383,16 @@ class Hall:
             for number, room in list(director.open.items()):
                 if room not in self.rooms:  # its room is gone: the game is played again
                     del director.open[number]
-            for name, level in director.settings.local.items():
-                if director.status in ("running", "paused", "created") and name not in self.house_running:
-                    self.house_running[name] = f"tournament {director.id}"
-                    self.restarted_house.append(HouseStart(name, director.settings.game, level,
-                                                           tournament=director.id))
+            if director.status in ("created", "running", "paused"):
+                for name in director.entrants:  # an entry holds its name after a restart too
+                    if name in restored.identities:
+                        self.logins.identities[name] = restored.identities[name]
+            if director.status in ("running", "paused"):  # an event not started yet holds no house bot
+                for name, level in director.settings.local.items():
+                    if name not in self.house_running:
+                        self.house_running[name] = f"tournament {director.id}"
+                        self.restarted_house.append(HouseStart(name, director.settings.game, level,
+                                                               tournament=director.id))
             self._pending_due.add(director.id)
         return len(self.rooms), running
 
@@ -413,70 +427,60 @@ class Hall:
         if conn in self.sessions:
             out.error(conn, "already_logged_in", f"you are logged in as {self.sessions[conn].name}")
             return
-        if conn in self.checking:
+        if conn in self.logins.checking:
             out.error(conn, "already_logged_in", "a login on this connection is being checked; wait for its answer")
             return
-        name = msg["name"]
-        coords = msg.get("coords", "algebraic")
-        secret = msg.get("secret")
-        if not NAME.fullmatch(name):  # fullmatch: '$' alone lets a trailing newline through ("ann\n")
-            out.error(conn, "bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
-            return
-        if name.startswith(HOUSE_PREFIX):
-            if secret is None or not hmac.compare_digest(secret.encode(), self.house_secret.encode()):
-                out.error(conn, "bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; "
-                          "choose another name")
-                return
-            self._admit(out, conn, msg, now, proven=True)
-            return
-        if coords not in COORDS:
-            out.error(conn, "bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
-            return
-        if secret is not None and not 1 <= len(secret) <= 200:
-            out.error(conn, "bad_message", "a secret is 1 to 200 characters")
-            return
-        if "organiser" in msg and not self._organiser_ok(msg["organiser"]):
-            out.error(conn, "not_organiser", "the organiser secret is wrong (or this server has none: "
-                      "plyhall serve --organiser-secret)")
-            return
         address = self.addresses.get(conn, "?")
-        wait = max(self.name_throttle.retry_after(name, now) or 0.0, self.address_throttle.retry_after(address, now)
-                   or 0.0)
-        if wait:
-            out.error(conn, "throttled", f"too many failed logins for {name} or from your address; try again in "
-                      f"{wait:.0f} s", retry_after=round(wait, 1))
-            return
-        token_ok = self._token_matches(name, msg.get("resume"))
-        claim = self.claims.get(name)
-        if claim is None and self.shared_names and not looked_up:
-            out.lookups.append(ClaimLookup(conn, msg))  # claimed through another server, perhaps
-            return
-        if claim is not None and not token_ok:
-            if secret is None:
-                self._refuse(out, conn, name, address, now, "wrong_secret",
-                             f"the name {name} is claimed; log in with its secret or choose another name")
-                return
-            self._check(out, conn, msg, claim)
-            return
-        if claim is None and secret is not None:
-            self._check(out, conn, msg, None)  # the secret claims the name once hashed
-            return
-        if claim is None and not token_ok and self._seat_kept_for(name):
-            self._refuse(out, conn, name, address, now, "resume_required",
-                         f"{name} holds a seat kept for its owner; log in with the resume token of its last login")
-            return
-        self._admit(out, conn, msg, now, proven=token_ok)
+        step = self.logins.start(conn, msg, address, self._holder(msg["name"], conn), now, looked_up)
+        self._login_step(out, conn, msg, step, now)
+
+    def _login_step(self, out: HallOutbox, conn: int, msg: dict[str, Any], step: Step, now: float) -> None:
+        """Carry out what the login desk decided."""
+        if isinstance(step, Refuse):
+            extra = {} if step.retry_after is None else {"retry_after": step.retry_after}
+            if step.code in ("throttled", "busy"):
+                out.refuse(conn, f"login_{step.code}", step.code, step.text, **extra)
+            else:
+                out.error(conn, step.code, step.text, **extra)
+        elif isinstance(step, Check):
+            out.checks.append(step.check)
+        elif isinstance(step, Lookup):
+            out.lookups.append(step.lookup)
+        elif isinstance(step, Admit):
+            if step.claim is not None:
+                out.writes.append(ClaimSaved(msg["name"], step.claim.salt, step.claim.digest))
+            self._admit(out, conn, msg, now, step.proven)
+
+    def _holder(self, name: str, conn: int | None = None) -> Holder:
+        """Who holds ``name`` now (``conn``: a login whose own claim of the name does not count)."""
+        if name in self.by_name:
+            return Holder.SESSION
+        if self.logins.known(name):
+            if self.seat_holders.get(name):
+                return Holder.SEAT
+            if self._entrant(name):
+                return Holder.ENTRY
+        if self.logins.claiming.get(name, conn) != conn:
+            return Holder.CLAIMING
+        return Holder.NOBODY
+
+    def _entrant(self, name: str) -> Director | None:
+        """The tournament not over yet that ``name`` is an entrant of, if any."""
+        for director in self.tournaments.values():
+            if director.status in ("created", "running", "paused") and name in director.entrants:
+                return director
+        return None
 
     def _create_room(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         session = self.sessions[conn]
-        if len(self.rooms) >= self.limits.max_rooms:
-            out.error(conn, "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its limit")
+        address = self.addresses.get(conn, "?")
+        if not self._room_quota(out, conn, address, len(self.rooms) >= self.limits.max_rooms):
             return
         mine = self.created_by.setdefault(session.name, set()) & set(self.rooms)
         self.created_by[session.name] = mine
         if len(mine) >= self.limits.max_rooms_per_name:
-            out.error(conn, "too_many_rooms", f"you have {len(mine)} open rooms, the limit per name; "
-                      "finish or leave some first")
+            out.refuse(conn, "rooms_per_name", "too_many_rooms", f"you have {len(mine)} open rooms, the limit per "
+                       "name; finish or leave some first")
             return
         name = msg.get("name")
         if name is None:
@@ -499,11 +503,13 @@ class Hall:
         opponent = msg.get("opponent")
         house = None
         if opponent is not None:
-            house = self._house_bot(out, conn, opponent)
+            house = self._house_bot(out, conn, opponent, settings)
             if house is None:
                 return
-        room = Room(name, settings, self.env, session.name, reserved=(session.name, house) if house else (None, None))
+        room = Room(name, settings, self.env, session.name, reserved=(session.name, house) if house else (None, None),
+                    idle=(self.limits.house_idle, (session.name,)) if house else None)
         self._add_room(room)
+        self._charge(room.name, address)
         mine.add(name)
         out.writes.append(_room_saved(room))
         out.send(conn, m.room(room.listing()))
@@ -514,10 +520,31 @@ class Hall:
             self._apply(out, room, room.join(session.name, session.coords, now, "player", 0))
             self._apply(out, room, room.hold(house, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
             self.house_running[house] = room.name
+            self.house_games[house] = (session.name, address)
             out.house.append(HouseStart(house, settings.game.id, opponent, room.name, settings.games))
         self._lobby_changed(out)
 
-    def _house_bot(self, out: HallOutbox, conn: int, level: str) -> str | None:
+    def _room_quota(self, out: HallOutbox, conn: int, address: str, server_full: bool) -> bool:
+        """True when ``address`` may open one more room (``server_full``: the server-wide limit is reached)."""
+        if server_full:
+            out.refuse(conn, "rooms_server", "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its "
+                       "limit; try again when some games end")
+            return False
+        limit = self.limits.max_rooms_per_address
+        charged = self.address_rooms.get(address, ())
+        if limit and len(charged) >= limit:
+            out.refuse(conn, "rooms_per_address", "too_many_rooms", f"{len(charged)} open rooms were opened from "
+                       f"your address, its limit ({limit}); finish or leave some first")
+            return False
+        return True
+
+    def _charge(self, room: str, *addresses: str) -> None:
+        """Count ``room`` against each address (until it is removed)."""
+        for address in addresses:
+            self.address_rooms.setdefault(address, set()).add(room)
+            self.room_addresses.setdefault(room, set()).add(address)
+
+    def _house_bot(self, out: HallOutbox, conn: int, level: str, settings: RoomSettings) -> str | None:
         """A name for a new house bot of ``level``, or None (and an error) when none can start."""
         if not self.house_limit:
             out.error(conn, "bad_option", "this server starts no house bots (the organiser can allow them with "
@@ -526,21 +553,50 @@ class Hall:
         if not HOUSE_LEVEL.fullmatch(level):
             out.error(conn, "bad_option", f"unknown bot level {level[:40]!r}; levels: {', '.join(HOUSE_LEVELS)}")
             return None
-        if len(self.house_running) >= self.house_limit:
-            out.error(conn, "busy", f"all {self.house_limit} house bots of this server are playing; try again when "
-                      "a game ends")
+        if not settings.time_control.timed:
+            out.error(conn, "bad_option", "a game against a house bot must be timed: give time_control per_move or "
+                      "initial (an untimed game would keep the bot for ever)")
             return None
-        number = 1
-        while f"{HOUSE_PREFIX}{level}-{number}" in self.house_running or \
-                f"{HOUSE_PREFIX}{level}-{number}" in self.by_name:
-            number += 1
-        return f"{HOUSE_PREFIX}{level}-{number}"
+        session = self.sessions[conn]
+        address = self.addresses.get(conn, "?")
+        by_name = sum(opponent == session.name for opponent, _ in self.house_games.values())
+        if by_name >= self.limits.max_house_games_per_name:
+            out.refuse(conn, "house_per_name", "busy", f"you are playing {by_name} house bot game"
+                       f"{'' if by_name == 1 else 's'} already, the limit per name; finish it first")
+            return None
+        by_address = sum(where == address for _, where in self.house_games.values())
+        limit = self.limits.max_house_games_per_address
+        if limit and by_address >= limit:
+            out.refuse(conn, "house_per_address", "busy", f"{by_address} house bot games are being played from "
+                       "your address, its limit; try again when one ends")
+            return None
+        if len(self.house_running) >= self.house_limit:
+            out.refuse(conn, "house_busy", "busy", f"all {self.house_limit} house bots of this server are playing; "
+                       "try again when a game ends")
+            return None
+        return self._house_name(level)
+
+    def _house_name(self, level: str) -> str:
+        """A house bot name never used before by this server, and held by nobody (a seat, a session, an entry)."""
+        while True:
+            self._house_serial += 1
+            name = f"{HOUSE_PREFIX}{level}-{self._house_serial}"
+            if name not in self.house_running and name not in self.by_name and not self.seat_holders.get(name) \
+                    and self._entrant(name) is None:
+                return name
 
     def house_exited(self, name: str, now: float) -> HallOutbox:
-        """A house bot process ended (its games done, or it failed): its slot is free again."""
+        """A house bot process ended (its games done, or it failed): its slot is free again, and a seat it still
+        holds in a room is given up at once (a running game is lost by the bot, the room plays no more games)."""
+        out = HallOutbox()
         self._now = now
         self.house_running.pop(name, None)
-        return HallOutbox()
+        self.house_games.pop(name, None)
+        for room_name in sorted(self.seat_holders.get(name, set())):
+            room = self.rooms.get(room_name)
+            if room is not None and room.tournament is None:
+                self._apply(out, room, room.withdraw(name, now, f"{name} stopped"))
+        return out
 
     def _join(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         session = self.sessions[conn]
@@ -570,8 +626,8 @@ class Hall:
         except OptionError as exc:
             out.error(conn, "bad_option", str(exc))
             return
-        if len(self.rooms) >= self.limits.max_rooms:
-            out.error(conn, "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its limit")
+        address = self.addresses.get(conn, "?")
+        if not self._room_quota(out, conn, address, len(self.rooms) >= self.limits.seek_rooms):
             return
         self._drop_seeks(session.name, settings.game.id)
         key = json.dumps(settings.to_json(), sort_keys=True)
@@ -583,8 +639,19 @@ class Hall:
                 return
         seek = Seek(session.name, settings, key, now)
         waiting.append(seek)
-        out.send(conn, m.seeking(seek.to_json()))
+        out.send(conn, m.seeking(seek.to_json(), self._other_seeks(seek)))
+        for other in self._other_seeks_of(seek):  # they learn that someone waits on other settings, too
+            out.send(self.by_name[other.name].conn, m.seeking(other.to_json(), self._other_seeks(other)))
         log.info("%s seeks a game of %s", session.name, settings.game.id)
+
+    def _other_seeks_of(self, seek: Seek) -> list[Seek]:
+        """The waiting seeks of connected players for ``seek``'s game on other settings."""
+        return [other for key, waiting in self.seeks.items() if key != seek.key for other in waiting
+                if other.settings.game is seek.settings.game and other.name != seek.name and other.name in self.by_name]
+
+    def _other_seeks(self, seek: Seek) -> list[dict[str, Any]]:
+        """What the ``seeking`` reply says of the seeks that wait for the same game but cannot pair with ``seek``."""
+        return [{"name": other.name, **other.to_json()} for other in self._other_seeks_of(seek)[:10]]
 
     def _cancel_seek(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         game = msg["game"]
@@ -623,19 +690,12 @@ class Hall:
             out.error(conn, "bad_option", f"unknown bot level {str(bad[0])[:40]!r} in local; levels: "
                       f"{', '.join(HOUSE_LEVELS)}")
             return
-        if local_levels and len(local_levels) > self.house_limit - len(self.house_running):
-            free = max(0, self.house_limit - len(self.house_running))
-            out.error(conn, "busy" if self.house_limit else "bad_option",
-                      f"the tournament needs {len(local_levels)} house bots; this server can start {free} more "
-                      "(plyhall serve --house-bots N sets the limit)")
+        if local_levels and not self.house_limit:
+            out.error(conn, "bad_option", "this server starts no house bots: list players only, or start the "
+                      "server with plyhall serve --house-bots N")
             return
-        local: dict[str, str] = {}
-        for level in local_levels:
-            number, name = 1, f"{HOUSE_PREFIX}{level}"
-            while name in local or name in self.house_running or name in self.by_name:
-                number += 1
-                name = f"{HOUSE_PREFIX}{level}-{number}"
-            local[name] = level
+        local: dict[str, str] = {level_name: level for level in local_levels
+                                 for level_name in [self._house_name(level)]}
         try:
             settings = define(msg, [*players, *local], local, self.env.wall_clock())
             RoomSettings.parse(settings.game, settings.room["options"], settings.room["time_control"],
@@ -647,17 +707,34 @@ class Hall:
             out.error(conn, "bad_option", f"a tournament called {self.tournaments[settings.id].settings.name} exists "
                       "already; choose another name")
             return
+        if msg.get("start") and not self._house_entrants_start(out, conn, settings.local):
+            return
         director = Director(settings)
         self.tournaments[director.id] = director
         log.info("tournament %s created: %s %s, %d entrants, %d games", settings.name, settings.game,
                  settings.spec.format, len(director.entrants), director.schedule.total_games)
-        for name, level in local.items():
-            self.house_running[name] = f"tournament {director.id}"
-            out.house.append(HouseStart(name, settings.game, level, tournament=director.id))
         if msg.get("start"):
+            self._start_house_entrants(out, director)
             director.control("start")
         self._tournament_changed(out, director, now)
         out.send(conn, m.tournament(self.tournament_view(director, now)))
+
+    def _house_entrants_start(self, out: HallOutbox, conn: int, local: dict[str, str]) -> bool:
+        """True when the house bot entrants ``local`` can all start now (an event holds no house bot until it
+        starts); else a ``busy`` error saying how many can."""
+        free = max(0, self.house_limit - len(self.house_running))
+        if len(local) <= free:
+            return True
+        out.refuse(conn, "house_busy", "busy", f"the tournament needs {len(local)} house bots to start; this server "
+                   f"can start {free} more now (plyhall serve --house-bots N sets the limit; games against house "
+                   "bots end first)")
+        return False
+
+    def _start_house_entrants(self, out: HallOutbox, director: Director) -> None:
+        for name, level in director.settings.local.items():
+            if name not in self.house_running:
+                self.house_running[name] = f"tournament {director.id}"
+                out.house.append(HouseStart(name, director.settings.game, level, tournament=director.id))
 
     def _tournament_control(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
         if not self._organiser(out, conn):
@@ -665,6 +742,10 @@ class Hall:
         director = self._tournament(out, conn, msg["tournament"])
         if director is None:
             return
+        if msg["action"] == "start" and director.status == "created":
+            if not self._house_entrants_start(out, conn, director.settings.local):
+                return
+            self._start_house_entrants(out, director)
         try:
             director.control(msg["action"])
         except TournamentError as exc:
@@ -677,6 +758,7 @@ class Hall:
                 if room is not None:
                     self._apply(out, room, room.dissolve(now, "the tournament was cancelled"))
             director.open.clear()
+            out.house_stop.extend(name for name in director.settings.local if name in self.house_running)
         self._tournament_changed(out, director, now)
         out.send(conn, m.tournament(self.tournament_view(director, now)))
 
@@ -687,30 +769,6 @@ class Hall:
             self._apply(out, room, ROOM_REQUESTS[msg["type"]](room, session.name, msg, now))
 
     # Logins -----------------------------------------------------------------------------
-
-    def _organiser_ok(self, secret: str) -> bool:
-        return self.organiser_secret is not None and hmac.compare_digest(secret.encode(),
-                                                                         self.organiser_secret.encode())
-
-    def _token_matches(self, name: str, token: str | None) -> bool:
-        digest = self.identities.get(name)
-        return token is not None and digest is not None and hmac.compare_digest(digest, token_digest(token))
-
-    def _seat_kept_for(self, name: str) -> bool:
-        """True when ``name`` holds a seat and its owner is not connected: only its owner may take it back."""
-        return bool(self.seat_holders.get(name)) and name not in self.by_name and name in self.identities
-
-    def _check(self, out: HallOutbox, conn: int, msg: dict[str, Any], claim: Claim | None) -> None:
-        self.checking[conn] = self.addresses.get(conn, "?")
-        self.name_throttle.started(msg["name"])
-        self.address_throttle.started(self.addresses.get(conn, "?"))
-        out.checks.append(SecretCheck(conn, msg, claim))
-
-    def _refuse(self, out: HallOutbox, conn: int, name: str, address: str, now: float, code: str, text: str) -> None:
-        self.name_throttle.failed(name, now)
-        self.address_throttle.failed(address, now)
-        log.info("login refused (%s): %s from %s", code, name, address)
-        out.error(conn, code, text)
 
     def _admit(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float, proven: bool) -> None:
         """Open the session of a login whose identity is settled (``proven``: by secret or resume token)."""
@@ -735,12 +793,11 @@ class Hall:
         session.rooms |= self.seat_holders.get(name, set()) & set(self.rooms)
         self.sessions[conn] = session
         self.by_name[name] = session
-        token = self.env.new_token()
-        self.identities[name] = token_digest(token)
-        out.writes.append(IdentitySaved(name, self.identities[name]))
+        token, digest = self.logins.issue(name)
+        out.writes.append(IdentitySaved(name, digest))
         log.info("login: %s from %s%s", name, self.addresses.get(conn, "?"),
                  " (took over its earlier connection)" if previous is not None else "")
-        out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.claims,
+        out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.logins.claims,
                                  sorted(GAMES), sorted(session.rooms), token, session.organiser,
                                  list(HOUSE_LEVELS) if self.house_limit else None))
         for room_name in sorted(session.rooms):
@@ -822,6 +879,8 @@ class Hall:
                 session = self.by_name.get(entrant)
                 if session is not None:
                     self._apply(out, room, room.join(entrant, session.coords, now, "player", seat))
+                elif entrant in director.settings.local:  # a house bot still starting (warming its engine up)
+                    self._apply(out, room, room.hold(entrant, seat, now, max(HOUSE_ARRIVAL, room.settings.grace)))
                 else:
                     self._apply(out, room, room.hold(entrant, seat, now))
         self._lobby_changed(out)
@@ -856,6 +915,7 @@ class Hall:
         self._drop_seeks(arriving.name)
         room = Room(self._free_room_name(), settings, self.env)
         self._add_room(room)
+        self._charge(room.name, *(self.addresses.get(self.by_name[n].conn, "?") for n in (first, second)))
         out.writes.append(_room_saved(room))
         log.info("paired %s and %s for %s in %s", first, second, settings.game.id, room.name)
         for seat, name in enumerate((first, second)):
@@ -879,6 +939,14 @@ class Hall:
 
     def _remove_room(self, out: HallOutbox, room: Room) -> None:
         self.rooms.pop(room.name, None)
+        for address in self.room_addresses.pop(room.name, ()):
+            charged = self.address_rooms.get(address)
+            if charged is not None:
+                charged.discard(room.name)
+                if not charged:
+                    del self.address_rooms[address]
+        for bot in [bot for bot, where in self.house_running.items() if where == room.name]:
+            self.house_games.pop(bot, None)  # the game is over; the bot's slot is free once its process ends
         self._scheduled.pop(room.name, None)
         self.folded.pop(room.name.casefold(), None)
         out.writes.append(RoomRemoved(room.name))

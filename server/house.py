@@ -6,7 +6,8 @@ start (:class:`HouseStart` in its outbox) and how many may run at once; :class:`
 starts the processes, reaps them, and tells the hall when one has ended.
 
 House bots log in under names starting with ``house-``, which only the server's own processes
-may use: they prove it with a secret made when the server starts.
+may use: they prove it with a secret made when the server starts, which reaches them through their
+environment (``PLYHALL_SECRET``), never their command line. A name is never handed out twice.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
@@ -24,6 +26,7 @@ from typing import IO
 log = logging.getLogger("plyhall.house")
 
 HOUSE_PREFIX = "house-"
+SECRET_VARIABLE = "PLYHALL_SECRET"  # the environment variable `plyhall bot` reads its secret from
 HOUSE_LEVELS: tuple[str, ...] = ("random", "novice", *(f"minimax-{n}" for n in range(1, 9)), "master")
 """The levels a house bot can play (``plyhall bot --level``); tests check them against ``bots``."""
 HOUSE_LEVEL = re.compile(r"^(random|novice|master|minimax-[1-8])$")
@@ -41,8 +44,8 @@ class HouseStart:
     games: int = 1
     tournament: str | None = None
 
-    def argv(self, url: str, secret: str) -> list[str]:
-        """The ``plyhall bot`` command line of this bot."""
+    def argv(self, url: str) -> list[str]:
+        """The ``plyhall bot`` command line of this bot (its secret reaches it through the environment)."""
         argv = [sys.executable, "-m", "client.cli", "bot", "--game", self.game, "--level", self.level,
                 "--name", self.name, "--url", url]
         if self.tournament is not None:
@@ -50,7 +53,7 @@ class HouseStart:
         else:
             assert self.room is not None
             argv += ["--room", self.room, "--games", str(self.games), "--series", str(self.games)]
-        return argv + ["--secret", secret]
+        return argv
 
 
 class HouseBots:
@@ -65,12 +68,12 @@ class HouseBots:
 
     def start(self, request: HouseStart) -> bool:
         """Start a bot process; False (and logged) when the process cannot be started."""
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # the secret goes in the environment, which only this user (and root) can read, never on the command
+        # line, which `ps` shows to every user of the machine; it is made per server start
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **{SECRET_VARIABLE: self.secret})
         errors = tempfile.TemporaryFile()
         try:
-            # the secret goes on the command line of a child of ours, readable only by this user on
-            # this machine; it is made per server start and names only the server's own bots
-            proc = subprocess.Popen(request.argv(self.url, self.secret), stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(request.argv(self.url), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=errors, env=env, start_new_session=True)
         except OSError as exc:
             errors.close()
@@ -100,16 +103,17 @@ class HouseBots:
             self.on_exit(name, code)
 
     def stop_all(self, timeout: float = 5.0) -> None:
-        """End every bot process (SIGTERM, then SIGKILL)."""
+        """End every bot process: SIGTERM, and SIGKILL for those still running after ``timeout`` seconds in all."""
         for proc in self.running.values():
             if proc.poll() is None:
                 proc.terminate()
+        deadline = time.monotonic() + timeout
         for proc in self.running.values():
             try:
-                proc.wait(timeout)
+                proc.wait(max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.wait(timeout)
+                proc.wait()
         for errors in self._logs.values():
             errors.close()
         self.running.clear()

@@ -1,10 +1,23 @@
-"""Who a login is: claimed names (a salted PBKDF2 hash of the secret), resume tokens, and the
-throttle on failed logins.
+"""Who a login is: the rule table of names, claimed names (a salted PBKDF2 hash of the secret),
+resume tokens, and the back-off on failed logins.
 
-Checking a secret costs PBKDF2 (milliseconds of CPU), so the hall never does it itself: it
-hands the I/O layer a :class:`SecretCheck`, which runs off the event loop and whose answer is
-fed back (``Hall.secret_checked``). A resume token is a random value given in every
-``welcome``; only its SHA-256 is kept, and checking it is cheap.
+**The rule table.** Whether a login gets a name depends on two things only: who holds the name
+now (:class:`Holder`: nobody, a live session, a seat kept while its player is away, a tournament
+entry, another login that is claiming it) and what the login proves (:class:`Proof`: nothing,
+a secret, or the name's latest resume token). :data:`RULES` maps every pair, for unclaimed and
+claimed names, to a :class:`Verdict`. A name is claimed only when nobody holds it; a holder comes
+back with its secret or its resume token, never with a fresh secret. docs/PROTOCOL.md section 9
+prints the same table, and ``tests/test_identity.py`` checks every cell.
+
+**Secrets.** Checking a secret costs PBKDF2 (milliseconds of CPU), so the hall never does it
+itself: it hands the I/O layer a :class:`SecretCheck`, which runs off the event loop, fairly
+between addresses (:class:`FairQueue`), and whose answer is fed back. A resume token is a random
+value given in every ``welcome``; only its SHA-256 is kept, and checking it is cheap.
+
+**Back-off.** Failed proofs are counted per address and per address and name together
+(:class:`Backoff`): each key pays a growing wait after a few free failures. A failure from one
+address never delays a login from another, and a valid resume token is never delayed at all, so
+nobody can lock an owner out by guessing at its name.
 """
 
 from __future__ import annotations
@@ -13,8 +26,11 @@ import hashlib
 import hmac
 import math
 import secrets
+from collections import deque
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
 
 HASH_ITERATIONS = 20_000
 
@@ -26,6 +42,85 @@ def _pbkdf2(secret: str, salt: str) -> str:
 def token_digest(token: str) -> str:
     """The stored form of a resume token."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Compare two secrets in constant time (the time does not tell how much of ``given`` was right)."""
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+# The rule table ------------------------------------------------------------------------------
+
+
+class Holder(StrEnum):
+    """Who holds a name at the moment a login for it arrives (the first that applies)."""
+
+    SESSION = "a live session"
+    SEAT = "a seat kept for its player"
+    ENTRY = "a tournament entry"
+    CLAIMING = "a login claiming it"
+    NOBODY = "nobody"
+
+
+class Proof(StrEnum):
+    """What a login proves about its identity."""
+
+    TOKEN = "the latest resume token"
+    SECRET = "a secret"
+    NOTHING = "nothing"
+
+
+class Verdict(StrEnum):
+    """What the server does with a login."""
+
+    ADMIT = "welcome, unclaimed"
+    CLAIM = "welcome, the secret claims the name"
+    PROVEN = "welcome: takes over the session, resumes the seats"
+    CHECK = "the secret is checked: welcome if right, wrong_secret if not"
+    NAME_IN_USE = "name_in_use"
+    RESUME_REQUIRED = "resume_required"
+    WRONG_SECRET = "wrong_secret"
+
+    @property
+    def refused(self) -> bool:
+        """True for the verdicts that are an error code."""
+        return self in (Verdict.NAME_IN_USE, Verdict.RESUME_REQUIRED, Verdict.WRONG_SECRET)
+
+
+def _unclaimed(holder: Holder) -> dict[Proof, Verdict]:
+    if holder is Holder.NOBODY:
+        return {Proof.NOTHING: Verdict.ADMIT, Proof.SECRET: Verdict.CLAIM, Proof.TOKEN: Verdict.PROVEN}
+    kept = Verdict.NAME_IN_USE if holder in (Holder.SESSION, Holder.CLAIMING) else Verdict.RESUME_REQUIRED
+    return {Proof.NOTHING: kept, Proof.SECRET: kept, Proof.TOKEN: Verdict.PROVEN}
+
+
+RULES: dict[tuple[bool, Holder, Proof], Verdict] = {
+    **{(False, holder, proof): verdict for holder in Holder for proof, verdict in _unclaimed(holder).items()},
+    **{(True, holder, proof): verdict for holder in Holder for proof, verdict in {
+        Proof.NOTHING: Verdict.WRONG_SECRET, Proof.SECRET: Verdict.CHECK, Proof.TOKEN: Verdict.PROVEN}.items()},
+}
+"""(the name is claimed, who holds it, what the login proves) -> what happens.
+
+For an unclaimed name, a token-proven login that also carries a secret claims the name with it
+(that is how a player claims the name it is using)."""
+
+REFUSAL_TEXT = {
+    Verdict.NAME_IN_USE: "{name} is in use by {holder}; choose another name (a name is claimed only while "
+                         "nobody holds it)",
+    Verdict.RESUME_REQUIRED: "{name} is held by {holder} whose owner is away: only the resume token of its last "
+                             "login takes it back, not a new secret; choose another name",
+    Verdict.WRONG_SECRET: "the name {name} is claimed; log in with its secret (or your resume token) or choose "
+                          "another name",
+}
+"""The sentence of each refusal (``{name}`` and ``{holder}`` filled in)."""
+
+
+def decide(claimed: bool, holder: Holder, proof: Proof) -> Verdict:
+    """Look the login up in :data:`RULES`."""
+    return RULES[(claimed, holder, proof)]
+
+
+# Secrets -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -42,7 +137,7 @@ class Claim:
         return cls(salt, _pbkdf2(secret, salt))
 
     def matches(self, secret: str) -> bool:
-        """True when ``secret`` is the claimed one (slow: PBKDF2)."""
+        """True when ``secret`` is the claimed one (slow: PBKDF2; constant-time compare)."""
         return hmac.compare_digest(self.digest, _pbkdf2(secret, self.salt))
 
 
@@ -53,6 +148,8 @@ class SecretCheck:
     conn: int
     login: dict[str, Any]
     claim: Claim | None  # None: the name is unclaimed and the secret claims it
+    address: str = "?"
+    proven: bool = False  # the login proved its identity with a token already (and claims the name)
 
     def run(self) -> Claim | bool:
         """Do the slow part: the new :class:`Claim`, or whether the secret matches. Safe in any thread."""
@@ -71,64 +168,104 @@ class ClaimLookup:
     login: dict[str, Any]
 
 
+# Back-off ----------------------------------------------------------------------------------
+
+
 @dataclass
 class _Failures:
     count: int = 0
     last: float = -math.inf
-    pending: int = 0
 
 
 @dataclass
-class LoginThrottle:
-    """Growing delays after failed logins, per name and per address, then a temporary lockout.
+class Backoff:
+    """Growing waits after failures, per key (an address, or an address and a name).
 
-    ``free`` failures cost nothing; each further one doubles the wait (from 1 s up to
-    ``max_delay``); ``lockout_after`` failures lock the key out for ``lockout`` seconds. A key's
-    failures are forgotten after ``forget`` quiet seconds or, for a name, a successful login.
-    At most ``max_pending`` checks of one key run at once.
+    ``free`` failures cost nothing; from then on each failure makes the key wait twice as long
+    as the one before, from ``first`` seconds up to ``max_delay``. A key's failures are
+    forgotten after ``forget`` quiet seconds, or at once by :meth:`forgive`.
     """
 
     free: int
-    lockout_after: int
-    max_pending: int
-    max_delay: float = 60.0
-    lockout: float = 300.0
+    first: float = 1.0
+    max_delay: float = 300.0
     forget: float = 900.0
-    keys: dict[str, _Failures] = field(default_factory=dict)
+    keys: dict[Hashable, _Failures] = field(default_factory=dict)
 
-    def retry_after(self, key: str, now: float) -> float | None:
-        """Seconds to wait before ``key`` may try again, or None when it may try now."""
+    def wait(self, key: Hashable, now: float) -> float:
+        """Seconds ``key`` must wait before it may try again (0: it may try now)."""
         entry = self.keys.get(key)
         if entry is None:
-            return None
-        if now - entry.last > self.forget and not entry.pending:
+            return 0.0
+        if now - entry.last > self.forget + self.max_delay:
             del self.keys[key]
-            return None
-        if entry.pending >= self.max_pending:
-            return 1.0
+            return 0.0
         over = entry.count - self.free
         if over <= 0:
-            return None
-        wait = self.lockout if entry.count >= self.lockout_after else min(self.max_delay, 2.0 ** (over - 1))
-        left = entry.last + wait - now
-        return left if left > 0 else None
+            return 0.0
+        delay = min(self.max_delay, self.first * 2.0 ** (over - 1))
+        return max(0.0, entry.last + delay - now)
 
-    def started(self, key: str) -> None:
-        """A check of ``key`` is running."""
-        self.keys.setdefault(key, _Failures()).pending += 1
-
-    def finished(self, key: str, now: float, ok: bool, forgive: bool = False) -> None:
-        """A check of ``key`` ended: a failure counts; a success with ``forgive`` forgets the failures."""
-        entry = self.keys.setdefault(key, _Failures())
-        entry.pending = max(0, entry.pending - 1)
-        if ok:
-            if forgive and not entry.pending:
-                self.keys.pop(key, None)
-            return
+    def failed(self, key: Hashable, now: float) -> int:
+        """Count a failure of ``key``; returns how many it has now."""
+        entry = self.keys.get(key)
+        if entry is None or now - entry.last > self.forget + self.max_delay:
+            entry = self.keys[key] = _Failures()
+            if len(self.keys) % 1024 == 0:
+                self.sweep(now)
         entry.count += 1
         entry.last = now
+        return entry.count
 
-    def failed(self, key: str, now: float) -> None:
-        """A failure decided without a check (a missing secret, a wrong token)."""
-        self.started(key)
-        self.finished(key, now, ok=False)
+    def forgive(self, key: Hashable) -> None:
+        """Forget the failures of ``key`` (it proved itself)."""
+        self.keys.pop(key, None)
+
+    def count(self, key: Hashable) -> int:
+        """Failures of ``key`` remembered now."""
+        entry = self.keys.get(key)
+        return 0 if entry is None else entry.count
+
+    def sweep(self, now: float) -> None:
+        """Drop the keys whose failures are forgotten (memory stays bounded under a spray of names)."""
+        for key in [k for k, e in self.keys.items() if now - e.last > self.forget + self.max_delay]:
+            del self.keys[key]
+
+
+Item = TypeVar("Item")
+
+
+class FairQueue(Generic[Item]):
+    """Work waiting per address, taken in turn: one address's hundred items never hold up another's one.
+
+    ``push`` queues an item under its address; ``pop`` takes the oldest item of the next address in
+    round-robin order, or None when nothing waits.
+    """
+
+    def __init__(self) -> None:
+        self._queues: dict[str, deque[Item]] = {}
+        self._turns: deque[str] = deque()
+
+    def __len__(self) -> int:
+        return sum(len(q) for q in self._queues.values())
+
+    def push(self, address: str, item: Item) -> None:
+        """Queue ``item`` for ``address``."""
+        queue = self._queues.get(address)
+        if queue is None:
+            queue = self._queues[address] = deque()
+            self._turns.append(address)
+        queue.append(item)
+
+    def pop(self) -> Item | None:
+        """The next item, taking addresses in turn."""
+        while self._turns:
+            address = self._turns.popleft()
+            queue = self._queues[address]
+            item = queue.popleft()
+            if queue:
+                self._turns.append(address)
+            else:
+                del self._queues[address]
+            return item
+        return None

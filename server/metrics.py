@@ -22,6 +22,9 @@ from prometheus_client.process_collector import ProcessCollector
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 COMMIT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+REFUSAL_REASONS = ("connections_per_address", "rooms_server", "rooms_per_name", "rooms_per_address",
+                   "house_busy", "house_per_name", "house_per_address", "login_throttled", "login_busy")
+"""Every reason a quota or throttle refuses a request for (each is always exported, from 0)."""
 LOGIN_FAILURES = ("wrong_secret", "throttled", "resume_required", "bad_name", "name_in_use", "not_organiser")
 
 
@@ -58,6 +61,7 @@ class Metrics:
         self.logins = 0
         self.errors: Counter[str] = Counter()
         self.games_ended: Counter[str] = Counter()
+        self.refusals: Counter[str] = Counter()  # requests refused by a quota or a throttle, by reason
         self.loop_lag = Histogram(LAG_BUCKETS)
         self.last_lag = 0.0
         self.commit = Histogram(COMMIT_BUCKETS)
@@ -108,6 +112,11 @@ class _Collector:
         for code, count in sorted(m.errors.items()):
             errors.add_metric([code], count)
         yield errors
+        refused = CounterMetricFamily("plyhall_refusals", "Requests refused by a quota or a throttle, by reason "
+                                      "(docs/OPERATING.md lists the reasons).", labels=["reason"])
+        for reason in REFUSAL_REASONS:
+            refused.add_metric([reason], m.refusals.get(reason, 0))
+        yield refused
         ended = CounterMetricFamily("plyhall_games_ended", "Games that ended, by status.", labels=["status"])
         for status, count in sorted(m.games_ended.items()):
             ended.add_metric([status], count)

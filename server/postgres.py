@@ -14,6 +14,7 @@ from typing import Any
 from .storage import SQLStorage, StorageError
 
 SCHEMA_LOCK = 3226232  # the advisory lock taken while the schema is created or migrated
+NODE_LOCK = 3226233  # with the node name's hash: held by the one server running as that node
 
 
 def _driver() -> Any:
@@ -55,6 +56,49 @@ class PostgresStorage(SQLStorage):
 
     def _connect(self) -> Any:
         return _driver().connect(self.url, autocommit=True, connect_timeout=5, application_name="plyhall")
+
+    def own(self) -> None:
+        """Hold an advisory lock for this node on a connection of its own, for as long as this server runs (the
+        database server drops it when the connection ends, however it ends): a second server with the same
+        ``--node`` stops at once with a message naming the first."""
+        if getattr(self, "_owner", None) is not None:
+            return
+        import os
+        import socket
+
+        psycopg = _driver()
+        me = f"plyhall serve node={self.node} pid={os.getpid()} host={socket.gethostname()}"[:63]
+        try:
+            owner = psycopg.connect(self.url, autocommit=True, connect_timeout=5, application_name=me)
+            got = owner.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (NODE_LOCK, self.node)).fetchone()[0]
+            if not got:
+                rows = owner.execute("SELECT application_name, client_addr, backend_start FROM pg_stat_activity "
+                                     "WHERE application_name LIKE %s",
+                                     (f"plyhall serve node={self.node} %",)).fetchall()
+                owner.close()
+                other = "; ".join(f"{name} from {addr or 'a local socket'} since {start:%Y-%m-%d %H:%M:%S}"
+                                  for name, addr, start in rows) or "another server"
+                raise StorageError(f"node {self.node} of {self.where} is run by another Plyhall server ({other}); "
+                                   "stop it first, or start this one with another --node")
+        except psycopg.Error as exc:
+            raise StorageError(f"cannot use the PostgreSQL database {self.where}: {str(exc).strip()}") from None
+        self._owner = owner
+
+    @property
+    def spill_path(self) -> str | None:
+        """In the working directory: ``plyhall-NODE.spill`` (the database may be on another machine)."""
+        return f"plyhall-{self.node}.spill"
+
+    def close(self) -> None:
+        """Close every connection, the one holding this node's lock last."""
+        super().close()
+        owner = getattr(self, "_owner", None)
+        if owner is not None:
+            try:
+                owner.close()
+            except Exception:  # the database server is gone: so is the lock
+                pass
+            self._owner = None
 
     def _version(self, cur: Any) -> int:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))  # one server migrates at a time

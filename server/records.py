@@ -27,6 +27,11 @@ class MoveRecord:
         return {"seq": self.seq, "seat": self.seat, "move": self.notation, "think_ms": self.think_ms,
                 "clocks_after": self.clocks_after}
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> MoveRecord:
+        """Inverse of :meth:`to_json`."""
+        return cls(obj["seq"], obj["seat"], obj["move"], obj["think_ms"], list(obj["clocks_after"]))
+
 
 @dataclass
 class GameRecord:
@@ -66,6 +71,13 @@ class GameRecord:
             "tournament_game": self.tournament_game,
             "moves": [m.to_json() for m in self.moves],
         }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> GameRecord:
+        """Inverse of :meth:`to_json`."""
+        return cls(obj["id"], obj["room"], obj["game"], obj["options"], obj["time_control"], list(obj["players"]),
+                   [MoveRecord.from_json(m) for m in obj["moves"]], obj["winner"], obj["reason"], obj["status"],
+                   obj["started_at"], obj["ended_at"], obj.get("tournament"), obj.get("tournament_game"))
 
 
 # Durable writes ---------------------------------------------------------------------------
@@ -133,6 +145,31 @@ class TournamentSaved:
 
 Write = RoomSaved | RoomRemoved | GameStarted | MovePlayed | GameEnded | ClaimSaved | IdentitySaved | TournamentSaved
 """Anything the state machines ask storage to commit."""
+
+_WRITES: dict[str, type] = {kind.__name__: kind for kind in (RoomSaved, RoomRemoved, GameStarted, MovePlayed,
+                                                              GameEnded, ClaimSaved, IdentitySaved, TournamentSaved)}
+
+
+def write_to_json(write: Write) -> dict[str, Any]:
+    """A write as plain JSON values (for the spill file a server that cannot reach its database leaves)."""
+    if isinstance(write, (GameStarted, GameEnded)):
+        return {"write": type(write).__name__, "record": write.record.to_json()}
+    if isinstance(write, MovePlayed):
+        return {"write": "MovePlayed", "game_id": write.game_id, "move": write.move.to_json()}
+    return {"write": type(write).__name__, **{name: getattr(write, name) for name in write.__dataclass_fields__}}
+
+
+def write_from_json(obj: dict[str, Any]) -> Write:
+    """Inverse of :func:`write_to_json`; ``ValueError`` for anything else."""
+    fields = dict(obj)
+    kind = _WRITES.get(fields.pop("write", None))  # type: ignore[arg-type]
+    if kind is None:
+        raise ValueError(f"not a stored write: {str(obj)[:80]}")
+    if kind in (GameStarted, GameEnded):
+        return kind(GameRecord.from_json(fields["record"]))
+    if kind is MovePlayed:
+        return MovePlayed(fields["game_id"], MoveRecord.from_json(fields["move"]))
+    return kind(**fields)
 
 
 @dataclass

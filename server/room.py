@@ -16,6 +16,7 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.games import COORDS, Game, IllegalMove, OptionError, Outcome, get_game
+from protocol.games.base import shown
 
 from .clock import Clocks, TimeControl
 from .env import Env
@@ -121,8 +122,10 @@ class Room:
     """Seats, spectators, the running game and its clocks.
 
     ``reserved`` seats belong to named players (tournament entrants, a house bot): nobody else
-    may take them, and when ``forfeit_absent`` is set a reserved player who has not come when
-    the grace period ends forfeits the game instead of merely losing the seat.
+    may take them; in a tournament's room a reserved player who has not come when the grace
+    period ends forfeits the game instead of merely losing the seat. ``idle`` names players who
+    must not sit on a move (a person playing a house bot): one who leaves a move unplayed for
+    that many seconds loses, and the room plays no more games.
     """
 
     def __init__(
@@ -136,6 +139,7 @@ class Room:
         tournament: str | None = None,
         tournament_game: int | None = None,
         opening: tuple[str, ...] = (),
+        idle: tuple[float, tuple[str, ...]] | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -146,6 +150,7 @@ class Room:
         self.tournament = tournament
         self.tournament_game = tournament_game
         self.opening = opening
+        self.idle = idle  # (seconds, names): these players lose, and the room ends, if they leave a move that long
         self.created_at = env.wall_clock()
         self.seats: list[str | None] = [None, None]
         self.spectators: set[str] = set()
@@ -213,7 +218,18 @@ class Room:
             deadline = self.clocks.deadline()
             if deadline is not None:
                 times.append(deadline)
+            idle = self._idle_deadline()
+            if idle is not None:
+                times.append(idle)
         return min(times) if times else None
+
+    def _idle_deadline(self) -> float | None:
+        """When the player to move, if ``idle`` names it, has sat on its move too long."""
+        if self.idle is None or self.paused or self.clocks is None or self.clocks.running is None:
+            return None
+        if self.players[self.clocks.running] not in self.idle[1]:
+            return None
+        return self.clocks.turn_started + self.idle[0]
 
     def snapshot(self) -> dict[str, Any]:
         """What storage keeps of the room (with the running game's id), to restore it after a restart."""
@@ -224,6 +240,7 @@ class Room:
             "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
             "record": self.record_id if self.status == "playing" else None, "points": self.points,
             "last_result": self.last_result, "created_at": self.created_at,
+            "idle": None if self.idle is None else [self.idle[0], list(self.idle[1])],
         }
 
     # Membership ------------------------------------------------------------------------
@@ -290,6 +307,27 @@ class Room:
         self.away[seat] = now + (self.settings.grace if grace is None else grace)
         self._broadcast_seats(out)
         self._save(out)
+        return out
+
+    def withdraw(self, name: str, now: float, reason: str) -> Outbox:
+        """A reserved player is gone for good (a house bot whose process ended): it loses a running game, its seat
+        and its reservation are freed, and the room plays no more games."""
+        out = Outbox()
+        seat = self.seat_of(name)
+        if seat is None:
+            return out
+        if self.status == "playing":
+            out.extend(self._finish(Outcome(1 - seat, reason), now, last=True))
+        else:
+            self.status = "finished"
+        self.seats[seat] = None
+        self.away.pop(seat, None)
+        self.coords.pop(name, None)
+        self.reserved = tuple(None if r == name else r for r in self.reserved)  # type: ignore[assignment]
+        self._broadcast_seats(out)
+        self._save(out)
+        out.listing_changed = True
+        out.vacated.append(name)
         return out
 
     def leave(self, name: str, now: float) -> Outbox:
@@ -378,11 +416,10 @@ class Room:
             move = self.game.parse_move(obj, self.state, self.coords[name])
             new_state = self.game.apply(self.state, move)
         except IllegalMove as exc:
-            text = _short(obj)
-            out.error(name, "illegal_move", f"{text}: {exc.reason}", self.name)
+            text, reason = shown(obj), _clip(exc.reason)
+            out.error(name, "illegal_move", f"{text}: {reason}", self.name)
             if self.settings.illegal_move == "lose":
-                out.extend(self._finish(Outcome(1 - seat, f"illegal move by seat {seat} ({text}: {exc.reason})"),
-                                        now))
+                out.extend(self._finish(Outcome(1 - seat, f"illegal move by seat {seat} ({text}: {reason})"), now))
             return out
         self._play(out, seat, move, new_state, now)
         return out
@@ -476,6 +513,12 @@ class Room:
             seat = self.clocks.running
             assert seat is not None
             out.extend(self._finish(Outcome(1 - seat, f"seat {seat} ran out of time"), now))
+        idle = self._idle_deadline() if self.status == "playing" else None
+        if idle is not None and now >= idle and self.idle is not None and self.clocks is not None:
+            seat = self.clocks.running
+            assert seat is not None
+            out.extend(self._finish(Outcome(1 - seat, f"seat {seat} did not move for {self.idle[0]:g} s"), now,
+                                    last=True))
         expired = [seat for seat, deadline in sorted(self.away.items()) if now >= deadline]
         if not expired:
             return out
@@ -535,7 +578,8 @@ class Room:
         room = cls(snapshot["name"], settings, env, snapshot.get("creator"),
                    reserved=tuple(snapshot.get("reserved") or (None, None)),  # type: ignore[arg-type]
                    tournament=snapshot.get("tournament"), tournament_game=snapshot.get("tournament_game"),
-                   opening=tuple(snapshot.get("opening") or ()))
+                   opening=tuple(snapshot.get("opening") or ()),
+                   idle=(float(snapshot["idle"][0]), tuple(snapshot["idle"][1])) if snapshot.get("idle") else None)
         room.created_at = snapshot.get("created_at", room.created_at)
         room.game_no = snapshot["game_no"]
         room.points = dict(snapshot.get("points") or {})
@@ -692,7 +736,9 @@ class Room:
         self.status = "playing"
         return self._finish(outcome, now, status="forfeit")
 
-    def _finish(self, outcome: Outcome, now: float, status: str = "finished", start_next: bool = True) -> Outbox:
+    def _finish(self, outcome: Outcome, now: float, status: str = "finished", start_next: bool = True,
+                last: bool = False) -> Outbox:
+        """End the running game (``last``: and the series with it)."""
         out = Outbox()
         assert self.clocks is not None
         self.clocks.stop(now)
@@ -709,7 +755,7 @@ class Room:
         elif status == "finished":
             for name in self.players:
                 self.points[name] += 0.5
-        more = status == "finished" and self.game_no < self.settings.games
+        more = status == "finished" and self.game_no < self.settings.games and not last
         self.status = "waiting" if more else "finished"
         self.last_result = {"winner": outcome.winner, "reason": outcome.reason, "record": self.record_id,
                             "status": status}
@@ -727,6 +773,6 @@ class Room:
         return out
 
 
-def _short(obj: Any) -> str:
-    text = obj if isinstance(obj, str) else repr(obj)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _clip(reason: str, limit: int = 200) -> str:
+    """A rule's reason, at most ``limit`` characters (it may quote what the client sent: never all of it)."""
+    return reason if len(reason) <= limit else reason[: limit - 1] + "\u2026"

@@ -49,6 +49,9 @@ TABLES: dict[str, tuple[str, ...]] = {
 }
 """Every table with its columns, for copies between databases."""
 
+WRITER_BUSY_MS = 250
+"""How long a SQLite commit waits for a lock another program holds before it fails (and is retried later)."""
+
 SCHEMA_VERSION = 2
 """The schema this code reads and writes. A database at a newer version is refused."""
 
@@ -189,6 +192,16 @@ class Storage:
 
     def checkpoint_in_background(self, interval: float = 1.0) -> None:
         """Do the database's housekeeping off the writer's path (nothing to do for most databases)."""
+
+    def own(self) -> None:
+        """Become the one server that writes here (for this node): StorageError naming the other server
+        when one does already. Held until :meth:`close`."""
+
+    @property
+    def spill_path(self) -> str | None:
+        """Where a server that cannot reach this database at shutdown keeps the writes it could not commit
+        (replayed at the next start), or None."""
+        return None
 
     def close(self) -> None:
         """Release the database."""
@@ -553,6 +566,8 @@ class SQLiteStorage(SQLStorage):
     def __init__(self, path: str | Path, node: str = "main") -> None:
         self.path = str(path)
         self._checkpoints: tuple[threading.Event, threading.Thread] | None = None
+        self._owner: Any = None  # the open file whose lock makes this server the database's one owner
+        self._short_wait = False
         if self.path != ":memory:":
             parent = Path(self.path).resolve().parent
             if not parent.is_dir():
@@ -566,6 +581,15 @@ class SQLiteStorage(SQLStorage):
         if self.path == ":memory:":  # every connection to :memory: is a database of its own
             return self._writer
         return super()._reader()
+
+    def apply(self, writes: Sequence[Write]) -> None:
+        """Commit ``writes`` (on the event loop: the writer waits for a lock briefly, and a locked file fails the
+        commit, which the writer retries later, instead of stalling every client)."""
+        if not self._short_wait:
+            with self._write_lock:
+                self._writer.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS}")
+            self._short_wait = True
+        super().apply(writes)
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
@@ -604,17 +628,61 @@ class SQLiteStorage(SQLStorage):
         self._checkpoints = (stop, threading.Thread(target=run, name="plyhall-checkpoint", daemon=True))
         self._checkpoints[1].start()
 
+    def own(self) -> None:
+        """Hold an exclusive lock on the database file for as long as this server runs (released by the
+        operating system when the process ends, however it ends): a second server on the same file stops
+        at once with a message naming the first, instead of both writing and each losing the other's work."""
+        if self.path == ":memory:" or self._owner is not None:
+            return
+        import fcntl
+
+        owner = open(self.path, "rb")  # noqa: SIM115 - held open for the server's life
+        try:
+            fcntl.flock(owner.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            owner.close()
+            raise StorageError(f"{self.path} is in use by another Plyhall server ({_lock_holder(self.path)}); "
+                               "stop it first, or give this one another --db") from None
+        self._owner = owner
+
+    @property
+    def spill_path(self) -> str | None:
+        """Beside the database file: ``plyhall.db.spill``."""
+        return None if self.path == ":memory:" else self.path + ".spill"
+
     def close(self) -> None:
-        """Stop the checkpoints (with a last one) and close every connection."""
+        """Stop the checkpoints (with a last one), close every connection, and give up the ownership."""
         if self._checkpoints is not None:
             stop, thread = self._checkpoints
             stop.set()
             thread.join(30)
             self._checkpoints = None
         super().close()
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
 
     def __repr__(self) -> str:
         return f"<SQLiteStorage {self.path}>"
+
+
+def _lock_holder(path: str) -> str:
+    """Who holds the lock on ``path``, as well as Linux tells (``/proc/locks``): its process id and command."""
+    import os
+
+    try:
+        inode = os.stat(path).st_ino
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                parts = line.split()
+                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == str(inode):
+                    pid = parts[4]
+                    with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                        command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+                    return f"process {pid}: {command[:160]}"
+    except OSError:
+        pass
+    return "another process"
 
 
 def open_storage(target: str, node: str = "main") -> SQLStorage:

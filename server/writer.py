@@ -4,7 +4,9 @@ The event loop submits the writes of each outbox and gets a sequence number back
 commits every queued write at once and reports the highest sequence number it committed
 (``on_commit``). Writes arriving in the same instant thus share one transaction, and nothing waits
 for a commit it does not need. A failed commit (a database server restarting) is retried with
-backoff; the writes stay queued, in order, until it succeeds. Two writers share that contract:
+backoff; the writes stay queued, in order, until it succeeds. Closing is bounded: :meth:`Writer.aclose`
+tries for a given time and then hands back what it could not commit (:meth:`Writer.unsaved`), which
+the server keeps in a spill file for the next start. Two writers share that contract:
 
 * :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
   whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
@@ -55,13 +57,14 @@ class Writer:
         """Queue ``writes``; the returned sequence number is committed once ``on_commit`` reports it."""
         raise NotImplementedError
 
-    def stop(self, timeout: float = 10.0) -> bool:
-        """Commit what is queued and stop; False when that could not be done in ``timeout``."""
+    async def aclose(self, timeout: float) -> bool:
+        """Commit what is queued, trying for at most ``timeout`` seconds, and stop; False when writes are left
+        (:meth:`unsaved` lists them)."""
         raise NotImplementedError
 
-    async def aclose(self) -> bool:
-        """:meth:`stop`, from the event loop."""
-        return self.stop()
+    def unsaved(self) -> list[Write]:
+        """The writes not known to be committed, in order (after :meth:`aclose`)."""
+        return list(self._queue)
 
     def _failed(self, exc: Exception, count: int, delay: float) -> None:
         self.healthy = False
@@ -83,6 +86,7 @@ class LoopWriter(Writer):
                  on_commit: Callable[[int], None]) -> None:
         super().__init__(storage, loop, on_commit)
         self._scheduled = False
+        self._closing = False
         self._delay = 0.1
 
     def submit(self, writes: Sequence[Write]) -> int:
@@ -96,31 +100,42 @@ class LoopWriter(Writer):
 
     def _commit(self) -> None:
         self._scheduled = False
-        if not self._queue:
+        if self._closing:
             return
+        if not self._commit_now():  # the disk is full, the file gone: keep the writes, try again later
+            self._scheduled = True
+            self.loop.call_later(self._delay, self._commit)
+            self._delay = min(MAX_BACKOFF, self._delay * 2)
+
+    def _commit_now(self) -> bool:
+        """One commit of everything queued; False when it failed (the writes stay queued)."""
+        if not self._queue:
+            return True
         batch, seq = self._queue, self.submitted
         started = time.perf_counter()
         try:
             self.storage.apply(batch)
-        except Exception as exc:  # the disk is full, the file gone: keep the writes, try again later
+        except Exception as exc:
             self._failed(exc, len(batch), self._delay)
-            self._scheduled = True
-            self.loop.call_later(self._delay, self._commit)
-            self._delay = min(MAX_BACKOFF, self._delay * 2)
-            return
+            return False
         self._queue = []
         self._delay = 0.1
         self._succeeded(len(batch), started)
         self.committed = seq
         self.on_commit(seq)
+        return True
 
-    def stop(self, timeout: float = 10.0) -> bool:
-        """Commit what is left."""
+    async def aclose(self, timeout: float) -> bool:
+        """Commit what is left, retrying (without blocking the loop) until ``timeout``."""
         deadline = time.monotonic() + timeout
-        while self._queue and time.monotonic() < deadline:
-            self._commit()
-            if self._queue:
-                time.sleep(0.1)
+        delay = 0.1
+        self._closing = True  # a timed retry of _commit left behind does nothing from now on
+        while self._queue:
+            self._commit_now()
+            if not self._queue or time.monotonic() + delay > deadline:
+                break
+            await asyncio.sleep(delay)
+            delay = min(MAX_BACKOFF, delay * 2)
         return not self._queue
 
 
@@ -132,6 +147,8 @@ class GroupCommitWriter(Writer):
         super().__init__(storage, loop, on_commit)
         self._cond = threading.Condition()
         self._stopping = False
+        self._give_up_at = float("inf")
+        self._inflight: list[Write] = []  # the batch being committed (retried while the database is down)
         self._thread = threading.Thread(target=self._run, name="plyhall-writer", daemon=True)
         self._thread.start()
 
@@ -143,17 +160,19 @@ class GroupCommitWriter(Writer):
             self._cond.notify()
             return self.submitted
 
-    async def aclose(self) -> bool:
-        """:meth:`stop` on another thread (joining the writer thread blocks)."""
-        return await self.loop.run_in_executor(None, self.stop)
-
-    def stop(self, timeout: float = 10.0) -> bool:
-        """Commit what is queued and stop the thread; False when it could not finish in ``timeout``."""
+    async def aclose(self, timeout: float) -> bool:
+        """Commit what is queued (retrying for at most ``timeout`` seconds) and stop the thread."""
         with self._cond:
             self._stopping = True
+            self._give_up_at = time.monotonic() + timeout
             self._cond.notify()
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        await self.loop.run_in_executor(None, self._thread.join, timeout + 1.0)
+        return not self._thread.is_alive() and not self._queue and not self._inflight
+
+    def unsaved(self) -> list[Write]:
+        """The batch being retried, if any, and everything queued after it."""
+        with self._cond:
+            return [*self._inflight, *self._queue]
 
     def _run(self) -> None:
         while True:
@@ -163,15 +182,19 @@ class GroupCommitWriter(Writer):
                 if not self._queue:
                     return
                 batch, self._queue = self._queue, []
+                self._inflight = batch
                 seq = self.submitted
-            self._commit(batch)
+            if not self._commit(batch):
+                return  # giving up at shutdown: the batch and the queue stay for unsaved()
+            with self._cond:
+                self._inflight = []
             self.committed = seq
             try:
                 self.loop.call_soon_threadsafe(self.on_commit, seq)
             except RuntimeError:  # the loop is closed: the server is gone, nobody waits any more
                 return
 
-    def _commit(self, batch: list[Write]) -> None:
+    def _commit(self, batch: list[Write]) -> bool:
         delay = 0.1
         while True:
             started = time.perf_counter()
@@ -179,11 +202,11 @@ class GroupCommitWriter(Writer):
                 self.storage.apply(batch)
             except Exception as exc:
                 self._failed(exc, len(batch), delay)
+                if self._stopping and time.monotonic() + delay > self._give_up_at:
+                    log.error("giving up on %d writes at shutdown: %s", len(batch), self.last_error)
+                    return False
                 time.sleep(delay)
                 delay = min(MAX_BACKOFF, delay * 2)
-                if self._stopping and delay >= MAX_BACKOFF:
-                    log.error("giving up on %d writes at shutdown: %s", len(batch), self.last_error)
-                    return
                 continue
             self._succeeded(len(batch), started)
-            return
+            return True

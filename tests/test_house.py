@@ -22,8 +22,9 @@ def test_house_levels_are_the_levels_bots_accept():
 
 
 @pytest.fixture
-async def house_server(db_path):
-    srv = PlyhallServer(SQLiteStorage(db_path), port=0, house_bots=1, rate_limit=RateLimit(rate=2000, burst=4000))
+async def house_server(tmp_path):
+    srv = PlyhallServer(SQLiteStorage(tmp_path / "house.db"), port=0, house_bots=1,
+                        rate_limit=RateLimit(rate=2000, burst=4000))
     await srv.start()
     yield srv
     await srv.stop()

@@ -1,0 +1,251 @@
+"""The hall's login desk: decides every login by the rule table, and keeps what proves an identity.
+
+A plain object like the hall: it is told a login, the address it came from, who holds the name
+now and the time, and answers with one :class:`Step` — refuse it, admit it, check its secret off
+the event loop first, or look the name up in a shared database first. It keeps the claimed names,
+the digest of every name's latest resume token, the names being claimed right now, and the
+back-off of failed proofs (per address and name, per address, and for the organiser secret).
+It never sends anything and never calls back into the hall.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.games import COORDS
+from protocol.messages import NAME_PATTERN
+
+from .env import Env
+from .house import HOUSE_PREFIX
+from .identity import (
+    REFUSAL_TEXT,
+    Backoff,
+    Claim,
+    ClaimLookup,
+    Holder,
+    Proof,
+    SecretCheck,
+    Verdict,
+    decide,
+    same_secret,
+    token_digest,
+)
+
+log = logging.getLogger("plyhall.logins")
+
+NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit)"
+ORGANISER_WARN_AT = (3, 10, 30, 100, 300, 1000)  # failed organiser secrets from one address that are logged
+
+
+@dataclass
+class LoginLimits:
+    """How failed proofs are paced, and how many secret checks one address may have waiting."""
+
+    pair_free: int = 5  # failed proofs for one name from one address before each further try waits
+    address_free: int = 30  # ... from one address, whatever the names
+    organiser_free: int = 3  # wrong organiser secrets from one address before each further try waits
+    max_delay: float = 300.0  # the longest wait (it doubles from 1 s with every further failure)
+    checks_per_address: int = 64  # secret checks waiting or running for one address at once
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Answer the login with an error."""
+
+    code: str
+    text: str
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Admit:
+    """Open the session: ``proven`` when a secret or token proved the identity; ``claim``: a new claim to store."""
+
+    proven: bool
+    claim: Claim | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """Run this secret check off the event loop, then hand its answer to :meth:`Logins.checked`."""
+
+    check: SecretCheck
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """Look the name's claim up in the shared database, then start the login again."""
+
+    lookup: ClaimLookup
+
+
+Step = Refuse | Admit | Check | Lookup
+
+
+@dataclass
+class Logins:
+    """Claims, resume tokens, names being claimed, and the back-off of failed proofs."""
+
+    env: Env
+    organiser_secret: str | None = None
+    shared_names: bool = False  # other servers share the database: unknown names are looked up there
+    limits: LoginLimits = field(default_factory=LoginLimits)
+    claims: dict[str, Claim] = field(default_factory=dict)
+    identities: dict[str, str] = field(default_factory=dict)  # name -> digest of its latest resume token
+    claiming: dict[str, int] = field(default_factory=dict)  # name -> connection whose secret will claim it
+    checking: dict[int, tuple[str, str]] = field(default_factory=dict)  # connection -> (address, name) in a check
+
+    def __post_init__(self) -> None:
+        self.house_secret = self.env.new_token()  # what the server's own bots log in with
+        self.pairs = Backoff(free=self.limits.pair_free, max_delay=self.limits.max_delay)
+        self.addresses = Backoff(free=self.limits.address_free, max_delay=self.limits.max_delay)
+        self.organiser = Backoff(free=self.limits.organiser_free, max_delay=self.limits.max_delay)
+        self.pending: Counter[str] = Counter()  # address -> secret checks waiting or running
+
+    # The steps of a login ----------------------------------------------------------------------
+
+    def start(self, conn: int, msg: dict[str, Any], address: str, holder: Holder, now: float,
+              looked_up: bool = False) -> Step:
+        """Decide a login for ``msg["name"]``, which ``holder`` holds now."""
+        name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")
+        if not re.fullmatch(NAME_PATTERN, name):  # fullmatch: '$' alone lets a trailing newline through
+            return Refuse("bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
+        if name.startswith(HOUSE_PREFIX):
+            if secret is not None and same_secret(secret, self.house_secret):
+                return Admit(proven=True)
+            return Refuse("bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; "
+                          "choose another name")
+        coords = msg.get("coords", "algebraic")
+        if coords not in COORDS:
+            return Refuse("bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
+        if secret is not None and not 1 <= len(secret) <= 200:
+            return Refuse("bad_message", "a secret is 1 to 200 characters")
+        if "organiser" in msg:
+            refused = self._organiser(msg["organiser"], address, now)
+            if refused is not None:
+                return refused
+        if self.token_matches(name, token):
+            self.pairs.forgive((address, name))
+            if secret is not None and name not in self.claims and not self.shared_names:
+                return self._check(conn, msg, address, None, proven=True)  # the owner claims its name
+            return Admit(proven=True)
+        wait = max(self.pairs.wait((address, name), now), self.addresses.wait(address, now))
+        if wait:
+            return Refuse("throttled", f"too many failed logins for {name} from your address; try again in "
+                          f"{math.ceil(wait)} s (or log in with your resume token)", round(wait, 1))
+        claim = self.claims.get(name)
+        if claim is None and self.shared_names and not looked_up:
+            return Lookup(ClaimLookup(conn, msg))  # claimed through another server, perhaps
+        verdict = decide(claim is not None, holder, Proof.SECRET if secret is not None else Proof.NOTHING)
+        if verdict.refused:
+            if verdict is Verdict.WRONG_SECRET or token is not None:
+                self._failed(name, address, now)
+            log.info("login refused (%s): %s from %s", verdict.value, name, address)
+            return Refuse(verdict.value, REFUSAL_TEXT[verdict].format(name=name, holder=holder.value))
+        if verdict is Verdict.ADMIT:
+            return Admit(proven=False)
+        if verdict is Verdict.CLAIM:
+            return self._check(conn, msg, address, None)
+        return self._check(conn, msg, address, claim)  # Verdict.CHECK
+
+    def checked(self, check: SecretCheck, result: Claim | bool, holder: Holder, now: float,
+                alive: bool = True) -> Step:
+        """The answer of a secret check: admit or refuse the login (``holder``: who holds the name now,
+        leaving out this login's own claim; ``alive``: False when the connection closed meanwhile, and
+        then only the failure counts)."""
+        name, address = check.login["name"], check.address
+        self.checking.pop(check.conn, None)
+        self.pending[address] -= 1
+        if self.pending[address] <= 0:
+            del self.pending[address]
+        if self.claiming.get(name) == check.conn:
+            del self.claiming[name]
+        if result is False:
+            self._failed(name, address, now)
+            log.info("login refused: wrong secret for %s from %s", name, address)
+            return Refuse("wrong_secret", REFUSAL_TEXT[Verdict.WRONG_SECRET].format(name=name, holder=holder.value))
+        self.pairs.forgive((address, name))
+        if not alive:
+            return Refuse("not_logged_in", "the connection closed before its login was checked")
+        if not isinstance(result, Claim):
+            return Admit(proven=True)
+        if name in self.claims:
+            return Refuse("name_in_use", f"{name} was just claimed by another login; choose another name")
+        if check.proven:
+            if not self.token_matches(name, check.login.get("resume")):  # another login took over meanwhile
+                return Refuse("name_in_use", f"{name} was taken over by another login while the secret was hashed")
+        elif holder is not Holder.NOBODY:
+            return Refuse("name_in_use", REFUSAL_TEXT[Verdict.NAME_IN_USE].format(name=name, holder=holder.value))
+        self.claims[name] = result
+        return Admit(proven=True, claim=result)
+
+    def gone(self, conn: int) -> None:
+        """The connection closed: a claim it was making no longer holds the name."""
+        for name in [n for n, c in self.claiming.items() if c == conn]:
+            del self.claiming[name]
+
+    # Identities -------------------------------------------------------------------------------
+
+    def issue(self, name: str) -> tuple[str, str]:
+        """A new resume token for ``name`` (the only one that works from now on): the token and its digest."""
+        token = self.env.new_token()
+        self.identities[name] = token_digest(token)
+        return token, self.identities[name]
+
+    def token_matches(self, name: str, token: str | None) -> bool:
+        """True when ``token`` is ``name``'s latest resume token."""
+        digest = self.identities.get(name)
+        return token is not None and digest is not None and hmac.compare_digest(digest, token_digest(token))
+
+    def known(self, name: str) -> bool:
+        """True when somebody has proved to be ``name`` (it has a resume token)."""
+        return name in self.identities
+
+    def forget(self, name: str) -> None:
+        """Nobody holds ``name`` any more: its token proves nothing from now on."""
+        self.identities.pop(name, None)
+
+    # Internals --------------------------------------------------------------------------------
+
+    def _check(self, conn: int, msg: dict[str, Any], address: str, claim: Claim | None,
+               proven: bool = False) -> Step:
+        name = msg["name"]
+        if (address, name) in self.checking.values():
+            return Refuse("throttled", f"a login for {name} from your address is being checked; wait for its answer",
+                          1.0)
+        if self.pending[address] >= self.limits.checks_per_address:
+            return Refuse("busy", f"{self.pending[address]} logins from your address are being checked; try again "
+                          "in a moment", 1.0)
+        self.pending[address] += 1
+        self.checking[conn] = (address, name)
+        if claim is None:
+            self.claiming[name] = conn
+        return Check(SecretCheck(conn, msg, claim, address, proven))
+
+    def _failed(self, name: str, address: str, now: float) -> None:
+        self.pairs.failed((address, name), now)
+        count = self.addresses.failed(address, now)
+        if count == self.limits.address_free + 1:
+            log.warning("logins from %s are being slowed down: %d failed proofs (the latest for %s)", address,
+                        count, name)
+
+    def _organiser(self, secret: str, address: str, now: float) -> Refuse | None:
+        wait = self.organiser.wait(address, now)
+        if wait:
+            return Refuse("throttled", f"too many wrong organiser secrets from your address; try again in "
+                          f"{math.ceil(wait)} s", round(wait, 1))
+        if self.organiser_secret is not None and same_secret(secret, self.organiser_secret):
+            self.organiser.forgive(address)
+            return None
+        count = self.organiser.failed(address, now)
+        if count in ORGANISER_WARN_AT:
+            log.warning("organiser login refused: %d wrong organiser secrets from %s", count, address)
+        return Refuse("not_organiser", "the organiser secret is wrong (or this server has none: plyhall serve "
+                      "--organiser-secret)")
+

@@ -1,0 +1,254 @@
+"""Every detail of websockets' internals the server relies on, in one file.
+
+Plyhall uses websockets' public API for everything but three things, each here and each for a
+measured or a correctness reason. They touch attributes websockets does not promise to keep, which
+is why ``pyproject.toml`` pins websockets below 18: a new major version must be checked against
+this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail if one breaks).
+
+* **Direct delivery** (:class:`DirectMessages`): whole incoming messages go to a callback as soon
+  as websockets has parsed them, instead of through a queue and a ``recv()`` coroutine; and whole
+  frames are written straight to the transport (:func:`frame_header`). Together they took the
+  saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md).
+* **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
+  asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
+* **Plain HTTP that always answers** (:class:`HttpAwareProtocol`): websockets' handshake parser
+  drops a connection without a word when a request has a body, a transfer coding, or a request
+  line it cannot read, and it reads pipelined requests as WebSocket frames. This parser answers
+  each with a status line (405 or 413 for a body, 501 for a transfer coding, 400 for garbage)
+  and leaves pipelined requests for :func:`answer_pipelined` to answer in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.exceptions import InvalidMessage, SecurityError
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request, Response, parse_headers, parse_line
+from websockets.protocol import CONNECTING, Protocol
+from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
+
+MAX_BODY_BYTES = 64 * 1024  # a request body this server reads (and drops) before answering 405; more gets 413
+PIPELINED_BYTES = 64 * 1024  # bytes of pipelined requests kept to be answered after the first
+MAX_PIPELINED = 16  # requests answered on one connection; the one after gets 429 and the connection closes
+
+
+class HttpRefusal(Exception):
+    """A request that gets an error status at once, before any route sees it."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearray]],
+                 read_exact: Callable[[int], Generator[None, None, bytearray]]) -> Generator[None, None, Request]:
+    """Read one HTTP request head (and a short body, which is dropped: nothing here takes one).
+
+    Raises :class:`HttpRefusal` for what must be answered with an error at once, EOFError when the
+    connection ends first."""
+    try:
+        line = yield from parse_line(read_line, SecurityError)
+    except SecurityError:
+        raise HttpRefusal(414, "the request line is too long\n") from None
+    try:
+        method, path, version = line.decode("ascii").split(" ", 2)
+    except (UnicodeDecodeError, ValueError):
+        raise HttpRefusal(400, "this is not an HTTP request\n") from None
+    if version not in ("HTTP/1.1", "HTTP/1.0") or not method.isalpha() or not path.startswith("/"):
+        raise HttpRefusal(400, "this is not an HTTP/1.1 request\n")
+    try:
+        headers = yield from parse_headers(read_line)
+    except SecurityError:  # a header line too long, or too many of them
+        raise HttpRefusal(431, "the request headers are too large\n") from None
+    except ValueError:
+        raise HttpRefusal(400, "the request headers are malformed\n") from None
+    if "Transfer-Encoding" in headers:
+        raise HttpRefusal(501, "request bodies with a transfer coding (chunked) are not accepted: the HTTP side of "
+                               "this server is read-only (GET, HEAD); writes go over the WebSocket at /ws\n")
+    lengths = set(headers.get_all("Content-Length"))
+    if len(lengths) > 1 or not all(value.isdigit() for value in lengths):
+        raise HttpRefusal(400, "the Content-Length header is malformed\n")
+    length = int(next(iter(lengths))) if lengths else 0
+    if length > MAX_BODY_BYTES:
+        raise HttpRefusal(413, "the request has a body, and a large one: the HTTP side of this server is read-only "
+                               "(GET, HEAD); writes go over the WebSocket at /ws\n")
+    if length:
+        yield from read_exact(length)  # dropped: the request is answered 405 by the routes
+    return Request(path, headers, method, version)
+
+
+def is_upgrade(request: Request) -> bool:
+    """True for a WebSocket opening handshake (as opposed to a plain HTTP request)."""
+    return "websocket" in request.headers.get("Upgrade", "").lower()
+
+
+class HttpAwareProtocol(ServerProtocol):
+    """websockets' server protocol, with a first parse that answers every plain HTTP request (see the top)."""
+
+    def parse(self) -> Generator[None]:
+        """Read the opening request; then frames (a WebSocket) or nothing more (plain HTTP: what follows is a
+        pipelined request, kept for :func:`answer_pipelined`)."""
+        if self.state is not CONNECTING:  # pragma: no cover - a parser starts before the handshake
+            yield from super().parse()
+            return
+        try:
+            request = yield from read_request(self.reader.read_line, self.reader.read_exact)
+        except HttpRefusal as refusal:
+            self.handshake_exc = InvalidMessage(refusal.text.strip())
+            self.send_response(self.reject(refusal.status, refusal.text))
+            yield
+            return
+        except Exception as exc:  # the connection ended before a whole request: nobody to answer
+            self.handshake_exc = InvalidMessage("did not receive a valid HTTP request")
+            self.handshake_exc.__cause__ = exc
+            self.send_eof()
+            self.parser = self.discard()
+            next(self.parser)
+            yield
+            return
+        self.events.append(request)
+        if is_upgrade(request):
+            yield from Protocol.parse(self)  # frames, as websockets reads them after its own handshake parse
+            return
+        while True:  # plain HTTP: keep (a bounded amount of) what follows, for the pipelined answers
+            if len(self.reader.buffer) > PIPELINED_BYTES:
+                del self.reader.buffer[PIPELINED_BYTES:]
+            yield
+
+
+def pipelined(connection: ServerConnection) -> list[Request | HttpRefusal]:
+    """The whole requests that followed the first on ``connection`` (a client pipelining), in order."""
+    buffer = bytes(connection.protocol.reader.buffer)
+    del connection.protocol.reader.buffer[:]
+    found: list[Request | HttpRefusal] = []
+    reader = StreamReader()
+    reader.feed_data(buffer)
+    reader.feed_eof()
+    while reader.buffer and len(found) <= MAX_PIPELINED:
+        parse = read_request(reader.read_line, reader.read_exact)
+        try:
+            next(parse)
+        except StopIteration as done:
+            found.append(done.value)
+            continue
+        except HttpRefusal as refusal:
+            found.append(refusal)
+            break  # what follows a refused request cannot be told apart
+        except Exception:  # an incomplete request at the end: the connection closes before it is whole
+            break
+        break  # pragma: no cover - with all data fed, a parse never waits
+    return found
+
+
+async def answer_pipelined(connection: ServerConnection, first: Response,
+                           respond: Callable[[Request], Awaitable[Response]]) -> Response:
+    """``first`` (the answer to a plain HTTP request) followed by the answers to the requests the client sent
+    after it without waiting, in order, as one response to send; the last one closes the connection."""
+    more = pipelined(connection)
+    if not more:
+        return first
+    answers = [first]
+    for request in more[:MAX_PIPELINED]:
+        if isinstance(request, HttpRefusal):
+            answers.append(connection.protocol.reject(request.status, request.text))
+        else:
+            answers.append(await respond(request))
+    if len(more) > MAX_PIPELINED:
+        answers.append(connection.protocol.reject(429, f"at most {MAX_PIPELINED} pipelined requests are answered "
+                                                       "on one connection\n"))
+    return Pipelined(answers)
+
+
+class Pipelined(Response):
+    """Several responses sent back to back (HTTP pipelining): all but the last keep the connection open."""
+
+    def __init__(self, answers: list[Response]) -> None:
+        last = answers[-1]
+        super().__init__(last.status_code, last.reason_phrase, last.headers, last.body)
+        self.answers = answers
+
+    def serialize(self) -> bytes:
+        """Every response, in order."""
+        parts = []
+        for index, answer in enumerate(self.answers):
+            if index < len(self.answers) - 1:
+                headers = Headers([(k, v) for k, v in answer.headers.raw_items() if k.lower() != "connection"])
+                answer = Response(answer.status_code, answer.reason_phrase, headers, answer.body)
+            parts.append(answer.serialize())
+        return b"".join(parts)
+
+
+class DirectMessages:
+    """Mixed into a websockets connection class: each whole incoming message goes to ``on_message`` as
+    soon as it is parsed, instead of being queued for a ``recv()`` coroutine to pick up (a future, a
+    task step and a queue a message). Fragmented messages, pings and closes take websockets' usual
+    way, as does everything while ``on_message`` is None."""
+
+    on_message: Callable[[bytes | str], None] | None = None
+
+    def process_event(self, event: Any) -> None:
+        """A whole data frame goes to ``on_message``; everything else to websockets."""
+        if self.on_message is not None and type(event) is Frame and event.fin:
+            if event.opcode is Opcode.BINARY:
+                self.on_message(bytes(event.data))
+                return
+            if event.opcode is Opcode.TEXT:  # websockets has checked that it is valid UTF-8
+                self.on_message(bytes(event.data).decode())
+                return
+        super().process_event(event)  # type: ignore[misc]
+
+
+class DirectConnection(DirectMessages, ServerConnection):
+    """The server's connections: whole messages straight to the hall (:class:`DirectMessages`), and an opening
+    handshake that answers any plain HTTP request (:class:`HttpAwareProtocol`)."""
+
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        protocol.__class__ = HttpAwareProtocol  # made by websockets' serve(); nothing was parsed yet
+        protocol.parser = protocol.parse()
+        next(protocol.parser)
+        super().__init__(protocol, *args, **kwargs)
+
+
+def frame_header(binary: bool, length: int) -> bytes:
+    """The header of an unfragmented, unmasked WebSocket data frame (RFC 6455, section 5.2).
+
+    Messages are written as whole frames straight to the transport: building them through the
+    websockets protocol object costs several Python calls a message, and a server's frames are
+    never masked or fragmented here. Control frames (pings, close) stay websockets' own; both
+    kinds are whole writes on the event loop, so they never interleave."""
+    opcode = 0x82 if binary else 0x81  # FIN + binary or text
+    if length < 126:
+        return bytes((opcode, length))
+    if length < 65536:
+        return bytes((opcode, 126)) + length.to_bytes(2, "big")
+    return bytes((opcode, 127)) + length.to_bytes(8, "big")
+
+
+def release(ws: DirectConnection) -> None:
+    """Break the reference cycles a closed connection leaves in websockets and asyncio, so that reference
+    counting frees it at once, without waiting for (or pausing in) the cyclic garbage collector.
+
+    Each is an attribute of a finished object: our message callback (which holds our connection, which
+    holds this one), the protocol's parser (a generator that holds the protocol),
+    the subprotocol selector (a closure that holds the connection) and the transport's read callback (a
+    bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
+    """
+    ws.on_message = None  # a closure holding our Connection, which holds ws
+    protocol = ws.protocol
+    parser = getattr(protocol, "parser", None)
+    if parser is not None:
+        protocol.parser = None  # type: ignore[assignment]
+        parser.close()
+    if getattr(protocol, "select_subprotocol", None) is not None:
+        protocol.select_subprotocol = None  # type: ignore[assignment,method-assign]
+    transport = ws.transport
+    if transport is not None and transport.is_closing() and hasattr(transport, "_read_ready_cb"):
+        transport._read_ready_cb = None  # type: ignore[attr-defined]
+
+
