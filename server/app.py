@@ -196,6 +196,7 @@ class PlyhallServer:
         self.stopping = False
         self.replayed: str | None = None  # what the spill file of an earlier stop held (replayed at start)
         self.unsaved: str | None = None  # what this stop could not store in the database
+        self.stuck = False  # a thread of the database's was still busy when the stop's time was up
 
     # Life cycle --------------------------------------------------------------------------
 
@@ -258,7 +259,9 @@ class PlyhallServer:
         self._dispatch(self.hall.shutdown(time.monotonic()))
         if self._server is not None:
             self._server.close(close_connections=False)  # no new connections from here on
-        await self.flush(timeout=timeout * 0.3)  # what is committed reaches its clients before they are closed
+        # what is committed reaches its clients before they are closed (a failing database gets its retries below)
+        healthy = self._writer is None or self._writer.healthy
+        await self.flush(timeout=timeout * (0.3 if healthy else 0.05))
         await asyncio.gather(*(c.drain(0.5) for c in self.connections.values()))
         await self._close_connections(max(0.5, min(2.0, deadline - loop.time() - 4.0)))
         for task in (self._timer_task, self._lag_task, self._house_task):
@@ -268,7 +271,7 @@ class PlyhallServer:
             self.gc.stop()
         if self.house is not None:
             await loop.run_in_executor(None, self.house.stop_all, 1.0)
-        if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 1.0)):
+        if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
             self._keep_unsaved(self._writer.unsaved())
         self._hashing.shutdown(wait=False, cancel_futures=True)
         try:
@@ -276,6 +279,7 @@ class PlyhallServer:
                                    max(0.5, deadline - loop.time()))
         except TimeoutError:
             log.error("the database did not close in time; stopping anyway")
+            self.stuck = True
         self._reads.shutdown(wait=False, cancel_futures=True)
 
     async def _close_connections(self, timeout: float) -> None:

@@ -21,8 +21,9 @@ from .hall import Limits
 DEFAULT_DB = "plyhall.db"
 QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_connections_per_address", 0, "WebSocket connections open from one address"),
-    ("max_rooms_per_address", 0, "open rooms created, or paired into by seeks, from one address"),
+    ("max_rooms_per_address", 0, "open rooms created from one address"),
     ("max_rooms_per_name", 1, "open rooms one name has created"),
+    ("max_seek_games_per_name", 1, "rooms opened by seeks that one name sits in at once"),
     ("max_rooms", 1, "rooms on the whole server (seeks may open 10%% more, so play goes on)"),
     ("max_house_games_per_address", 0, "games against house bots played at once from one address"),
     ("max_house_games_per_name", 1, "games against house bots one name plays at once"),
@@ -151,6 +152,7 @@ def run_serve(args: argparse.Namespace) -> int:
                 "time_control": {"per_move": args.per_move}}
 
     limits = Limits(**{field: getattr(args, field) for field, _, _ in QUOTAS})
+    stopped: dict[str, bool] = {}
 
     async def main() -> int:
         server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults, limits=limits,
@@ -189,6 +191,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"plyhall: shutting down within {SHUTDOWN_SECONDS:g} s (running games are kept and continue at the "
               "next start; a second Ctrl-C stops at once)", flush=True)
         await server.stop()
+        stopped["stuck"] = server.stuck
         count = server.games_recorded
         if server.unsaved:
             print(f"plyhall: stopped; the database refused {server.unsaved}"
@@ -198,7 +201,12 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)
         return 0
 
-    return event_loop.run(main(), args.event_loop)
+    code = event_loop.run(main(), args.event_loop)
+    if stopped.get("stuck"):  # a database thread still waits: do not let the interpreter wait for it at exit
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -55,7 +55,8 @@ class Limits:
     max_rooms: int = 5000  # rooms on the server; seeks may open SEEK_RESERVE more, so play goes on
     max_rooms_per_name: int = 10  # open rooms one name has created
     max_rooms_in_one: int = 50  # rooms one session may be in at once
-    max_rooms_per_address: int = 50  # open rooms created, or paired into by seeks, from one address
+    max_rooms_per_address: int = 50  # open rooms created from one address
+    max_seek_games_per_name: int = 5  # rooms opened by seeks one name sits in at once
     max_connections_per_address: int = 200  # WebSocket connections open from one address (the I/O layer's)
     max_house_games_per_address: int = 2  # rooms against house bots one address has open at once
     max_house_games_per_name: int = 1  # ... one name has open at once
@@ -186,9 +187,10 @@ class Hall:
         self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
         self.seat_holders: dict[str, set[str]] = {}  # name -> rooms where it holds a seat (even when away)
         self.created_by: dict[str, set[str]] = {}
-        self.address_rooms: dict[str, set[str]] = {}  # address -> open rooms charged to it (created, or seek-paired)
+        self.address_rooms: dict[str, set[str]] = {}  # address -> open rooms created from it
         self.room_addresses: dict[str, set[str]] = {}  # room -> the addresses it is charged to
         self.seeks: dict[str, list[Seek]] = {}  # seek key -> waiting seeks, oldest first
+        self.seek_rooms: set[str] = set()  # open rooms that seeks opened
         self.first_of_pair: dict[frozenset[str], str] = {}  # who had seat 0 when two names last met by seek
         self._lake = 0
         self._timers: list[tuple[float, str]] = []  # (deadline, room) heap; stale entries are harmless
@@ -356,6 +358,8 @@ class Hall:
                 log.exception("could not restore room %s", snapshot.get("name"))
                 continue
             self._add_room(room)
+            if room.creator is None and room.tournament is None:
+                self.seek_rooms.add(room.name)
             for name in room.seats:
                 if name is None:
                     continue
@@ -533,16 +537,15 @@ class Hall:
         limit = self.limits.max_rooms_per_address
         charged = self.address_rooms.get(address, ())
         if limit and len(charged) >= limit:
-            out.refuse(conn, "rooms_per_address", "too_many_rooms", f"{len(charged)} open rooms were opened from "
-                       f"your address, its limit ({limit}); finish or leave some first")
+            out.refuse(conn, "rooms_per_address", "too_many_rooms", f"{len(charged)} open rooms were created "
+                       f"from your address, its limit ({limit}); finish or leave some first")
             return False
         return True
 
-    def _charge(self, room: str, *addresses: str) -> None:
-        """Count ``room`` against each address (until it is removed)."""
-        for address in addresses:
-            self.address_rooms.setdefault(address, set()).add(room)
-            self.room_addresses.setdefault(room, set()).add(address)
+    def _charge(self, room: str, address: str) -> None:
+        """Count ``room`` against ``address`` (until it is removed)."""
+        self.address_rooms.setdefault(address, set()).add(room)
+        self.room_addresses.setdefault(room, set()).add(address)
 
     def _house_bot(self, out: HallOutbox, conn: int, level: str, settings: RoomSettings) -> str | None:
         """A name for a new house bot of ``level``, or None (and an error) when none can start."""
@@ -626,8 +629,14 @@ class Hall:
         except OptionError as exc:
             out.error(conn, "bad_option", str(exc))
             return
-        address = self.addresses.get(conn, "?")
-        if not self._room_quota(out, conn, address, len(self.rooms) >= self.limits.seek_rooms):
+        if len(self.rooms) >= self.limits.seek_rooms:
+            out.refuse(conn, "rooms_server", "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its "
+                       "limit; try again when some games end")
+            return
+        playing = len(self.seat_holders.get(session.name, set()) & self.seek_rooms)
+        if playing >= self.limits.max_seek_games_per_name:
+            out.refuse(conn, "seeks_per_name", "too_many_rooms", f"you sit in {playing} rooms that seeks opened, "
+                       "the limit per name; finish a game first")
             return
         self._drop_seeks(session.name, settings.game.id)
         key = json.dumps(settings.to_json(), sort_keys=True)
@@ -915,7 +924,7 @@ class Hall:
         self._drop_seeks(arriving.name)
         room = Room(self._free_room_name(), settings, self.env)
         self._add_room(room)
-        self._charge(room.name, *(self.addresses.get(self.by_name[n].conn, "?") for n in (first, second)))
+        self.seek_rooms.add(room.name)
         out.writes.append(_room_saved(room))
         log.info("paired %s and %s for %s in %s", first, second, settings.game.id, room.name)
         for seat, name in enumerate((first, second)):
@@ -939,6 +948,7 @@ class Hall:
 
     def _remove_room(self, out: HallOutbox, room: Room) -> None:
         self.rooms.pop(room.name, None)
+        self.seek_rooms.discard(room.name)
         for address in self.room_addresses.pop(room.name, ()):
             charged = self.address_rooms.get(address)
             if charged is not None:
@@ -984,6 +994,8 @@ class Hall:
                 holders.discard(room.name)
                 if not holders:
                     del self.seat_holders[name]
+                    if self._holder(name) is Holder.NOBODY:
+                        self.logins.forget(name)  # its player is gone for good: the token proves nothing now
             session = self.by_name.get(name)
             if session is not None and name not in room.coords:
                 session.rooms.discard(room.name)

@@ -87,22 +87,30 @@ class Verdict(StrEnum):
         return self in (Verdict.NAME_IN_USE, Verdict.RESUME_REQUIRED, Verdict.WRONG_SECRET)
 
 
-def _unclaimed(holder: Holder) -> dict[Proof, Verdict]:
-    if holder is Holder.NOBODY:
-        return {Proof.NOTHING: Verdict.ADMIT, Proof.SECRET: Verdict.CLAIM, Proof.TOKEN: Verdict.PROVEN}
-    kept = Verdict.NAME_IN_USE if holder in (Holder.SESSION, Holder.CLAIMING) else Verdict.RESUME_REQUIRED
-    return {Proof.NOTHING: kept, Proof.SECRET: kept, Proof.TOKEN: Verdict.PROVEN}
+def _row(claimed: bool, holder: Holder) -> dict[Proof, Verdict]:
+    if claimed:
+        row = {Proof.NOTHING: Verdict.WRONG_SECRET, Proof.SECRET: Verdict.CHECK, Proof.TOKEN: Verdict.PROVEN}
+    elif holder is Holder.NOBODY:
+        row = {Proof.NOTHING: Verdict.ADMIT, Proof.SECRET: Verdict.CLAIM, Proof.TOKEN: Verdict.PROVEN}
+    else:
+        kept = Verdict.NAME_IN_USE if holder in (Holder.SESSION, Holder.CLAIMING) else Verdict.RESUME_REQUIRED
+        row = {Proof.NOTHING: kept, Proof.SECRET: kept, Proof.TOKEN: Verdict.PROVEN}
+    if holder in (Holder.NOBODY, Holder.CLAIMING):  # a free name's tokens are forgotten: a token proves nothing
+        row[Proof.TOKEN] = row[Proof.NOTHING]
+    return row
 
 
 RULES: dict[tuple[bool, Holder, Proof], Verdict] = {
-    **{(False, holder, proof): verdict for holder in Holder for proof, verdict in _unclaimed(holder).items()},
-    **{(True, holder, proof): verdict for holder in Holder for proof, verdict in {
-        Proof.NOTHING: Verdict.WRONG_SECRET, Proof.SECRET: Verdict.CHECK, Proof.TOKEN: Verdict.PROVEN}.items()},
+    (claimed, holder, proof): verdict
+    for claimed in (False, True) for holder in Holder for proof, verdict in _row(claimed, holder).items()
+    if not (claimed and holder is Holder.CLAIMING)  # a claimed name is never being claimed
 }
 """(the name is claimed, who holds it, what the login proves) -> what happens.
 
-For an unclaimed name, a token-proven login that also carries a secret claims the name with it
-(that is how a player claims the name it is using)."""
+A login proves what its strongest proof shows: the name's latest resume token (while somebody holds
+the name: a free name's tokens are forgotten), else a secret, else nothing. For an unclaimed name, a
+token-proven login that also carries a secret claims the name with it (that is how a player claims
+the name it is using)."""
 
 REFUSAL_TEXT = {
     Verdict.NAME_IN_USE: "{name} is in use by {holder}; choose another name (a name is claimed only while "

@@ -130,6 +130,8 @@ class Logins:
             refused = self._organiser(msg["organiser"], address, now)
             if refused is not None:
                 return refused
+        if holder in (Holder.NOBODY, Holder.CLAIMING):
+            self.forget(name)  # nobody holds the name: a token left from before proves nothing
         if self.token_matches(name, token):
             self.pairs.forgive((address, name))
             if secret is not None and name not in self.claims and not self.shared_names:

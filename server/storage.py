@@ -621,7 +621,10 @@ class SQLiteStorage(SQLStorage):
                         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
                     except sqlite3.Error as exc:  # busy now: the next round will do it
                         log.debug("checkpoint skipped: %s", exc)
+                conn.execute("PRAGMA busy_timeout=1000")  # the last one: a locked file must not hold a stop up
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                log.warning("the last checkpoint was skipped: %s", exc)
             finally:
                 conn.close()
 

@@ -51,16 +51,24 @@ class HallDriver:
         self.writes: list[Write] = []
         self.seen: dict[str, set[str]] = defaultdict(set)  # message type -> fields seen
         self.errors: list[str] = []  # codes of every error sent
+        self.closed: list[tuple[Who, str]] = []  # connections the hall closed, with the reason
 
     def conn(self, who: Who) -> int:
         """The connection of ``who`` (a new one on first use)."""
         return self.conns.setdefault(who, len(self.conns) + 1)
+
+    def connect(self, who: Who, address: str) -> int:
+        """Open the connection of ``who`` from ``address`` (a client fed without it comes from ``?``)."""
+        conn = self.conn(who)
+        self.hall.connect(conn, address)
+        return conn
 
     def take(self, out: HallOutbox) -> list[tuple[Who, dict[str, Any]]]:
         """Finish ``out``'s secret checks, check and keep every message; the messages by recipient."""
         out = self.hall.run_checks(out, self.now)
         self.writes.extend(out.writes)
         clients = {conn: who for who, conn in self.conns.items()}
+        self.closed.extend((clients.get(conn, conn), reason) for conn, reason in out.close)
         taken = []
         for conn, msg in out.messages:
             checked = validate(msg, SERVER_MESSAGES)
