@@ -523,6 +523,7 @@ class Hall:
             # the creator sits down at once; the other seat waits for the bot process to start
             self._apply(out, room, room.join(session.name, session.coords, now, "player", 0))
             self._apply(out, room, room.hold(house, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
+            self.seat_holders.setdefault(house, set()).add(room.name)
             self.house_running[house] = room.name
             self.house_games[house] = (session.name, address)
             out.house.append(HouseStart(house, settings.game.id, opponent, room.name, settings.games))

@@ -223,9 +223,10 @@ def read_until(proc: subprocess.Popen, text: str, timeout: float = 60) -> str:
     raise AssertionError(f"the process ended before it said {text!r}:\n{''.join(lines)}{proc.stderr.read()}")
 
 
-def start_server(db: Path, port: int, *extra: str) -> subprocess.Popen:
-    """A real ``plyhall serve`` process on 127.0.0.1:``port``, once its /healthz answers."""
-    proc = plyhall("serve", "--port", str(port), "--db", str(db), "--quiet", *extra)
+def start_server(db: Path, port: int, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """A real ``plyhall serve`` process on 127.0.0.1:``port``, once its /healthz answers (``env``: its
+    environment, for instance an empty numba cache)."""
+    proc = plyhall("serve", "--port", str(port), "--db", str(db), "--quiet", *extra, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:

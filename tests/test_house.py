@@ -10,9 +10,10 @@ from bots import parse_level
 from client.sdk import ServerError
 from protocol.games import get_game
 from server.app import PlyhallServer, RateLimit
+from server.hall import Limits
 from server.house import HOUSE_LEVELS
 from server.storage import SQLiteStorage
-from tests.helpers import login, wait_until
+from tests.helpers import HallDriver, login, wait_until
 
 
 def test_house_levels_are_the_levels_bots_accept():
@@ -76,3 +77,77 @@ async def test_house_names_and_levels_are_checked(house_server, server):
     with pytest.raises(ServerError) as off:
         await plain.request({"type": "create_room", "game": "connect4", "opponent": "master"})
     assert off.value.code == "bad_option" and "--house-bots" in off.value.message
+
+
+# The hall's side of house bots, without processes ------------------------------------------------
+
+
+def house_desk(**limits: float) -> HallDriver:
+    return HallDriver(organiser_secret="organiser-secret", house_limit=2, limits=Limits(**limits))
+
+
+def bot_arrives(desk: HallDriver, room: str) -> str:
+    """The house bot's process logs in (with the server's own secret) and joins its room, as `plyhall bot` does."""
+    bot = desk.hall.rooms[room].seats[1]
+    desk.send(bot, {"type": "login", "name": bot, "secret": desk.hall.house_secret})
+    desk.send(bot, {"type": "join", "room": room})
+    return bot
+
+
+def test_an_event_that_has_not_started_holds_no_house_bot():
+    desk = house_desk()
+    desk.login("org", organiser="organiser-secret")
+    made = desk.send("org", {"type": "tournament_create", "game": "connect4", "format": "round-robin",
+                             "name": "Cup", "players": ["ann"], "local": ["random", "novice"]})
+    assert made[-1]["tournament"]["status"] == "created" and not desk.hall.house_running
+    desk.login("vis")
+    room = desk.send("vis", {"type": "create_room", "game": "connect4", "opponent": "random"})[0]["room"]["name"]
+    refused = desk.send("org", {"type": "tournament_control", "tournament": "Cup", "action": "start"})[0]
+    assert not desk.hall.house_running.keys() - {desk.hall.rooms[room].seats[1]}
+    assert refused["code"] == "busy" and "needs 2 house bots" in refused["message"]
+    bot = desk.hall.rooms[room].seats[1]
+    desk.take(desk.hall.house_exited(bot, desk.now))  # the visitor's bot is done
+    started = desk.send("org", {"type": "tournament_control", "tournament": "Cup", "action": "start"})
+    assert started[-1]["tournament"]["status"] == "running" and len(desk.hall.house_running) == 2
+
+
+def test_a_house_bot_whose_process_ends_gives_its_seat_up_at_once_and_its_name_is_not_reused():
+    desk = house_desk()
+    desk.login("ann")
+    room = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random", "games": 3,
+                             "options": {"first": 0}})[0]["room"]["name"]
+    bot = bot_arrives(desk, room)
+    assert desk.last("ann", "game_start")["players"] == ["ann", bot]
+    desk.take(desk.hall.house_exited(bot, desk.now))  # it crashed mid-game
+    over = desk.last("ann", "game_over")
+    assert over["winner"] == 0 and over["next_game"] is False and f"{bot} stopped" in over["reason"]
+    assert desk.hall.rooms[room].seats == ["ann", None] and desk.hall.rooms[room].reserved == ("ann", None)
+    desk.send("ann", {"type": "leave", "room": room})
+    again = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random"})[0]["room"]["name"]
+    assert desk.hall.rooms[again].seats[1] not in (None, bot)
+
+
+def test_a_person_who_sits_on_a_move_against_a_house_bot_loses_and_the_room_ends():
+    desk = house_desk(house_idle=60)
+    desk.login("ann")
+    room = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random", "games": 1000,
+                             "time_control": {"per_move": 86400}, "options": {"first": 0}})[0]["room"]["name"]
+    bot_arrives(desk, room)
+    assert desk.last("ann", "game_start")["to_move"] == 0
+    desk.tick(59)
+    assert desk.hall.rooms[room].status == "playing"
+    desk.tick(2)
+    over = desk.last("ann", "game_over")
+    assert over["winner"] == 1 and "did not move for 60 s" in over["reason"] and over["next_game"] is False
+    assert desk.hall.rooms[room].status == "finished"
+
+
+def test_a_house_bot_game_must_be_timed_and_one_name_plays_one_at_a_time():
+    desk = house_desk()
+    desk.login("ann")
+    untimed = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random",
+                                "time_control": {"untimed": True}})[0]
+    assert untimed["code"] == "bad_option" and "timed" in untimed["message"]
+    desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random"})
+    second = desk.send("ann", {"type": "create_room", "game": "quarto", "opponent": "novice"})[0]
+    assert second["code"] == "busy" and "per name" in second["message"]

@@ -35,8 +35,10 @@ function input(name, label, props = {}) {
   return { control, field: field(label, control) };
 }
 
-function presetField(name, label) {
-  return select(name, label, PRESETS.map(([text], i) => [i, text]), 0);
+/** A time-control select; `timedOnly` leaves "untimed" out (a game against a house bot must be timed). */
+function presetField(name, label, { timedOnly = false } = {}) {
+  const presets = PRESETS.map(([text, control], i) => [i, text, control]).filter(([, , control]) => !(timedOnly && control && control.untimed));
+  return select(name, label, presets.map(([i, text]) => [i, text]), 0);
 }
 
 export function mountLobby(main, app) {
@@ -64,7 +66,7 @@ export function mountLobby(main, app) {
   const botGame = select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]);
   const botLevel = select("level", "Level", house.map((level) => [level, level]), house.includes("novice") ? "novice" : house[0]);
   const botFirst = select("first", "Who moves first", [[0, "you"], [1, "the bot"]], 0);
-  const botTime = presetField("time", "Time");
+  const botTime = presetField("time", "Time", { timedOnly: true });
   const botStatus = h("p", { class: "form-status", role: "status" });
   const botForm = h("form", { class: "card", onsubmit: playBot, "aria-labelledby": "bot-title" },
     h("h2", { id: "bot-title", text: "Play a bot" }),

@@ -140,7 +140,7 @@ export class Session extends EventTarget {
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.resume().catch((error) => {
-        if (error.code === "closed" || error.code === "unreachable" || error.code === "timeout" || error.code === "server_shutdown") {
+        if (["closed", "unreachable", "timeout", "server_shutdown", "throttled", "busy"].includes(error.code)) {
           this.retryLater("The server cannot be reached.");
         } else {
           this.setStatus("out", error.message);
