@@ -466,6 +466,8 @@ class RunOptions:
 
 MAX_BACKOFF = 10.0
 """The longest wait between two reconnection attempts, in seconds."""
+MAX_WAIT = 300.0
+"""The longest wait the bot accepts when the server says to try later (a throttled login), in seconds."""
 
 
 class PlayerRunner:
@@ -513,11 +515,8 @@ class PlayerRunner:
                                     "with the same name and secret?); this one stops") from None
                 except InvalidURI as exc:
                     raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
-                except TryLater as exc:
-                    failures += 1
-                    if failures > self.options.max_retries + 8:
-                        raise ConnectionError(f"{exc}; gave up after {failures - 1} tries") from None
-                    delay = exc.delay * (1.0 + random.random() / 4)
+                except TryLater as exc:  # the server is there and says when: waiting is never a reason to give up
+                    delay = min(MAX_WAIT, exc.delay) * (1.0 + random.random() / 4)
                     self.status(f"{exc}; trying again in {delay:.1f} s")
                     await asyncio.sleep(delay)
                 except (TimeoutError, OSError, ConnectionError, ConnectionClosed, InvalidHandshake) as exc:
@@ -555,7 +554,12 @@ class PlayerRunner:
         client = Client(opts.url, opts.subprotocol)
         self.client = client
         try:
-            await client.connect()
+            try:
+                await client.connect()
+            except InvalidStatus as exc:
+                if exc.response.status_code == 429:  # too many connections from this address: one may close
+                    raise TryLater(describe_connect_error(opts.url, exc, False)[0], 10.0) from None
+                raise
             try:
                 welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
             except ServerError as exc:

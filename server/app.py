@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
@@ -42,7 +43,16 @@ from .spill import describe, replay, spill
 from .storage import Storage
 from .tournament.director import Director, slug
 from .tournament.schedule import TournamentSpec
-from .transport import DirectConnection, answer_pipelined, frame_header, release
+from .transport import (
+    WEBSOCKET_PATH,
+    DirectConnection,
+    Network,
+    answer_pipelined,
+    client_address,
+    frame_header,
+    is_upgrade,
+    release,
+)
 from .web import STATIC_PREFIX, StaticFiles
 from .writer import GroupCommitWriter, LoopWriter, Writer
 
@@ -161,8 +171,10 @@ class PlyhallServer:
         organiser_secret: str | None = None,
         house_bots: int = 0,
         serving_gc: bool = False,
+        trusted_proxies: list[Network] | None = None,
     ) -> None:
         self.storage = storage
+        self.trusted_proxies = trusted_proxies or []  # peers whose X-Forwarded-For names the real client
         self.ping_interval = ping_interval
         self.ping_timeout = ping_timeout
         self.host = host
@@ -214,6 +226,9 @@ class PlyhallServer:
             self._writer = LoopWriter(self.storage, loop, self._committed)
         else:
             self._writer = GroupCommitWriter(self.storage, loop, self._committed)
+        if self.hall.restored_writes:
+            restored_writes, self.hall.restored_writes = self.hall.restored_writes, []
+            self._dispatch(HallOutbox(writes=restored_writes))
         self._server = await serve(
             self._connection,
             self.host,
@@ -344,8 +359,14 @@ class PlyhallServer:
             return True
         return False
 
+    def _address(self, connection: ServerConnection) -> str:
+        """What a connection's quotas and back-off count by (see ``transport.client_address``)."""
+        peer = connection.remote_address[0] if connection.remote_address else "?"
+        headers = connection.request.headers if connection.request is not None else Headers()
+        return client_address(peer, headers, self.trusted_proxies)
+
     async def _connection(self, ws: DirectConnection) -> None:
-        address = ws.remote_address[0] if ws.remote_address else "?"
+        address = self._address(ws)
         if self._over_connection_quota(address):  # handshakes that raced past the check in _process_request
             await ws.close(1008, "too many connections from your address")
             release(ws)
@@ -508,6 +529,9 @@ class PlyhallServer:
             check = self._checks.pop()
             if check is None:
                 return
+            if check.conn not in self.connections:  # gone while it waited: no hashing for nobody
+                self._dispatch(self.hall.secret_checked(check, None, time.monotonic()))
+                continue
             self._hashing_now += 1
             future = asyncio.get_running_loop().run_in_executor(self._hashing, check.run)
             future.add_done_callback(lambda result, check=check: self._checked(check, result))
@@ -534,6 +558,7 @@ class PlyhallServer:
                 found = result.result()
             except Exception as exc:  # the database is down: the login is refused, not the server
                 log.warning("looking up the name %s failed: %s", lookup.login["name"], exc)
+                self.hall.logins.looked_up(lookup.conn)
                 out = HallOutbox()
                 out.error(lookup.conn, "busy", "the database is not answering; try again in a moment",
                           retry_after=5)
@@ -547,7 +572,8 @@ class PlyhallServer:
     def _run_house(self, out: HallOutbox) -> None:
         for request in out.house:
             if self.house is None or not self.house.start(request):
-                self._dispatch(self.hall.house_exited(request.name, time.monotonic()))
+                # after this outbox's own writes are submitted (we are inside its dispatch): in order
+                asyncio.get_running_loop().call_soon(self._house_exited, request.name, -1)
         for name in out.house_stop:
             proc = self.house.running.get(name) if self.house is not None else None
             if proc is not None and proc.poll() is None:
@@ -585,8 +611,8 @@ class PlyhallServer:
     # HTTP --------------------------------------------------------------------------------
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        if request.path.split("?", 1)[0] == "/ws":
-            address = connection.remote_address[0] if connection.remote_address else "?"
+        if is_upgrade(request):
+            address = self._address(connection)
             if self._over_connection_quota(address):
                 return text_response(429, f"too many connections from your address ({self._per_address[address]}, "
                                      f"the limit is {self.hall.limits.max_connections_per_address}); close some and "
@@ -597,9 +623,16 @@ class PlyhallServer:
                 return text_response(400, f"none of the offered subprotocols ({', '.join(offered)[:200]}) is "
                                      f"supported; offer {' or '.join(SUBPROTOCOLS)} (or none, for JSON)\n")
             return None
-        if request.headers.get("Upgrade", "").lower() == "websocket":
+        return await answer_pipelined(connection, await self._plain(request), self._plain)
+
+    async def _plain(self, request: Request) -> Response:
+        """The answer to a plain HTTP request."""
+        if "websocket" in request.headers.get("Upgrade", "").lower():
             return json_response(404, {"error": "the WebSocket endpoint is /ws"})
-        return await answer_pipelined(connection, await self.http.respond(request), self.http.respond)
+        if request.path.split("?", 1)[0] == WEBSOCKET_PATH:
+            return text_response(426, "this is the WebSocket endpoint: connect with a WebSocket client (ws://HOST:PORT"
+                                 "/ws); the web page is at /\n")
+        return await self.http.respond(request)
 
     def _routes(self) -> None:
         self.http.route("/healthz", self._healthz)

@@ -17,6 +17,7 @@ from protocol.games import GAMES
 from . import event_loop
 from .event_loop import EVENT_LOOPS, default_event_loop, installed
 from .hall import Limits
+from .transport import parse_networks
 
 DEFAULT_DB = "plyhall.db"
 QUOTAS: tuple[tuple[str, int, str], ...] = (
@@ -69,6 +70,10 @@ def register(subparsers: Any) -> None:
         quotas.add_argument("--" + field.replace("_", "-"), type=type(getattr(defaults, field)), metavar="N",
                             default=getattr(defaults, field),
                             help=f"{text} (default {getattr(defaults, field):g}{'; 0: no limit' if low == 0 else ''})")
+    serve.add_argument("--trusted-proxies", default="", metavar="ADDRESSES",
+                       help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For header "
+                            "names the real client: quotas and back-off then count by that address (default: none; "
+                            "behind a TLS proxy on this machine, --trusted-proxies 127.0.0.1)")
     serve.add_argument("--rate-limit", type=float, default=50.0, metavar="N",
                        help="messages a second one connection may send on average, bursts of 4N (default 50; "
                             "accepted moves do not count)")
@@ -123,6 +128,10 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         if not low <= getattr(args, field) <= high:
             errors.append(f"--{field.replace('_', '-')} must be {low}{' (no limit)' if low == 0 else ''} to {high}, "
                           f"not {getattr(args, field):g}")
+    try:
+        parse_networks(args.trusted_proxies)
+    except ValueError as exc:
+        errors.append(f"--trusted-proxies: {exc}")
     if not installed(args.event_loop):
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
@@ -157,7 +166,8 @@ def run_serve(args: argparse.Namespace) -> int:
     async def main() -> int:
         server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults, limits=limits,
                                rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
-                               organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True)
+                               organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True,
+                               trusted_proxies=parse_networks(args.trusted_proxies))
         try:
             await server.start()
         except (OSError, StorageError) as exc:

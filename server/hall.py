@@ -26,7 +26,17 @@ from .env import Env
 from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
 from .identity import Claim, ClaimLookup, Holder, SecretCheck
 from .logins import NAME_HELP, Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
-from .records import ClaimSaved, GameRecord, IdentitySaved, Restored, RoomRemoved, RoomSaved, TournamentSaved, Write
+from .records import (
+    ClaimSaved,
+    GameRecord,
+    IdentityForgotten,
+    IdentitySaved,
+    Restored,
+    RoomRemoved,
+    RoomSaved,
+    TournamentSaved,
+    Write,
+)
 from .room import Outbox, Room, RoomSettings
 from .tournament.director import Director, TournamentError, define
 
@@ -44,6 +54,8 @@ LOBBY_PUSH_INTERVAL = 0.5  # seconds between two pushed room listings; changes i
 LOBBY_TIMER = ""  # timer-heap entry of the lobby push (no room has an empty name)
 TOURNAMENT_TIMER = "\x00"  # prefix of a tournament's push entry in the timer heap (no room name has it)
 HOUSE_ARRIVAL = 120.0  # seconds a house bot process has to start and sit down (a master loads its engine)
+HOUSE_RESTARTS = 3  # times a tournament's house entrant whose process ended is started again
+HOUSE_MAX_GAMES = 10  # games in one room against a house bot
 REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
@@ -174,7 +186,9 @@ class Hall:
         self.house_running: dict[str, str] = {}  # house bot name -> the room it was started for
         self.house_games: dict[str, tuple[str, str]] = {}  # house bot name -> (its opponent's name, address)
         self._house_serial = 0  # house bot names count on: a name is never handed out twice
+        self._house_restarts: dict[str, int] = {}  # tournament house entrant -> times started again
         self.restarted_house: list[HouseStart] = []  # house bots of restored rooms, to start again
+        self.restored_writes: list[Write] = []  # what restoring changed (rooms nobody comes back to), to store
         self.tournaments: dict[str, Director] = {}  # by id
         self.tournament_watchers: dict[str, set[int]] = {}  # tournament id -> connections watching it
         self._tournament_pushed: dict[str, float] = {}  # tournament id -> when it was last pushed
@@ -241,8 +255,9 @@ class Hall:
         """What the server's own bots log in with (made at start; it reaches them through their environment)."""
         return self.logins.house_secret
 
-    def secret_checked(self, check: SecretCheck, result: Claim | bool, now: float) -> HallOutbox:
-        """The answer of a :class:`SecretCheck` the I/O layer ran: finish (or refuse) that login."""
+    def secret_checked(self, check: SecretCheck, result: Claim | bool | None, now: float) -> HallOutbox:
+        """The answer of a :class:`SecretCheck` the I/O layer ran (None: it dropped it unrun, the connection having
+        closed): finish (or refuse) that login."""
         out = HallOutbox()
         self._now = now
         conn, login = check.conn, check.login
@@ -258,6 +273,7 @@ class Hall:
         then goes on as if the claim had been known."""
         out = HallOutbox()
         self._now = now
+        self.logins.looked_up(lookup.conn)
         if lookup.conn not in self.addresses:
             return out
         name = lookup.login["name"]
@@ -294,12 +310,13 @@ class Hall:
             if room is not None:
                 self._apply(out, room, room.disconnected(session.name, now))
         # rooms this name created and nobody ever entered go with their creator
-        for room_name in sorted(self.created_by.pop(session.name, set())):
+        for room_name in sorted(self.created_by.get(session.name, set())):
             room = self.rooms.get(room_name)
             if room is not None and not room.ever_entered:
                 self._remove_room(out, room)
         if self._holder(session.name) is Holder.NOBODY:
-            self.logins.forget(session.name)
+            if self.logins.forget(session.name):
+                out.writes.append(IdentityForgotten(session.name))
         return out
 
     def tick(self, now: float) -> HallOutbox:
@@ -357,17 +374,26 @@ class Hall:
             except Exception:  # a room that cannot be rebuilt must not keep the others from starting
                 log.exception("could not restore room %s", snapshot.get("name"))
                 continue
+            if room.tournament is None and room.status != "playing" and not any(room.seats):
+                # nobody sits in it and no game runs: nobody is coming back to it (its creator may open another)
+                self.restored_writes.append(RoomRemoved(room.name))
+                continue
             self._add_room(room)
             if room.creator is None and room.tournament is None:
                 self.seek_rooms.add(room.name)
+            if room.creator is not None:
+                self.created_by.setdefault(room.creator, set()).add(room.name)
+                if room.address:
+                    self._charge(room.name, room.address)
             for name in room.seats:
                 if name is None:
                     continue
                 self.seat_holders.setdefault(name, set()).add(room.name)
                 if name in restored.identities:
                     self.logins.identities[name] = restored.identities[name]
-                if name.startswith(HOUSE_PREFIX) and room.status != "finished":
-                    # the bot's process did not outlive the old server's secret: start it again
+                if name.startswith(HOUSE_PREFIX) and room.status != "finished" and room.tournament is None:
+                    # the bot's process did not outlive the old server's secret: start it again (a tournament's
+                    # house entrants are started again below, for the whole event)
                     level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
                     if HOUSE_LEVEL.fullmatch(level):
                         self.house_running[name] = room.name
@@ -398,6 +424,13 @@ class Hall:
                         self.restarted_house.append(HouseStart(name, director.settings.game, level,
                                                                tournament=director.id))
             self._pending_due.add(director.id)
+        if not self.logins.shared_names:  # the tokens of names nobody holds prove nothing: their rows go
+            self.restored_writes += [IdentityForgotten(name) for name in restored.identities
+                                     if name not in self.logins.identities]
+        numbers = [int(n.rsplit("-", 1)[1]) for n in [*self.seat_holders, *(e for d in self.tournaments.values()
+                                                                           for e in d.settings.local)]
+                   if n.startswith(HOUSE_PREFIX) and n.rsplit("-", 1)[1].isdigit()]
+        self._house_serial = max(numbers, default=0)  # new house bot names count on from the highest in use
         return len(self.rooms), running
 
     def resume_tournaments(self, now: float) -> HallOutbox:
@@ -480,8 +513,7 @@ class Hall:
         address = self.addresses.get(conn, "?")
         if not self._room_quota(out, conn, address, len(self.rooms) >= self.limits.max_rooms):
             return
-        mine = self.created_by.setdefault(session.name, set()) & set(self.rooms)
-        self.created_by[session.name] = mine
+        mine = self.created_by.get(session.name, set())
         if len(mine) >= self.limits.max_rooms_per_name:
             out.refuse(conn, "rooms_per_name", "too_many_rooms", f"you have {len(mine)} open rooms, the limit per "
                        "name; finish or leave some first")
@@ -512,9 +544,10 @@ class Hall:
                 return
         room = Room(name, settings, self.env, session.name, reserved=(session.name, house) if house else (None, None),
                     idle=(self.limits.house_idle, (session.name,)) if house else None)
+        room.address = address
         self._add_room(room)
         self._charge(room.name, address)
-        mine.add(name)
+        self.created_by.setdefault(session.name, set()).add(name)
         out.writes.append(_room_saved(room))
         out.send(conn, m.room(room.listing()))
         log.info("room %s opened by %s (%s, %d game%s%s)", name, session.name, settings.game.id, settings.games,
@@ -561,6 +594,9 @@ class Hall:
             out.error(conn, "bad_option", "a game against a house bot must be timed: give time_control per_move or "
                       "initial (an untimed game would keep the bot for ever)")
             return None
+        if settings.games > HOUSE_MAX_GAMES:
+            out.error(conn, "bad_option", f"a room against a house bot plays at most {HOUSE_MAX_GAMES} games")
+            return None
         session = self.sessions[conn]
         address = self.addresses.get(conn, "?")
         by_name = sum(opponent == session.name for opponent, _ in self.house_games.values())
@@ -591,11 +627,23 @@ class Hall:
 
     def house_exited(self, name: str, now: float) -> HallOutbox:
         """A house bot process ended (its games done, or it failed): its slot is free again, and a seat it still
-        holds in a room is given up at once (a running game is lost by the bot, the room plays no more games)."""
+        holds in a room is given up at once (a running game is lost by the bot, the room plays no more games).
+        A tournament's house entrant whose event goes on is started again (a few times, not in a loop)."""
         out = HallOutbox()
         self._now = now
         self.house_running.pop(name, None)
         self.house_games.pop(name, None)
+        director = self._entrant(name)
+        if director is not None and director.status in ("running", "paused") and name in director.settings.local:
+            restarts = self._house_restarts.get(name, 0)
+            if restarts < HOUSE_RESTARTS:
+                self._house_restarts[name] = restarts + 1
+                log.warning("house bot %s of tournament %s ended while the event goes on: starting it again (%d of "
+                            "%d)", name, director.settings.name, restarts + 1, HOUSE_RESTARTS)
+                self.house_running[name] = f"tournament {director.id}"
+                out.house.append(HouseStart(name, director.settings.game, director.settings.local[name],
+                                            tournament=director.id))
+            return out
         for room_name in sorted(self.seat_holders.get(name, set())):
             room = self.rooms.get(room_name)
             if room is not None and room.tournament is None:
@@ -612,7 +660,8 @@ class Hall:
             out.error(conn, "wrong_game", f"room {room.name} plays {room.game.id}, not {wanted[:40]}", room=room.name)
             return
         if room.name not in session.rooms and len(session.rooms) >= self.limits.max_rooms_in_one:
-            out.error(conn, "too_many_rooms", f"you are in {len(session.rooms)} rooms already; leave one first")
+            out.refuse(conn, "rooms_per_connection", "too_many_rooms", f"you are in {len(session.rooms)} rooms "
+                       "already; leave one first")
             return
         self._apply(out, room, room.join(session.name, session.coords, now, msg.get("role", "player"),
                                          msg.get("seat")))
@@ -950,6 +999,11 @@ class Hall:
     def _remove_room(self, out: HallOutbox, room: Room) -> None:
         self.rooms.pop(room.name, None)
         self.seek_rooms.discard(room.name)
+        created = self.created_by.get(room.creator or "")
+        if created is not None:
+            created.discard(room.name)
+            if not created:
+                del self.created_by[room.creator or ""]
         for address in self.room_addresses.pop(room.name, ()):
             charged = self.address_rooms.get(address)
             if charged is not None:
@@ -996,7 +1050,8 @@ class Hall:
                 if not holders:
                     del self.seat_holders[name]
                     if self._holder(name) is Holder.NOBODY:
-                        self.logins.forget(name)  # its player is gone for good: the token proves nothing now
+                        if self.logins.forget(name):  # its player is gone for good: the token proves nothing now
+                            out.writes.append(IdentityForgotten(name))
             session = self.by_name.get(name)
             if session is not None and name not in room.coords:
                 session.rooms.discard(room.name)

@@ -198,6 +198,7 @@ class Backoff:
     first: float = 1.0
     max_delay: float = 300.0
     forget: float = 900.0
+    max_keys: int = 100_000  # keys remembered at most (a spray of addresses and names must not fill memory)
     keys: dict[Hashable, _Failures] = field(default_factory=dict)
 
     def wait(self, key: Hashable, now: float) -> float:
@@ -211,16 +212,19 @@ class Backoff:
         over = entry.count - self.free
         if over <= 0:
             return 0.0
-        delay = min(self.max_delay, self.first * 2.0 ** (over - 1))
+        delay = min(self.max_delay, self.first * 2.0 ** min(over - 1, 40))
         return max(0.0, entry.last + delay - now)
 
     def failed(self, key: Hashable, now: float) -> int:
         """Count a failure of ``key``; returns how many it has now."""
         entry = self.keys.get(key)
         if entry is None or now - entry.last > self.forget + self.max_delay:
-            entry = self.keys[key] = _Failures()
-            if len(self.keys) % 1024 == 0:
+            if len(self.keys) >= self.max_keys:
                 self.sweep(now)
+                if len(self.keys) >= self.max_keys:  # still full: forget the tenth quiet the longest, at once
+                    for quiet in sorted(self.keys, key=lambda k: self.keys[k].last)[: self.max_keys // 10 + 1]:
+                        del self.keys[quiet]
+            entry = self.keys[key] = _Failures()
         entry.count += 1
         entry.last = now
         return entry.count

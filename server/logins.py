@@ -52,6 +52,7 @@ class LoginLimits:
     organiser_free: int = 3  # wrong organiser secrets from one address before each further try waits
     max_delay: float = 300.0  # the longest wait (it doubles from 1 s with every further failure)
     checks_per_address: int = 64  # secret checks waiting or running for one address at once
+    claims_free: int = 1000  # names claimed from one address in an hour before each further claim waits
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,9 @@ class Logins:
         self.pairs = Backoff(free=self.limits.pair_free, max_delay=self.limits.max_delay)
         self.addresses = Backoff(free=self.limits.address_free, max_delay=self.limits.max_delay)
         self.organiser = Backoff(free=self.limits.organiser_free, max_delay=self.limits.max_delay)
+        self.new_claims = Backoff(free=self.limits.claims_free, max_delay=self.limits.max_delay, forget=3600.0)
         self.pending: Counter[str] = Counter()  # address -> secret checks waiting or running
+        self._pairs_checked: Counter[tuple[str, str]] = Counter()  # (address, name) -> checks waiting or running
 
     # The steps of a login ----------------------------------------------------------------------
 
@@ -116,11 +119,6 @@ class Logins:
         name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")
         if not re.fullmatch(NAME_PATTERN, name):  # fullmatch: '$' alone lets a trailing newline through
             return Refuse("bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
-        if name.startswith(HOUSE_PREFIX):
-            if secret is not None and same_secret(secret, self.house_secret):
-                return Admit(proven=True)
-            return Refuse("bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; "
-                          "choose another name")
         coords = msg.get("coords", "algebraic")
         if coords not in COORDS:
             return Refuse("bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
@@ -130,44 +128,90 @@ class Logins:
             refused = self._organiser(msg["organiser"], address, now)
             if refused is not None:
                 return refused
+        if name.casefold().startswith(HOUSE_PREFIX):
+            return self._house(name, secret, address, now)
         if holder in (Holder.NOBODY, Holder.CLAIMING):
             self.forget(name)  # nobody holds the name: a token left from before proves nothing
+        claim = self.claims.get(name)
         if self.token_matches(name, token):
             self.pairs.forgive((address, name))
-            if secret is not None and name not in self.claims and not self.shared_names:
-                return self._check(conn, msg, address, None, proven=True)  # the owner claims its name
-            return Admit(proven=True)
-        wait = max(self.pairs.wait((address, name), now), self.addresses.wait(address, now))
-        if wait:
-            return Refuse("throttled", f"too many failed logins for {name} from your address; try again in "
-                          f"{math.ceil(wait)} s (or log in with your resume token)", round(wait, 1))
-        claim = self.claims.get(name)
+            if secret is None or claim is not None:
+                return Admit(proven=True)
+            if self.shared_names and not looked_up:
+                return self._lookup(conn, msg, address)  # claimed through another server, perhaps
+            return self._claim(conn, msg, address, now, proven=True)  # the owner claims the name it holds
         if claim is None and self.shared_names and not looked_up:
-            return Lookup(ClaimLookup(conn, msg))  # claimed through another server, perhaps
+            return self._lookup(conn, msg, address)
         verdict = decide(claim is not None, holder, Proof.SECRET if secret is not None else Proof.NOTHING)
+        if verdict in (Verdict.CHECK, Verdict.WRONG_SECRET):  # a claimed name: guesses at its secret are paced
+            wait = max(self.pairs.wait((address, name), now), self.addresses.wait(address, now))
+            if wait:
+                return Refuse("throttled", f"too many failed logins for {name} from your address; try again in "
+                              f"{math.ceil(wait)} s (or log in with your resume token)", round(wait, 1))
         if verdict.refused:
-            if verdict is Verdict.WRONG_SECRET or token is not None:
+            if verdict is Verdict.WRONG_SECRET or token is not None:  # a guess (of a secret, or of a token)
                 self._failed(name, address, now)
             log.info("login refused (%s): %s from %s", verdict.value, name, address)
             return Refuse(verdict.value, REFUSAL_TEXT[verdict].format(name=name, holder=holder.value))
         if verdict is Verdict.ADMIT:
             return Admit(proven=False)
         if verdict is Verdict.CLAIM:
-            return self._check(conn, msg, address, None)
+            return self._claim(conn, msg, address, now)
         return self._check(conn, msg, address, claim)  # Verdict.CHECK
 
-    def checked(self, check: SecretCheck, result: Claim | bool, holder: Holder, now: float,
-                alive: bool = True) -> Step:
-        """The answer of a secret check: admit or refuse the login (``holder``: who holds the name now,
-        leaving out this login's own claim; ``alive``: False when the connection closed meanwhile, and
-        then only the failure counts)."""
-        name, address = check.login["name"], check.address
-        self.checking.pop(check.conn, None)
+    def _lookup(self, conn: int, msg: dict[str, Any], address: str) -> Step:
+        """Look a name up in the shared database (a read on a small thread pool: counted like a secret check)."""
+        if self.pending[address] >= self.limits.checks_per_address:
+            return Refuse("busy", f"{self.pending[address]} logins from your address are being checked; try again "
+                          "in a moment", 1.0)
+        self.pending[address] += 1
+        self.checking[conn] = (address, msg["name"])
+        return Lookup(ClaimLookup(conn, msg))
+
+    def looked_up(self, conn: int) -> None:
+        """A lookup of :meth:`_lookup` came back (the login then starts again)."""
+        address, _ = self.checking.pop(conn, ("", ""))
         self.pending[address] -= 1
         if self.pending[address] <= 0:
             del self.pending[address]
+
+    def _house(self, name: str, secret: str | None, address: str, now: float) -> Step:
+        """A login under a house bot's name: only the server's own processes know the secret."""
+        wait = self.addresses.wait(address, now)
+        if wait:
+            return Refuse("throttled", f"too many failed logins from your address; try again in {math.ceil(wait)} s",
+                          round(wait, 1))
+        if name.startswith(HOUSE_PREFIX) and secret is not None and same_secret(secret, self.house_secret):
+            return Admit(proven=True)
+        if secret is not None:
+            self._failed(name, address, now)
+        return Refuse("bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; choose "
+                      "another name")
+
+    def _claim(self, conn: int, msg: dict[str, Any], address: str, now: float, proven: bool = False) -> Step:
+        """Hash a secret that claims a name, unless this address has claimed many names lately (each claim is a
+        row kept for good)."""
+        wait = self.new_claims.wait(address, now)
+        if wait:
+            return Refuse("throttled", f"many names were claimed from your address lately; try again in "
+                          f"{math.ceil(wait)} s", round(wait, 1))
+        return self._check(conn, msg, address, None, proven)
+
+    def checked(self, check: SecretCheck, result: Claim | bool | None, holder: Holder, now: float,
+                alive: bool = True) -> Step:
+        """The answer of a secret check: admit or refuse the login (``holder``: who holds the name now,
+        leaving out this login's own claim; ``alive``: False when the connection closed meanwhile, and
+        then only the failure counts; ``result`` None: the check was dropped unrun, for the same reason)."""
+        name, address = check.login["name"], check.address
+        self.checking.pop(check.conn, None)
+        for counter, key in ((self.pending, address), (self._pairs_checked, (address, name))):
+            counter[key] -= 1
+            if counter[key] <= 0:
+                del counter[key]
         if self.claiming.get(name) == check.conn:
             del self.claiming[name]
+        if result is None:  # never run: its connection closed while it waited
+            return Refuse("not_logged_in", "the connection closed before its login was checked")
         if result is False:
             self._failed(name, address, now)
             log.info("login refused: wrong secret for %s from %s", name, address)
@@ -185,6 +229,7 @@ class Logins:
         elif holder is not Holder.NOBODY:
             return Refuse("name_in_use", REFUSAL_TEXT[Verdict.NAME_IN_USE].format(name=name, holder=holder.value))
         self.claims[name] = result
+        self.new_claims.failed(address, now)  # not a failure: a claim, paced like one past claims_free an hour
         return Admit(proven=True, claim=result)
 
     def gone(self, conn: int) -> None:
@@ -209,16 +254,16 @@ class Logins:
         """True when somebody has proved to be ``name`` (it has a resume token)."""
         return name in self.identities
 
-    def forget(self, name: str) -> None:
-        """Nobody holds ``name`` any more: its token proves nothing from now on."""
-        self.identities.pop(name, None)
+    def forget(self, name: str) -> bool:
+        """Nobody holds ``name`` any more: its token proves nothing from now on. True when it had one."""
+        return self.identities.pop(name, None) is not None
 
     # Internals --------------------------------------------------------------------------------
 
     def _check(self, conn: int, msg: dict[str, Any], address: str, claim: Claim | None,
                proven: bool = False) -> Step:
         name = msg["name"]
-        if (address, name) in self.checking.values():
+        if (address, name) in self._pairs_checked:
             return Refuse("throttled", f"a login for {name} from your address is being checked; wait for its answer",
                           1.0)
         if self.pending[address] >= self.limits.checks_per_address:
@@ -226,6 +271,7 @@ class Logins:
                           "in a moment", 1.0)
         self.pending[address] += 1
         self.checking[conn] = (address, name)
+        self._pairs_checked[(address, name)] += 1
         if claim is None:
             self.claiming[name] = conn
         return Check(SecretCheck(conn, msg, claim, address, proven))

@@ -137,17 +137,26 @@ class IdentitySaved:
 
 
 @dataclass(frozen=True)
+class IdentityForgotten:
+    """Nobody holds the name any more: its resume token proves nothing from now on (and its row goes)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class TournamentSaved:
     """A tournament's definition and status (insert or replace)."""
 
     snapshot: dict[str, Any]
 
 
-Write = RoomSaved | RoomRemoved | GameStarted | MovePlayed | GameEnded | ClaimSaved | IdentitySaved | TournamentSaved
+Write = (RoomSaved | RoomRemoved | GameStarted | MovePlayed | GameEnded | ClaimSaved | IdentitySaved | IdentityForgotten
+         | TournamentSaved)
 """Anything the state machines ask storage to commit."""
 
 _WRITES: dict[str, type] = {kind.__name__: kind for kind in (RoomSaved, RoomRemoved, GameStarted, MovePlayed,
-                                                              GameEnded, ClaimSaved, IdentitySaved, TournamentSaved)}
+                                                              GameEnded, ClaimSaved, IdentitySaved, IdentityForgotten,
+                                                              TournamentSaved)}
 
 
 def write_to_json(write: Write) -> dict[str, Any]:

@@ -146,6 +146,7 @@ class Room:
         self.game = settings.game
         self.env = env
         self.creator = creator
+        self.address = ""  # where its creator connected from: what the room counts against (hall quotas)
         self.reserved = reserved
         self.tournament = tournament
         self.tournament_game = tournament_game
@@ -234,7 +235,7 @@ class Room:
     def snapshot(self) -> dict[str, Any]:
         """What storage keeps of the room (with the running game's id), to restore it after a restart."""
         return {
-            "name": self.name, "settings": self.settings.to_json(), "creator": self.creator,
+            "name": self.name, "settings": self.settings.to_json(), "creator": self.creator, "address": self.address,
             "seats": list(self.seats), "reserved": list(self.reserved), "tournament": self.tournament,
             "tournament_game": self.tournament_game,
             "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
@@ -581,6 +582,7 @@ class Room:
                    opening=tuple(snapshot.get("opening") or ()),
                    idle=(float(snapshot["idle"][0]), tuple(snapshot["idle"][1])) if snapshot.get("idle") else None)
         room.created_at = snapshot.get("created_at", room.created_at)
+        room.address = snapshot.get("address") or ""
         room.game_no = snapshot["game_no"]
         room.points = dict(snapshot.get("points") or {})
         room.last_result = snapshot.get("last_result")

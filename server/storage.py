@@ -26,6 +26,7 @@ from .records import (
     GameEnded,
     GameRecord,
     GameStarted,
+    IdentityForgotten,
     IdentitySaved,
     MovePlayed,
     MoveRecord,
@@ -375,6 +376,8 @@ class SQLStorage(Storage):
             cur.execute(sql("INSERT INTO identities (name, digest, issued_at) VALUES (?, ?, ?) ON CONFLICT (name)"
                             " DO UPDATE SET digest = excluded.digest, issued_at = excluded.issued_at"),
                         (write.name, write.digest, now))
+        elif isinstance(write, IdentityForgotten):
+            cur.execute(sql("DELETE FROM identities WHERE name = ?"), (write.name,))
         elif isinstance(write, TournamentSaved):
             snap = write.snapshot
             cur.execute(sql("INSERT INTO tournaments (id, node, name, status, snapshot, created_at)"

@@ -20,7 +20,8 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator
+import ipaddress
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
@@ -56,6 +57,10 @@ def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearra
         line = yield from parse_line(read_line, SecurityError)
     except SecurityError:
         raise HttpRefusal(414, "the request line is too long\n") from None
+    except EOFError as exc:
+        if "CRLF" in str(exc):  # a whole line, ended by a bare LF: an answer is owed
+            raise HttpRefusal(400, "HTTP lines end with CRLF\n") from None
+        raise
     try:
         method, path, version = line.decode("ascii").split(" ", 2)
     except (UnicodeDecodeError, ValueError):
@@ -68,11 +73,15 @@ def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearra
         raise HttpRefusal(431, "the request headers are too large\n") from None
     except ValueError:
         raise HttpRefusal(400, "the request headers are malformed\n") from None
+    except EOFError as exc:
+        if "CRLF" in str(exc.__cause__ or exc):
+            raise HttpRefusal(400, "HTTP lines end with CRLF\n") from None
+        raise
     if "Transfer-Encoding" in headers:
         raise HttpRefusal(501, "request bodies with a transfer coding (chunked) are not accepted: the HTTP side of "
                                "this server is read-only (GET, HEAD); writes go over the WebSocket at /ws\n")
-    lengths = set(headers.get_all("Content-Length"))
-    if len(lengths) > 1 or not all(value.isdigit() for value in lengths):
+    lengths = {value.strip() for value in headers.get_all("Content-Length")}
+    if len(lengths) > 1 or not all(value.isascii() and value.isdigit() and len(value) <= 18 for value in lengths):
         raise HttpRefusal(400, "the Content-Length header is malformed\n")
     length = int(next(iter(lengths))) if lengths else 0
     if length > MAX_BODY_BYTES:
@@ -83,9 +92,59 @@ def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearra
     return Request(path, headers, method, version)
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(text: str) -> list[Network]:
+    """``--trusted-proxies`` as networks: addresses or CIDR networks, comma-separated (ValueError naming a bad one)."""
+    networks = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            networks.append(ipaddress.ip_network(part, strict=False))
+        except ValueError:
+            raise ValueError(f"{part[:60]!r} is not an IP address or network (e.g. 127.0.0.1 or 10.0.0.0/8)") from None
+    return networks
+
+
+def client_address(peer: str, headers: Headers, trusted: Sequence[Network]) -> str:
+    """The address a connection counts as, for quotas and back-off: its peer's, or, when the peer is a trusted
+    proxy, the last address in ``X-Forwarded-For`` that is not one of the trusted proxies. IPv6 addresses count
+    by their /64 network, which one host usually has whole."""
+    address = peer
+    if trusted and _within(peer, trusted):
+        hops = [hop.strip() for value in headers.get_all("X-Forwarded-For") for hop in value.split(",")]
+        for hop in reversed([h for h in hops if h]):
+            if not _within(hop, trusted):
+                address = hop
+                break
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def _within(address: str, networks: Sequence[Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+WEBSOCKET_PATH = "/ws"
+"""The WebSocket endpoint: every other path is plain HTTP."""
+
+
 def is_upgrade(request: Request) -> bool:
-    """True for a WebSocket opening handshake (as opposed to a plain HTTP request)."""
-    return "websocket" in request.headers.get("Upgrade", "").lower()
+    """True for a WebSocket opening handshake to the endpoint (as opposed to a plain HTTP request, even one that
+    asks for an upgrade elsewhere)."""
+    return request.path.split("?", 1)[0] == WEBSOCKET_PATH and \
+        "websocket" in request.headers.get("Upgrade", "").lower()
 
 
 class HttpAwareProtocol(ServerProtocol):
@@ -114,6 +173,8 @@ class HttpAwareProtocol(ServerProtocol):
             return
         self.events.append(request)
         if is_upgrade(request):
+            while self.state is CONNECTING:  # what comes before the answer is read once the handshake succeeds
+                yield
             yield from Protocol.parse(self)  # frames, as websockets reads them after its own handshake parse
             return
         while True:  # plain HTTP: keep (a bounded amount of) what follows, for the pipelined answers

@@ -266,7 +266,10 @@ async def test_house_bots_cannot_be_parked_or_hoarded(serve):
     untimed = await a1.request({"type": "create_room", "game": "connect4", "opponent": "random",
                                 "time_control": {"untimed": True}}, check=False)
     assert untimed["code"] == "bad_option" and "timed" in untimed["message"]
-    parked = await a1.request({"type": "create_room", "game": "connect4", "opponent": "random", "games": 1000,
+    too_long = await a1.request({"type": "create_room", "game": "connect4", "opponent": "random", "games": 1000,
+                                 "time_control": {"per_move": 86400}}, check=False)
+    assert too_long["code"] == "bad_option" and "at most 10 games" in too_long["message"]
+    parked = await a1.request({"type": "create_room", "game": "connect4", "opponent": "random", "games": 10,
                                "time_control": {"per_move": 86400}})
     second = await a1.request({"type": "create_room", "game": "connect4", "opponent": "random"}, check=False)
     assert second["code"] == "busy" and "per name" in second["message"]
@@ -277,7 +280,7 @@ async def test_house_bots_cannot_be_parked_or_hoarded(serve):
     assert third["code"] == "busy" and "your address" in third["message"]
     visitor, _ = await login(url, "visitor", "127.0.0.3")
     assert (await visitor.request({"type": "create_room", "game": "connect4", "opponent": "random"}))["type"] == "room"
-    # a1 never moves: after --house-idle seconds it loses, and the 1000-game room plays no more
+    # a1 never moves: after --house-idle seconds it loses, and the 10-game room plays no more
     room = parked["room"]["name"]
     start = await a1.expect("game_start", room=room, timeout=60)
     if start["to_move"] != start["seat"]:
@@ -498,6 +501,16 @@ def _statuses(answer: bytes) -> list[int]:
     pytest.param(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /api/rooms HTTP/1.1\r\nHost: x\r\n\r\n"
                  b"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n", [200, 200, 404], id="pipelined"),
     pytest.param(b"HELLO THERE\r\n\r\n", [400], id="garbage"),
+    pytest.param(b"GET /healthz HTTP/1.1\nHost: x\n\n", [400], id="bare-newlines"),
+    pytest.param(b"POST / HTTP/1.1\r\nContent-Length: \xc2\xb2\r\n\r\n", [400], id="unicode-digit-length"),
+    pytest.param(b"POST / HTTP/1.1\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n", [400], id="5000-digit-length"),
+    pytest.param(b"GET /healthz HTTP/1.1\r\nUpgrade: foo, websocket\r\n\r\nGET /healthz HTTP/1.1\r\n\r\n", [404, 200],
+                 id="upgrade-elsewhere-then-pipelined"),
+    pytest.param(b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                 b"Sec-WebSocket-Protocol: nope\r\n\r\nGARBAGE",
+                 [400], id="refused-handshake-then-bytes"),
+    pytest.param(b"GET /ws HTTP/1.1\r\nHost: x\r\n\r\n", [426], id="plain-get-of-the-websocket-endpoint"),
 ])
 def test_every_http_request_gets_a_status_line(serve, request_bytes, statuses):
     server = serve()

@@ -92,7 +92,7 @@ def test_tournament_run_goes_on_after_the_server_restarts_and_a_cancelled_game_i
         create(port, "--name", "Slow", "--game", "connect4", "--format", "round-robin", "--players", "s1,s2",
                "--time-control", "600", "--start")
         deadline = time.monotonic() + 60
-        while not http_json(port, "/api/tournaments/slow")[1]["running"]:
+        while [r["status"] for r in http_json(port, "/api/tournaments/slow")[1]["running"]] != ["playing"]:
             assert time.monotonic() < deadline
             time.sleep(0.1)
         cancel = subprocess.run([*PLYHALL, "tournament", "cancel", "Slow", "--url", url, "--secret", SECRET],

@@ -10,7 +10,8 @@ from bots import parse_level
 from client.sdk import ServerError
 from protocol.games import get_game
 from server.app import PlyhallServer, RateLimit
-from server.hall import Limits
+from server.env import Env
+from server.hall import Hall, Limits
 from server.house import HOUSE_LEVELS
 from server.storage import SQLiteStorage
 from tests.helpers import HallDriver, login, wait_until
@@ -130,7 +131,9 @@ def test_a_house_bot_whose_process_ends_gives_its_seat_up_at_once_and_its_name_i
 def test_a_person_who_sits_on_a_move_against_a_house_bot_loses_and_the_room_ends():
     desk = house_desk(house_idle=60)
     desk.login("ann")
-    room = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random", "games": 1000,
+    too_many = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random", "games": 1000})[0]
+    assert too_many["code"] == "bad_option" and "at most 10 games" in too_many["message"]
+    room = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random", "games": 10,
                              "time_control": {"per_move": 86400}, "options": {"first": 0}})[0]["room"]["name"]
     bot_arrives(desk, room)
     assert desk.last("ann", "game_start")["to_move"] == 0
@@ -151,3 +154,49 @@ def test_a_house_bot_game_must_be_timed_and_one_name_plays_one_at_a_time():
     desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random"})
     second = desk.send("ann", {"type": "create_room", "game": "quarto", "opponent": "novice"})[0]
     assert second["code"] == "busy" and "per name" in second["message"]
+
+
+def test_a_restart_starts_a_tournaments_house_bot_for_the_whole_event_and_again_if_it_dies(tmp_path):
+    desk = house_desk()
+    desk.login("org", organiser="organiser-secret")
+    desk.login("ann")
+    desk.send("org", {"type": "tournament_create", "game": "connect4", "format": "round-robin", "name": "Cup",
+                      "players": ["ann"], "local": ["random"], "start": True, "games_per_pairing": 4})
+    bot = next(iter(desk.hall.house_running))
+    bot_arrives(desk, next(name for name, room in desk.hall.rooms.items() if room.tournament))
+    storage = SQLiteStorage(tmp_path / "cup.db")
+    storage.apply(desk.writes)
+    restored = storage.load()
+    storage.close()
+    hall = Hall(Env.fixed(first=1000), organiser_secret="organiser-secret", house_limit=2)
+    hall.restore(restored, 0.0)
+    assert [(h.name, h.tournament, h.room) for h in hall.restarted_house] == [(bot, "cup", None)]
+    # the bot's process dies while the event goes on: it is started again, a few times, not for ever
+    starts = [hall.house_exited(bot, 1.0).house for _ in range(5)]
+    assert [len(started) for started in starts] == [1, 1, 1, 0, 0]
+
+
+def test_rooms_count_against_their_creators_after_reconnects_and_restarts(tmp_path):
+    desk = HallDriver(limits=Limits(max_rooms_per_name=2, max_rooms_per_address=3))
+    desk.connect("ann", "10.0.0.1")
+    token = desk.send("ann", {"type": "login", "name": "ann"})[0]["resume"]
+    for name in ("A", "B"):
+        desk.send("ann", {"type": "create_room", "game": "connect4", "name": name})
+        desk.send("ann", {"type": "join", "room": name})
+    desk.disconnect("ann")  # the rooms stay (ann sits in them), and still count against ann
+    desk.connect("ann again", "10.0.0.1")
+    desk.send("ann again", {"type": "login", "name": "ann", "resume": token})
+    third = desk.send("ann again", {"type": "create_room", "game": "connect4", "name": "C"})[0]
+    assert third["code"] == "too_many_rooms" and "per name" in third["message"]
+    storage = SQLiteStorage(tmp_path / "rooms.db")
+    storage.apply(desk.writes)
+    restored = storage.load()
+    storage.close()
+    hall = Hall(Env.fixed(first=1000), limits=Limits(max_rooms_per_name=2, max_rooms_per_address=3))
+    hall.restore(restored, 0.0)
+    after = HallDriver(hall)
+    after.connect("bob", "10.0.0.1")
+    after.send("bob", {"type": "login", "name": "bob"})
+    after.send("bob", {"type": "create_room", "game": "connect4", "name": "D"})
+    fourth = after.send("bob", {"type": "create_room", "game": "connect4", "name": "E"})[0]
+    assert fourth["code"] == "too_many_rooms" and "your address" in fourth["message"]  # A and B count still

@@ -141,3 +141,22 @@ def test_frames_written_directly_are_what_websockets_writes(length, binary):
     payload = b"x" * length
     expected = Frame(Opcode.BINARY if binary else Opcode.TEXT, payload).serialize(mask=False, extensions=[])
     assert frame_header(binary, length) + payload == expected
+
+
+def test_quotas_count_by_the_client_behind_a_trusted_proxy_and_ipv6_by_its_network():
+    from websockets.datastructures import Headers
+
+    from server.transport import client_address, parse_networks
+
+    proxy = parse_networks("127.0.0.1, 10.0.0.0/8")
+    forwarded = Headers([("X-Forwarded-For", "203.0.113.9, 10.1.2.3")])
+    assert client_address("127.0.0.1", forwarded, proxy) == "203.0.113.9"  # the last hop that is no proxy
+    assert client_address("198.51.100.7", forwarded, proxy) == "198.51.100.7"  # an untrusted peer's header is ignored
+    assert client_address("127.0.0.1", Headers(), proxy) == "127.0.0.1"
+    assert client_address("127.0.0.1", forwarded, []) == "127.0.0.1"  # no trusted proxies: the peer
+    same_host = ("2001:db8:1:2:aaaa::1", "2001:db8:1:2:bbbb::9")
+    assert client_address(same_host[0], Headers(), []) == client_address(same_host[1], Headers(), [])
+    assert client_address("2001:db8:1:2::1", Headers(), []) != client_address("2001:db8:1:3::1", Headers(), [])
+    assert client_address("::ffff:192.0.2.1", Headers(), []) == "192.0.2.1"
+    with pytest.raises(ValueError, match="not an IP address"):
+        parse_networks("localhost")

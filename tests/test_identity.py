@@ -222,3 +222,45 @@ def test_the_fair_queue_takes_addresses_in_turn():
     queue.push("other", "x1")
     taken = [queue.pop() for _ in range(4)]
     assert taken == ["f0", "o1", "x1", "f1"] and len(queue) == 98
+
+
+def test_failures_slow_down_only_guesses_at_claimed_names():
+    desk = HallDriver()
+    for i in range(40):  # an address sprays wrong secrets at many claimed names
+        desk.connect(f"owner{i}", "10.0.0.1")
+        desk.send(f"owner{i}", {"type": "login", "name": f"owned{i}", "secret": "theirs"})
+        desk.connect(f"guess{i}", "10.6.6.6")
+        desk.send(f"guess{i}", {"type": "login", "name": f"owned{i}", "secret": "guess"})
+    desk.connect("late guess", "10.6.6.6")
+    assert desk.send("late guess", {"type": "login", "name": "owned0", "secret": "again"})[0]["code"] == "throttled"
+    # the same address may still use a free name, and claim a new one: neither guesses anything
+    desk.connect("plain", "10.6.6.6")
+    assert desk.send("plain", {"type": "login", "name": "somebody"})[0]["type"] == "welcome"
+    desk.connect("claimer", "10.6.6.6")
+    assert desk.send("claimer", {"type": "login", "name": "newname", "secret": "mine"})[0]["claimed"] is True
+
+
+def test_house_names_take_no_shortcut_past_the_other_checks():
+    desk = HallDriver(organiser_secret="organiser-secret")
+    secret = desk.hall.house_secret
+    bad = [({"name": "house-random-1", "secret": secret, "organiser": "a-guess"}, "not_organiser"),
+           ({"name": "house-random-1", "secret": secret, "coords": "hex"}, "bad_message"),
+           ({"name": "House-random-1"}, "bad_name"),
+           ({"name": "HOUSE-master-2", "secret": secret}, "bad_name")]
+    for fields, code in bad:
+        assert_clear_error(desk.send(fields["name"] + code, {"type": "login", **fields})[0], code, fields)
+    assert desk.send("bot", {"type": "login", "name": "house-random-1", "secret": secret})[0]["type"] == "welcome"
+
+
+def test_a_backoff_key_that_failed_a_thousand_times_still_answers():
+    backoff = Backoff(free=1)
+    for second in range(3000):
+        backoff.failed("flood", float(second))
+    assert backoff.wait("flood", 3000.0) <= backoff.max_delay
+
+
+def test_a_spray_of_keys_is_remembered_only_up_to_a_bound():
+    backoff = Backoff(free=1, max_keys=1000)
+    for i in range(5000):
+        backoff.failed(("10.0.0.1", f"name{i}"), float(i))
+    assert len(backoff.keys) <= 1000 and backoff.count(("10.0.0.1", "name4999")) == 1
