@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         different = sum(1 for g, moves in announced.items() for seq, move in moves.items()
                         if seq in stored.get(g, {}) and stored[g][seq] != move)
         unannounced = kept - (told - lost_moves)
+        unsent = [(g, seq, games.get(g), len(stored[g])) for g in announced for seq in stored.get(g, {})
+                  if seq not in announced[g]]
         statuses: dict[str, int] = {}
         for status in games.values():
             statuses[status] = statuses.get(status, 0) + 1
@@ -129,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'moves announced to players':<46}{told:>8}")
     print(f"{'moves stored for those games':<46}{kept:>8}   {'equal' if told == kept else 'NOT EQUAL'}")
     print(f"{'  stored, never announced (died unsent)':<46}{unannounced:>8}")
+    ends = sum(int(seq) == last for _, seq, _, last in unsent)
+    if unsent:
+        print(f"{'    of them the last move of their game':<46}{ends:>8}   (committed, then the process died or the "
+              "load stopped before the message left)")
     print(f"{'moves lost (announced, not stored)':<46}{lost_moves:>8}")
     print(f"{'moves stored differently than announced':<46}{different:>8}")
     print(f"{'moves stored twice':<46}{duplicates:>8}")
