@@ -56,9 +56,9 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
-from server import event_loop  # noqa: E402
-from server.gc_policy import ServingGC  # noqa: E402
-from server.transport import DirectMessages, frame_header  # noqa: E402
+from server.io import event_loop  # noqa: E402
+from server.io.gc_policy import ServingGC  # noqa: E402
+from server.io.transport import DirectMessages, frame_header  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
@@ -169,8 +169,8 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
     it counts the objects the collector tracks once all ``clients`` connections are there."""
     import logging
 
-    from server.app import PlyhallServer, RateLimit
-    from server.hall import Limits
+    from server.core.hall import Limits
+    from server.io.server import PlyhallServer, RateLimit
     from server.storage import open_storage
 
     logging.basicConfig(level=logging.WARNING)

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.sdk import JSON, Client  # noqa: E402
 from protocol.codec import Codec  # noqa: E402
-from server.app import PlyhallServer  # noqa: E402
+from server.io.server import PlyhallServer  # noqa: E402
 from server.storage import SQLiteStorage  # noqa: E402
 
 

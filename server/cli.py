@@ -14,10 +14,10 @@ from typing import Any
 
 from protocol.games import GAMES
 
-from . import event_loop
-from .event_loop import EVENT_LOOPS, default_event_loop, installed
-from .hall import Limits
-from .transport import parse_networks
+from .core.hall import Limits
+from .io import event_loop
+from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
+from .io.transport import parse_networks
 
 DEFAULT_DB = "plyhall.db"
 QUOTAS: tuple[tuple[str, int, str], ...] = (
@@ -31,7 +31,7 @@ QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("house_idle", 10, "seconds a person playing a house bot may leave a move unplayed; then it loses and the room "
                        "ends"),
 )
-"""The ``serve`` flags of :class:`server.hall.Limits`: field, lowest value, what it limits (defaults: Limits')."""
+"""The ``serve`` flags of :class:`server.core.hall.Limits`: field, lowest value, what it limits (defaults: Limits')."""
 
 
 def register(subparsers: Any) -> None:
@@ -140,7 +140,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .app import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
+    from .io.server import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from server.app import PlyhallServer, RateLimit
+from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 
 

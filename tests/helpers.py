@@ -21,9 +21,9 @@ from client.sdk import Client
 from protocol.codec import CODECS
 from protocol.games import get_game
 from protocol.messages import ERROR_CODES, SERVER_MESSAGES, ProtocolError, validate
-from server.env import Env
-from server.hall import Hall, HallOutbox
-from server.records import Write
+from server.core.env import Env
+from server.core.hall import Hall, HallOutbox
+from server.storage.records import Write
 
 Who = int | str
 """A client of a :class:`HallDriver`: any label (a number, or the name it logs in with); each has a
@@ -31,7 +31,7 @@ connection of its own."""
 
 
 class HallDriver:
-    """A :class:`server.hall.Hall` driven by hand, as the WebSocket layer drives it but without a network.
+    """A :class:`server.core.hall.Hall` driven by hand, as the WebSocket layer drives it but without a network.
 
     A request passes ``validate()`` first, as on the wire: an invalid one is answered with its
     ProtocolError and never reaches the hall. Secret checks run at once. Every message the hall sends

@@ -1,4 +1,4 @@
-"""The serving garbage collector (server/gc_policy.py): its timed pass collects the cycles made since the
+"""The serving garbage collector (server/io/gc_policy.py): its timed pass collects the cycles made since the
 last one and freezes what survived, so the older generations stay empty; stopping it gives the
 interpreter its collector back as it was."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from server.gc_policy import ServingGC
+from server.io.gc_policy import ServingGC
 from tests.helpers import wait_until
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from server.hall import Limits
+from server.core.hall import Limits
 from tests.helpers import HallDriver, Who, assert_clear_error
 
 

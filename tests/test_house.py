@@ -9,10 +9,10 @@ import pytest
 from bots import parse_level
 from client.sdk import ServerError
 from protocol.games import get_game
-from server.app import PlyhallServer, RateLimit
-from server.env import Env
-from server.hall import Hall, Limits
-from server.house import HOUSE_LEVELS
+from server.core.env import Env
+from server.core.hall import Hall, Limits
+from server.core.house import HOUSE_LEVELS
+from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 from tests.helpers import HallDriver, login, wait_until
 

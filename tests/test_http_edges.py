@@ -13,7 +13,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.games import GAMES
-from server.app import PlyhallServer, RateLimit
+from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 from tests.helpers import http_json, login, play_out
 
@@ -136,7 +136,7 @@ async def test_accepted_moves_do_not_count_against_the_rate_limit(db_path):
 def test_frames_written_directly_are_what_websockets_writes(length, binary):
     from websockets.frames import Frame, Opcode
 
-    from server.transport import frame_header
+    from server.io.transport import frame_header
 
     payload = b"x" * length
     expected = Frame(Opcode.BINARY if binary else Opcode.TEXT, payload).serialize(mask=False, extensions=[])
@@ -146,7 +146,7 @@ def test_frames_written_directly_are_what_websockets_writes(length, binary):
 def test_quotas_count_by_the_client_behind_a_trusted_proxy_and_ipv6_by_its_network():
     from websockets.datastructures import Headers
 
-    from server.transport import client_address, parse_networks
+    from server.io.transport import client_address, parse_networks
 
     proxy = parse_networks("127.0.0.1, 10.0.0.0/8")
     forwarded = Headers([("X-Forwarded-For", "203.0.113.9, 10.1.2.3")])

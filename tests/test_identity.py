@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from server.identity import RULES, Backoff, FairQueue, Holder, Proof, Verdict
+from server.core.identity import RULES, Backoff, FairQueue, Holder, Proof, Verdict
 from tests.helpers import HallDriver, assert_clear_error
 
 PROTOCOL_MD = Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md"

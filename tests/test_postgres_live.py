@@ -8,7 +8,7 @@ import random
 import pytest
 
 from client.sdk import RunOptions, ServerError, run_player
-from server.app import PlyhallServer, RateLimit
+from server.io.server import PlyhallServer, RateLimit
 from server.storage import open_storage
 from tests.helpers import http_json, login, play_out
 from tests.test_sdk import RandomPlayer

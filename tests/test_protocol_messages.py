@@ -1,7 +1,7 @@
 """The message schemas: every message the server produces fits SERVER_MESSAGES, and validate()
 turns any bad client message into a ProtocolError naming the problem, never an exception.
 
-The games are driven through the sans-I/O ``server.hall.Hall`` (no network) by ``tests.helpers.HallDriver``,
+The games are driven through the sans-I/O ``server.core.hall.Hall`` (no network) by ``tests.helpers.HallDriver``,
 which checks every message the hall sends, one by one.
 """
 

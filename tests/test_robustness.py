@@ -28,8 +28,8 @@ from websockets.exceptions import ConnectionClosed
 from client.sdk import Client
 from protocol.codec import JSON, MAX_MESSAGE_BYTES, MSGPACK
 from protocol.messages import CLIENT_MESSAGES, ERROR_CODES
-from server.app import PlyhallServer, RateLimit
-from server.hall import Limits
+from server.core.hall import Limits
+from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 from tests.helpers import assert_clear_error, http_json, login, play_out, wait_until
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from protocol.games import OptionError
-from server.clock import Clocks, TimeControl
-from server.env import Env
-from server.hall import Hall, Limits
-from server.records import ClaimSaved
-from server.room import Room, RoomSettings
+from server.core.clock import Clocks, TimeControl
+from server.core.env import Env
+from server.core.hall import Hall, Limits
+from server.core.room import Room, RoomSettings
+from server.storage.records import ClaimSaved
 
 
 def msgs(out, name, kind=None):
@@ -247,7 +247,7 @@ def test_leaving_mid_series_does_not_start_the_next_game_with_an_empty_seat():
 
 
 def test_rate_limit_strikes_are_forgotten_after_quiet_time():
-    from server.app import RateLimit, TokenBucket
+    from server.io.server import RateLimit, TokenBucket
 
     bucket = TokenBucket(RateLimit(rate=1, burst=1, strikes_to_close=3), 0.0)
     assert bucket.take(0.0) and not bucket.take(0.0) and not bucket.take(0.0)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from client.sdk import Client, Player, RunOptions, Turn, run_player
-from server.app import PlyhallServer
+from server.io.server import PlyhallServer
 from server.storage import SQLiteStorage
 from tests.conftest import free_port
 from tests.helpers import login, wait_until

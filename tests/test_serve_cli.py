@@ -127,8 +127,8 @@ def test_event_loop_option_runs_each_loop_and_explains_a_missing_one(monkeypatch
     import argparse
     import importlib.util
 
-    from server import event_loop
     from server.cli import register, serve_option_errors
+    from server.io import event_loop
 
     async def loop_class() -> str:
         return type(asyncio.get_running_loop()).__module__

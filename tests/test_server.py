@@ -10,7 +10,7 @@ import pytest
 
 from client.sdk import Client, ServerError
 from protocol.games import GAMES
-from server.app import PlyhallServer
+from server.io.server import PlyhallServer
 from server.storage import SQLiteStorage
 from tests.helpers import http_json, login, play_out
 

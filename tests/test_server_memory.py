@@ -1,5 +1,5 @@
 """The serving path leaves no cyclic garbage: a closed connection, a played game, a refused login or a bad
-message is freed by reference counting alone. The serving garbage collector (server/gc_policy.py) relies
+message is freed by reference counting alone. The serving garbage collector (server/io/gc_policy.py) relies
 on it: it freezes survivors, so a cycle among them would never be freed.
 
 The clients run in a process of their own, so everything the collector finds here is the server's.
@@ -12,7 +12,7 @@ import collections
 import gc
 import sys
 
-from server.app import PlyhallServer, RateLimit
+from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 
 CLIENTS = r'''

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from server.records import (
+from server.storage import StorageError, open_storage
+from server.storage.records import (
     ClaimSaved,
     GameEnded,
     GameRecord,
@@ -22,7 +23,7 @@ from server.records import (
     RoomSaved,
     TournamentSaved,
 )
-from server.storage import MIGRATIONS, SCHEMA_VERSION, StorageError, open_storage
+from server.storage.sql import MIGRATIONS, SCHEMA_VERSION
 
 
 def record(game_id: str, status: str = "finished", moves: int = 3, tournament: str | None = None,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from server.env import Env
-from server.hall import Hall
+from server.core.env import Env
+from server.core.hall import Hall
 from server.storage import SQLiteStorage
 from tests.conftest import free_port
 from tests.helpers import HallDriver, http_json, plyhall, start_server, stop

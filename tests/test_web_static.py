@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.web import CONTENT_TYPES, WEB_ROOT, StaticFiles
+from server.io.static_files import CONTENT_TYPES, WEB_ROOT, StaticFiles
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,6 +1,6 @@
-"""The asyncio WebSocket server: moves bytes and time into the :class:`~server.hall.Hall`.
+"""The asyncio WebSocket server: moves bytes and time into the :class:`~server.core.hall.Hall`.
 
-One port serves the WebSocket endpoint ``/ws`` and read-only HTTP (``server.http``). Messages
+One port serves the WebSocket endpoint ``/ws`` and read-only HTTP (``server.io.http``). Messages
 are written into each connection's transport at once; a slow client's unsent data stays in its
 own buffer (and costs it the connection past a limit), so it never stalls anybody else.
 Durability is write-ahead: the writes of every hall outbox go to the group-commit writer, and
@@ -31,18 +31,20 @@ from protocol import messages as m
 from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, Codec, codec_for
 from protocol.messages import ProtocolError, validate
 
-from .env import Env
+from ..core.env import Env
+from ..core.hall import Hall, HallOutbox, Limits, tag_reply
+from ..core.identity import ClaimLookup, FairQueue, SecretCheck
+from ..storage import Storage
+from ..storage.records import MovePlayed, Write
+from ..storage.spill import describe, replay, spill
+from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
+from ..tournament.director import Director, slug
+from ..tournament.schedule import TournamentSpec
 from .gc_policy import ServingGC
-from .hall import Hall, HallOutbox, Limits, tag_reply
-from .house import HouseBots
 from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
-from .identity import ClaimLookup, FairQueue, SecretCheck
 from .metrics import CONTENT_TYPE, Metrics
-from .records import MovePlayed, Write
-from .spill import describe, replay, spill
-from .storage import Storage
-from .tournament.director import Director, slug
-from .tournament.schedule import TournamentSpec
+from .static_files import STATIC_PREFIX, StaticFiles
+from .supervisor import HouseBots
 from .transport import (
     WEBSOCKET_PATH,
     DirectConnection,
@@ -53,8 +55,6 @@ from .transport import (
     is_upgrade,
     release,
 )
-from .web import STATIC_PREFIX, StaticFiles
-from .writer import GroupCommitWriter, LoopWriter, Writer
 
 log = logging.getLogger("plyhall.server")
 

@@ -3,7 +3,7 @@
 CPython's cyclic collector pauses the whole process while it walks the objects of a
 generation; a full collection of a server holding 15,000 connections walks millions of
 objects (hundreds of milliseconds, every room waiting). The serving path creates no cyclic
-garbage (a closed connection's cycles are broken, see ``server.transport.release``), so the
+garbage (a closed connection's cycles are broken, see ``server.io.transport.release``), so the
 collector only has to find the rare cycles made since it last looked:
 
 * every ``every`` seconds (0.1) :class:`ServingGC` collects the youngest generation and freezes

@@ -20,7 +20,7 @@ from websockets.http11 import Response
 
 from .http import file_response, json_response
 
-WEB_ROOT = Path(__file__).resolve().with_name("web")
+WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 STATIC_PREFIX = "/static/"
 
 CONTENT_TYPES = {

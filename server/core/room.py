@@ -5,7 +5,7 @@ current (monotonic) time and returns an :class:`Outbox` with the messages to sen
 (addressed by member name, already in each receiver's coordinates), the durable writes
 that must be committed before those messages go out, and the membership changes. It never
 touches a socket, a clock or a random source itself (ids and wall-clock time come from an
-:class:`~server.env.Env`). Every refusal is an ``error`` message in the outbox.
+:class:`~server.core.env.Env`). Every refusal is an ``error`` message in the outbox.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from protocol import messages as m
 from protocol.games import COORDS, Game, IllegalMove, OptionError, Outcome, get_game
 from protocol.games.base import shown
 
+from ..storage.records import GameEnded, GameRecord, GameStarted, MovePlayed, MoveRecord, RoomSaved, Write
 from .clock import Clocks, TimeControl
 from .env import Env
-from .records import GameEnded, GameRecord, GameStarted, MovePlayed, MoveRecord, RoomSaved, Write
 
 log = logging.getLogger("plyhall.rooms")
 

@@ -1,6 +1,6 @@
 """The hall: sessions, names, seeks, the room list, and dispatch of every validated request.
 
-Like :class:`server.room.Room`, ``Hall`` is a plain object: the WebSocket layer feeds it
+Like :class:`server.core.room.Room`, ``Hall`` is a plain object: the WebSocket layer feeds it
 connections, messages and the time, and sends what it returns (a :class:`HallOutbox`).
 Messages here are addressed by connection id. One rule tags replies: the first message a
 request produces for its sender that is one of the request's reply types
@@ -22,11 +22,7 @@ from protocol import messages as m
 from protocol.games import GAMES, OptionError
 from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
 
-from .env import Env
-from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
-from .identity import Claim, ClaimLookup, Holder, SecretCheck
-from .logins import NAME_HELP, Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
-from .records import (
+from ..storage.records import (
     ClaimSaved,
     GameRecord,
     IdentityForgotten,
@@ -37,8 +33,12 @@ from .records import (
     TournamentSaved,
     Write,
 )
+from ..tournament.director import Director, TournamentError, define
+from .env import Env
+from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
+from .identity import Claim, ClaimLookup, Holder, SecretCheck
+from .logins import NAME_HELP, Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
 from .room import Outbox, Room, RoomSettings
-from .tournament.director import Director, TournamentError, define
 
 log = logging.getLogger("plyhall.hall")
 
@@ -876,7 +876,7 @@ class Hall:
         return False
 
     def _tournament(self, out: HallOutbox, conn: int, key: str) -> Director | None:
-        from .tournament.director import slug
+        from ..tournament.director import slug
 
         director = self.tournaments.get(key) or self.tournaments.get(slug(key))
         if director is None:

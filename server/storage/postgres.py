@@ -1,17 +1,18 @@
 """PostgreSQL storage, for deployments that outgrow one SQLite file or share one database between servers.
 
-The SQL is ``server.storage.SQLStorage``'s, unchanged; this class only opens psycopg 3
+The SQL is ``server.storage.sql.SQLStorage``'s, unchanged; this class only opens psycopg 3
 connections (``autocommit`` on: transactions are begun and committed explicitly, as with SQLite),
 takes an advisory lock while the schema is created or migrated (two servers may start at once),
 and names the errors that mean the database server went away, so that the writer reconnects and
-retries (``server.writer``) instead of failing.
+retries (``server.storage.writer``) instead of failing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .storage import SQLStorage, StorageError
+from .base import StorageError
+from .sql import SQLStorage
 
 SCHEMA_LOCK = 3226232  # the advisory lock taken while the schema is created or migrated
 NODE_LOCK = 3226233  # with the node name's hash: held by the one server running as that node

@@ -24,8 +24,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from .base import Storage
 from .records import Write
-from .storage import Storage
 
 log = logging.getLogger("plyhall.storage")
 

@@ -15,8 +15,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from .base import Storage, StorageError
 from .records import GameEnded, GameStarted, MovePlayed, Write, write_from_json, write_to_json
-from .storage import Storage, StorageError
 
 
 def describe(writes: Sequence[Write]) -> str:

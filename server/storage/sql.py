@@ -1,12 +1,7 @@
-"""Storage: games (running and ended) with every move, open rooms, names, tournaments.
-
-``Storage`` is the small interface the server needs. ``SQLStorage`` holds all the SQL,
-written once in a portable dialect (``INSERT ... ON CONFLICT``, no engine-specific types);
-``SQLiteStorage`` is the embedded default (WAL, ``synchronous=NORMAL``, a busy timeout, one
-writer). A database server implements the same interface with another connection.
-
-Calls block. The server applies writes on one writer thread, in group commits (every write
-queued while the previous commit ran goes into the next transaction), and reads on others.
+"""The SQL of every storage operation, written once in a portable dialect (``INSERT ... ON CONFLICT``, no
+engine-specific types), over DB-API connections: one for the writer, one per reading thread. The schema
+and its migrations are here too. ``server.storage.sqlite`` and ``server.storage.postgres`` only open
+connections and say how a write transaction begins.
 """
 
 from __future__ import annotations
@@ -14,13 +9,12 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
+from .base import TABLES, Storage, StorageError
 from .records import (
     ClaimSaved,
     GameEnded,
@@ -38,20 +32,6 @@ from .records import (
 )
 
 log = logging.getLogger("plyhall.storage")
-
-TABLES: dict[str, tuple[str, ...]] = {
-    "players": ("name", "salt", "digest", "claimed_at"),
-    "identities": ("name", "digest", "issued_at"),
-    "games": ("id", "room", "game", "options", "time_control", "player0", "player1", "winner", "reason", "status",
-              "move_count", "started_at", "ended_at", "tournament", "tournament_game"),
-    "moves": ("game_id", "seq", "seat", "move", "think_ms", "clock0", "clock1"),
-    "rooms": ("node", "name", "snapshot", "updated_at"),
-    "tournaments": ("id", "node", "name", "status", "snapshot", "created_at"),
-}
-"""Every table with its columns, for copies between databases."""
-
-WRITER_BUSY_MS = 250
-"""How long a SQLite commit waits for a lock another program holds before it fails (and is retried later)."""
 
 SCHEMA_VERSION = 2
 """The schema this code reads and writes. A database at a newer version is refused."""
@@ -130,82 +110,6 @@ MIGRATIONS: list[list[str]] = [
     ],
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
-
-
-class StorageError(Exception):
-    """The database cannot be used (wrong file, newer schema, unreachable server)."""
-
-
-class Storage:
-    """What the server stores. Every method may block; the server calls them off the event loop."""
-
-    def apply(self, writes: Sequence[Write]) -> None:
-        """Commit ``writes`` in one transaction, in order (all or none)."""
-        raise NotImplementedError
-
-    def load(self) -> Restored:
-        """Everything a starting server takes back: claims, identities of seat holders, open rooms with
-        their running games (and moves), tournaments."""
-        raise NotImplementedError
-
-    def save_game(self, record: GameRecord) -> None:
-        """Store a whole game with its moves (for copies between databases and for tools)."""
-        raise NotImplementedError
-
-    def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None, player: str | None = None,
-                   status: str | None = None, tournament: str | None = None) -> list[dict[str, Any]]:
-        """Summaries of stored games, newest first; ended games unless ``status`` asks for running ones."""
-        raise NotImplementedError
-
-    def get_game(self, game_id: str) -> dict[str, Any] | None:
-        """One stored game (running or ended) with its moves, or None."""
-        raise NotImplementedError
-
-    def iter_games(self, tournament: str | None = None, game: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every ended game with its moves, oldest first."""
-        raise NotImplementedError
-
-    def count_games(self) -> int:
-        """Number of ended games."""
-        raise NotImplementedError
-
-    def get_claim(self, name: str) -> tuple[str, str] | None:
-        """The stored claim of ``name`` (salt, digest), or None: a name claimed through another server."""
-        raise NotImplementedError
-
-    def list_tournaments(self) -> list[dict[str, Any]]:
-        """The stored snapshot of every tournament, of every server, oldest first."""
-        raise NotImplementedError
-
-    def tournament(self, tournament_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        """One tournament's snapshot and the summaries of its games, or None."""
-        raise NotImplementedError
-
-    @property
-    def shared(self) -> bool:
-        """True when other servers may use the same database at once (names must be looked up there)."""
-        return False
-
-    @property
-    def commits_inline(self) -> bool:
-        """True when a commit is quick enough to run on the event loop (no network in between)."""
-        return False
-
-    def checkpoint_in_background(self, interval: float = 1.0) -> None:
-        """Do the database's housekeeping off the writer's path (nothing to do for most databases)."""
-
-    def own(self) -> None:
-        """Become the one server that writes here (for this node): StorageError naming the other server
-        when one does already. Held until :meth:`close`."""
-
-    @property
-    def spill_path(self) -> str | None:
-        """Where a server that cannot reach this database at shutdown keeps the writes it could not commit
-        (replayed at the next start), or None."""
-        return None
-
-    def close(self) -> None:
-        """Release the database."""
 
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
@@ -559,149 +463,3 @@ class SQLStorage(Storage):
                 except Exception:  # a reader owned by another thread: closing it is best effort
                     pass
             self._readers.clear()
-
-
-class SQLiteStorage(SQLStorage):
-    """The embedded default: one SQLite file in WAL mode, one writer."""
-
-    begin = "BEGIN IMMEDIATE"
-
-    def __init__(self, path: str | Path, node: str = "main") -> None:
-        self.path = str(path)
-        self._checkpoints: tuple[threading.Event, threading.Thread] | None = None
-        self._owner: Any = None  # the open file whose lock makes this server the database's one owner
-        self._short_wait = False
-        if self.path != ":memory:":
-            parent = Path(self.path).resolve().parent
-            if not parent.is_dir():
-                raise StorageError(f"cannot create the database {self.path}: folder {parent} does not exist")
-        try:
-            super().__init__(node)
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"{self.path} is not a usable Plyhall database: {exc}") from None
-
-    def _reader(self) -> Any:
-        if self.path == ":memory:":  # every connection to :memory: is a database of its own
-            return self._writer
-        return super()._reader()
-
-    def apply(self, writes: Sequence[Write]) -> None:
-        """Commit ``writes`` (on the event loop: the writer waits for a lock briefly, and a locked file fails the
-        commit, which the writer retries later, instead of stalling every client)."""
-        if not self._short_wait:
-            with self._write_lock:
-                self._writer.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS}")
-            self._short_wait = True
-        super().apply(writes)
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=10000")
-        return conn
-
-    @property
-    def commits_inline(self) -> bool:
-        """A commit in WAL mode with ``synchronous=NORMAL`` writes to the page cache only: quick."""
-        return True
-
-    def checkpoint_in_background(self, interval: float = 1.0) -> None:
-        """Move the write-ahead log into the database on a thread of its own, every ``interval`` seconds,
-        instead of in the commit that fills it (a checkpoint writes and syncs the file: milliseconds or
-        more, which an event loop must not wait for)."""
-        if self.path == ":memory:" or self._checkpoints is not None:
-            return
-        with self._write_lock:
-            self._writer.execute("PRAGMA wal_autocheckpoint=0")
-        stop = threading.Event()
-
-        def run() -> None:
-            conn = self._connect()
-            try:
-                while not stop.wait(interval):
-                    try:
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                    except sqlite3.Error as exc:  # busy now: the next round will do it
-                        log.debug("checkpoint skipped: %s", exc)
-                conn.execute("PRAGMA busy_timeout=1000")  # the last one: a locked file must not hold a stop up
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error as exc:
-                log.warning("the last checkpoint was skipped: %s", exc)
-            finally:
-                conn.close()
-
-        self._checkpoints = (stop, threading.Thread(target=run, name="plyhall-checkpoint", daemon=True))
-        self._checkpoints[1].start()
-
-    def own(self) -> None:
-        """Hold an exclusive lock on the database file for as long as this server runs (released by the
-        operating system when the process ends, however it ends): a second server on the same file stops
-        at once with a message naming the first, instead of both writing and each losing the other's work."""
-        if self.path == ":memory:" or self._owner is not None:
-            return
-        import fcntl
-
-        owner = open(self.path, "rb")  # noqa: SIM115 - held open for the server's life
-        try:
-            fcntl.flock(owner.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            owner.close()
-            raise StorageError(f"{self.path} is in use by another Plyhall server ({_lock_holder(self.path)}); "
-                               "stop it first, or give this one another --db") from None
-        self._owner = owner
-
-    @property
-    def spill_path(self) -> str | None:
-        """Beside the database file: ``plyhall.db.spill``."""
-        return None if self.path == ":memory:" else self.path + ".spill"
-
-    def close(self) -> None:
-        """Stop the checkpoints (with a last one), close every connection, and give up the ownership."""
-        if self._checkpoints is not None:
-            stop, thread = self._checkpoints
-            stop.set()
-            thread.join(30)
-            self._checkpoints = None
-        super().close()
-        if self._owner is not None:
-            self._owner.close()
-            self._owner = None
-
-    def __repr__(self) -> str:
-        return f"<SQLiteStorage {self.path}>"
-
-
-def _lock_holder(path: str) -> str:
-    """Who holds the lock on ``path``, as well as Linux tells (``/proc/locks``): its process id and command."""
-    import os
-
-    try:
-        inode = os.stat(path).st_ino
-        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
-            for line in locks:
-                parts = line.split()
-                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == str(inode):
-                    pid = parts[4]
-                    with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                        command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
-                    return f"process {pid}: {command[:160]}"
-    except OSError:
-        pass
-    return "another process"
-
-
-def open_storage(target: str, node: str = "main") -> SQLStorage:
-    """The storage a ``--db`` value names: a SQLite file path (or ``sqlite:///path``), or a PostgreSQL
-    URL (``postgresql://user:password@host/dbname``); ``node`` names this server among those sharing it."""
-    if target.startswith("sqlite:///"):
-        return SQLiteStorage(target.removeprefix("sqlite:///"), node)
-    if target.startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresStorage
-
-        return PostgresStorage(target, node)
-    if "://" in target:
-        scheme = target.split("://", 1)[0]
-        raise StorageError(f"unknown database {scheme}://...; use a SQLite file path, sqlite:///PATH or "
-                           "postgresql://USER:PASSWORD@HOST/DBNAME")
-    return SQLiteStorage(target, node)

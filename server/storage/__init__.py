@@ -1,0 +1,36 @@
+"""Storage: games (running and ended) with every move, open rooms, names, tournaments, behind one interface.
+
+``base``      the interface (:class:`Storage`, :class:`StorageError`, the tables)
+``records``   the durable writes the sans-I/O core produces, and what a starting server reads back
+``sql``       all the SQL, portable, and the schema's migrations
+``sqlite``    the embedded default; ``postgres``: a database server shared by several servers
+``writer``    group commits of the writes, on the event loop or a thread of their own
+``spill``     writes a stopping server could not commit, kept for the next start
+
+:func:`open_storage` makes a storage from a ``--db`` value.
+"""
+
+from __future__ import annotations
+
+from .base import TABLES, Storage, StorageError
+from .sql import SQLStorage
+from .sqlite import SQLiteStorage
+
+
+def open_storage(target: str, node: str = "main") -> SQLStorage:
+    """The storage a ``--db`` value names: a SQLite file path (or ``sqlite:///path``), or a PostgreSQL
+    URL (``postgresql://user:password@host/dbname``); ``node`` names this server among those sharing it."""
+    if target.startswith("sqlite:///"):
+        return SQLiteStorage(target.removeprefix("sqlite:///"), node)
+    if target.startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresStorage
+
+        return PostgresStorage(target, node)
+    if "://" in target:
+        scheme = target.split("://", 1)[0]
+        raise StorageError(f"unknown database {scheme}://...; use a SQLite file path, sqlite:///PATH or "
+                           "postgresql://USER:PASSWORD@HOST/DBNAME")
+    return SQLiteStorage(target, node)
+
+
+__all__ = ["TABLES", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_storage"]

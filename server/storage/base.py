@@ -1,0 +1,102 @@
+"""The storage interface: what the server stores and reads back, whatever the database.
+
+``Storage`` is the small interface the server needs; ``server.storage.sql`` holds all the SQL,
+written once in a portable dialect, for SQLite (``sqlite``) and PostgreSQL (``postgres``).
+The server reaches storage only through this interface (``open_storage`` in the package makes
+one from a ``--db`` value). Calls block: the server calls them off the event loop, but for
+SQLite's commits, which are quick enough to run on it (``commits_inline``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .records import GameRecord, Restored, Write
+
+TABLES: dict[str, tuple[str, ...]] = {
+    "players": ("name", "salt", "digest", "claimed_at"),
+    "identities": ("name", "digest", "issued_at"),
+    "games": ("id", "room", "game", "options", "time_control", "player0", "player1", "winner", "reason", "status",
+              "move_count", "started_at", "ended_at", "tournament", "tournament_game"),
+    "moves": ("game_id", "seq", "seat", "move", "think_ms", "clock0", "clock1"),
+    "rooms": ("node", "name", "snapshot", "updated_at"),
+    "tournaments": ("id", "node", "name", "status", "snapshot", "created_at"),
+}
+"""Every table with its columns, for copies between databases."""
+
+
+class StorageError(Exception):
+    """The database cannot be used (wrong file, newer schema, unreachable server)."""
+
+
+class Storage:
+    """What the server stores. Every method may block; the server calls them off the event loop."""
+
+    def apply(self, writes: Sequence[Write]) -> None:
+        """Commit ``writes`` in one transaction, in order (all or none)."""
+        raise NotImplementedError
+
+    def load(self) -> Restored:
+        """Everything a starting server takes back: claims, identities of seat holders, open rooms with
+        their running games (and moves), tournaments."""
+        raise NotImplementedError
+
+    def save_game(self, record: GameRecord) -> None:
+        """Store a whole game with its moves (for copies between databases and for tools)."""
+        raise NotImplementedError
+
+    def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None, player: str | None = None,
+                   status: str | None = None, tournament: str | None = None) -> list[dict[str, Any]]:
+        """Summaries of stored games, newest first; ended games unless ``status`` asks for running ones."""
+        raise NotImplementedError
+
+    def get_game(self, game_id: str) -> dict[str, Any] | None:
+        """One stored game (running or ended) with its moves, or None."""
+        raise NotImplementedError
+
+    def iter_games(self, tournament: str | None = None, game: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every ended game with its moves, oldest first."""
+        raise NotImplementedError
+
+    def count_games(self) -> int:
+        """Number of ended games."""
+        raise NotImplementedError
+
+    def get_claim(self, name: str) -> tuple[str, str] | None:
+        """The stored claim of ``name`` (salt, digest), or None: a name claimed through another server."""
+        raise NotImplementedError
+
+    def list_tournaments(self) -> list[dict[str, Any]]:
+        """The stored snapshot of every tournament, of every server, oldest first."""
+        raise NotImplementedError
+
+    def tournament(self, tournament_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """One tournament's snapshot and the summaries of its games, or None."""
+        raise NotImplementedError
+
+    @property
+    def shared(self) -> bool:
+        """True when other servers may use the same database at once (names must be looked up there)."""
+        return False
+
+    @property
+    def commits_inline(self) -> bool:
+        """True when a commit is quick enough to run on the event loop (no network in between)."""
+        return False
+
+    def checkpoint_in_background(self, interval: float = 1.0) -> None:
+        """Do the database's housekeeping off the writer's path (nothing to do for most databases)."""
+
+    def own(self) -> None:
+        """Become the one server that writes here (for this node): StorageError naming the other server
+        when one does already. Held until :meth:`close`."""
+
+    @property
+    def spill_path(self) -> str | None:
+        """Where a server that cannot reach this database at shutdown keeps the writes it could not commit
+        (replayed at the next start), or None."""
+        return None
+
+    def close(self) -> None:
+        """Release the database."""

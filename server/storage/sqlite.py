@@ -1,0 +1,150 @@
+"""The embedded default: one SQLite file in WAL mode (``synchronous=NORMAL``, a busy timeout), one writer, and
+one server that owns the file (a ``flock`` held for its life)."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .base import StorageError
+from .records import Write
+from .sql import SQLStorage
+
+log = logging.getLogger("plyhall.storage")
+
+WRITER_BUSY_MS = 250
+"""How long a SQLite commit waits for a lock another program holds before it fails (and is retried later)."""
+
+
+class SQLiteStorage(SQLStorage):
+    """The embedded default: one SQLite file in WAL mode, one writer."""
+
+    begin = "BEGIN IMMEDIATE"
+
+    def __init__(self, path: str | Path, node: str = "main") -> None:
+        self.path = str(path)
+        self._checkpoints: tuple[threading.Event, threading.Thread] | None = None
+        self._owner: Any = None  # the open file whose lock makes this server the database's one owner
+        self._short_wait = False
+        if self.path != ":memory:":
+            parent = Path(self.path).resolve().parent
+            if not parent.is_dir():
+                raise StorageError(f"cannot create the database {self.path}: folder {parent} does not exist")
+        try:
+            super().__init__(node)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path} is not a usable Plyhall database: {exc}") from None
+
+    def _reader(self) -> Any:
+        if self.path == ":memory:":  # every connection to :memory: is a database of its own
+            return self._writer
+        return super()._reader()
+
+    def apply(self, writes: Sequence[Write]) -> None:
+        """Commit ``writes`` (on the event loop: the writer waits for a lock briefly, and a locked file fails the
+        commit, which the writer retries later, instead of stalling every client)."""
+        if not self._short_wait:
+            with self._write_lock:
+                self._writer.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS}")
+            self._short_wait = True
+        super().apply(writes)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    @property
+    def commits_inline(self) -> bool:
+        """A commit in WAL mode with ``synchronous=NORMAL`` writes to the page cache only: quick."""
+        return True
+
+    def checkpoint_in_background(self, interval: float = 1.0) -> None:
+        """Move the write-ahead log into the database on a thread of its own, every ``interval`` seconds,
+        instead of in the commit that fills it (a checkpoint writes and syncs the file: milliseconds or
+        more, which an event loop must not wait for)."""
+        if self.path == ":memory:" or self._checkpoints is not None:
+            return
+        with self._write_lock:
+            self._writer.execute("PRAGMA wal_autocheckpoint=0")
+        stop = threading.Event()
+
+        def run() -> None:
+            conn = self._connect()
+            try:
+                while not stop.wait(interval):
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    except sqlite3.Error as exc:  # busy now: the next round will do it
+                        log.debug("checkpoint skipped: %s", exc)
+                conn.execute("PRAGMA busy_timeout=1000")  # the last one: a locked file must not hold a stop up
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                log.warning("the last checkpoint was skipped: %s", exc)
+            finally:
+                conn.close()
+
+        self._checkpoints = (stop, threading.Thread(target=run, name="plyhall-checkpoint", daemon=True))
+        self._checkpoints[1].start()
+
+    def own(self) -> None:
+        """Hold an exclusive lock on the database file for as long as this server runs (released by the
+        operating system when the process ends, however it ends): a second server on the same file stops
+        at once with a message naming the first, instead of both writing and each losing the other's work."""
+        if self.path == ":memory:" or self._owner is not None:
+            return
+        import fcntl
+
+        owner = open(self.path, "rb")  # noqa: SIM115 - held open for the server's life
+        try:
+            fcntl.flock(owner.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            owner.close()
+            raise StorageError(f"{self.path} is in use by another Plyhall server ({_lock_holder(self.path)}); "
+                               "stop it first, or give this one another --db") from None
+        self._owner = owner
+
+    @property
+    def spill_path(self) -> str | None:
+        """Beside the database file: ``plyhall.db.spill``."""
+        return None if self.path == ":memory:" else self.path + ".spill"
+
+    def close(self) -> None:
+        """Stop the checkpoints (with a last one), close every connection, and give up the ownership."""
+        if self._checkpoints is not None:
+            stop, thread = self._checkpoints
+            stop.set()
+            thread.join(30)
+            self._checkpoints = None
+        super().close()
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
+
+    def __repr__(self) -> str:
+        return f"<SQLiteStorage {self.path}>"
+
+
+def _lock_holder(path: str) -> str:
+    """Who holds the lock on ``path``, as well as Linux tells (``/proc/locks``): its process id and command."""
+    import os
+
+    try:
+        inode = os.stat(path).st_ino
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                parts = line.split()
+                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == str(inode):
+                    pid = parts[4]
+                    with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                        command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+                    return f"process {pid}: {command[:160]}"
+    except OSError:
+        pass
+    return "another process"
