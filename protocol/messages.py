@@ -10,45 +10,100 @@ raises on bad input. docs/PROTOCOL.md is the reference for people.
 from __future__ import annotations
 
 import math
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
+
+from .requests import REQUESTS, ClientMessage
 
 MAX_SAFE_INTEGER = 2**53 - 1
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}$"
 
-# Error codes, each with the sentence the docs give for it.
-ERROR_CODES: dict[str, str] = {
-    "bad_message": "the message is not a map with a known shape (field missing or of the wrong type)",
-    "bad_encoding": "the bytes are not valid JSON or msgpack for the chosen subprotocol",
-    "too_large": "the message is larger than the server accepts",
-    "unknown_type": "the message type is not one the server knows",
-    "not_logged_in": "log in first",
-    "already_logged_in": "this connection is already logged in",
-    "bad_name": "the name is not acceptable",
-    "wrong_secret": "the name is claimed and the secret does not match",
-    "name_in_use": "somebody is connected under that name",
-    "bad_option": "a room or game option is unknown or out of range",
-    "no_such_room": "there is no room by that name",
-    "room_exists": "a room by that name exists already",
-    "room_full": "both seats are taken",
-    "seat_taken": "that seat is taken",
-    "not_in_room": "you are not in that room",
-    "not_a_player": "only a seated player may do that",
-    "game_not_running": "no game is running in that room",
-    "not_your_turn": "it is the other seat's turn",
-    "illegal_move": "the move is not legal, or not a move",
-    "rate_limited": "too many messages; slow down",
-    "too_many_rooms": "a limit on rooms was reached",
-    "server_shutdown": "the server is shutting down",
-    "wrong_game": "the room plays another game than the one you asked for",
-    "throttled": "too many failed logins for this name or address; wait and try again",
-    "resume_required": "the name holds a seat kept for its owner: log in with its secret or resume token",
-    "busy": "the server cannot take this request now (e.g. house bots at their limit)",
-    "not_organiser": "only the organiser may do that",
-    "no_such_tournament": "there is no tournament by that name or id",
-    "in_tournament": "you have tournament games to play; you are seated automatically",
+class ErrorCode(StrEnum):
+    """The ``code`` of an ``error``: what a client branches on (the message beside it is for people)."""
+
+    BAD_MESSAGE = "bad_message"
+    BAD_ENCODING = "bad_encoding"
+    TOO_LARGE = "too_large"
+    UNKNOWN_TYPE = "unknown_type"
+    NOT_LOGGED_IN = "not_logged_in"
+    ALREADY_LOGGED_IN = "already_logged_in"
+    BAD_NAME = "bad_name"
+    WRONG_SECRET = "wrong_secret"
+    NAME_IN_USE = "name_in_use"
+    BAD_OPTION = "bad_option"
+    NO_SUCH_ROOM = "no_such_room"
+    ROOM_EXISTS = "room_exists"
+    ROOM_FULL = "room_full"
+    SEAT_TAKEN = "seat_taken"
+    NOT_IN_ROOM = "not_in_room"
+    NOT_A_PLAYER = "not_a_player"
+    GAME_NOT_RUNNING = "game_not_running"
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_MOVE = "illegal_move"
+    RATE_LIMITED = "rate_limited"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    SERVER_SHUTDOWN = "server_shutdown"
+    WRONG_GAME = "wrong_game"
+    THROTTLED = "throttled"
+    RESUME_REQUIRED = "resume_required"
+    BUSY = "busy"
+    NOT_ORGANISER = "not_organiser"
+    NO_SUCH_TOURNAMENT = "no_such_tournament"
+    IN_TOURNAMENT = "in_tournament"
+
+
+ERROR_CODES: dict[ErrorCode, str] = {
+    ErrorCode.BAD_MESSAGE: "the message is not a map with a known shape (field missing or of the wrong type)",
+    ErrorCode.BAD_ENCODING: "the bytes are not valid JSON or msgpack for the chosen subprotocol",
+    ErrorCode.TOO_LARGE: "the message is larger than the server accepts",
+    ErrorCode.UNKNOWN_TYPE: "the message type is not one the server knows",
+    ErrorCode.NOT_LOGGED_IN: "log in first",
+    ErrorCode.ALREADY_LOGGED_IN: "this connection is already logged in",
+    ErrorCode.BAD_NAME: "the name is not acceptable",
+    ErrorCode.WRONG_SECRET: "the name is claimed and the secret does not match",
+    ErrorCode.NAME_IN_USE: "somebody is connected under that name",
+    ErrorCode.BAD_OPTION: "a room or game option is unknown or out of range",
+    ErrorCode.NO_SUCH_ROOM: "there is no room by that name",
+    ErrorCode.ROOM_EXISTS: "a room by that name exists already",
+    ErrorCode.ROOM_FULL: "both seats are taken",
+    ErrorCode.SEAT_TAKEN: "that seat is taken",
+    ErrorCode.NOT_IN_ROOM: "you are not in that room",
+    ErrorCode.NOT_A_PLAYER: "only a seated player may do that",
+    ErrorCode.GAME_NOT_RUNNING: "no game is running in that room",
+    ErrorCode.NOT_YOUR_TURN: "it is the other seat's turn",
+    ErrorCode.ILLEGAL_MOVE: "the move is not legal, or not a move",
+    ErrorCode.RATE_LIMITED: "too many messages; slow down",
+    ErrorCode.TOO_MANY_ROOMS: "a limit on rooms was reached",
+    ErrorCode.SERVER_SHUTDOWN: "the server is shutting down",
+    ErrorCode.WRONG_GAME: "the room plays another game than the one you asked for",
+    ErrorCode.THROTTLED: "too many failed logins for this name or address; wait and try again",
+    ErrorCode.RESUME_REQUIRED: "the name holds a seat kept for its owner: log in with its secret or resume token",
+    ErrorCode.BUSY: "the server cannot take this request now (e.g. house bots at their limit)",
+    ErrorCode.NOT_ORGANISER: "only the organiser may do that",
+    ErrorCode.NO_SUCH_TOURNAMENT: "there is no tournament by that name or id",
+    ErrorCode.IN_TOURNAMENT: "you have tournament games to play; you are seated automatically",
 }
+"""Every error code with the sentence the docs give for it."""
+
+
+class RoomStatus(StrEnum):
+    """The ``status`` of a room: before its first game (or between games), while one runs, after the last."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class GameStatus(StrEnum):
+    """The ``status`` of a game: running, or how it ended (``game_over.status``, the stored records)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    FORFEIT = "forfeit"
+    ABORTED = "aborted"
 
 
 @dataclass(frozen=True)
@@ -98,71 +153,23 @@ def _schema(doc: str, required: dict | None = None, optional: dict | None = None
     return Schema(required or {}, optional or {}, doc, replies)
 
 
-CLIENT_MESSAGES: dict[str, Schema] = {
-    "login": _schema(
-        "Log in under a name, claiming it with a secret the first time; resume proves the identity of an "
-        "earlier login (the token its welcome gave).",
-        {"name": STR},
-        {"secret": STR, "coords": STR, "client": STR, "resume": STR, "organiser": STR},
-        ("welcome",),
-    ),
-    "list_rooms": _schema("Ask for the room listing.", optional={"game": STR}, replies=("rooms",)),
-    "watch_lobby": _schema("Receive a `rooms` push whenever the listing changes.", optional={"on": BOOL},
-                           replies=("rooms",)),
-    "create_room": _schema(
-        "Create a room.",
-        {"game": STR},
-        {"name": STR, "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "games": INT,
-         "opponent": STR},
-        ("room",),
-    ),
-    "join": _schema(
-        "Take a seat (a given one or any free one) or watch as a spectator; game, when given, must be the "
-        "room's game.",
-        {"room": ROOM},
-        {"seat": INT, "role": STR, "game": STR},
-        ("joined",),
-    ),
-    "seek": _schema(
-        "Ask to be paired for a game: the server pairs you with a waiting seek that matches, or records yours.",
-        {"game": STR},
-        {"options": MAP, "time_control": MAP, "games": INT},
-        ("seeking", "joined"),
-    ),
-    "cancel_seek": _schema("Withdraw your seek for a game.", {"game": STR}, replies=("seek_cancelled",)),
-    "leave": _schema("Leave a room (a seated player in a running game forfeits).", {"room": ROOM},
-                     replies=("left",)),
-    "move": _schema(
-        "Play a move: notation text or the structured form in your coordinates.",
-        {"room": ROOM, "move": ANY},
-        replies=("moved",),
-    ),
-    "legal_moves": _schema("Ask for the legal moves of the seat to move.", {"room": ROOM},
-                           replies=("legal_moves",)),
-    "state": _schema("Ask for the full current state of a room.", {"room": ROOM},
-                     replies=("game_start", "room_state")),
-    "resign": _schema("Resign the running game.", {"room": ROOM}, replies=("game_over",)),
-    "offer_draw": _schema("Offer a draw, or accept the opponent's standing offer.", {"room": ROOM},
-                          replies=("draw_offered", "game_over")),
-    "chat": _schema("Say something in a room.", {"room": ROOM, "text": STR}, replies=("chat",)),
-    "ping": _schema("Ask for a pong (application-level liveness check).", replies=("pong",)),
-    "list_tournaments": _schema("Ask for the tournaments of this server.", replies=("tournaments",)),
-    "watch_tournament": _schema(
-        "Get a tournament's standings now and a push whenever they change (on: false stops).",
-        {"tournament": STR}, {"on": BOOL}, ("tournament",)),
-    "tournament_create": _schema(
-        "Define a tournament (organiser only): game, format, entrants (players, and local house bot levels), "
-        "games per pairing, cycles or rounds, the games' settings, concurrency, openings, an SPRT; start it at "
-        "once with start.",
-        {"game": STR, "format": STR},
-        {"name": STR, "players": LIST, "local": LIST, "games_per_pairing": INT, "cycles": INT, "rounds": INT,
-         "options": MAP, "time_control": MAP, "illegal_move": STR, "grace": NUM, "concurrency": INT,
-         "openings": MAP, "sprt": MAP, "start": BOOL},
-        ("tournament",)),
-    "tournament_control": _schema(
-        "Start, pause, resume or cancel a tournament (organiser only).",
-        {"tournament": STR, "action": STR}, replies=("tournament",)),
-}
+def _kind(annotation: Any) -> tuple[tuple[type, ...], str]:
+    """The field kind of a request field's annotation (``protocol.requests``)."""
+    origin = typing.get_origin(annotation) or annotation
+    kinds = {str: STR, int: INT, float: NUM, bool: BOOL, dict: MAP, list: LIST, Any: ANY}
+    return kinds[origin]
+
+
+def _request_schema(request: type, replies: tuple[str, ...]) -> Schema:
+    fields = {name: _kind(hint) for name, hint in typing.get_type_hints(request).items() if name not in ("type", "id")}
+    return Schema({k: v for k, v in fields.items() if k in request.__required_keys__},
+                  {k: v for k, v in fields.items() if k not in request.__required_keys__},
+                  " ".join((request.__doc__ or "").split()), replies)
+
+
+CLIENT_MESSAGES: dict[str, Schema] = {kind: _request_schema(request, replies)
+                                      for kind, (request, replies) in REQUESTS.items()}
+"""What a client may send, by type: built from the ``TypedDict`` classes of ``protocol.requests``."""
 
 # What the server sends. Required fields are always present (some may be null, as their kind
 # says); optional ones appear only in the situations their description gives. Any message that
@@ -286,9 +293,9 @@ def legal_moves(room: str, moves: list[Any]) -> dict[str, Any]:
 
 
 GAME_STATUSES = {
-    "finished": "played to a result: a win or a draw (including resignations, agreed draws and flags)",
-    "forfeit": "not played: a player never came (a tournament game), or left before it began",
-    "aborted": "stopped without a result (the server was shutting down, or could not restore it)",
+    GameStatus.FINISHED: "played to a result: a win or a draw (including resignations, agreed draws and flags)",
+    GameStatus.FORFEIT: "not played: a player never came (a tournament game), or left before it began",
+    GameStatus.ABORTED: "stopped without a result (the server was shutting down, or could not restore it)",
 }
 """The ``status`` of a game that ended, in ``game_over`` and in the stored records."""
 
@@ -409,7 +416,12 @@ def json_compatible(value: Any, depth: int = 0) -> bool:
             if type(key) is not str or not json_compatible(item, depth + 1):
                 return False
         return True
-    return False
+    return isinstance(value, StrEnum)  # the server's own codes and statuses: strings on the wire
+
+
+def validate_request(obj: Any) -> ClientMessage | ProtocolError:
+    """:func:`validate` a client's message: a request of one of the ``protocol.requests`` shapes, or the problem."""
+    return typing.cast("ClientMessage | ProtocolError", validate(obj, CLIENT_MESSAGES))
 
 
 def validate(obj: Any, schemas: dict[str, Schema] = CLIENT_MESSAGES) -> dict[str, Any] | ProtocolError:

@@ -140,7 +140,6 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .io.server import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
@@ -157,66 +156,77 @@ def run_serve(args: argparse.Namespace) -> int:
     except (OSError, StorageError) as exc:
         print(f"plyhall serve: {exc}", file=sys.stderr)
         return 1
-    defaults = {"grace": args.grace, "illegal_move": args.illegal_move,
-                "time_control": {"per_move": args.per_move}}
-
-    limits = Limits(**{field: getattr(args, field) for field, _, _ in QUOTAS})
     stopped: dict[str, bool] = {}
-
-    async def main() -> int:
-        server = PlyhallServer(storage, args.host, args.port, room_defaults=defaults, limits=limits,
-                               rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
-                               organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True,
-                               trusted_proxies=parse_networks(args.trusted_proxies))
-        try:
-            await server.start()
-        except (OSError, StorageError) as exc:
-            if isinstance(exc, StorageError):
-                print(f"plyhall serve: {exc}", file=sys.stderr)
-            else:
-                print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-                      file=sys.stderr)
-            storage.close()
-            return 1
-        if server.replayed:
-            print(f"plyhall: stored {server.replayed} that the last stop kept in {storage.spill_path}", flush=True)
-        rooms, running = server.restored
-        if rooms:
-            print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
-                  f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
-        print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), "
-              f"database {getattr(storage, 'where', args.db)}, event loop {args.event_loop}; Ctrl-C stops", flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-
-        def signalled() -> None:
-            if stop.is_set():  # a second Ctrl-C or SIGTERM: the operator does not want to wait
-                print("plyhall: stopping at once (second signal); writes not yet committed are lost", flush=True)
-                os._exit(1)
-            stop.set()
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, signalled)
-        await stop.wait()
-        print(f"plyhall: shutting down within {SHUTDOWN_SECONDS:g} s (running games are kept and continue at the "
-              "next start; a second Ctrl-C stops at once)", flush=True)
-        await server.stop()
-        stopped["stuck"] = server.stuck
-        count = server.games_recorded
-        if server.unsaved:
-            print(f"plyhall: stopped; the database refused {server.unsaved}"
-                  + (f" (kept in {storage.spill_path}, stored at the next start)" if storage.spill_path else ""),
-                  flush=True)
-            return 1
-        print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)
-        return 0
-
-    code = event_loop.run(main(), args.event_loop)
+    code = event_loop.run(_serve(args, storage, stopped), args.event_loop)
     if stopped.get("stuck"):  # a database thread still waits: do not let the interpreter wait for it at exit
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
     return code
+
+
+async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool]) -> int:
+    """Run the server until a signal; the exit code (1 when something could not be stored)."""
+    from .io.server import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
+    from .storage import StorageError
+
+    server = PlyhallServer(storage, args.host, args.port, limits=Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}),
+                           room_defaults={"grace": args.grace, "illegal_move": args.illegal_move,
+                                          "time_control": {"per_move": args.per_move}},
+                           rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
+                           organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True,
+                           trusted_proxies=parse_networks(args.trusted_proxies))
+    try:
+        await server.start()
+    except StorageError as exc:
+        print(f"plyhall serve: {exc}", file=sys.stderr)
+        storage.close()
+        return 1
+    except OSError as exc:
+        print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        storage.close()
+        return 1
+    _say_started(args, server, storage)
+    await _signalled()
+    print(f"plyhall: shutting down within {SHUTDOWN_SECONDS:g} s (running games are kept and continue at the next "
+          "start; a second Ctrl-C stops at once)", flush=True)
+    await server.stop()
+    stopped["stuck"] = server.stuck
+    if server.unsaved:
+        print(f"plyhall: stopped; the database refused {server.unsaved}"
+              + (f" (kept in {storage.spill_path}, stored at the next start)" if storage.spill_path else ""),
+              flush=True)
+        return 1
+    count = server.games_recorded
+    print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)
+    return 0
+
+
+def _say_started(args: argparse.Namespace, server: Any, storage: Any) -> None:
+    if server.replayed:
+        print(f"plyhall: stored {server.replayed} that the last stop kept in {storage.spill_path}", flush=True)
+    rooms, running = server.restored
+    if rooms:
+        print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
+              f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
+    print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), "
+          f"database {getattr(storage, 'where', args.db)}, event loop {args.event_loop}; Ctrl-C stops", flush=True)
+
+
+async def _signalled() -> None:
+    """Wait for SIGINT or SIGTERM; a second one exits at once (the operator does not want to wait)."""
+    stop = asyncio.Event()
+
+    def signalled() -> None:
+        if stop.is_set():
+            print("plyhall: stopping at once (second signal); writes not yet committed are lost", flush=True)
+            os._exit(1)
+        stop.set()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, signalled)
+    await stop.wait()
 
 
 def run_export(args: argparse.Namespace) -> int:

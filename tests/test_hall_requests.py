@@ -270,7 +270,7 @@ def test_a_long_name_that_is_no_room_is_looked_up_without_a_scan_of_every_room()
                         "no_such_room")
         assert reply["room"] == "y" * 40 and reply["id"] == f"m{i}"
     # lookups go through the case-folded index, never a scan of every room
-    assert len(desk.hall.folded) == len(desk.hall.rooms) == 2000
+    assert len(desk.hall.registry.folded) == len(desk.hall.rooms) == 2000
     # a name that differs only in case is still found
     reply = desk.send("spammer", {"type": "join", "room": "WOOD LAKE", "role": "spectator"})[0]
     assert reply["room"] == "Wood Lake"

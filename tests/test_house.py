@@ -60,7 +60,7 @@ async def test_a_player_plays_a_house_bot_to_the_end(house_server):
     over = await ann.expect("game_over", room=room)
     assert over["status"] == "finished" and over["players"] == ["ann", "house-random-1"]
     # the bot leaves when its game is done, its process ends, and its slot is free for the next player
-    await wait_until(lambda: not house_server.hall.house_running, "the house bot's slot was free", 60)
+    await wait_until(lambda: not house_server.hall.house.running, "the house bot's slot was free", 60)
     await ann.request({"type": "create_room", "game": "quarto", "opponent": "novice"})
 
 
@@ -100,16 +100,16 @@ def test_an_event_that_has_not_started_holds_no_house_bot():
     desk.login("org", organiser="organiser-secret")
     made = desk.send("org", {"type": "tournament_create", "game": "connect4", "format": "round-robin",
                              "name": "Cup", "players": ["ann"], "local": ["random", "novice"]})
-    assert made[-1]["tournament"]["status"] == "created" and not desk.hall.house_running
+    assert made[-1]["tournament"]["status"] == "created" and not desk.hall.house.running
     desk.login("vis")
     room = desk.send("vis", {"type": "create_room", "game": "connect4", "opponent": "random"})[0]["room"]["name"]
     refused = desk.send("org", {"type": "tournament_control", "tournament": "Cup", "action": "start"})[0]
-    assert not desk.hall.house_running.keys() - {desk.hall.rooms[room].seats[1]}
+    assert not desk.hall.house.running.keys() - {desk.hall.rooms[room].seats[1]}
     assert refused["code"] == "busy" and "needs 2 house bots" in refused["message"]
     bot = desk.hall.rooms[room].seats[1]
     desk.take(desk.hall.house_exited(bot, desk.now))  # the visitor's bot is done
     started = desk.send("org", {"type": "tournament_control", "tournament": "Cup", "action": "start"})
-    assert started[-1]["tournament"]["status"] == "running" and len(desk.hall.house_running) == 2
+    assert started[-1]["tournament"]["status"] == "running" and len(desk.hall.house.running) == 2
 
 
 def test_a_house_bot_whose_process_ends_gives_its_seat_up_at_once_and_its_name_is_not_reused():
@@ -162,7 +162,7 @@ def test_a_restart_starts_a_tournaments_house_bot_for_the_whole_event_and_again_
     desk.login("ann")
     desk.send("org", {"type": "tournament_create", "game": "connect4", "format": "round-robin", "name": "Cup",
                       "players": ["ann"], "local": ["random"], "start": True, "games_per_pairing": 4})
-    bot = next(iter(desk.hall.house_running))
+    bot = next(iter(desk.hall.house.running))
     bot_arrives(desk, next(name for name, room in desk.hall.rooms.items() if room.tournament))
     storage = SQLiteStorage(tmp_path / "cup.db")
     storage.apply(desk.writes)

@@ -4,6 +4,7 @@ command line answers."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,108 @@ def test_cli_version_and_help():
     assert out.returncode == 0
     for command in ("serve", "export", "bot", "match", "play"):
         assert command in out.stdout
+
+
+# The server's folders show its design: what may touch a socket or a database, and what may not --------
+
+SANS_IO = ("server.core", "server.tournament")
+"""Plain objects fed events and the time: no sockets, files, databases, processes or clocks of their own."""
+IO_MODULES = {"asyncio", "websockets", "sqlite3", "psycopg", "subprocess", "socket", "threading", "concurrent",
+              "http", "urllib", "uvloop", "prometheus_client", "fcntl", "os", "time", "tempfile", "shutil"}
+"""Standard and third-party modules that do I/O (``server.core.env`` alone reads the clock: it is injected)."""
+STORAGE_INTERFACE = {"server.storage", "server.storage.base", "server.storage.records", "server.storage.writer",
+                     "server.storage.spill"}
+"""What of ``server.storage`` the rest of the server may import (never the SQL or a database's module)."""
+
+
+def _module_imports(path: Path) -> set[str]:
+    """Every module a source file imports, fully named (relative imports resolved), leaving out imports only made
+    for type checking (``if TYPE_CHECKING:``)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(), str(path))
+    skipped = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+               and getattr(block.test, "id", getattr(block.test, "attr", "")) == "TYPE_CHECKING"
+               for statement in block.body for node in ast.walk(statement)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                found.add(".".join(base + ([node.module] if node.module else [])))
+            else:
+                found.add(node.module or "")
+    return found
+
+
+def _server_modules() -> dict[str, set[str]]:
+    return {_module_name(path): _module_imports(path) for path in sorted((ROOT / "server").rglob("*.py"))}
+
+
+def test_the_sans_io_core_imports_no_io_and_storage_only_through_its_interface():
+    for module, imports in _server_modules().items():
+        ours = {name for name in imports if name.split(".")[0] == "server"}
+        if module.startswith(SANS_IO):
+            io = {name for name in imports if name.split(".")[0] in IO_MODULES} - (
+                {"time"} if module == "server.core.env" else set())
+            assert not io, f"{module} is sans-I/O but imports {sorted(io)}"
+            edge = {name for name in ours if name.startswith(("server.io", "server.cli"))}
+            assert not edge, f"{module} is sans-I/O but imports the I/O edge: {sorted(edge)}"
+            stored = {name for name in ours if name.startswith("server.storage") and name != "server.storage.records"}
+            assert not stored, f"{module} is sans-I/O and may know only the storage records, not {sorted(stored)}"
+        if module.startswith("server.storage"):
+            above = {name for name in ours if not name.startswith("server.storage")}
+            assert not above, f"{module} is storage and may import nothing else of the server: {sorted(above)}"
+        elif module != "server.storage":
+            inside = {name for name in ours if name.startswith("server.storage.")} - STORAGE_INTERFACE
+            assert not inside, f"{module} reaches past the storage interface: {sorted(inside)}"
+
+
+def test_the_server_modules_import_each_other_without_circles():
+    graph = _server_modules()
+    modules = set(graph)
+
+    def targets(module: str) -> set[str]:
+        # "from .core import hall" names a module; "from .core.hall import Hall" too: keep what is a module
+        return {name for name in graph[module] if name in modules and name != module}
+
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(targets(module)):
+            if state.get(target) == 1:
+                cycle = path[path.index(target):] + [target]
+                raise AssertionError(f"the server modules import each other in a circle: {' -> '.join(cycle)}")
+            if target not in state:
+                walk(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(modules):
+        if module not in state:
+            walk(module, [module])
+
+
+def test_no_server_module_is_long_unless_its_docstring_says_why():
+    for path in sorted((ROOT / "server").rglob("*.py")):
+        lines = path.read_text().count("\n")
+        docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
+        assert lines <= 500 or "long because" in docstring, f"{path.relative_to(ROOT)} has {lines} lines"
+
+
+def test_the_architecture_map_names_only_files_that_exist():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:protocol|server|client|bots|tests|docs)/[A-Za-z0-9_/<>.]*)`", text))
+    assert len(paths) > 30
+    for path in sorted(paths):
+        if "<" in path:  # a pattern such as protocol/games/<game>.py: its folder exists
+            path = path.split("<", 1)[0].rsplit("/", 1)[0]
+        assert (ROOT / path).exists(), f"docs/ARCHITECTURE.md names {path}, which does not exist"
+    for name in re.findall(r"`((?:hall|room|room_settings|clock|identity|logins|seeks|tournaments|house|timers|rooms|"
+                           r"sql|sqlite|postgres|records|writer|spill|connections|transport|http|api|static_files|"
+                           r"checks|supervisor)\.py)`", text):
+        assert any(ROOT.glob(f"server/*/{name}")), f"docs/ARCHITECTURE.md names {name}, which no server folder has"

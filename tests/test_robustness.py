@@ -580,7 +580,7 @@ async def test_normal_games_finish_and_are_recorded_during_an_attack(make_server
                 assert reply["type"] in ("error", "room"), reply
             under_way["mallory"].set()
             await asyncio.sleep(0.15)
-        outcomes["mallory"] = len(srv.hall.created_by.get("mallory", ()))
+        outcomes["mallory"] = len(srv.hall.registry.created_by.get("mallory", ()))
 
     async def flood() -> None:
         await wait_until(playing, "the games began")

@@ -283,4 +283,4 @@ def test_room_names_are_unique_and_found_ignoring_case():
     hall.disconnect(1, 1.0)
     hall.handle(2, {"type": "login", "name": "bob"}, 2.0)
     hall.handle(2, {"type": "leave", "room": "Wood Lake"}, 2.0)
-    assert hall.folded.keys() == {r.casefold() for r in hall.rooms}
+    assert hall.registry.folded.keys() == {r.casefold() for r in hall.rooms}

@@ -1,16 +1,20 @@
-"""The hall: sessions, names, seeks, the room list, and dispatch of every validated request.
+"""The hall: sessions, the lobby, and dispatch of every validated request to a desk or a room.
 
 Like :class:`server.core.room.Room`, ``Hall`` is a plain object: the WebSocket layer feeds it
 connections, messages and the time, and sends what it returns (a :class:`HallOutbox`).
 Messages here are addressed by connection id. One rule tags replies: the first message a
 request produces for its sender that is one of the request's reply types
 (``CLIENT_MESSAGES[type].replies``) or an ``error`` carries the request's ``id``.
+
+The decisions live in desks that never call back into the hall: logins (``logins``), seeks
+(``seeks``), tournaments (``tournaments``), house bots (``house``), timers (``timers``) and the
+room registry (``rooms``). The hall is long because it is the one place that routes: a handler a
+request type, and the routing of every room outbox to connections, seats and timers; split, a
+reader would chase one request across files.
 """
 
 from __future__ import annotations
 
-import heapq
-import json
 import logging
 import re
 from collections.abc import Callable
@@ -20,7 +24,23 @@ from typing import Any
 import protocol
 from protocol import messages as m
 from protocol.games import GAMES, OptionError
-from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN
+from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN, ErrorCode, RoomStatus
+from protocol.requests import (
+    CancelSeek,
+    ClientMessage,
+    CreateRoom,
+    Join,
+    ListRooms,
+    ListTournaments,
+    Login,
+    Ping,
+    RoomRequest,
+    Seek,
+    TournamentControl,
+    TournamentCreate,
+    WatchLobby,
+    WatchTournament,
+)
 
 from ..storage.records import (
     ClaimSaved,
@@ -33,29 +53,23 @@ from ..storage.records import (
     TournamentSaved,
     Write,
 )
-from ..tournament.director import Director, TournamentError, define
+from ..tournament.director import Director
 from .env import Env
-from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseStart
+from .house import HOUSE_ARRIVAL, HOUSE_LEVELS, HOUSE_PREFIX, HouseDesk, HouseStart
 from .identity import Claim, ClaimLookup, Holder, SecretCheck
-from .logins import NAME_HELP, Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
+from .logins import Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
+from .outbox import HallOutbox, Refusal, tag_reply
 from .room import Outbox, Room, RoomSettings
+from .rooms import MAX_ROOM_NAME, RoomRegistry
+from .seeks import Pairing, SeekDesk
+from .timers import LOBBY, Timers
+from .tournaments import TournamentDesk
 
 log = logging.getLogger("plyhall.hall")
 
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
-MAX_ROOM_NAME = 40  # ROOM_NAME's limit; generated names stay below it too
 NAME = re.compile(NAME_PATTERN)
 ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a letter or digit)"
-LAKES = (
-    "Kalamalka Lake", "Okanagan Lake", "Wood Lake", "Skaha Lake", "Vaseux Lake", "Mabel Lake",
-    "Shuswap Lake", "Kootenay Lake", "Arrow Lake", "Slocan Lake", "Moyie Lake", "Christina Lake",
-)
-LOBBY_PUSH_INTERVAL = 0.5  # seconds between two pushed room listings; changes in between are coalesced
-LOBBY_TIMER = ""  # timer-heap entry of the lobby push (no room has an empty name)
-TOURNAMENT_TIMER = "\x00"  # prefix of a tournament's push entry in the timer heap (no room name has it)
-HOUSE_ARRIVAL = 120.0  # seconds a house bot process has to start and sit down (a master loads its engine)
-HOUSE_RESTARTS = 3  # times a tournament's house entrant whose process ended is started again
-HOUSE_MAX_GAMES = 10  # games in one room against a house bot
 REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
@@ -93,68 +107,12 @@ class Session:
     organiser: bool = False
 
 
-@dataclass
-class Seek:
-    """A player waiting to be paired: for which game, on which settings."""
-
-    name: str
-    settings: RoomSettings
-    key: str  # seeks with equal keys match
-    since: float
-
-    def to_json(self) -> dict[str, Any]:
-        """The seek as the ``seeking`` reply shows it."""
-        return {"game": self.settings.game.id, "options": self.settings.options,
-                "time_control": self.settings.time_control.to_json(), "games": self.settings.games}
-
-
-@dataclass
-class HallOutbox:
-    """What a Hall call produced: messages by connection, connections to close, durable writes,
-    secret checks to run off the event loop, and the games that ended."""
-
-    messages: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    close: list[tuple[int, str]] = field(default_factory=list)
-    writes: list[Write] = field(default_factory=list)
-    checks: list[SecretCheck] = field(default_factory=list)
-    lookups: list[ClaimLookup] = field(default_factory=list)  # names to look up in a shared database
-    ended: list[GameRecord] = field(default_factory=list)
-    house: list[HouseStart] = field(default_factory=list)  # house bot processes to start
-    house_stop: list[str] = field(default_factory=list)  # house bots no longer needed (their process ends)
-    refused: list[str] = field(default_factory=list)  # why requests were refused by a quota or throttle
-
-    def send(self, conn: int, msg: dict[str, Any]) -> None:
-        """Queue ``msg`` for connection ``conn``."""
-        self.messages.append((conn, msg))
-
-    def error(self, conn: int, code: str, text: str, **extra: Any) -> None:
-        """Queue an ``error`` for connection ``conn``."""
-        self.messages.append((conn, m.error(code, text, **extra)))
-
-    def extend(self, other: HallOutbox) -> HallOutbox:
-        """Append another outbox's contents."""
-        self.messages.extend(other.messages)
-        self.close.extend(other.close)
-        self.writes.extend(other.writes)
-        self.checks.extend(other.checks)
-        self.lookups.extend(other.lookups)
-        self.ended.extend(other.ended)
-        self.house.extend(other.house)
-        self.house_stop.extend(other.house_stop)
-        self.refused.extend(other.refused)
-        return self
-
-    def refuse(self, conn: int, reason: str, code: str, text: str, **extra: Any) -> None:
-        """Queue an ``error`` for a request a quota or throttle refused; ``reason`` is counted in the metrics."""
-        self.refused.append(reason)
-        self.error(conn, code, text, **extra)
-
-
-Handler = Callable[["Hall", HallOutbox, int, dict[str, Any], float], None]
-RoomRequest = Callable[[Room, str, dict[str, Any], float], Outbox]
+Handler = Callable[["Hall", HallOutbox, int, Any, float], None]
+"""A request's handler: it gets the request (of its ``protocol.requests`` shape) and puts the answers in the outbox."""
+RoomMethod = Callable[[Room, str, Any, float], Outbox]
 
 # Requests about one room: the room method that answers each.
-ROOM_REQUESTS: dict[str, RoomRequest] = {
+ROOM_REQUESTS: dict[str, RoomMethod] = {
     "leave": lambda room, name, msg, now: room.leave(name, now),
     "move": lambda room, name, msg, now: room.move(name, msg["move"], now),
     "legal_moves": lambda room, name, msg, now: room.legal_moves(name),
@@ -181,38 +139,21 @@ class Hall:
         self.env = env or Env.system()
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
-        self.house_limit = house_limit  # house bot processes that may run at once (0: none)
         self.logins = Logins(self.env, organiser_secret, shared_names, login_limits or LoginLimits())
-        self.house_running: dict[str, str] = {}  # house bot name -> the room it was started for
-        self.house_games: dict[str, tuple[str, str]] = {}  # house bot name -> (its opponent's name, address)
-        self._house_serial = 0  # house bot names count on: a name is never handed out twice
-        self._house_restarts: dict[str, int] = {}  # tournament house entrant -> times started again
+        self.house = HouseDesk(house_limit)
+        self.seeks = SeekDesk()
+        self.timers = Timers()
         self.restarted_house: list[HouseStart] = []  # house bots of restored rooms, to start again
         self.restored_writes: list[Write] = []  # what restoring changed (rooms nobody comes back to), to store
-        self.tournaments: dict[str, Director] = {}  # by id
-        self.tournament_watchers: dict[str, set[int]] = {}  # tournament id -> connections watching it
-        self._tournament_pushed: dict[str, float] = {}  # tournament id -> when it was last pushed
-        self._tournament_dirty: set[str] = set()
-        self._pending_due: set[str] = set()  # restored tournaments whose due games are opened at start
+        self.events = TournamentDesk(self.room_defaults)
         self.sessions: dict[int, Session] = {}  # by connection
         self.by_name: dict[str, Session] = {}
         self.addresses: dict[int, str] = {}  # connection -> peer address (for logs, back-off and quotas)
-        self.rooms: dict[str, Room] = {}
-        self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
+        self.registry = RoomRegistry()
+        self.rooms = self.registry.rooms  # every open room, by name (the registry's: read here, changed there)
         self.seat_holders: dict[str, set[str]] = {}  # name -> rooms where it holds a seat (even when away)
-        self.created_by: dict[str, set[str]] = {}
-        self.address_rooms: dict[str, set[str]] = {}  # address -> open rooms created from it
-        self.room_addresses: dict[str, set[str]] = {}  # room -> the addresses it is charged to
-        self.seeks: dict[str, list[Seek]] = {}  # seek key -> waiting seeks, oldest first
-        self.seek_rooms: set[str] = set()  # open rooms that seeks opened
-        self.first_of_pair: dict[frozenset[str], str] = {}  # who had seat 0 when two names last met by seek
-        self._lake = 0
-        self._timers: list[tuple[float, str]] = []  # (deadline, room) heap; stale entries are harmless
-        self._scheduled: dict[str, float] = {}  # room -> the earliest deadline it has in the heap
         self.watchers: set[int] = set()  # connections that watch the lobby
         self._now = 0.0
-        self._lobby_pushed_at = float("-inf")
-        self._lobby_dirty = False
         self._handlers: dict[str, Handler] = {
             "login": Hall._login,
             "ping": Hall._ping,
@@ -237,18 +178,23 @@ class Hall:
         """A connection opened from ``address`` (a hall fed without it treats every connection as open)."""
         self.addresses[conn] = address
 
-    def handle(self, conn: int, msg: dict[str, Any], now: float) -> HallOutbox:
+    def handle(self, conn: int, msg: ClientMessage, now: float) -> HallOutbox:
         """Dispatch one validated client message from connection ``conn``."""
         out = HallOutbox()
         self._now = now
         self.addresses.setdefault(conn, "?")
         kind = msg["type"]
         if conn not in self.sessions and kind not in ("login", "ping"):
-            out.error(conn, "not_logged_in", 'log in first: send {"type": "login", "name": ...}')
+            out.error(conn, ErrorCode.NOT_LOGGED_IN, 'log in first: send {"type": "login", "name": ...}')
         else:
             self._handlers[kind](self, out, conn, msg, now)
         tag_reply(out, conn, msg.get("id"), REPLIES[kind])
         return out
+
+    @property
+    def tournaments(self) -> dict[str, Director]:
+        """Every tournament of this server, by id (the tournament desk's)."""
+        return self.events.tournaments
 
     @property
     def house_secret(self) -> str:
@@ -295,8 +241,7 @@ class Hall:
         out = HallOutbox()
         self._now = now
         self.watchers.discard(conn)
-        for watching in self.tournament_watchers.values():
-            watching.discard(conn)
+        self.events.gone(conn)
         self.addresses.pop(conn, None)
         self.logins.gone(conn)
         session = self.sessions.pop(conn, None)
@@ -304,13 +249,13 @@ class Hall:
             return out
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
-            self._drop_seeks(session.name)
+            self.seeks.drop(session.name)
         for room_name in sorted(session.rooms):
             room = self.rooms.get(room_name)
             if room is not None:
                 self._apply(out, room, room.disconnected(session.name, now))
         # rooms this name created and nobody ever entered go with their creator
-        for room_name in sorted(self.created_by.get(session.name, set())):
+        for room_name in sorted(self.registry.created(session.name)):
             room = self.rooms.get(room_name)
             if room is not None and not room.ever_entered:
                 self._remove_room(out, room)
@@ -323,22 +268,13 @@ class Hall:
         """Let time act on every room whose deadline has come."""
         out = HallOutbox()
         self._now = now
-        due: set[str] = set()
-        while self._timers and self._timers[0][0] <= now:
-            deadline, name = heapq.heappop(self._timers)
-            due.add(name)
-            if self._scheduled.get(name) == deadline:
-                del self._scheduled[name]
-        if LOBBY_TIMER in due:
-            due.discard(LOBBY_TIMER)
-            if self._lobby_dirty:
+        due = self.timers.due(now)
+        for key in sorted(due.pushes):
+            if key == LOBBY:
                 self._push_lobby(out)
-        for key in [k for k in due if k.startswith(TOURNAMENT_TIMER)]:
-            due.discard(key)
-            tid = key.removeprefix(TOURNAMENT_TIMER)
-            if tid in self._tournament_dirty and tid in self.tournaments:
-                self._push_tournament(out, self.tournaments[tid])
-        for name in sorted(due):
+            elif key in self.events.tournaments:
+                self._push_tournament(out, self.events.tournaments[key])
+        for name in sorted(due.rooms):
             room = self.rooms.get(name)
             if room is not None:
                 self._apply(out, room, room.tick(now))
@@ -346,14 +282,14 @@ class Hall:
 
     def next_deadline(self) -> float | None:
         """The earliest time at which :meth:`tick` may have something to do."""
-        return self._timers[0][0] if self._timers else None
+        return self.timers.next_deadline()
 
     def shutdown(self, now: float) -> HallOutbox:
         """Tell everybody the server is stopping. Running games are *not* ended: they are stored
         move by move and continue when the server starts again on the same database."""
         out = HallOutbox()
         for conn in list(self.sessions):
-            out.error(conn, "server_shutdown", "the server is shutting down; running games continue when it is "
+            out.error(conn, ErrorCode.SERVER_SHUTDOWN, "the server is shutting down; running games continue when it is "
                       "back (log in again with the same name and secret or resume token)")
         return out
 
@@ -362,96 +298,86 @@ class Hall:
         return [r.listing() for r in self.rooms.values() if game is None or r.game.id == game]
 
     def restore(self, restored: Restored, now: float) -> tuple[int, int]:
-        """Take back what storage kept: claims, resume tokens of seat holders, and every open room (a
-        running game continues when both players are back). Returns (rooms, running games)."""
+        """Take back what storage kept: claims, resume tokens of seat holders and entrants, every open room (a
+        running game continues when both players are back) and every tournament. Returns (rooms, running
+        games). What must be started (house bots) and stored (rooms nobody comes back to) waits in
+        ``restarted_house`` and ``restored_writes``."""
         self._now = now
         self.logins.claims = {name: Claim(salt, digest) for name, (salt, digest) in restored.claims.items()}
-        running = 0
-        for snapshot in restored.rooms:
-            record = restored.running.get(snapshot.get("record") or "")
-            try:
-                room = Room.restore(snapshot, record, self.env, now)
-            except Exception:  # a room that cannot be rebuilt must not keep the others from starting
-                log.exception("could not restore room %s", snapshot.get("name"))
-                continue
-            if room.tournament is None and room.status != "playing" and not any(room.seats):
-                # nobody sits in it and no game runs: nobody is coming back to it (its creator may open another)
-                self.restored_writes.append(RoomRemoved(room.name))
-                continue
-            self._add_room(room)
-            if room.creator is None and room.tournament is None:
-                self.seek_rooms.add(room.name)
-            if room.creator is not None:
-                self.created_by.setdefault(room.creator, set()).add(room.name)
-                if room.address:
-                    self._charge(room.name, room.address)
-            for name in room.seats:
-                if name is None:
-                    continue
-                self.seat_holders.setdefault(name, set()).add(room.name)
-                if name in restored.identities:
-                    self.logins.identities[name] = restored.identities[name]
-                if name.startswith(HOUSE_PREFIX) and room.status != "finished" and room.tournament is None:
-                    # the bot's process did not outlive the old server's secret: start it again (a tournament's
-                    # house entrants are started again below, for the whole event)
-                    level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
-                    if HOUSE_LEVEL.fullmatch(level):
-                        self.house_running[name] = room.name
-                        opponent = room.seats[1 - room.seats.index(name)]
-                        self.house_games[name] = (opponent or "", "?")
-                        self.restarted_house.append(HouseStart(name, room.game.id, level, room.name,
-                                                               room.settings.games - max(0, room.game_no - 1)))
-            running += room.status == "playing"
-            self._schedule(room)
+        running = sum(self._restore_room(snapshot, restored, now) for snapshot in restored.rooms)
         for snapshot in restored.tournaments:
-            try:
-                director = Director.restore(snapshot, restored.tournament_games.get(snapshot["id"], []))
-            except Exception:  # one broken event must not keep the server (or the other events) from starting
-                log.exception("could not restore tournament %s", snapshot.get("id"))
-                continue
-            self.tournaments[director.id] = director
-            for number, room in list(director.open.items()):
-                if room not in self.rooms:  # its room is gone: the game is played again
-                    del director.open[number]
-            if director.status in ("created", "running", "paused"):
-                for name in director.entrants:  # an entry holds its name after a restart too
-                    if name in restored.identities:
-                        self.logins.identities[name] = restored.identities[name]
-            if director.status in ("running", "paused"):  # an event not started yet holds no house bot
-                for name, level in director.settings.local.items():
-                    if name not in self.house_running:
-                        self.house_running[name] = f"tournament {director.id}"
-                        self.restarted_house.append(HouseStart(name, director.settings.game, level,
-                                                               tournament=director.id))
-            self._pending_due.add(director.id)
+            self._restore_tournament(snapshot, restored)
         if not self.logins.shared_names:  # the tokens of names nobody holds prove nothing: their rows go
             self.restored_writes += [IdentityForgotten(name) for name in restored.identities
                                      if name not in self.logins.identities]
-        numbers = [int(n.rsplit("-", 1)[1]) for n in [*self.seat_holders, *(e for d in self.tournaments.values()
-                                                                           for e in d.settings.local)]
-                   if n.startswith(HOUSE_PREFIX) and n.rsplit("-", 1)[1].isdigit()]
-        self._house_serial = max(numbers, default=0)  # new house bot names count on from the highest in use
+        entrants = [name for director in self.events.tournaments.values() for name in director.settings.local]
+        self.house.count_on_from([*self.seat_holders, *entrants])
         return len(self.rooms), running
+
+    def _restore_room(self, snapshot: dict[str, Any], restored: Restored, now: float) -> bool:
+        """Take one room back; True when its game is running."""
+        try:
+            room = Room.restore(snapshot, restored.running.get(snapshot.get("record") or ""), self.env, now)
+        except Exception:  # a room that cannot be rebuilt must not keep the others from starting
+            log.exception("could not restore room %s", snapshot.get("name"))
+            return False
+        if room.tournament is None and room.status != RoomStatus.PLAYING and not any(room.seats):
+            # nobody sits in it and no game runs: nobody is coming back to it (its creator may open another)
+            self.restored_writes.append(RoomRemoved(room.name))
+            return False
+        self.registry.add(room)
+        if room.creator is None and room.tournament is None:
+            self.seeks.rooms.add(room.name)
+        for seat, name in enumerate(room.seats):
+            if name is None:
+                continue
+            self.seat_holders.setdefault(name, set()).add(room.name)
+            if name in restored.identities:
+                self.logins.identities[name] = restored.identities[name]
+            if name.startswith(HOUSE_PREFIX) and room.status != RoomStatus.FINISHED and room.tournament is None:
+                # the bot's process did not outlive the old server's secret: start it again (a tournament's
+                # house entrants are started again with their event, in _restore_tournament)
+                start = self.house.restored_room(name, room.name, room.game.id,
+                                                 room.settings.games - max(0, room.game_no - 1), room.seats[1 - seat])
+                if start is not None:
+                    self.restarted_house.append(start)
+        self._schedule(room)
+        return room.status == RoomStatus.PLAYING
+
+    def _restore_tournament(self, snapshot: dict[str, Any], restored: Restored) -> None:
+        director = self.events.restore(snapshot, restored.tournament_games.get(snapshot["id"], []))
+        if director is None:
+            return
+        for number, room in list(director.open.items()):
+            if room not in self.rooms:  # its room is gone: the game is played again
+                del director.open[number]
+        if director.status in ("created", "running", "paused"):
+            for name in director.entrants:  # an entry holds its name after a restart too
+                if name in restored.identities:
+                    self.logins.identities[name] = restored.identities[name]
+        if director.status in ("running", "paused"):  # an event not started yet holds no house bot
+            self.restarted_house += self.house.start_entrants(director.id, director.settings.game,
+                                                              director.settings.local)
 
     def resume_tournaments(self, now: float) -> HallOutbox:
         """Open the games that restored tournaments have due (after :meth:`restore`)."""
         out = HallOutbox()
         self._now = now
-        for tid in sorted(self._pending_due):
-            if tid in self.tournaments:
-                self._open_due(out, self.tournaments[tid], now)
-        self._pending_due.clear()
+        for tid in sorted(self.events.pending_due):
+            if tid in self.events.tournaments:
+                self._open_due(out, self.events.tournaments[tid], now)
+        self.events.pending_due.clear()
         return out
 
     # Handlers ---------------------------------------------------------------------------
 
-    def _ping(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _ping(self, out: HallOutbox, conn: int, msg: Ping, now: float) -> None:
         out.send(conn, m.pong())
 
-    def _list_rooms(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _list_rooms(self, out: HallOutbox, conn: int, msg: ListRooms, now: float) -> None:
         out.send(conn, m.rooms(self.listing(msg.get("game"))))
 
-    def _watch_lobby(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _watch_lobby(self, out: HallOutbox, conn: int, msg: WatchLobby, now: float) -> None:
         session = self.sessions[conn]
         session.watching_lobby = msg.get("on", True)
         if session.watching_lobby:
@@ -460,12 +386,13 @@ class Hall:
             self.watchers.discard(conn)
         out.send(conn, m.rooms(self.listing()))
 
-    def _login(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float, looked_up: bool = False) -> None:
+    def _login(self, out: HallOutbox, conn: int, msg: Login, now: float, looked_up: bool = False) -> None:
         if conn in self.sessions:
-            out.error(conn, "already_logged_in", f"you are logged in as {self.sessions[conn].name}")
+            out.error(conn, ErrorCode.ALREADY_LOGGED_IN, f"you are logged in as {self.sessions[conn].name}")
             return
         if conn in self.logins.checking:
-            out.error(conn, "already_logged_in", "a login on this connection is being checked; wait for its answer")
+            out.error(conn, ErrorCode.ALREADY_LOGGED_IN, "a login on this connection is being checked; wait for its "
+                      "answer")
             return
         address = self.addresses.get(conn, "?")
         step = self.logins.start(conn, msg, address, self._holder(msg["name"], conn), now, looked_up)
@@ -476,7 +403,7 @@ class Hall:
         if isinstance(step, Refuse):
             extra = {} if step.retry_after is None else {"retry_after": step.retry_after}
             if step.code in ("throttled", "busy"):
-                out.refuse(conn, f"login_{step.code}", step.code, step.text, **extra)
+                out.refuse(conn, Refusal(f"login_{step.code}"), step.code, step.text, **extra)
             else:
                 out.error(conn, step.code, step.text, **extra)
         elif isinstance(step, Check):
@@ -495,135 +422,86 @@ class Hall:
         if self.logins.known(name):
             if self.seat_holders.get(name):
                 return Holder.SEAT
-            if self._entrant(name):
+            if self.events.entrant(name):
                 return Holder.ENTRY
         if self.logins.claiming.get(name, conn) != conn:
             return Holder.CLAIMING
         return Holder.NOBODY
 
-    def _entrant(self, name: str) -> Director | None:
-        """The tournament not over yet that ``name`` is an entrant of, if any."""
-        for director in self.tournaments.values():
-            if director.status in ("created", "running", "paused") and name in director.entrants:
-                return director
-        return None
-
-    def _create_room(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _create_room(self, out: HallOutbox, conn: int, msg: CreateRoom, now: float) -> None:
         session = self.sessions[conn]
         address = self.addresses.get(conn, "?")
         if not self._room_quota(out, conn, address, len(self.rooms) >= self.limits.max_rooms):
             return
-        mine = self.created_by.get(session.name, set())
+        mine = self.registry.created(session.name)
         if len(mine) >= self.limits.max_rooms_per_name:
-            out.refuse(conn, "rooms_per_name", "too_many_rooms", f"you have {len(mine)} open rooms, the limit per "
-                       "name; finish or leave some first")
+            out.refuse(conn, Refusal.ROOMS_PER_NAME, ErrorCode.TOO_MANY_ROOMS, f"you have {len(mine)} open rooms, the "
+                       "limit per name; finish or leave some first")
             return
         name = msg.get("name")
         if name is None:
-            name = self._free_room_name()
+            name = self.registry.free_name()
         else:
             name = " ".join(name.split())
             if not ROOM_NAME.match(name):
-                out.error(conn, "bad_message", f"{name[:40]!r} is not a valid room name: use {ROOM_NAME_HELP}")
+                out.error(conn, ErrorCode.BAD_MESSAGE, f"{name[:40]!r} is not a valid room name: use {ROOM_NAME_HELP}")
                 return
-            if name.casefold() in self.folded:
-                out.error(conn, "room_exists", f"a room called {name} exists already")
+            if self.registry.taken(name):
+                out.error(conn, ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
                 return
         try:
             settings = RoomSettings.parse(
                 msg["game"], msg.get("options"), msg.get("time_control"), msg.get("illegal_move"),
                 msg.get("grace"), msg.get("games"), self.room_defaults)
         except OptionError as exc:
-            out.error(conn, "bad_option", str(exc))
+            out.error(conn, ErrorCode.BAD_OPTION, str(exc))
             return
         opponent = msg.get("opponent")
-        house = None
         if opponent is not None:
-            house = self._house_bot(out, conn, opponent, settings)
-            if house is None:
+            refusal = self.house.refusal(opponent, settings.time_control.timed, settings.games, session.name, address,
+                                         self.limits.max_house_games_per_name, self.limits.max_house_games_per_address)
+            if refusal is not None:
+                if refusal.reason is not None:
+                    out.refuse(conn, refusal.reason, refusal.code, refusal.text)
+                else:
+                    out.error(conn, refusal.code, refusal.text)
                 return
-        room = Room(name, settings, self.env, session.name, reserved=(session.name, house) if house else (None, None),
-                    idle=(self.limits.house_idle, (session.name,)) if house else None)
-        room.address = address
-        self._add_room(room)
-        self._charge(room.name, address)
-        self.created_by.setdefault(session.name, set()).add(name)
+        start = None if opponent is None else self.house.room_bot(opponent, settings.game.id, name, settings.games,
+                                                                  session.name, address, self._held)
+        room = Room(name, settings, self.env, session.name, address=address,
+                    reserved=(session.name, start.name) if start else (None, None),
+                    idle=(self.limits.house_idle, (session.name,)) if start else None)
+        self.registry.add(room)
+        if start is not None:
+            out.house.append(start)
         out.writes.append(_room_saved(room))
         out.send(conn, m.room(room.listing()))
         log.info("room %s opened by %s (%s, %d game%s%s)", name, session.name, settings.game.id, settings.games,
-                 "" if settings.games == 1 else "s", f", against house bot {house}" if house else "")
-        if house is not None:
+                 "" if settings.games == 1 else "s", f", against house bot {start.name}" if start else "")
+        if start is not None:
             # the creator sits down at once; the other seat waits for the bot process to start
             self._apply(out, room, room.join(session.name, session.coords, now, "player", 0))
-            self._apply(out, room, room.hold(house, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
-            self.seat_holders.setdefault(house, set()).add(room.name)
-            self.house_running[house] = room.name
-            self.house_games[house] = (session.name, address)
-            out.house.append(HouseStart(house, settings.game.id, opponent, room.name, settings.games))
+            self._apply(out, room, room.hold(start.name, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
+            self.seat_holders.setdefault(start.name, set()).add(room.name)
         self._lobby_changed(out)
+
+    def _held(self, name: str) -> bool:
+        """True when anything holds ``name``: a session, a seat, a tournament entry."""
+        return name in self.by_name or bool(self.seat_holders.get(name)) or self.events.entrant(name) is not None
 
     def _room_quota(self, out: HallOutbox, conn: int, address: str, server_full: bool) -> bool:
         """True when ``address`` may open one more room (``server_full``: the server-wide limit is reached)."""
         if server_full:
-            out.refuse(conn, "rooms_server", "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its "
-                       "limit; try again when some games end")
+            out.refuse(conn, Refusal.ROOMS_SERVER, ErrorCode.TOO_MANY_ROOMS, f"the server holds {len(self.rooms)} "
+                       "rooms, its limit; try again when some games end")
             return False
         limit = self.limits.max_rooms_per_address
-        charged = self.address_rooms.get(address, ())
+        charged = self.registry.from_address(address)
         if limit and len(charged) >= limit:
-            out.refuse(conn, "rooms_per_address", "too_many_rooms", f"{len(charged)} open rooms were created "
-                       f"from your address, its limit ({limit}); finish or leave some first")
+            out.refuse(conn, Refusal.ROOMS_PER_ADDRESS, ErrorCode.TOO_MANY_ROOMS, f"{len(charged)} open rooms were "
+                       f"created from your address, its limit ({limit}); finish or leave some first")
             return False
         return True
-
-    def _charge(self, room: str, address: str) -> None:
-        """Count ``room`` against ``address`` (until it is removed)."""
-        self.address_rooms.setdefault(address, set()).add(room)
-        self.room_addresses.setdefault(room, set()).add(address)
-
-    def _house_bot(self, out: HallOutbox, conn: int, level: str, settings: RoomSettings) -> str | None:
-        """A name for a new house bot of ``level``, or None (and an error) when none can start."""
-        if not self.house_limit:
-            out.error(conn, "bad_option", "this server starts no house bots (the organiser can allow them with "
-                      "plyhall serve --house-bots N)")
-            return None
-        if not HOUSE_LEVEL.fullmatch(level):
-            out.error(conn, "bad_option", f"unknown bot level {level[:40]!r}; levels: {', '.join(HOUSE_LEVELS)}")
-            return None
-        if not settings.time_control.timed:
-            out.error(conn, "bad_option", "a game against a house bot must be timed: give time_control per_move or "
-                      "initial (an untimed game would keep the bot for ever)")
-            return None
-        if settings.games > HOUSE_MAX_GAMES:
-            out.error(conn, "bad_option", f"a room against a house bot plays at most {HOUSE_MAX_GAMES} games")
-            return None
-        session = self.sessions[conn]
-        address = self.addresses.get(conn, "?")
-        by_name = sum(opponent == session.name for opponent, _ in self.house_games.values())
-        if by_name >= self.limits.max_house_games_per_name:
-            out.refuse(conn, "house_per_name", "busy", f"you are playing {by_name} house bot game"
-                       f"{'' if by_name == 1 else 's'} already, the limit per name; finish it first")
-            return None
-        by_address = sum(where == address for _, where in self.house_games.values())
-        limit = self.limits.max_house_games_per_address
-        if limit and by_address >= limit:
-            out.refuse(conn, "house_per_address", "busy", f"{by_address} house bot games are being played from "
-                       "your address, its limit; try again when one ends")
-            return None
-        if len(self.house_running) >= self.house_limit:
-            out.refuse(conn, "house_busy", "busy", f"all {self.house_limit} house bots of this server are playing; "
-                       "try again when a game ends")
-            return None
-        return self._house_name(level)
-
-    def _house_name(self, level: str) -> str:
-        """A house bot name never used before by this server, and held by nobody (a seat, a session, an entry)."""
-        while True:
-            self._house_serial += 1
-            name = f"{HOUSE_PREFIX}{level}-{self._house_serial}"
-            if name not in self.house_running and name not in self.by_name and not self.seat_holders.get(name) \
-                    and self._entrant(name) is None:
-                return name
 
     def house_exited(self, name: str, now: float) -> HallOutbox:
         """A house bot process ended (its games done, or it failed): its slot is free again, and a seat it still
@@ -631,18 +509,12 @@ class Hall:
         A tournament's house entrant whose event goes on is started again (a few times, not in a loop)."""
         out = HallOutbox()
         self._now = now
-        self.house_running.pop(name, None)
-        self.house_games.pop(name, None)
-        director = self._entrant(name)
+        self.house.exited(name)
+        director = self.events.entrant(name)
         if director is not None and director.status in ("running", "paused") and name in director.settings.local:
-            restarts = self._house_restarts.get(name, 0)
-            if restarts < HOUSE_RESTARTS:
-                self._house_restarts[name] = restarts + 1
-                log.warning("house bot %s of tournament %s ended while the event goes on: starting it again (%d of "
-                            "%d)", name, director.settings.name, restarts + 1, HOUSE_RESTARTS)
-                self.house_running[name] = f"tournament {director.id}"
-                out.house.append(HouseStart(name, director.settings.game, director.settings.local[name],
-                                            tournament=director.id))
+            start = self.house.restart(name, director.id, director.settings.game, director.settings.local[name])
+            if start is not None:
+                out.house.append(start)
             return out
         for room_name in sorted(self.seat_holders.get(name, set())):
             room = self.rooms.get(room_name)
@@ -650,178 +522,94 @@ class Hall:
                 self._apply(out, room, room.withdraw(name, now, f"{name} stopped"))
         return out
 
-    def _join(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _join(self, out: HallOutbox, conn: int, msg: Join, now: float) -> None:
         session = self.sessions[conn]
         room = self._room(out, session, msg)
         if room is None:
             return
         wanted = msg.get("game")
         if wanted is not None and wanted != room.game.id:
-            out.error(conn, "wrong_game", f"room {room.name} plays {room.game.id}, not {wanted[:40]}", room=room.name)
+            out.error(conn, ErrorCode.WRONG_GAME, f"room {room.name} plays {room.game.id}, not {wanted[:40]}",
+                      room=room.name)
             return
         if room.name not in session.rooms and len(session.rooms) >= self.limits.max_rooms_in_one:
-            out.refuse(conn, "rooms_per_connection", "too_many_rooms", f"you are in {len(session.rooms)} rooms "
-                       "already; leave one first")
+            out.refuse(conn, Refusal.ROOMS_PER_CONNECTION, ErrorCode.TOO_MANY_ROOMS, f"you are in "
+                       f"{len(session.rooms)} rooms already; leave one first")
             return
         self._apply(out, room, room.join(session.name, session.coords, now, msg.get("role", "player"),
                                          msg.get("seat")))
 
-    def _seek(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _seek(self, out: HallOutbox, conn: int, msg: Seek, now: float) -> None:
         session = self.sessions[conn]
-        event = self._entered_in(session.name)
+        event = self.events.entered_in(session.name)
         if event is not None:
-            out.error(conn, "in_tournament", f"you have games to play in the tournament {event.settings.name}; the "
-                      "server seats you in each of them (log in and wait)")
+            out.error(conn, ErrorCode.IN_TOURNAMENT, f"you have games to play in the tournament "
+                      f"{event.settings.name}; the server seats you in each of them (log in and wait)")
             return
         try:
             settings = RoomSettings.parse(msg["game"], msg.get("options"), msg.get("time_control"), None, None,
                                           msg.get("games"), self.room_defaults)
         except OptionError as exc:
-            out.error(conn, "bad_option", str(exc))
+            out.error(conn, ErrorCode.BAD_OPTION, str(exc))
             return
         if len(self.rooms) >= self.limits.seek_rooms:
-            out.refuse(conn, "rooms_server", "too_many_rooms", f"the server holds {len(self.rooms)} rooms, its "
-                       "limit; try again when some games end")
+            out.refuse(conn, Refusal.ROOMS_SERVER, ErrorCode.TOO_MANY_ROOMS, f"the server holds {len(self.rooms)} "
+                       "rooms, its limit; try again when some games end")
             return
-        playing = len(self.seat_holders.get(session.name, set()) & self.seek_rooms)
+        playing = len(self.seat_holders.get(session.name, set()) & self.seeks.rooms)
         if playing >= self.limits.max_seek_games_per_name:
-            out.refuse(conn, "seeks_per_name", "too_many_rooms", f"you sit in {playing} rooms that seeks opened, "
-                       "the limit per name; finish a game first")
+            out.refuse(conn, Refusal.SEEKS_PER_NAME, ErrorCode.TOO_MANY_ROOMS, f"you sit in {playing} rooms that "
+                       "seeks opened, the limit per name; finish a game first")
             return
-        self._drop_seeks(session.name, settings.game.id)
-        key = json.dumps(settings.to_json(), sort_keys=True)
-        waiting = self.seeks.setdefault(key, [])
-        for index, other in enumerate(waiting):
-            if other.name != session.name and other.name in self.by_name:
-                del waiting[index]
-                self._pair(out, other, session, settings, now)
-                return
-        seek = Seek(session.name, settings, key, now)
-        waiting.append(seek)
-        out.send(conn, m.seeking(seek.to_json(), self._other_seeks(seek)))
-        for other in self._other_seeks_of(seek):  # they learn that someone waits on other settings, too
-            out.send(self.by_name[other.name].conn, m.seeking(other.to_json(), self._other_seeks(other)))
-        log.info("%s seeks a game of %s", session.name, settings.game.id)
+        found = self.seeks.seek(session.name, settings, now, self.by_name)
+        if isinstance(found, Pairing):
+            self._pair(out, found, now)
+            return
+        out.send(conn, m.seeking(found.to_json(), self.seeks.describe_others(found, self.by_name)))
+        for other in self.seeks.others(found, self.by_name):  # they learn that someone waits on other settings too
+            out.send(self.by_name[other.name].conn, m.seeking(other.to_json(),
+                                                              self.seeks.describe_others(other, self.by_name)))
 
-    def _other_seeks_of(self, seek: Seek) -> list[Seek]:
-        """The waiting seeks of connected players for ``seek``'s game on other settings."""
-        return [other for key, waiting in self.seeks.items() if key != seek.key for other in waiting
-                if other.settings.game is seek.settings.game and other.name != seek.name and other.name in self.by_name]
-
-    def _other_seeks(self, seek: Seek) -> list[dict[str, Any]]:
-        """What the ``seeking`` reply says of the seeks that wait for the same game but cannot pair with ``seek``."""
-        return [{"name": other.name, **other.to_json()} for other in self._other_seeks_of(seek)[:10]]
-
-    def _cancel_seek(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _cancel_seek(self, out: HallOutbox, conn: int, msg: CancelSeek, now: float) -> None:
         game = msg["game"]
         if game not in GAMES:
-            out.error(conn, "bad_option", f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
+            out.error(conn, ErrorCode.BAD_OPTION, f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
             return
-        self._drop_seeks(self.sessions[conn].name, game)
+        self.seeks.drop(self.sessions[conn].name, game)
         out.send(conn, m.seek_cancelled(game))
 
-    def _list_tournaments(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
-        out.send(conn, m.tournaments([d.summary() for d in self.tournaments.values()]))
+    def _list_tournaments(self, out: HallOutbox, conn: int, msg: ListTournaments, now: float) -> None:
+        out.send(conn, m.tournaments(self.events.summaries()))
 
-    def _watch_tournament(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
-        director = self._tournament(out, conn, msg["tournament"])
-        if director is None:
-            return
-        watching = self.tournament_watchers.setdefault(director.id, set())
-        if msg.get("on", True):
-            watching.add(conn)
-        else:
-            watching.discard(conn)
-        out.send(conn, m.tournament(self.tournament_view(director, now)))
+    def _watch_tournament(self, out: HallOutbox, conn: int, msg: WatchTournament, now: float) -> None:
+        director = self.events.find(out, conn, msg["tournament"])
+        if director is not None:
+            self.events.watch(conn, director, msg.get("on", True))
+            out.send(conn, m.tournament(self.tournament_view(director, now)))
 
-    def _tournament_create(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _tournament_create(self, out: HallOutbox, conn: int, msg: TournamentCreate, now: float) -> None:
+        if self._organiser(out, conn):
+            director = self.events.create(out, conn, msg, self.house, self._held, self.env.wall_clock())
+            if director is not None:
+                self._tournament_changed(out, director, now)
+                out.send(conn, m.tournament(self.tournament_view(director, now)))
+
+    def _tournament_control(self, out: HallOutbox, conn: int, msg: TournamentControl, now: float) -> None:
         if not self._organiser(out, conn):
             return
-        players = msg.get("players", [])
-        local_levels = msg.get("local", [])
-        bad = [p for p in players if not isinstance(p, str) or not NAME.fullmatch(p) or p.startswith(HOUSE_PREFIX)]
-        if bad:
-            out.error(conn, "bad_option", f"{str(bad[0])[:40]!r} is not a player name: use {NAME_HELP} (names "
-                      f"starting with {HOUSE_PREFIX} are the server's own bots: list those in local)")
-            return
-        bad = [lv for lv in local_levels if not isinstance(lv, str) or not HOUSE_LEVEL.fullmatch(lv)]
-        if bad:
-            out.error(conn, "bad_option", f"unknown bot level {str(bad[0])[:40]!r} in local; levels: "
-                      f"{', '.join(HOUSE_LEVELS)}")
-            return
-        if local_levels and not self.house_limit:
-            out.error(conn, "bad_option", "this server starts no house bots: list players only, or start the "
-                      "server with plyhall serve --house-bots N")
-            return
-        local: dict[str, str] = {level_name: level for level in local_levels
-                                 for level_name in [self._house_name(level)]}
-        try:
-            settings = define(msg, [*players, *local], local, self.env.wall_clock())
-            RoomSettings.parse(settings.game, settings.room["options"], settings.room["time_control"],
-                               settings.room["illegal_move"], settings.room["grace"], 1, self.room_defaults)
-        except (TournamentError, OptionError) as exc:
-            out.error(conn, "bad_option", str(exc))
-            return
-        if settings.id in self.tournaments:
-            out.error(conn, "bad_option", f"a tournament called {self.tournaments[settings.id].settings.name} exists "
-                      "already; choose another name")
-            return
-        if msg.get("start") and not self._house_entrants_start(out, conn, settings.local):
-            return
-        director = Director(settings)
-        self.tournaments[director.id] = director
-        log.info("tournament %s created: %s %s, %d entrants, %d games", settings.name, settings.game,
-                 settings.spec.format, len(director.entrants), director.schedule.total_games)
-        if msg.get("start"):
-            self._start_house_entrants(out, director)
-            director.control("start")
-        self._tournament_changed(out, director, now)
-        out.send(conn, m.tournament(self.tournament_view(director, now)))
-
-    def _house_entrants_start(self, out: HallOutbox, conn: int, local: dict[str, str]) -> bool:
-        """True when the house bot entrants ``local`` can all start now (an event holds no house bot until it
-        starts); else a ``busy`` error saying how many can."""
-        free = max(0, self.house_limit - len(self.house_running))
-        if len(local) <= free:
-            return True
-        out.refuse(conn, "house_busy", "busy", f"the tournament needs {len(local)} house bots to start; this server "
-                   f"can start {free} more now (plyhall serve --house-bots N sets the limit; games against house "
-                   "bots end first)")
-        return False
-
-    def _start_house_entrants(self, out: HallOutbox, director: Director) -> None:
-        for name, level in director.settings.local.items():
-            if name not in self.house_running:
-                self.house_running[name] = f"tournament {director.id}"
-                out.house.append(HouseStart(name, director.settings.game, level, tournament=director.id))
-
-    def _tournament_control(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
-        if not self._organiser(out, conn):
-            return
-        director = self._tournament(out, conn, msg["tournament"])
+        director = self.events.control(out, conn, msg, self.house)
         if director is None:
             return
-        if msg["action"] == "start" and director.status == "created":
-            if not self._house_entrants_start(out, conn, director.settings.local):
-                return
-            self._start_house_entrants(out, director)
-        try:
-            director.control(msg["action"])
-        except TournamentError as exc:
-            out.error(conn, "bad_option", str(exc))
-            return
-        log.info("tournament %s: %s", director.settings.name, msg["action"])
         if director.status == "cancelled":
             for room_name in sorted(director.open.values()):
                 room = self.rooms.get(room_name)
                 if room is not None:
                     self._apply(out, room, room.dissolve(now, "the tournament was cancelled"))
             director.open.clear()
-            out.house_stop.extend(name for name in director.settings.local if name in self.house_running)
         self._tournament_changed(out, director, now)
         out.send(conn, m.tournament(self.tournament_view(director, now)))
 
-    def _room_request(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float) -> None:
+    def _room_request(self, out: HallOutbox, conn: int, msg: RoomRequest, now: float) -> None:
         session = self.sessions[conn]
         room = self._room(out, session, msg)
         if room is not None:
@@ -836,7 +624,7 @@ class Hall:
         previous = self.by_name.get(name)
         if previous is not None:
             if not proven:
-                out.error(conn, "name_in_use", f"{name} is connected already; claim a name with a secret to be "
+                out.error(conn, ErrorCode.NAME_IN_USE, f"{name} is connected already; claim a name with a secret to be "
                           "able to take over your own session")
                 return
             # the rightful owner logs in again (a restarted bot): the old connection goes
@@ -858,7 +646,7 @@ class Hall:
                  " (took over its earlier connection)" if previous is not None else "")
         out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.logins.claims,
                                  sorted(GAMES), sorted(session.rooms), token, session.organiser,
-                                 list(HOUSE_LEVELS) if self.house_limit else None))
+                                 list(HOUSE_LEVELS) if self.house.limit else None))
         for room_name in sorted(session.rooms):
             room = self.rooms[room_name]
             if room.seat_of(name) is not None:
@@ -871,25 +659,9 @@ class Hall:
     def _organiser(self, out: HallOutbox, conn: int) -> bool:
         if self.sessions[conn].organiser:
             return True
-        out.error(conn, "not_organiser", "only the organiser runs tournaments: log in with the organiser secret "
-                  "(plyhall tournament --secret, or $PLYHALL_ORGANISER_SECRET)")
+        out.error(conn, ErrorCode.NOT_ORGANISER, "only the organiser runs tournaments: log in with the organiser "
+                  "secret (plyhall tournament --secret, or $PLYHALL_ORGANISER_SECRET)")
         return False
-
-    def _tournament(self, out: HallOutbox, conn: int, key: str) -> Director | None:
-        from ..tournament.director import slug
-
-        director = self.tournaments.get(key) or self.tournaments.get(slug(key))
-        if director is None:
-            known = ", ".join(sorted(self.tournaments)) or "none yet"
-            out.error(conn, "no_such_tournament", f"there is no tournament {key[:40]!r}; tournaments: {known}")
-        return director
-
-    def _entered_in(self, name: str) -> Director | None:
-        """The running tournament in which ``name`` still has games, if any."""
-        for director in self.tournaments.values():
-            if director.status in ("running", "paused") and director.has_games_for(name):
-                return director
-        return None
 
     def tournament_view(self, director: Director, now: float) -> dict[str, Any]:
         """A tournament's full state, with its running games as the lobby lists them."""
@@ -900,21 +672,15 @@ class Hall:
         """Store the event, open what is due, and push it to its watchers (coalesced)."""
         self._open_due(out, director, now)
         out.writes.append(TournamentSaved(director.snapshot()))
-        if not self.tournament_watchers.get(director.id):
+        if not self.events.watching(director.id):
             return
-        if now - self._tournament_pushed.get(director.id, float("-inf")) >= LOBBY_PUSH_INTERVAL or \
-                director.status in ("finished", "cancelled"):
+        if self.timers.changed(director.id, now) or director.status in ("finished", "cancelled"):
             self._push_tournament(out, director)
-        elif director.id not in self._tournament_dirty:
-            self._tournament_dirty.add(director.id)
-            heapq.heappush(self._timers, (self._tournament_pushed[director.id] + LOBBY_PUSH_INTERVAL,
-                                          TOURNAMENT_TIMER + director.id))
 
     def _push_tournament(self, out: HallOutbox, director: Director) -> None:
-        self._tournament_pushed[director.id] = self._now
-        self._tournament_dirty.discard(director.id)
+        self.timers.pushed(director.id, self._now)
         msg = m.tournament(self.tournament_view(director, self._now))
-        for conn in sorted(self.tournament_watchers.get(director.id, ())):
+        for conn in self.events.watching(director.id):
             out.send(conn, msg)
 
     def _open_due(self, out: HallOutbox, director: Director, now: float) -> None:
@@ -923,14 +689,14 @@ class Hall:
             name = f"{director.settings.name} {game.round}.{game.board}"
             if director.settings.spec.games_per_pairing > 1:
                 name += f".{game.game}"
-            if name.casefold() in self.folded:
+            if self.registry.taken(name):
                 name = f"{director.settings.name} #{game.number}"
             room_cfg = director.settings.room
             settings = RoomSettings.parse(director.settings.game, room_cfg["options"], room_cfg["time_control"],
                                           room_cfg["illegal_move"], room_cfg["grace"], 1, self.room_defaults)
             room = Room(name, settings, self.env, None, reserved=(game.white, game.black), tournament=director.id,
                         tournament_game=game.number, opening=tuple(director.opening(game)))
-            self._add_room(room)
+            self.registry.add(room)
             director.opened(game.number, name, now)
             out.writes.append(_room_saved(room))
             for seat, entrant in enumerate((game.white, game.black)):
@@ -945,7 +711,7 @@ class Hall:
         self._lobby_changed(out)
 
     def _tournament_ended(self, out: HallOutbox, record: GameRecord, now: float) -> None:
-        director = self.tournaments.get(record.tournament or "")
+        director = self.events.tournaments.get(record.tournament or "")
         if director is None or record.tournament_game is None:
             return
         duration = None if record.ended_at is None else record.ended_at - record.started_at
@@ -956,77 +722,33 @@ class Hall:
 
     # Seeks ------------------------------------------------------------------------------
 
-    def _drop_seeks(self, name: str, game: str | None = None) -> None:
-        for key, waiting in list(self.seeks.items()):
-            kept = [s for s in waiting if s.name != name or (game is not None and s.settings.game.id != game)]
-            if kept:
-                self.seeks[key] = kept
-            else:
-                del self.seeks[key]
-
-    def _pair(self, out: HallOutbox, waiting: Seek, arriving: Session, settings: RoomSettings, now: float) -> None:
-        """Open a room for two matching seeks and seat both; the first move alternates between meetings."""
-        pair = frozenset((waiting.name, arriving.name))
-        first = waiting.name if self.first_of_pair.get(pair) != waiting.name else arriving.name
-        self.first_of_pair[pair] = first
-        second = arriving.name if first == waiting.name else waiting.name
-        self._drop_seeks(waiting.name)
-        self._drop_seeks(arriving.name)
-        room = Room(self._free_room_name(), settings, self.env)
-        self._add_room(room)
-        self.seek_rooms.add(room.name)
+    def _pair(self, out: HallOutbox, pairing: Pairing, now: float) -> None:
+        """Open a room for two seeks that pair and seat both."""
+        room = Room(self.registry.free_name(), pairing.settings, self.env)
+        self.registry.add(room)
+        self.seeks.rooms.add(room.name)
         out.writes.append(_room_saved(room))
-        log.info("paired %s and %s for %s in %s", first, second, settings.game.id, room.name)
-        for seat, name in enumerate((first, second)):
+        log.info("paired %s and %s for %s in %s", pairing.first, pairing.second, pairing.settings.game.id, room.name)
+        for seat, name in enumerate((pairing.first, pairing.second)):
             session = self.by_name[name]
             self._apply(out, room, room.join(name, session.coords, now, "player", seat))
 
     # Rooms ------------------------------------------------------------------------------
 
-    def _add_room(self, room: Room) -> None:
-        self.rooms[room.name] = room
-        self.folded[room.name.casefold()] = room.name
-
-    def _free_room_name(self) -> str:
-        while True:
-            lake = LAKES[self._lake % len(LAKES)]
-            round_no = self._lake // len(LAKES)
-            self._lake += 1
-            name = lake if round_no == 0 else f"{lake} {round_no + 1}"
-            if name.casefold() not in self.folded:
-                return name
-
     def _remove_room(self, out: HallOutbox, room: Room) -> None:
-        self.rooms.pop(room.name, None)
-        self.seek_rooms.discard(room.name)
-        created = self.created_by.get(room.creator or "")
-        if created is not None:
-            created.discard(room.name)
-            if not created:
-                del self.created_by[room.creator or ""]
-        for address in self.room_addresses.pop(room.name, ()):
-            charged = self.address_rooms.get(address)
-            if charged is not None:
-                charged.discard(room.name)
-                if not charged:
-                    del self.address_rooms[address]
-        for bot in [bot for bot, where in self.house_running.items() if where == room.name]:
-            self.house_games.pop(bot, None)  # the game is over; the bot's slot is free once its process ends
-        self._scheduled.pop(room.name, None)
-        self.folded.pop(room.name.casefold(), None)
+        self.registry.remove(room)
+        self.seeks.rooms.discard(room.name)
+        self.house.room_over(room.name)  # the game is over; the bot's slot is free once its process ends
+        self.timers.forget(room.name)
         out.writes.append(RoomRemoved(room.name))
         log.info("room %s closed", room.name)
         self._lobby_changed(out)
 
-    def _room(self, out: HallOutbox, session: Session, msg: dict[str, Any]) -> Room | None:
-        name = " ".join(msg["room"].split())
-        room = self.rooms.get(name)
+    def _room(self, out: HallOutbox, session: Session, msg: RoomRequest | Join) -> Room | None:
+        room = self.registry.find(msg["room"])
         if room is None:
-            if len(name) <= MAX_ROOM_NAME:  # a longer name names no room: don't even fold it
-                room = self.rooms.get(self.folded.get(name.casefold(), ""))
-                if room is not None:
-                    return room
-            out.error(session.conn, "no_such_room", f"there is no room called {name[:40]!r}", room=name[:40])
+            name = " ".join(msg["room"].split())[:MAX_ROOM_NAME]
+            out.error(session.conn, ErrorCode.NO_SUCH_ROOM, f"there is no room called {name!r}", room=name)
         return room
 
     def _apply(self, out: HallOutbox, room: Room, result: Outbox) -> None:
@@ -1034,63 +756,60 @@ class Hall:
         out.writes.extend(result.writes)
         out.ended.extend(result.ended)
         for name in result.entered:
-            session = self.by_name.get(name)
-            if session is not None:
-                session.rooms.add(room.name)
-            if room.seat_of(name) is not None:
-                self.seat_holders.setdefault(name, set()).add(room.name)
+            self._entered(room, name)
         for name, msg in result.messages:
             session = self.by_name.get(name)
             if session is not None:
                 out.send(session.conn, msg)
         for name in result.vacated:
-            holders = self.seat_holders.get(name)
-            if holders is not None:
-                holders.discard(room.name)
-                if not holders:
-                    del self.seat_holders[name]
-                    if self._holder(name) is Holder.NOBODY:
-                        if self.logins.forget(name):  # its player is gone for good: the token proves nothing now
-                            out.writes.append(IdentityForgotten(name))
-            session = self.by_name.get(name)
-            if session is not None and name not in room.coords:
-                session.rooms.discard(room.name)
+            self._vacated(out, room, name)
         for record in result.ended:  # after the room's own messages: game_over before the next game's start
             if record.tournament is not None:
                 self._tournament_ended(out, record, self._now)
-        if (room.ever_entered or room.status == "finished") and room.is_empty() and room.status != "playing":
+        ended = room.ever_entered or room.status == RoomStatus.FINISHED
+        if ended and room.is_empty() and room.status != RoomStatus.PLAYING:
             self._remove_room(out, room)
             return
-        if room.tournament is None and room.status != "playing" and room.members and \
+        if room.tournament is None and room.status != RoomStatus.PLAYING and room.members and \
                 all(n.startswith(HOUSE_PREFIX) for n in room.members):
             # nobody but house bots is left in a room between games: they are not needed any more
-            out.house_stop.extend(n for n in room.members if n in self.house_running)
+            out.house_stop.extend(n for n in room.members if n in self.house.running)
         self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)
 
+    def _entered(self, room: Room, name: str) -> None:
+        """``name`` became a member of ``room``."""
+        session = self.by_name.get(name)
+        if session is not None:
+            session.rooms.add(room.name)
+        if room.seat_of(name) is not None:
+            self.seat_holders.setdefault(name, set()).add(room.name)
+
+    def _vacated(self, out: HallOutbox, room: Room, name: str) -> None:
+        """``name`` is no longer a member of ``room`` (nor holds its seat)."""
+        holders = self.seat_holders.get(name)
+        if holders is not None:
+            holders.discard(room.name)
+            if not holders:
+                del self.seat_holders[name]
+                if self._holder(name) is Holder.NOBODY and self.logins.forget(name):
+                    out.writes.append(IdentityForgotten(name))  # its player is gone for good: the token proves nothing
+        session = self.by_name.get(name)
+        if session is not None and name not in room.coords:
+            session.rooms.discard(room.name)
+
     def _schedule(self, room: Room) -> None:
-        """Wake ``room`` at its next deadline. A deadline only ever moves later with a move, so an entry is
-        pushed only when it comes earlier than the one waiting: the waiting one then finds nothing due and
-        the room is scheduled again (one heap entry a room, not one a move)."""
-        deadline = room.next_deadline()
-        if deadline is not None and deadline < self._scheduled.get(room.name, float("inf")):
-            self._scheduled[room.name] = deadline
-            heapq.heappush(self._timers, (deadline, room.name))
+        """Wake ``room`` at its next deadline."""
+        self.timers.schedule(room.name, room.next_deadline())
 
     def _lobby_changed(self, out: HallOutbox) -> None:
-        """Push the listing to lobby watchers, at most once every LOBBY_PUSH_INTERVAL."""
-        if not self.watchers:
-            return
-        if self._now - self._lobby_pushed_at >= LOBBY_PUSH_INTERVAL:
+        """Push the listing to lobby watchers (at most once every push interval)."""
+        if self.watchers and self.timers.changed(LOBBY, self._now):
             self._push_lobby(out)
-        elif not self._lobby_dirty:
-            self._lobby_dirty = True
-            heapq.heappush(self._timers, (self._lobby_pushed_at + LOBBY_PUSH_INTERVAL, LOBBY_TIMER))
 
     def _push_lobby(self, out: HallOutbox) -> None:
-        self._lobby_pushed_at = self._now
-        self._lobby_dirty = False
+        self.timers.pushed(LOBBY, self._now)
         listing = m.rooms(self.listing())
         for conn in sorted(self.watchers):
             out.send(conn, listing)
@@ -1098,13 +817,3 @@ class Hall:
 
 def _room_saved(room: Room) -> Write:
     return RoomSaved(room.snapshot())
-
-
-def tag_reply(out: HallOutbox, conn: int, msg_id: Any, replies: frozenset[str] = frozenset({"error"})) -> None:
-    """The one rule: the first message for the requester that answers the request carries its id."""
-    if msg_id is None:
-        return
-    for index, (target, msg) in enumerate(out.messages):
-        if target == conn and msg["type"] in replies:
-            out.messages[index] = (conn, {**msg, "id": msg_id})
-            return

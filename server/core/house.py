@@ -10,9 +10,17 @@ they prove it with a secret made when the server starts, which reaches them thro
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from protocol.messages import ErrorCode
+
+from .outbox import Refusal
+
+log = logging.getLogger("plyhall.house")
 
 HOUSE_PREFIX = "house-"
 SECRET_VARIABLE = "PLYHALL_SECRET"  # the environment variable `plyhall bot` reads its secret from
@@ -43,3 +51,127 @@ class HouseStart:
             assert self.room is not None
             argv += ["--room", self.room, "--games", str(self.games), "--series", str(self.games)]
         return argv
+
+
+HOUSE_ARRIVAL = 120.0  # seconds a house bot process has to start and sit down (a master warms its engine up)
+HOUSE_RESTARTS = 3  # times a tournament's house entrant whose process ended is started again
+HOUSE_MAX_GAMES = 10  # games in one room against a house bot
+
+
+@dataclass(frozen=True)
+class HouseRefusal:
+    """Why a house bot cannot be had now: an error code, the sentence, and the reason the metrics count
+    (None: a bad request, not a quota)."""
+
+    code: str
+    text: str
+    reason: Refusal | None = None
+
+
+class HouseDesk:
+    """The house bots the hall has asked for: which run (and for which room or event), whose game each plays,
+    the names handed out, and the restarts of tournament entrants. It decides; the hall opens rooms and
+    the I/O edge runs the processes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit  # processes that may run at once (0: none)
+        self.running: dict[str, str] = {}  # bot name -> the room it was started for ("tournament ID" for events)
+        self.games: dict[str, tuple[str, str]] = {}  # bot name -> (its opponent's name, that one's address)
+        self.serial = 0  # names count on: a name is not handed out twice in one run
+        self.restarts: dict[str, int] = {}  # tournament house entrant -> times started again
+
+    def refusal(self, level: str, timed: bool, games: int, name: str, address: str,
+                max_per_name: int, max_per_address: int) -> HouseRefusal | None:
+        """Why ``name`` (from ``address``) cannot play a house bot of ``level`` in a room of ``games`` games (timed
+        or not), or None when it can."""
+        bad = ErrorCode.BAD_OPTION
+        if not self.limit:
+            return HouseRefusal(bad, "this server starts no house bots (the organiser can allow them with plyhall "
+                                "serve --house-bots N)")
+        if not HOUSE_LEVEL.fullmatch(level):
+            return HouseRefusal(bad, f"unknown bot level {level[:40]!r}; levels: {', '.join(HOUSE_LEVELS)}")
+        if not timed:
+            return HouseRefusal(bad, "a game against a house bot must be timed: give time_control per_move or initial "
+                                "(an untimed game would keep the bot for ever)")
+        if games > HOUSE_MAX_GAMES:
+            return HouseRefusal(bad, f"a room against a house bot plays at most {HOUSE_MAX_GAMES} games")
+        by_name = sum(opponent == name for opponent, _ in self.games.values())
+        if by_name >= max_per_name:
+            return HouseRefusal(ErrorCode.BUSY, f"you are playing {by_name} house bot game"
+                                f"{'' if by_name == 1 else 's'} already, the limit per name; finish it first",
+                                Refusal.HOUSE_PER_NAME)
+        by_address = sum(where == address for _, where in self.games.values())
+        if max_per_address and by_address >= max_per_address:
+            return HouseRefusal(ErrorCode.BUSY, f"{by_address} house bot games are being played from your address, "
+                                "its limit; try again when one ends", Refusal.HOUSE_PER_ADDRESS)
+        if len(self.running) >= self.limit:
+            return HouseRefusal(ErrorCode.BUSY, f"all {self.limit} house bots of this server are playing; try again "
+                                "when a game ends", Refusal.HOUSE_BUSY)
+        return None
+
+    def room_bot(self, level: str, game: str, room: str, games: int, opponent: str, address: str,
+                 held: Callable[[str], bool]) -> HouseStart:
+        """Hand out a bot for ``room``, against ``opponent``: the start request for the I/O edge."""
+        name = self.name(level, held)
+        self.running[name] = room
+        self.games[name] = (opponent, address)
+        return HouseStart(name, game, level, room, games)
+
+    def name(self, level: str, held: Callable[[str], bool]) -> str:
+        """A name for a bot of ``level`` that nothing holds (``held``: a seat, a session, an entry, in the hall)."""
+        while True:
+            self.serial += 1
+            name = f"{HOUSE_PREFIX}{level}-{self.serial}"
+            if name not in self.running and not held(name):
+                return name
+
+    def free_for(self, count: int) -> int | None:
+        """None when ``count`` more bots can start now (a tournament's entrants), else how many can."""
+        free = max(0, self.limit - len(self.running))
+        return None if count <= free else free
+
+    def start_entrants(self, tournament: str, game: str, local: dict[str, str]) -> list[HouseStart]:
+        """Start a tournament's house entrants (those not running already)."""
+        starts = []
+        for name, level in local.items():
+            if name not in self.running:
+                self.running[name] = f"tournament {tournament}"
+                starts.append(HouseStart(name, game, level, tournament=tournament))
+        return starts
+
+    def exited(self, name: str) -> None:
+        """``name``'s process ended: its slot is free."""
+        self.running.pop(name, None)
+        self.games.pop(name, None)
+
+    def restart(self, name: str, tournament: str, game: str, level: str) -> HouseStart | None:
+        """Start a tournament's house entrant again (its event goes on), unless it was restarted often already."""
+        restarts = self.restarts.get(name, 0)
+        if restarts >= HOUSE_RESTARTS:
+            return None
+        self.restarts[name] = restarts + 1
+        log.warning("house bot %s of tournament %s ended while the event goes on: starting it again (%d of %d)", name,
+                    tournament, restarts + 1, HOUSE_RESTARTS)
+        self.running[name] = f"tournament {tournament}"
+        return HouseStart(name, game, level, tournament=tournament)
+
+    def room_over(self, room: str) -> None:
+        """``room`` is gone: the game its bot plays is over (the slot frees when the process ends)."""
+        for bot in [bot for bot, where in self.running.items() if where == room]:
+            self.games.pop(bot, None)
+
+    def restored_room(self, name: str, room: str, game: str, games: int, opponent: str | None) -> HouseStart | None:
+        """A restored room's seat belongs to house bot ``name``: start it again (its process did not outlive the
+        old server's secret)."""
+        level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
+        if not HOUSE_LEVEL.fullmatch(level):
+            return None
+        self.running[name] = room
+        self.games[name] = (opponent or "", "?")
+        return HouseStart(name, game, level, room, games)
+
+    def count_on_from(self, names: Iterable[str]) -> None:
+        """After a restart, number new bots on from the highest number held (``names``: every held name)."""
+        numbers = [int(n.rsplit("-", 1)[1]) for n in names
+                   if n.startswith(HOUSE_PREFIX) and n.rsplit("-", 1)[1].isdigit()]
+        self.serial = max([self.serial, *numbers])

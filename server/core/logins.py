@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.games import COORDS
-from protocol.messages import NAME_PATTERN
+from protocol.messages import NAME_PATTERN, ErrorCode
 
 from .env import Env
 from .house import HOUSE_PREFIX
@@ -117,36 +117,51 @@ class Logins:
               looked_up: bool = False) -> Step:
         """Decide a login for ``msg["name"]``, which ``holder`` holds now."""
         name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")
-        if not re.fullmatch(NAME_PATTERN, name):  # fullmatch: '$' alone lets a trailing newline through
-            return Refuse("bad_name", f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
-        coords = msg.get("coords", "algebraic")
-        if coords not in COORDS:
-            return Refuse("bad_message", f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
-        if secret is not None and not 1 <= len(secret) <= 200:
-            return Refuse("bad_message", "a secret is 1 to 200 characters")
-        if "organiser" in msg:
-            refused = self._organiser(msg["organiser"], address, now)
-            if refused is not None:
-                return refused
+        refused = self._malformed(msg) or ("organiser" in msg and self._organiser(msg["organiser"], address, now))
+        if refused:
+            return refused
         if name.casefold().startswith(HOUSE_PREFIX):
             return self._house(name, secret, address, now)
         if holder in (Holder.NOBODY, Holder.CLAIMING):
             self.forget(name)  # nobody holds the name: a token left from before proves nothing
         claim = self.claims.get(name)
         if self.token_matches(name, token):
-            self.pairs.forgive((address, name))
-            if secret is None or claim is not None:
-                return Admit(proven=True)
-            if self.shared_names and not looked_up:
-                return self._lookup(conn, msg, address)  # claimed through another server, perhaps
-            return self._claim(conn, msg, address, now, proven=True)  # the owner claims the name it holds
+            return self._proven(conn, msg, address, now, looked_up)
         if claim is None and self.shared_names and not looked_up:
-            return self._lookup(conn, msg, address)
+            return self._lookup(conn, msg, address)  # claimed through another server, perhaps
+        return self._decide(conn, msg, address, holder, now)
+
+    def _malformed(self, msg: dict[str, Any]) -> Refuse | None:
+        """A login whose name, convention or secret is not acceptable."""
+        name, secret = msg["name"], msg.get("secret")
+        if not re.fullmatch(NAME_PATTERN, name):  # fullmatch: '$' alone lets a trailing newline through
+            return Refuse(ErrorCode.BAD_NAME, f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
+        coords = msg.get("coords", "algebraic")
+        if coords not in COORDS:
+            return Refuse(ErrorCode.BAD_MESSAGE, f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")
+        if secret is not None and not 1 <= len(secret) <= 200:
+            return Refuse(ErrorCode.BAD_MESSAGE, "a secret is 1 to 200 characters")
+        return None
+
+    def _proven(self, conn: int, msg: dict[str, Any], address: str, now: float, looked_up: bool) -> Step:
+        """A login with the name's latest resume token: welcome (and a secret sent along claims an unclaimed name)."""
+        name = msg["name"]
+        self.pairs.forgive((address, name))
+        if msg.get("secret") is None or name in self.claims:
+            return Admit(proven=True)
+        if self.shared_names and not looked_up:
+            return self._lookup(conn, msg, address)  # claimed through another server, perhaps
+        return self._claim(conn, msg, address, now, proven=True)  # the owner claims the name it holds
+
+    def _decide(self, conn: int, msg: dict[str, Any], address: str, holder: Holder, now: float) -> Step:
+        """A login without a valid token: the rule table decides, and guesses at a claimed name are paced."""
+        name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")
+        claim = self.claims.get(name)
         verdict = decide(claim is not None, holder, Proof.SECRET if secret is not None else Proof.NOTHING)
         if verdict in (Verdict.CHECK, Verdict.WRONG_SECRET):  # a claimed name: guesses at its secret are paced
             wait = max(self.pairs.wait((address, name), now), self.addresses.wait(address, now))
             if wait:
-                return Refuse("throttled", f"too many failed logins for {name} from your address; try again in "
+                return Refuse(ErrorCode.THROTTLED, f"too many failed logins for {name} from your address; try again in "
                               f"{math.ceil(wait)} s (or log in with your resume token)", round(wait, 1))
         if verdict.refused:
             if verdict is Verdict.WRONG_SECRET or token is not None:  # a guess (of a secret, or of a token)
@@ -162,8 +177,8 @@ class Logins:
     def _lookup(self, conn: int, msg: dict[str, Any], address: str) -> Step:
         """Look a name up in the shared database (a read on a small thread pool: counted like a secret check)."""
         if self.pending[address] >= self.limits.checks_per_address:
-            return Refuse("busy", f"{self.pending[address]} logins from your address are being checked; try again "
-                          "in a moment", 1.0)
+            return Refuse(ErrorCode.BUSY, f"{self.pending[address]} logins from your address are being checked; try "
+                          "again in a moment", 1.0)
         self.pending[address] += 1
         self.checking[conn] = (address, msg["name"])
         return Lookup(ClaimLookup(conn, msg))
@@ -179,21 +194,22 @@ class Logins:
         """A login under a house bot's name: only the server's own processes know the secret."""
         wait = self.addresses.wait(address, now)
         if wait:
-            return Refuse("throttled", f"too many failed logins from your address; try again in {math.ceil(wait)} s",
+            return Refuse(ErrorCode.THROTTLED, f"too many failed logins from your address; try again in "
+                          f"{math.ceil(wait)} s",
                           round(wait, 1))
         if name.startswith(HOUSE_PREFIX) and secret is not None and same_secret(secret, self.house_secret):
             return Admit(proven=True)
         if secret is not None:
             self._failed(name, address, now)
-        return Refuse("bad_name", f"names starting with {HOUSE_PREFIX} belong to this server's own bots; choose "
-                      "another name")
+        return Refuse(ErrorCode.BAD_NAME, f"names starting with {HOUSE_PREFIX} belong to this server's own bots; "
+                      "choose another name")
 
     def _claim(self, conn: int, msg: dict[str, Any], address: str, now: float, proven: bool = False) -> Step:
         """Hash a secret that claims a name, unless this address has claimed many names lately (each claim is a
         row kept for good)."""
         wait = self.new_claims.wait(address, now)
         if wait:
-            return Refuse("throttled", f"many names were claimed from your address lately; try again in "
+            return Refuse(ErrorCode.THROTTLED, f"many names were claimed from your address lately; try again in "
                           f"{math.ceil(wait)} s", round(wait, 1))
         return self._check(conn, msg, address, None, proven)
 
@@ -211,23 +227,26 @@ class Logins:
         if self.claiming.get(name) == check.conn:
             del self.claiming[name]
         if result is None:  # never run: its connection closed while it waited
-            return Refuse("not_logged_in", "the connection closed before its login was checked")
+            return Refuse(ErrorCode.NOT_LOGGED_IN, "the connection closed before its login was checked")
         if result is False:
             self._failed(name, address, now)
             log.info("login refused: wrong secret for %s from %s", name, address)
-            return Refuse("wrong_secret", REFUSAL_TEXT[Verdict.WRONG_SECRET].format(name=name, holder=holder.value))
+            return Refuse(ErrorCode.WRONG_SECRET,
+                          REFUSAL_TEXT[Verdict.WRONG_SECRET].format(name=name, holder=holder.value))
         self.pairs.forgive((address, name))
         if not alive:
-            return Refuse("not_logged_in", "the connection closed before its login was checked")
+            return Refuse(ErrorCode.NOT_LOGGED_IN, "the connection closed before its login was checked")
         if not isinstance(result, Claim):
             return Admit(proven=True)
         if name in self.claims:
-            return Refuse("name_in_use", f"{name} was just claimed by another login; choose another name")
+            return Refuse(ErrorCode.NAME_IN_USE, f"{name} was just claimed by another login; choose another name")
         if check.proven:
             if not self.token_matches(name, check.login.get("resume")):  # another login took over meanwhile
-                return Refuse("name_in_use", f"{name} was taken over by another login while the secret was hashed")
+                return Refuse(ErrorCode.NAME_IN_USE, f"{name} was taken over by another login while the secret was "
+                              "hashed")
         elif holder is not Holder.NOBODY:
-            return Refuse("name_in_use", REFUSAL_TEXT[Verdict.NAME_IN_USE].format(name=name, holder=holder.value))
+            return Refuse(ErrorCode.NAME_IN_USE,
+                          REFUSAL_TEXT[Verdict.NAME_IN_USE].format(name=name, holder=holder.value))
         self.claims[name] = result
         self.new_claims.failed(address, now)  # not a failure: a claim, paced like one past claims_free an hour
         return Admit(proven=True, claim=result)
@@ -264,11 +283,12 @@ class Logins:
                proven: bool = False) -> Step:
         name = msg["name"]
         if (address, name) in self._pairs_checked:
-            return Refuse("throttled", f"a login for {name} from your address is being checked; wait for its answer",
+            return Refuse(ErrorCode.THROTTLED, f"a login for {name} from your address is being checked; wait for its "
+                          "answer",
                           1.0)
         if self.pending[address] >= self.limits.checks_per_address:
-            return Refuse("busy", f"{self.pending[address]} logins from your address are being checked; try again "
-                          "in a moment", 1.0)
+            return Refuse(ErrorCode.BUSY, f"{self.pending[address]} logins from your address are being checked; try "
+                          "again in a moment", 1.0)
         self.pending[address] += 1
         self.checking[conn] = (address, name)
         self._pairs_checked[(address, name)] += 1
@@ -286,7 +306,7 @@ class Logins:
     def _organiser(self, secret: str, address: str, now: float) -> Refuse | None:
         wait = self.organiser.wait(address, now)
         if wait:
-            return Refuse("throttled", f"too many wrong organiser secrets from your address; try again in "
+            return Refuse(ErrorCode.THROTTLED, f"too many wrong organiser secrets from your address; try again in "
                           f"{math.ceil(wait)} s", round(wait, 1))
         if self.organiser_secret is not None and same_secret(secret, self.organiser_secret):
             self.organiser.forgive(address)
@@ -294,6 +314,6 @@ class Logins:
         count = self.organiser.failed(address, now)
         if count in ORGANISER_WARN_AT:
             log.warning("organiser login refused: %d wrong organiser secrets from %s", count, address)
-        return Refuse("not_organiser", "the organiser secret is wrong (or this server has none: plyhall serve "
+        return Refuse(ErrorCode.NOT_ORGANISER, "the organiser secret is wrong (or this server has none: plyhall serve "
                       "--organiser-secret)")
 

@@ -6,6 +6,10 @@ current (monotonic) time and returns an :class:`Outbox` with the messages to sen
 that must be committed before those messages go out, and the membership changes. It never
 touches a socket, a clock or a random source itself (ids and wall-clock time come from an
 :class:`~server.core.env.Env`). Every refusal is an ``error`` message in the outbox.
+
+This module is long because a room is one state machine: seats, turns, clocks, grace periods and
+series share every field, and each transition reads best beside the others (its settings are in
+``room_settings``, its clocks in ``clock``).
 """
 
 from __future__ import annotations
@@ -15,18 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import messages as m
-from protocol.games import COORDS, Game, IllegalMove, OptionError, Outcome, get_game
+from protocol.games import COORDS, IllegalMove, Outcome
 from protocol.games.base import shown
+from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
 from ..storage.records import GameEnded, GameRecord, GameStarted, MovePlayed, MoveRecord, RoomSaved, Write
-from .clock import Clocks, TimeControl
+from .clock import Clocks
 from .env import Env
+from .room_settings import RoomSettings
 
 log = logging.getLogger("plyhall.rooms")
 
-ILLEGAL_MOVE_POLICIES = {"reject": "the move is refused and the turn kept", "lose": "the mover loses"}
-MAX_GRACE = 600.0
-MAX_GAMES_PER_ROOM = 1000
 MAX_CHAT = 500
 
 
@@ -61,63 +64,6 @@ class Outbox:
         return self
 
 
-@dataclass
-class RoomSettings:
-    """Validated settings of a room."""
-
-    game: Game
-    options: dict[str, Any]
-    time_control: TimeControl
-    illegal_move: str
-    grace: float
-    games: int
-
-    @classmethod
-    def parse(
-        cls,
-        game_id: str,
-        options: Any = None,
-        time_control: Any = None,
-        illegal_move: str | None = None,
-        grace: float | None = None,
-        games: int | None = None,
-        defaults: dict[str, Any] | None = None,
-    ) -> RoomSettings:
-        """Validate everything ``create_room`` may carry; raises ``OptionError`` with the reason."""
-        defaults = defaults or {}
-        try:
-            game = get_game(game_id)
-        except KeyError as exc:
-            raise OptionError(exc.args[0]) from None
-        options = {} if options is None else options
-        if not isinstance(options, dict):
-            raise OptionError("options must be a map of game options")
-        game.initial_state(**options)  # validates the game options
-        control = TimeControl.parse(time_control if time_control is not None else defaults.get(
-            "time_control", {"per_move": 30}))
-        policy = illegal_move if illegal_move is not None else defaults.get("illegal_move", "reject")
-        if policy not in ILLEGAL_MOVE_POLICIES:
-            raise OptionError(f"illegal_move must be one of {', '.join(ILLEGAL_MOVE_POLICIES)}, not {policy!r}")
-        grace = float(defaults.get("grace", 30.0) if grace is None else grace)
-        if not 0 <= grace <= MAX_GRACE:
-            raise OptionError(f"grace must be from 0 to {MAX_GRACE:g} seconds")
-        games = 1 if games is None else games
-        if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES_PER_ROOM:
-            raise OptionError(f"games must be from 1 to {MAX_GAMES_PER_ROOM}")
-        return cls(game, dict(options), control, policy, grace, games)
-
-    def to_json(self) -> dict[str, Any]:
-        """The settings as ``create_room`` takes them (and as they are stored)."""
-        return {"game": self.game.id, "options": self.options, "time_control": self.time_control.to_json(),
-                "illegal_move": self.illegal_move, "grace": self.grace, "games": self.games}
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> RoomSettings:
-        """Inverse of :meth:`to_json`."""
-        return cls.parse(obj["game"], obj["options"], obj["time_control"], obj["illegal_move"], obj["grace"],
-                         obj["games"])
-
-
 class Room:
     """Seats, spectators, the running game and its clocks.
 
@@ -140,13 +86,14 @@ class Room:
         tournament_game: int | None = None,
         opening: tuple[str, ...] = (),
         idle: tuple[float, tuple[str, ...]] | None = None,
+        address: str = "",
     ) -> None:
         self.name = name
         self.settings = settings
         self.game = settings.game
         self.env = env
         self.creator = creator
-        self.address = ""  # where its creator connected from: what the room counts against (hall quotas)
+        self.address = address  # where its creator connected from: what the room counts against (hall quotas)
         self.reserved = reserved
         self.tournament = tournament
         self.tournament_game = tournament_game
@@ -157,7 +104,7 @@ class Room:
         self.spectators: set[str] = set()
         self.coords: dict[str, str] = {}
         self.away: dict[int, float] = {}  # seat -> deadline of its grace period
-        self.status = "waiting"  # waiting, playing, finished
+        self.status = RoomStatus.WAITING
         self.paused = False  # a game restored after a restart waits for both players before its clock runs
         self.game_no = 0  # games started so far
         self.state: Any = None
@@ -215,7 +162,7 @@ class Room:
     def next_deadline(self) -> float | None:
         """The earliest time at which :meth:`tick` has something to do."""
         times = list(self.away.values())
-        if self.status == "playing" and self.clocks is not None:
+        if self.status == RoomStatus.PLAYING and self.clocks is not None:
             deadline = self.clocks.deadline()
             if deadline is not None:
                 times.append(deadline)
@@ -239,7 +186,7 @@ class Room:
             "seats": list(self.seats), "reserved": list(self.reserved), "tournament": self.tournament,
             "tournament_game": self.tournament_game,
             "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
-            "record": self.record_id if self.status == "playing" else None, "points": self.points,
+            "record": self.record_id if self.status == RoomStatus.PLAYING else None, "points": self.points,
             "last_result": self.last_result, "created_at": self.created_at,
             "idle": None if self.idle is None else [self.idle[0], list(self.idle[1])],
         }
@@ -250,22 +197,12 @@ class Room:
         """Take a seat (given or any free) or watch; starts the game when both seats fill."""
         out = Outbox()
         if coords not in COORDS:
-            return out.error(name, "bad_message", f"unknown coords {coords!r}; accepted: {', '.join(COORDS)}",
+            return out.error(name, ErrorCode.BAD_MESSAGE, f"unknown coords {coords!r}; accepted: {', '.join(COORDS)}",
                              self.name)
         if role not in ("player", "spectator"):
-            return out.error(name, "bad_message", "role is 'player' or 'spectator'", self.name)
-        current = self.seat_of(name)
-        if current is not None or name in self.spectators:
-            same_role = (role == "spectator" and current is None) or (
-                role == "player" and current is not None and seat in (None, current))
-            if not same_role:
-                return out.error(name, "bad_message", "you are already in this room; leave first", self.name)
-            if current is not None and current in self.away:
-                return self.reconnected(name, coords, now)
-            self.coords[name] = coords
-            out.send(name, m.joined(self.name, current, self.listing()))
-            self._send_full_state(out, name, now)
-            return out
+            return out.error(name, ErrorCode.BAD_MESSAGE, "role is 'player' or 'spectator'", self.name)
+        if self.seat_of(name) is not None or name in self.spectators:
+            return self._join_again(name, coords, now, role, seat)
         if role == "spectator":
             self.spectators.add(name)
             self.coords[name] = coords
@@ -273,31 +210,50 @@ class Room:
             out.send(name, m.joined(self.name, None, self.listing()))
             self._send_full_state(out, name, now)
             return out
-        if self.status == "finished":
-            return out.error(name, "game_not_running", f"{self.name} has finished its games; "
+        if self.status == RoomStatus.FINISHED:
+            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"{self.name} has finished its games; "
                              "join as a spectator or create a new room", self.name)
-        if seat is not None:
-            if seat not in (0, 1):
-                return out.error(name, "bad_message", "seat is 0 or 1", self.name)
-            if self.seats[seat] is not None:
-                return out.error(name, "seat_taken", f"seat {seat} is taken by {self.seats[seat]}", self.name)
-            if self.reserved[seat] not in (None, name):
-                return out.error(name, "seat_taken", f"seat {seat} is kept for {self.reserved[seat]}", self.name)
-        else:
-            free = [s for s in (0, 1) if self.seats[s] is None and self.reserved[s] in (None, name)]
-            if not free:
-                return out.error(name, "room_full", f"both seats of {self.name} are taken; join as a spectator",
-                                 self.name)
-            seat = free[0]
-        self.seats[seat] = name
+        chosen = self._seat_for(name, seat)
+        if isinstance(chosen, tuple):
+            return out.error(name, *chosen, self.name)
+        self.seats[chosen] = name
         self.coords[name] = coords
         self._entered(out, name)
-        out.send(name, m.joined(self.name, seat, self.listing()))
+        out.send(name, m.joined(self.name, chosen, self.listing()))
         self._broadcast_seats(out)
         self._save(out)
-        if self.status == "waiting" and all(self.seats) and not self.away:
+        if self.status == RoomStatus.WAITING and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
+
+    def _join_again(self, name: str, coords: str, now: float, role: str, seat: int | None) -> Outbox:
+        """A member joins again: in the same role it is harmless (it gets the state again, in ``coords``)."""
+        out = Outbox()
+        current = self.seat_of(name)
+        same_role = (role == "spectator" and current is None) or (
+            role == "player" and current is not None and seat in (None, current))
+        if not same_role:
+            return out.error(name, ErrorCode.BAD_MESSAGE, "you are already in this room; leave first", self.name)
+        if current is not None and current in self.away:
+            return self.reconnected(name, coords, now)
+        self.coords[name] = coords
+        out.send(name, m.joined(self.name, current, self.listing()))
+        self._send_full_state(out, name, now)
+        return out
+
+    def _seat_for(self, name: str, seat: int | None) -> int | tuple[str, str]:
+        """The seat ``name`` may take (the one asked for, or the first free one), or the error code and sentence
+        saying why it may not."""
+        if seat is None:
+            free = [s for s in (0, 1) if self.seats[s] is None and self.reserved[s] in (None, name)]
+            return free[0] if free else ("room_full", f"both seats of {self.name} are taken; join as a spectator")
+        if seat not in (0, 1):
+            return "bad_message", "seat is 0 or 1"
+        if self.seats[seat] is not None:
+            return "seat_taken", f"seat {seat} is taken by {self.seats[seat]}"
+        if self.reserved[seat] not in (None, name):
+            return "seat_taken", f"seat {seat} is kept for {self.reserved[seat]}"
+        return seat
 
     def hold(self, name: str, seat: int, now: float, grace: float | None = None) -> Outbox:
         """Keep ``seat`` for ``name``, who is not here yet: it has ``grace`` (the room's grace period)
@@ -317,10 +273,10 @@ class Room:
         seat = self.seat_of(name)
         if seat is None:
             return out
-        if self.status == "playing":
+        if self.status == RoomStatus.PLAYING:
             out.extend(self._finish(Outcome(1 - seat, reason), now, last=True))
         else:
-            self.status = "finished"
+            self.status = RoomStatus.FINISHED
         self.seats[seat] = None
         self.away.pop(seat, None)
         self.coords.pop(name, None)
@@ -336,8 +292,8 @@ class Room:
         out = Outbox()
         seat = self.seat_of(name)
         if seat is None and name not in self.spectators:
-            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
-        if seat is not None and self.status == "playing":
+            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
+        if seat is not None and self.status == RoomStatus.PLAYING:
             # no next game starts with a seat that is being emptied
             out.extend(self._finish(Outcome(1 - seat, "the opponent left"), now, start_next=False))
         out.send(name, m.left(self.name))
@@ -392,7 +348,7 @@ class Room:
             out.extend(self._resume(now))
             return out
         self._send_full_state(out, name, now)
-        if self.status == "waiting" and all(self.seats) and not self.away:
+        if self.status == RoomStatus.WAITING and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
 
@@ -405,20 +361,20 @@ class Room:
         if seat is None:
             kind = "not_a_player" if name in self.spectators else "not_in_room"
             return out.error(name, kind, f"you hold no seat in {self.name}", self.name)
-        if self.status != "playing":
-            return out.error(name, "game_not_running", f"no game is running in {self.name}", self.name)
+        if self.status != RoomStatus.PLAYING:
+            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
         if self.paused:
-            return out.error(name, "game_not_running", f"the game in {self.name} is paused until both players "
+            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"the game in {self.name} is paused until both players "
                              "are back after the server restarted; a game_start follows when it resumes", self.name)
         to_move = self.game.to_move(self.state)
         if seat != to_move:
-            return out.error(name, "not_your_turn", f"it is seat {to_move}'s turn, not yours", self.name)
+            return out.error(name, ErrorCode.NOT_YOUR_TURN, f"it is seat {to_move}'s turn, not yours", self.name)
         try:
             move = self.game.parse_move(obj, self.state, self.coords[name])
             new_state = self.game.apply(self.state, move)
         except IllegalMove as exc:
             text, reason = shown(obj), _clip(exc.reason)
-            out.error(name, "illegal_move", f"{text}: {reason}", self.name)
+            out.error(name, ErrorCode.ILLEGAL_MOVE, f"{text}: {reason}", self.name)
             if self.settings.illegal_move == "lose":
                 out.extend(self._finish(Outcome(1 - seat, f"illegal move by seat {seat} ({text}: {reason})"), now))
             return out
@@ -455,9 +411,9 @@ class Room:
         """The legal moves of the seat to move, in the asker's coordinates."""
         out = Outbox()
         if name not in self.coords:
-            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
-        if self.status != "playing":
-            return out.error(name, "game_not_running", f"no game is running in {self.name}", self.name)
+            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
+        if self.status != RoomStatus.PLAYING:
+            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
         coords = self.coords[name]
         out.send(name, m.legal_moves(self.name, [self.game.format_move(mv, coords)
                                                  for mv in self.game.legal_moves(self.state)]))
@@ -467,7 +423,7 @@ class Room:
         """The full state for a member who asks."""
         out = Outbox()
         if name not in self.coords:
-            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
+            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
         self._send_full_state(out, name, now, always=True)
         return out
 
@@ -497,10 +453,10 @@ class Room:
         """Relay a chat line to everybody in the room."""
         out = Outbox()
         if name not in self.coords:
-            return out.error(name, "not_in_room", f"you are not in {self.name}", self.name)
+            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
         text = text.strip()
         if not text or len(text) > MAX_CHAT or any(ord(ch) < 32 and ch not in "\t" for ch in text):
-            return out.error(name, "bad_message", f"chat text must be 1 to {MAX_CHAT} printable characters",
+            return out.error(name, ErrorCode.BAD_MESSAGE, f"chat text must be 1 to {MAX_CHAT} printable characters",
                              self.name)
         msg = m.chat(self.name, name, text)
         for member in self.members:
@@ -510,11 +466,11 @@ class Room:
     def tick(self, now: float) -> Outbox:
         """Apply what time decides: a flag fall, or a grace period that ran out."""
         out = Outbox()
-        if self.status == "playing" and self.clocks is not None and self.clocks.flagged(now):
+        if self.status == RoomStatus.PLAYING and self.clocks is not None and self.clocks.flagged(now):
             seat = self.clocks.running
             assert seat is not None
             out.extend(self._finish(Outcome(1 - seat, f"seat {seat} ran out of time"), now))
-        idle = self._idle_deadline() if self.status == "playing" else None
+        idle = self._idle_deadline() if self.status == RoomStatus.PLAYING else None
         if idle is not None and now >= idle and self.idle is not None and self.clocks is not None:
             seat = self.clocks.running
             assert seat is not None
@@ -523,13 +479,13 @@ class Room:
         expired = [seat for seat, deadline in sorted(self.away.items()) if now >= deadline]
         if not expired:
             return out
-        if self.status == "playing":
+        if self.status == RoomStatus.PLAYING:
             seat = expired[0]
             if len(expired) == 2:
-                out.extend(self._finish(Outcome(None, "neither player came back"), now, status="aborted"))
+                out.extend(self._finish(Outcome(None, "neither player came back"), now, status=GameStatus.ABORTED))
             else:
                 out.extend(self._finish(Outcome(1 - seat, f"seat {seat} disconnected"), now))
-        elif self.status == "waiting" and self.tournament is not None and self.game_no == 0:
+        elif self.status == RoomStatus.WAITING and self.tournament is not None and self.game_no == 0:
             out.extend(self._forfeit(expired, now))
         for seat in expired:
             if seat in self.away and now >= self.away[seat]:
@@ -557,16 +513,16 @@ class Room:
         self.spectators.clear()
         self.coords.clear()
         self.away.clear()
-        self.status = "finished"
+        self.status = RoomStatus.FINISHED
         self._save(out)
         out.listing_changed = True
         return out
 
     def abort(self, now: float, reason: str = "server shut down") -> Outbox:
         """End a running game without a result (the server is stopping)."""
-        if self.status != "playing":
+        if self.status != RoomStatus.PLAYING:
             return Outbox()
-        return self._finish(Outcome(None, reason), now, status="aborted")
+        return self._finish(Outcome(None, reason), now, status=GameStatus.ABORTED)
 
     # Restoring after a restart ----------------------------------------------------------
 
@@ -580,9 +536,9 @@ class Room:
                    reserved=tuple(snapshot.get("reserved") or (None, None)),  # type: ignore[arg-type]
                    tournament=snapshot.get("tournament"), tournament_game=snapshot.get("tournament_game"),
                    opening=tuple(snapshot.get("opening") or ()),
-                   idle=(float(snapshot["idle"][0]), tuple(snapshot["idle"][1])) if snapshot.get("idle") else None)
+                   idle=(float(snapshot["idle"][0]), tuple(snapshot["idle"][1])) if snapshot.get("idle") else None,
+                   address=snapshot.get("address") or "")
         room.created_at = snapshot.get("created_at", room.created_at)
-        room.address = snapshot.get("address") or ""
         room.game_no = snapshot["game_no"]
         room.points = dict(snapshot.get("points") or {})
         room.last_result = snapshot.get("last_result")
@@ -593,9 +549,9 @@ class Room:
                 room.seats[seat] = name
                 room.coords[name] = "algebraic"  # until the player logs in again
                 room.away[seat] = now + settings.grace
-        if room.status == "playing":
+        if room.status == RoomStatus.PLAYING:
             if running is None:
-                room.status = "waiting"  # its game could not be found: treat the room as between games
+                room.status = RoomStatus.WAITING  # its game could not be found: treat the room as between games
             else:
                 room._restore_game(running, now)
         return room
@@ -639,10 +595,10 @@ class Room:
     def _player_in_game(self, out: Outbox, name: str) -> int | None:
         seat = self.seat_of(name)
         if seat is None:
-            out.error(name, "not_a_player", f"you hold no seat in {self.name}", self.name)
+            out.error(name, ErrorCode.NOT_A_PLAYER, f"you hold no seat in {self.name}", self.name)
             return None
-        if self.status != "playing":
-            out.error(name, "game_not_running", f"no game is running in {self.name}", self.name)
+        if self.status != RoomStatus.PLAYING:
+            out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
             return None
         return seat
 
@@ -662,7 +618,7 @@ class Room:
         options["first"] = first
         self.state = self.game.initial_state(**options)
         self.game_no += 1
-        self.status = "playing"
+        self.status = RoomStatus.PLAYING
         self.players = [n or "" for n in self.seats]
         self.moves = []
         self.notations = []
@@ -671,7 +627,7 @@ class Room:
         self.started_at = self.env.wall_clock()
         self.game_options = options
         self.clocks = Clocks(self.settings.time_control, self.game.to_move(self.state), now)
-        out.writes.append(GameStarted(self._record(None, "", "running", None)))
+        out.writes.append(GameStarted(self._record(None, "", GameStatus.RUNNING, None)))
         self._save(out)
         log.info("game %s started in %s: %s (%s) vs %s, game %d of %d", self.record_id, self.name,
                  self.players[0], self.game.id, self.players[1], self.game_no, self.settings.games)
@@ -695,14 +651,14 @@ class Room:
         )
 
     def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False) -> None:
-        if self.status != "playing" and not always:
+        if self.status != RoomStatus.PLAYING and not always:
             return
         coords = self.coords[name]
         fields: dict[str, Any] = {
             "room": self.name,
             "game": self.game.id,
             "game_no": self.game_no,
-            "players": list(self.players if self.status == "playing" else self.seats),
+            "players": list(self.players if self.status == RoomStatus.PLAYING else self.seats),
             "seat": self.seat_of(name),
             "status": self.status,
         }
@@ -715,7 +671,7 @@ class Room:
                 "options": self.game_options,
                 "record": self.record_id,
             })
-        if self.status == "playing":
+        if self.status == RoomStatus.PLAYING:
             if self.paused:
                 fields["paused"] = True
             out.send(name, m.game_start(**fields))
@@ -735,10 +691,10 @@ class Room:
         self.clocks = Clocks(self.settings.time_control, 0, now)
         names = " and ".join(f"seat {s} ({self.seats[s]})" for s in absent)
         outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, f"{names} did not come")
-        self.status = "playing"
-        return self._finish(outcome, now, status="forfeit")
+        self.status = RoomStatus.PLAYING
+        return self._finish(outcome, now, status=GameStatus.FORFEIT)
 
-    def _finish(self, outcome: Outcome, now: float, status: str = "finished", start_next: bool = True,
+    def _finish(self, outcome: Outcome, now: float, status: GameStatus = GameStatus.FINISHED, start_next: bool = True,
                 last: bool = False) -> Outbox:
         """End the running game (``last``: and the series with it)."""
         out = Outbox()
@@ -754,16 +710,16 @@ class Room:
             self.points.setdefault(name, 0.0)
         if winner_name is not None:
             self.points[winner_name] += 1.0
-        elif status == "finished":
+        elif status == GameStatus.FINISHED:
             for name in self.players:
                 self.points[name] += 0.5
-        more = status == "finished" and self.game_no < self.settings.games and not last
-        self.status = "waiting" if more else "finished"
+        more = status == GameStatus.FINISHED and self.game_no < self.settings.games and not last
+        self.status = RoomStatus.WAITING if more else RoomStatus.FINISHED
         self.last_result = {"winner": outcome.winner, "reason": outcome.reason, "record": self.record_id,
                             "status": status}
         self._save(out)
         log.info("game %s in %s ended (%s): %s", self.record_id, self.name, status,
-                 f"{winner_name} won" if winner_name else "no winner" if status != "finished" else "draw")
+                 f"{winner_name} won" if winner_name else "no winner" if status != GameStatus.FINISHED else "draw")
         msg = m.game_over(self.name, outcome.winner, outcome.reason, status, list(self.players), self.record_id,
                           clocks, more, self.game_no)
         for member in self.members:

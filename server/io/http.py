@@ -18,12 +18,13 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.games import GAMES
+from protocol.messages import GameStatus
 
 ALLOWED = "GET, HEAD"
 GZIP_TYPES = ("text/", "image/svg+xml", "application/json")
 GZIP_MIN_BYTES = 512  # smaller answers gain nothing from compression
 GZIP_CACHE = 256  # compressed copies kept, by ETag
-GAME_STATUSES = ("finished", "forfeit", "aborted", "running", "all")
+GAME_STATUSES = (*GameStatus, "all")
 
 
 class BadRequest(ValueError):

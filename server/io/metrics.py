@@ -19,12 +19,12 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.process_collector import ProcessCollector
 
+from ..core.outbox import Refusal
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 COMMIT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
-REFUSAL_REASONS = ("connections_per_address", "rooms_server", "rooms_per_name", "rooms_per_address", "seeks_per_name",
-                   "rooms_per_connection",
-                   "house_busy", "house_per_name", "house_per_address", "login_throttled", "login_busy")
+REFUSAL_REASONS = tuple(Refusal)
 """Every reason a quota or throttle refuses a request for (each is always exported, from 0)."""
 LOGIN_FAILURES = ("wrong_secret", "throttled", "resume_required", "bad_name", "name_in_use", "not_organiser")
 

@@ -16,34 +16,31 @@ import concurrent.futures
 import logging
 import time
 from collections import Counter, deque
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
-from websockets.protocol import OPEN
 
 import protocol
 from protocol import messages as m
-from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, Codec, codec_for
-from protocol.messages import ProtocolError, validate
+from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
+from protocol.messages import ProtocolError, validate_request
 
 from ..core.env import Env
-from ..core.hall import Hall, HallOutbox, Limits, tag_reply
-from ..core.identity import ClaimLookup, FairQueue, SecretCheck
+from ..core.hall import Hall, HallOutbox, Limits
+from ..core.outbox import Refusal
 from ..storage import Storage
 from ..storage.records import MovePlayed, Write
 from ..storage.spill import describe, replay, spill
 from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
-from ..tournament.director import Director, slug
-from ..tournament.schedule import TournamentSpec
+from .api import Api
+from .checks import Checks
+from .connections import Connection, RateLimit, TokenBucket
 from .gc_policy import ServingGC
-from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
-from .metrics import CONTENT_TYPE, Metrics
-from .static_files import STATIC_PREFIX, StaticFiles
+from .http import json_response, text_response
+from .metrics import Metrics
 from .supervisor import HouseBots
 from .transport import (
     WEBSOCKET_PATH,
@@ -51,107 +48,13 @@ from .transport import (
     Network,
     answer_pipelined,
     client_address,
-    frame_header,
     is_upgrade,
     release,
 )
 
 log = logging.getLogger("plyhall.server")
 
-HASH_WORKERS = 2  # threads checking secrets (PBKDF2 releases the interpreter lock)
 SHUTDOWN_SECONDS = 10.0  # the longest a stop takes, whatever the clients and the database do
-STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
-MAX_UNSENT_BYTES = 8 * 1024 * 1024  # bytes waiting for one slow client before it is dropped
-
-
-@dataclass
-class RateLimit:
-    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
-
-    rate: float = 50.0
-    burst: float = 200.0
-    strikes_to_close: int = 50  # rate-limited messages before the connection is closed
-
-
-class TokenBucket:
-    """Per-connection rate limiter driven by the time it is given."""
-
-    def __init__(self, limit: RateLimit, now: float) -> None:
-        self.limit = limit
-        self.tokens = limit.burst
-        self.updated = now
-        self.strikes = 0
-        self.last_strike = now
-
-    def refund(self) -> None:
-        """Give back the token of a message that turned out to be an accepted move: play is paced by the
-        opponent's moves, so a bot answering at once is never limited, however fast its games go."""
-        self.tokens = min(self.limit.burst, self.tokens + 1)
-
-    def take(self, now: float) -> bool:
-        """Spend a token if there is one; count a strike if not.
-
-        Strikes are forgotten after ``STRIKE_MEMORY`` quiet seconds, so an occasional burst
-        never adds up to a disconnection over a long session, while a flood does."""
-        self.tokens = min(self.limit.burst, self.tokens + (now - self.updated) * self.limit.rate)
-        self.updated = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        if now - self.last_strike > STRIKE_MEMORY:
-            self.strikes = 0
-        self.strikes += 1
-        self.last_strike = now
-        return False
-
-
-class Connection:
-    """One WebSocket connection: its codec and rate limit; messages are written to its socket at once.
-
-    A message goes straight into the websockets protocol and the transport's buffer (no queue, task or
-    coroutine per message): the transport sends what the socket takes and keeps the rest. A client that
-    lets more than ``MAX_UNSENT_BYTES`` pile up is too slow and is disconnected.
-    """
-
-    def __init__(self, conn_id: int, ws: ServerConnection, codec: Codec, bucket: TokenBucket) -> None:
-        self.id = conn_id
-        self.ws = ws
-        self.codec = codec
-        self.bucket = bucket
-        self.closing = False
-
-    def push(self, msg: dict[str, Any], frames: dict[tuple[int, int], bytes] | None = None) -> bool:
-        """Send a message now; False when the client is too far behind (it will be closed).
-
-        ``frames`` shares encoded frames between the connections one batch sends the same message
-        object to (a move goes to both players and every spectator): it is encoded once per codec.
-        """
-        ws = self.ws
-        if self.closing or ws.protocol.state is not OPEN or ws.transport.is_closing():
-            return True  # it is going: what it misses now it could not read anyway
-        if ws.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
-            return False
-        key = (id(msg), id(self.codec))
-        frame = frames.get(key) if frames is not None else None
-        if frame is None:
-            try:
-                encoded = self.codec.encode(msg)
-            except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
-                log.exception("could not encode a %s message", msg.get("type"))
-                return True
-            payload = encoded if isinstance(encoded, bytes) else encoded.encode()
-            frame = frame_header(self.codec.binary, len(payload)) + payload
-            if frames is not None:
-                frames[key] = frame
-        ws.transport.write(frame)
-        return True
-
-    async def drain(self, timeout: float) -> None:
-        """Wait (briefly) until what was written has left for the network."""
-        deadline = time.monotonic() + timeout
-        transport = self.ws.transport
-        while not transport.is_closing() and transport.get_write_buffer_size() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
 
 
 class PlyhallServer:
@@ -192,16 +95,12 @@ class PlyhallServer:
         self._timer_task: asyncio.Task | None = None
         self._timer_wakeup = asyncio.Event()
         self._timer_until: float | None = None  # the deadline the timer task sleeps until (None: no deadline)
-        self._reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
-        self._hashing = concurrent.futures.ThreadPoolExecutor(HASH_WORKERS, thread_name_prefix="plyhall-hash")
-        self._checks: FairQueue[SecretCheck] = FairQueue()  # secret checks waiting for a hashing thread
-        self._hashing_now = 0
+        self.reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
+        self.checks = Checks(self)
         self._per_address: Counter[str] = Counter()  # open WebSocket connections by peer address
-        self.http = HttpApi()
-        self.web = StaticFiles()
-        self._routes()
+        self.api = Api(self)
         self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
-        self.metrics = Metrics(self._gauges)
+        self.metrics = Metrics(self.api.gauges)
         self._lag_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
@@ -215,11 +114,11 @@ class PlyhallServer:
     async def start(self) -> None:
         """Take back what storage kept, then listen; ``self.port`` is the real port afterwards (port 0)."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._reads, self.storage.own)
-        self.replayed = await loop.run_in_executor(self._reads, replay, self.storage)
+        await loop.run_in_executor(self.reads, self.storage.own)
+        self.replayed = await loop.run_in_executor(self.reads, replay, self.storage)
         if self.replayed:
             log.warning("stored %s kept in the spill file of the last stop", self.replayed)
-        restored = await loop.run_in_executor(self._reads, self.storage.load)
+        restored = await loop.run_in_executor(self.reads, self.storage.load)
         self.restored = self.hall.restore(restored, time.monotonic())
         if self.storage.commits_inline:
             self.storage.checkpoint_in_background()
@@ -228,7 +127,7 @@ class PlyhallServer:
             self._writer = GroupCommitWriter(self.storage, loop, self._committed)
         if self.hall.restored_writes:
             restored_writes, self.hall.restored_writes = self.hall.restored_writes, []
-            self._dispatch(HallOutbox(writes=restored_writes))
+            self.dispatch(HallOutbox(writes=restored_writes))
         self._server = await serve(
             self._connection,
             self.host,
@@ -252,13 +151,13 @@ class PlyhallServer:
         self._lag_task = asyncio.create_task(self.metrics.watch_loop())
         if self.gc is not None:
             self.gc.start()
-        if self.hall.house_limit:
+        if self.hall.house.limit:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::", "localhost") else self.host
             self.house = HouseBots(f"ws://{host}:{self.port}/ws", self.hall.house_secret, self._house_exited)
             self._house_task = asyncio.create_task(self._reap_house())
             restarted, self.hall.restarted_house = self.hall.restarted_house, []
-            self._dispatch(HallOutbox(house=restarted))
-        self._dispatch(self.hall.resume_tournaments(time.monotonic()))
+            self.dispatch(HallOutbox(house=restarted))
+        self.dispatch(self.hall.resume_tournaments(time.monotonic()))
         log.info("plyhall %s listening on ws://%s:%d/ws", protocol.__version__, self.host, self.port)
 
     async def stop(self, timeout: float = SHUTDOWN_SECONDS) -> None:
@@ -271,7 +170,7 @@ class PlyhallServer:
         self.stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        self._dispatch(self.hall.shutdown(time.monotonic()))
+        self.dispatch(self.hall.shutdown(time.monotonic()))
         if self._server is not None:
             self._server.close(close_connections=False)  # no new connections from here on
         # what is committed reaches its clients before they are closed (a failing database gets its retries below)
@@ -288,14 +187,14 @@ class PlyhallServer:
             await loop.run_in_executor(None, self.house.stop_all, 1.0)
         if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
             self._keep_unsaved(self._writer.unsaved())
-        self._hashing.shutdown(wait=False, cancel_futures=True)
+        self.checks.close()
         try:
-            await asyncio.wait_for(loop.run_in_executor(self._reads, self.storage.close),
+            await asyncio.wait_for(loop.run_in_executor(self.reads, self.storage.close),
                                    max(0.5, deadline - loop.time()))
         except TimeoutError:
             log.error("the database did not close in time; stopping anyway")
             self.stuck = True
-        self._reads.shutdown(wait=False, cancel_futures=True)
+        self.reads.shutdown(wait=False, cancel_futures=True)
 
     async def _close_connections(self, timeout: float) -> None:
         """Close every connection at once with 1001; whoever has not answered the close in ``timeout`` seconds
@@ -355,7 +254,7 @@ class PlyhallServer:
         """True (and counted) when ``address`` has as many connections open as it may."""
         limit = self.hall.limits.max_connections_per_address
         if limit and self._per_address[address] >= limit:
-            self.metrics.refusals["connections_per_address"] += 1
+            self.metrics.refusals[Refusal.CONNECTIONS_PER_ADDRESS] += 1
             return True
         return False
 
@@ -397,7 +296,7 @@ class PlyhallServer:
         finally:
             self.connections.pop(conn_id, None)
             if not self.stopping:
-                self._dispatch(self.hall.disconnect(conn_id, time.monotonic()))
+                self.dispatch(self.hall.disconnect(conn_id, time.monotonic()))
             if connection.closing and not self.stopping:
                 await connection.drain(1.0)
             log.debug("connection %d closed", conn_id)
@@ -439,7 +338,7 @@ class PlyhallServer:
         if isinstance(decoded, ProtocolError):
             self._refuse(connection, decoded)
             return
-        msg = validate(decoded)
+        msg = validate_request(decoded)
         if isinstance(msg, ProtocolError):
             self._refuse(connection, msg)
             return
@@ -455,7 +354,7 @@ class PlyhallServer:
             if played:
                 self.metrics.moves += played
                 connection.bucket.refund()
-        self._dispatch(out)
+        self.dispatch(out)
 
     def _refuse(self, connection: Connection, error: ProtocolError) -> None:
         """An error found before the hall saw the message (undecodable, invalid, rate-limited)."""
@@ -468,12 +367,12 @@ class PlyhallServer:
         connection.closing = True
         asyncio.create_task(connection.ws.close(code, reason))
 
-    def _dispatch(self, out: HallOutbox) -> None:
+    def dispatch(self, out: HallOutbox) -> None:
         """Send ``out`` once its writes are committed (at once when it has none and nothing waits)."""
         for check in out.checks:
-            self._run_check(check)
+            self.checks.check(check)
         for lookup in out.lookups:
-            self._run_lookup(lookup)
+            self.checks.look_up(lookup)
         if out.house or out.house_stop:
             self._run_house(out)
         for reason in out.refused:
@@ -518,57 +417,6 @@ class PlyhallServer:
         if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
             self._timer_wakeup.set()
 
-    def _run_check(self, check: SecretCheck) -> None:
-        """Queue a secret check; checks run on the hashing threads, taking addresses in turn, so one address's
-        flood of logins never holds up another address's login."""
-        self._checks.push(check.address, check)
-        self._next_checks()
-
-    def _next_checks(self) -> None:
-        while self._hashing_now < HASH_WORKERS and not self.stopping:
-            check = self._checks.pop()
-            if check is None:
-                return
-            if check.conn not in self.connections:  # gone while it waited: no hashing for nobody
-                self._dispatch(self.hall.secret_checked(check, None, time.monotonic()))
-                continue
-            self._hashing_now += 1
-            future = asyncio.get_running_loop().run_in_executor(self._hashing, check.run)
-            future.add_done_callback(lambda result, check=check: self._checked(check, result))
-
-    def _checked(self, check: SecretCheck, result: asyncio.Future) -> None:
-        self._hashing_now -= 1
-        if self.stopping or result.cancelled():
-            return
-        try:
-            answer = result.result()
-        except Exception:
-            log.exception("checking a secret failed")
-            answer = False
-        self._dispatch(self.hall.secret_checked(check, answer, time.monotonic()))
-        self._next_checks()
-
-    def _run_lookup(self, lookup: ClaimLookup) -> None:
-        future = asyncio.get_running_loop().run_in_executor(self._reads, self.storage.get_claim, lookup.login["name"])
-
-        def done(result: asyncio.Future) -> None:
-            if self.stopping or result.cancelled():
-                return
-            try:
-                found = result.result()
-            except Exception as exc:  # the database is down: the login is refused, not the server
-                log.warning("looking up the name %s failed: %s", lookup.login["name"], exc)
-                self.hall.logins.looked_up(lookup.conn)
-                out = HallOutbox()
-                out.error(lookup.conn, "busy", "the database is not answering; try again in a moment",
-                          retry_after=5)
-                tag_reply(out, lookup.conn, lookup.login.get("id"))
-                self._dispatch(out)
-                return
-            self._dispatch(self.hall.claim_looked_up(lookup, found, time.monotonic()))
-
-        future.add_done_callback(done)
-
     def _run_house(self, out: HallOutbox) -> None:
         for request in out.house:
             if self.house is None or not self.house.start(request):
@@ -580,7 +428,7 @@ class PlyhallServer:
                 proc.terminate()
 
     def _house_exited(self, name: str, code: int) -> None:
-        self._dispatch(self.hall.house_exited(name, time.monotonic()))
+        self.dispatch(self.hall.house_exited(name, time.monotonic()))
 
     async def _reap_house(self) -> None:
         assert self.house is not None
@@ -604,7 +452,7 @@ class PlyhallServer:
             try:
                 out = self.hall.tick(time.monotonic())
                 if out.messages or out.writes or out.close:
-                    self._dispatch(out)
+                    self.dispatch(out)
             except Exception:
                 log.exception("timer failed")
 
@@ -632,105 +480,4 @@ class PlyhallServer:
         if request.path.split("?", 1)[0] == WEBSOCKET_PATH:
             return text_response(426, "this is the WebSocket endpoint: connect with a WebSocket client (ws://HOST:PORT"
                                  "/ws); the web page is at /\n")
-        return await self.http.respond(request)
-
-    def _routes(self) -> None:
-        self.http.route("/healthz", self._healthz)
-        self.http.route("/metrics", self._metrics)
-        self.http.route("/api/rooms", self._api_rooms)
-        self.http.route("/api/games", self._api_games)
-        self.http.route("/api/games/*", self._api_game)
-        self.http.route("/api/tournaments", self._api_tournaments)
-        self.http.route("/api/tournaments/*", self._api_tournament)
-        self.http.route("/", self.web.index)
-        self.http.route(STATIC_PREFIX + "*", self.web.file)
-
-    async def _read(self, func: Any, *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._reads, func, *args)
-
-    async def _healthz(self, path: str, query: dict[str, str]) -> Response:
-        writer = self._writer
-        database = {"ok": writer is None or writer.healthy, "queued": writer.queued if writer else 0}
-        if writer is not None and not writer.healthy:
-            database["error"] = writer.last_error
-        return json_response(200 if database["ok"] and not self.stopping else 503, {
-            "ok": not self.stopping and bool(database["ok"]), "version": protocol.__version__,
-            "rooms": len(self.hall.rooms), "connections": len(self.connections),
-            "uptime": round(time.time() - self.started, 1), "database": database,
-        })
-
-    async def _metrics(self, path: str, query: dict[str, str]) -> Response:
-        return text_response(200, self.metrics.render().decode(), CONTENT_TYPE)
-
-    def _gauges(self) -> dict[str, Any]:
-        """Live values for the metrics scrape."""
-        writer = self._writer
-        if writer is not None:
-            while writer.commit_seconds:
-                self.metrics.commit.observe(writer.commit_seconds.popleft())
-        tournaments: dict[str, int] = {}
-        for director in self.hall.tournaments.values():
-            tournaments[director.status] = tournaments.get(director.status, 0) + 1
-        return {
-            "connections": len(self.connections), "sessions": len(self.hall.sessions), "rooms": len(self.hall.rooms),
-            "games_running": sum(room.status == "playing" for room in self.hall.rooms.values()),
-            "seeks": sum(len(waiting) for waiting in self.hall.seeks.values()),
-            "house_bots": len(self.house.running) if self.house is not None else 0, "tournaments": tournaments,
-            "storage_queued": writer.queued if writer else 0, "storage_up": int(writer is None or writer.healthy),
-            "storage_commits": writer.commits if writer else 0,
-            "gc_pauses": self.gc.pauses if self.gc is not None else None,
-        }
-
-    async def _api_rooms(self, path: str, query: dict[str, str]) -> Response:
-        return json_response(200, {"rooms": self.hall.listing(game_param(query))})
-
-    async def _api_games(self, path: str, query: dict[str, str]) -> Response:
-        limit = int_param(query, "limit", 50, 1, 500)
-        offset = int_param(query, "offset", 0, 0, 10**9)
-        game, status = game_param(query), status_param(query)
-        games = await self._read(lambda: self.storage.list_games(limit, offset, game, query.get("player"), status,
-                                                                 query.get("tournament")))
-        return json_response(200, {"games": games, "limit": limit, "offset": offset})
-
-    async def _api_game(self, path: str, query: dict[str, str]) -> Response:
-        game_id = path.removeprefix("/api/games/")
-        record = await self._read(self.storage.get_game, game_id)
-        if record is None:
-            return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
-        return json_response(200, record)
-
-    async def _api_tournaments(self, path: str, query: dict[str, str]) -> Response:
-        """Every tournament in the database (all servers sharing it); this server's own ones live."""
-        stored = await self._read(self.storage.list_tournaments)
-        live = {tid: director.summary() for tid, director in self.hall.tournaments.items()}
-        listing = [live.pop(snap["id"], None) or _stored_summary(snap) for snap in stored]
-        return json_response(200, {"tournaments": listing + list(live.values())})
-
-    async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
-        key = unquote(path.removeprefix("/api/tournaments/"))
-        now = time.monotonic()
-        director = self.hall.tournaments.get(key) or self.hall.tournaments.get(slug(key))
-        if director is None:  # another server's event (or a finished one from before a restart)
-            found = await self._read(self.storage.tournament, slug(key))
-            if found is None:
-                return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
-            director = Director.restore(*found)
-        form = query.get("format", "json")
-        if form == "text":
-            return text_response(200, director.to_text(now))
-        if form == "csv":
-            return text_response(200, director.standings(now).to_csv(), "text/csv; charset=utf-8")
-        if form != "json":
-            raise BadRequest("format must be json, text or csv")
-        return json_response(200, self.hall.tournament_view(director, now))
-
-
-def _stored_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
-    """The short form of a tournament known only from its stored snapshot (another server runs it)."""
-    settings = snapshot["settings"]
-    done = snapshot["games_done"]
-    total = done if snapshot.get("stopped_early") else TournamentSpec.from_json(settings["spec"]).total_games
-    return {"id": snapshot["id"], "name": snapshot["name"], "game": settings["game"],
-            "format": settings["spec"]["format"], "status": snapshot["status"],
-            "entrants": settings["spec"]["entrants"],
-            "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0}}
+        return await self.api.http.respond(request)

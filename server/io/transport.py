@@ -58,15 +58,8 @@ def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearra
     except SecurityError:
         raise HttpRefusal(414, "the request line is too long\n") from None
     except EOFError as exc:
-        if "CRLF" in str(exc):  # a whole line, ended by a bare LF: an answer is owed
-            raise HttpRefusal(400, "HTTP lines end with CRLF\n") from None
-        raise
-    try:
-        method, path, version = line.decode("ascii").split(" ", 2)
-    except (UnicodeDecodeError, ValueError):
-        raise HttpRefusal(400, "this is not an HTTP request\n") from None
-    if version not in ("HTTP/1.1", "HTTP/1.0") or not method.isalpha() or not path.startswith("/"):
-        raise HttpRefusal(400, "this is not an HTTP/1.1 request\n")
+        raise _bare_newline(exc) from None
+    method, path, version = _request_line(line)
     try:
         headers = yield from parse_headers(read_line)
     except SecurityError:  # a header line too long, or too many of them
@@ -74,9 +67,31 @@ def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearra
     except ValueError:
         raise HttpRefusal(400, "the request headers are malformed\n") from None
     except EOFError as exc:
-        if "CRLF" in str(exc.__cause__ or exc):
-            raise HttpRefusal(400, "HTTP lines end with CRLF\n") from None
-        raise
+        raise _bare_newline(exc) from None
+    length = _body_length(headers)
+    if length:
+        yield from read_exact(length)  # dropped: the request is answered 405 by the routes
+    return Request(path, headers, method, version)
+
+
+def _bare_newline(exc: EOFError) -> Exception:
+    """A line ended by a bare LF is a request owed an answer; anything else is the connection ending."""
+    return HttpRefusal(400, "HTTP lines end with CRLF\n") if "CRLF" in str(exc.__cause__ or exc) else exc
+
+
+def _request_line(line: bytes | bytearray) -> tuple[str, str, str]:
+    """Method, path and version of a request line, or :class:`HttpRefusal` (400)."""
+    try:
+        method, path, version = line.decode("ascii").split(" ", 2)
+    except (UnicodeDecodeError, ValueError):
+        raise HttpRefusal(400, "this is not an HTTP request\n") from None
+    if version not in ("HTTP/1.1", "HTTP/1.0") or not method.isalpha() or not path.startswith("/"):
+        raise HttpRefusal(400, "this is not an HTTP/1.1 request\n")
+    return method, path, version
+
+
+def _body_length(headers: Headers) -> int:
+    """The length of a body this server reads and drops, or :class:`HttpRefusal` for one it will not read."""
     if "Transfer-Encoding" in headers:
         raise HttpRefusal(501, "request bodies with a transfer coding (chunked) are not accepted: the HTTP side of "
                                "this server is read-only (GET, HEAD); writes go over the WebSocket at /ws\n")
@@ -87,9 +102,7 @@ def read_request(read_line: Callable[..., Generator[None, None, bytes | bytearra
     if length > MAX_BODY_BYTES:
         raise HttpRefusal(413, "the request has a body, and a large one: the HTTP side of this server is read-only "
                                "(GET, HEAD); writes go over the WebSocket at /ws\n")
-    if length:
-        yield from read_exact(length)  # dropped: the request is answered 405 by the routes
-    return Request(path, headers, method, version)
+    return length
 
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -14,6 +14,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from protocol.messages import GameStatus
+
 from .base import TABLES, Storage, StorageError
 from .records import (
     ClaimSaved,
@@ -325,8 +327,8 @@ class SQLStorage(Storage):
                      for mv in self._moves(summary["id"])]
             restored.running[summary["id"]] = GameRecord(
                 summary["id"], summary["room"], summary["game"], summary["options"], summary["time_control"],
-                summary["players"], moves, None, "", "running", summary["started_at"], None, summary["tournament"],
-                summary["tournament_game"])
+                summary["players"], moves, None, "", GameStatus.RUNNING, summary["started_at"], None,
+                summary["tournament"], summary["tournament_game"])
         restored.tournaments = [json.loads(snapshot) for (snapshot,) in
                                 self._read("SELECT snapshot FROM tournaments WHERE node = ? ORDER BY created_at",
                                            (self.node,))]

@@ -1,0 +1,84 @@
+"""The hall's rooms: by name (unique ignoring case), free names for new ones, and who opened which.
+
+A room counts against its creator's name and address for as long as it is open (the quotas the hall
+enforces); rooms opened by seeks count against nobody here (``server.core.seeks`` keeps those).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .room import Room
+
+LAKES = (
+    "Kalamalka Lake", "Okanagan Lake", "Wood Lake", "Skaha Lake", "Vaseux Lake", "Mabel Lake",
+    "Shuswap Lake", "Kootenay Lake", "Arrow Lake", "Slocan Lake", "Moyie Lake", "Christina Lake",
+)
+MAX_ROOM_NAME = 40  # the longest room name; generated names stay below it too
+
+
+class RoomRegistry:
+    """Every open room, and which name and address opened each."""
+
+    def __init__(self) -> None:
+        self.rooms: dict[str, Room] = {}
+        self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
+        self.created_by: dict[str, set[str]] = {}  # creator's name -> its open rooms
+        self.by_address: dict[str, set[str]] = {}  # creator's address -> the open rooms created from it
+        self._lake = 0
+
+    def __len__(self) -> int:
+        return len(self.rooms)
+
+    def __iter__(self) -> Iterator[Room]:
+        return iter(self.rooms.values())
+
+    def add(self, room: Room) -> None:
+        """An open room (counted against its creator, if it has one)."""
+        self.rooms[room.name] = room
+        self.folded[room.name.casefold()] = room.name
+        if room.creator is not None:
+            self.created_by.setdefault(room.creator, set()).add(room.name)
+            if room.address:
+                self.by_address.setdefault(room.address, set()).add(room.name)
+
+    def remove(self, room: Room) -> None:
+        """``room`` is gone."""
+        self.rooms.pop(room.name, None)
+        self.folded.pop(room.name.casefold(), None)
+        for index, key in ((self.created_by, room.creator), (self.by_address, room.address)):
+            named = index.get(key or "")
+            if named is not None:
+                named.discard(room.name)
+                if not named:
+                    del index[key or ""]
+
+    def find(self, name: str) -> Room | None:
+        """The room called ``name`` (runs of spaces count as one, case is ignored), or None."""
+        name = " ".join(name.split())
+        room = self.rooms.get(name)
+        if room is None and len(name) <= MAX_ROOM_NAME:  # a longer name names no room: don't even fold it
+            room = self.rooms.get(self.folded.get(name.casefold(), ""))
+        return room
+
+    def taken(self, name: str) -> bool:
+        """True when a room of this name (ignoring case) is open."""
+        return name.casefold() in self.folded
+
+    def free_name(self) -> str:
+        """A name for a new room: a lake of the Okanagan, numbered once they are all taken."""
+        while True:
+            lake = LAKES[self._lake % len(LAKES)]
+            round_no = self._lake // len(LAKES)
+            self._lake += 1
+            name = lake if round_no == 0 else f"{lake} {round_no + 1}"
+            if not self.taken(name):
+                return name
+
+    def created(self, name: str) -> set[str]:
+        """The open rooms ``name`` created."""
+        return self.created_by.get(name, set())
+
+    def from_address(self, address: str) -> set[str]:
+        """The open rooms created from ``address``."""
+        return self.by_address.get(address, set())

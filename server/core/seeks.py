@@ -1,0 +1,100 @@
+"""The hall's seek desk: players waiting to be paired, and who moved first when two names last met.
+
+Seeks with the same settings (game, options, time control, series length) pair; a seek waits until one
+comes. The desk decides: :meth:`SeekDesk.seek` either finds the partner (the hall then opens a room for
+the two, first mover alternating between meetings) or records the seek and says what it waits for,
+including the seeks it cannot pair with because their settings differ. ``connected`` tells the desk who
+is logged in now; it never calls back into the hall.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Container
+from dataclasses import dataclass
+from typing import Any
+
+from .room import RoomSettings
+
+log = logging.getLogger("plyhall.hall")
+
+OTHERS_SHOWN = 10  # seeks on other settings a `seeking` message lists
+
+
+@dataclass
+class Seek:
+    """A player waiting to be paired: for which game, on which settings."""
+
+    name: str
+    settings: RoomSettings
+    key: str  # seeks with equal keys match
+    since: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The seek as the ``seeking`` reply shows it."""
+        return {"game": self.settings.game.id, "options": self.settings.options,
+                "time_control": self.settings.time_control.to_json(), "games": self.settings.games}
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two seeks that pair: the room the hall opens seats ``first`` in seat 0."""
+
+    first: str
+    second: str
+    settings: RoomSettings
+
+
+class SeekDesk:
+    """Waiting seeks by settings, and the first mover of each pair of names."""
+
+    def __init__(self) -> None:
+        self.seeks: dict[str, list[Seek]] = {}  # seek key -> waiting seeks, oldest first
+        self.first_of_pair: dict[frozenset[str], str] = {}  # who had seat 0 when two names last met by seek
+        self.rooms: set[str] = set()  # open rooms that seeks opened
+
+    def seek(self, name: str, settings: RoomSettings, now: float, connected: Container[str]) -> Pairing | Seek:
+        """``name`` seeks a game on ``settings``: the pairing with a waiting seek, or the seek that now waits (an
+        earlier seek of ``name`` for the same game is replaced)."""
+        self.drop(name, settings.game.id)
+        key = json.dumps(settings.to_json(), sort_keys=True)
+        waiting = self.seeks.setdefault(key, [])
+        for index, other in enumerate(waiting):
+            if other.name != name and other.name in connected:
+                del waiting[index]
+                return self._pair(other.name, name, settings)
+        seek = Seek(name, settings, key, now)
+        waiting.append(seek)
+        log.info("%s seeks a game of %s", name, settings.game.id)
+        return seek
+
+    def others(self, seek: Seek, connected: Container[str]) -> list[Seek]:
+        """The waiting seeks of connected players for ``seek``'s game on other settings."""
+        return [other for key, waiting in self.seeks.items() if key != seek.key for other in waiting
+                if other.settings.game is seek.settings.game and other.name != seek.name and other.name in connected]
+
+    def describe_others(self, seek: Seek, connected: Container[str]) -> list[dict[str, Any]]:
+        """What a ``seeking`` message says of the seeks that wait for the same game but cannot pair with ``seek``."""
+        return [{"name": other.name, **other.to_json()} for other in self.others(seek, connected)[:OTHERS_SHOWN]]
+
+    def drop(self, name: str, game: str | None = None) -> None:
+        """Withdraw ``name``'s seeks (for ``game``, or all)."""
+        for key, waiting in list(self.seeks.items()):
+            kept = [s for s in waiting if s.name != name or (game is not None and s.settings.game.id != game)]
+            if kept:
+                self.seeks[key] = kept
+            else:
+                del self.seeks[key]
+
+    def waiting(self) -> int:
+        """Seeks waiting now (for the metrics)."""
+        return sum(len(waiting) for waiting in self.seeks.values())
+
+    def _pair(self, waiting: str, arriving: str, settings: RoomSettings) -> Pairing:
+        pair = frozenset((waiting, arriving))
+        first = waiting if self.first_of_pair.get(pair) != waiting else arriving
+        self.first_of_pair[pair] = first
+        self.drop(waiting)
+        self.drop(arriving)
+        return Pairing(first, arriving if first == waiting else waiting, settings)

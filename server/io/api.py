@@ -1,0 +1,136 @@
+"""The read-only HTTP routes: health, metrics, and the JSON listings of rooms, games and tournaments.
+
+Each route answers from the hall (live) or from storage (read on a thread of the server's, never on the
+event loop). Writes go over the WebSocket. ``server.io.http`` does the HTTP around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from websockets.http11 import Response
+
+import protocol
+from protocol.messages import RoomStatus
+
+from ..tournament.director import Director, slug
+from ..tournament.schedule import TournamentSpec
+from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
+from .metrics import CONTENT_TYPE
+from .static_files import STATIC_PREFIX, StaticFiles
+
+if TYPE_CHECKING:
+    from .server import PlyhallServer
+
+
+class Api:
+    """The routes of one server (it reads the server's hall, storage, writer and metrics)."""
+
+    def __init__(self, server: PlyhallServer) -> None:
+        self.server = server
+        self.http = HttpApi()
+        self.web = StaticFiles()
+        self.http.route("/healthz", self._healthz)
+        self.http.route("/metrics", self._metrics)
+        self.http.route("/api/rooms", self._api_rooms)
+        self.http.route("/api/games", self._api_games)
+        self.http.route("/api/games/*", self._api_game)
+        self.http.route("/api/tournaments", self._api_tournaments)
+        self.http.route("/api/tournaments/*", self._api_tournament)
+        self.http.route("/", self.web.index)
+        self.http.route(STATIC_PREFIX + "*", self.web.file)
+
+    async def _read(self, func: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.server.reads, func, *args)
+
+    async def _healthz(self, path: str, query: dict[str, str]) -> Response:
+        writer = self.server._writer
+        database = {"ok": writer is None or writer.healthy, "queued": writer.queued if writer else 0}
+        if writer is not None and not writer.healthy:
+            database["error"] = writer.last_error
+        return json_response(200 if database["ok"] and not self.server.stopping else 503, {
+            "ok": not self.server.stopping and bool(database["ok"]), "version": protocol.__version__,
+            "rooms": len(self.server.hall.rooms), "connections": len(self.server.connections),
+            "uptime": round(time.time() - self.server.started, 1), "database": database,
+        })
+
+    async def _metrics(self, path: str, query: dict[str, str]) -> Response:
+        return text_response(200, self.server.metrics.render().decode(), CONTENT_TYPE)
+
+    def gauges(self) -> dict[str, Any]:
+        """Live values for the metrics scrape."""
+        writer = self.server._writer
+        if writer is not None:
+            while writer.commit_seconds:
+                self.server.metrics.commit.observe(writer.commit_seconds.popleft())
+        tournaments: dict[str, int] = {}
+        for director in self.server.hall.tournaments.values():
+            tournaments[director.status] = tournaments.get(director.status, 0) + 1
+        hall, house = self.server.hall, self.server.house
+        return {
+            "connections": len(self.server.connections), "sessions": len(hall.sessions), "rooms": len(hall.rooms),
+            "games_running": sum(room.status == RoomStatus.PLAYING for room in hall.rooms.values()),
+            "seeks": hall.seeks.waiting(),
+            "house_bots": len(house.running) if house is not None else 0, "tournaments": tournaments,
+            "storage_queued": writer.queued if writer else 0, "storage_up": int(writer is None or writer.healthy),
+            "storage_commits": writer.commits if writer else 0,
+            "gc_pauses": self.server.gc.pauses if self.server.gc is not None else None,
+        }
+
+    async def _api_rooms(self, path: str, query: dict[str, str]) -> Response:
+        return json_response(200, {"rooms": self.server.hall.listing(game_param(query))})
+
+    async def _api_games(self, path: str, query: dict[str, str]) -> Response:
+        limit = int_param(query, "limit", 50, 1, 500)
+        offset = int_param(query, "offset", 0, 0, 10**9)
+        game, status = game_param(query), status_param(query)
+        storage = self.server.storage
+        games = await self._read(lambda: storage.list_games(limit, offset, game, query.get("player"), status,
+                                                            query.get("tournament")))
+        return json_response(200, {"games": games, "limit": limit, "offset": offset})
+
+    async def _api_game(self, path: str, query: dict[str, str]) -> Response:
+        game_id = path.removeprefix("/api/games/")
+        record = await self._read(self.server.storage.get_game, game_id)
+        if record is None:
+            return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
+        return json_response(200, record)
+
+    async def _api_tournaments(self, path: str, query: dict[str, str]) -> Response:
+        """Every tournament in the database (all servers sharing it); this server's own ones live."""
+        stored = await self._read(self.server.storage.list_tournaments)
+        live = {tid: director.summary() for tid, director in self.server.hall.tournaments.items()}
+        listing = [live.pop(snap["id"], None) or _stored_summary(snap) for snap in stored]
+        return json_response(200, {"tournaments": listing + list(live.values())})
+
+    async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
+        key = unquote(path.removeprefix("/api/tournaments/"))
+        now = time.monotonic()
+        director = self.server.hall.tournaments.get(key) or self.server.hall.tournaments.get(slug(key))
+        if director is None:  # another server's event (or a finished one from before a restart)
+            found = await self._read(self.server.storage.tournament, slug(key))
+            if found is None:
+                return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
+            director = Director.restore(*found)
+        form = query.get("format", "json")
+        if form == "text":
+            return text_response(200, director.to_text(now))
+        if form == "csv":
+            return text_response(200, director.standings(now).to_csv(), "text/csv; charset=utf-8")
+        if form != "json":
+            raise BadRequest("format must be json, text or csv")
+        return json_response(200, self.server.hall.tournament_view(director, now))
+
+
+def _stored_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """The short form of a tournament known only from its stored snapshot (another server runs it)."""
+    settings = snapshot["settings"]
+    done = snapshot["games_done"]
+    total = done if snapshot.get("stopped_early") else TournamentSpec.from_json(settings["spec"]).total_games
+    return {"id": snapshot["id"], "name": snapshot["name"], "game": settings["game"],
+            "format": settings["spec"]["format"], "status": snapshot["status"],
+            "entrants": settings["spec"]["entrants"],
+            "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0}}

@@ -1,0 +1,116 @@
+"""One client connection as the server holds it: its codec, its rate limit, and writing to its socket.
+
+A message goes straight into the websockets protocol and the transport's buffer (no queue, task or
+coroutine per message); a client that lets more than ``MAX_UNSENT_BYTES`` pile up is too slow and is
+disconnected. The rate limit is a token bucket per connection, driven by the time it is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.protocol import OPEN
+
+from protocol.codec import Codec
+
+from .transport import frame_header
+
+log = logging.getLogger("plyhall.server")
+
+STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
+MAX_UNSENT_BYTES = 8 * 1024 * 1024  # bytes waiting for one slow client before it is dropped
+
+
+@dataclass
+class RateLimit:
+    """A token bucket: ``rate`` messages a second on average, bursts of ``burst``."""
+
+    rate: float = 50.0
+    burst: float = 200.0
+    strikes_to_close: int = 50  # rate-limited messages before the connection is closed
+
+
+class TokenBucket:
+    """Per-connection rate limiter driven by the time it is given."""
+
+    def __init__(self, limit: RateLimit, now: float) -> None:
+        self.limit = limit
+        self.tokens = limit.burst
+        self.updated = now
+        self.strikes = 0
+        self.last_strike = now
+
+    def refund(self) -> None:
+        """Give back the token of a message that turned out to be an accepted move: play is paced by the
+        opponent's moves, so a bot answering at once is never limited, however fast its games go."""
+        self.tokens = min(self.limit.burst, self.tokens + 1)
+
+    def take(self, now: float) -> bool:
+        """Spend a token if there is one; count a strike if not.
+
+        Strikes are forgotten after ``STRIKE_MEMORY`` quiet seconds, so an occasional burst
+        never adds up to a disconnection over a long session, while a flood does."""
+        self.tokens = min(self.limit.burst, self.tokens + (now - self.updated) * self.limit.rate)
+        self.updated = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        if now - self.last_strike > STRIKE_MEMORY:
+            self.strikes = 0
+        self.strikes += 1
+        self.last_strike = now
+        return False
+
+
+class Connection:
+    """One WebSocket connection: its codec and rate limit; messages are written to its socket at once.
+
+    A message goes straight into the websockets protocol and the transport's buffer (no queue, task or
+    coroutine per message): the transport sends what the socket takes and keeps the rest. A client that
+    lets more than ``MAX_UNSENT_BYTES`` pile up is too slow and is disconnected.
+    """
+
+    def __init__(self, conn_id: int, ws: ServerConnection, codec: Codec, bucket: TokenBucket) -> None:
+        self.id = conn_id
+        self.ws = ws
+        self.codec = codec
+        self.bucket = bucket
+        self.closing = False
+
+    def push(self, msg: dict[str, Any], frames: dict[tuple[int, int], bytes] | None = None) -> bool:
+        """Send a message now; False when the client is too far behind (it will be closed).
+
+        ``frames`` shares encoded frames between the connections one batch sends the same message
+        object to (a move goes to both players and every spectator): it is encoded once per codec.
+        """
+        ws = self.ws
+        if self.closing or ws.protocol.state is not OPEN or ws.transport.is_closing():
+            return True  # it is going: what it misses now it could not read anyway
+        if ws.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+            return False
+        key = (id(msg), id(self.codec))
+        frame = frames.get(key) if frames is not None else None
+        if frame is None:
+            try:
+                encoded = self.codec.encode(msg)
+            except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
+                log.exception("could not encode a %s message", msg.get("type"))
+                return True
+            payload = encoded if isinstance(encoded, bytes) else encoded.encode()
+            frame = frame_header(self.codec.binary, len(payload)) + payload
+            if frames is not None:
+                frames[key] = frame
+        ws.transport.write(frame)
+        return True
+
+    async def drain(self, timeout: float) -> None:
+        """Wait (briefly) until what was written has left for the network."""
+        deadline = time.monotonic() + timeout
+        transport = self.ws.transport
+        while not transport.is_closing() and transport.get_write_buffer_size() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
