@@ -223,8 +223,8 @@ class Hall:
         if lookup.conn not in self.addresses:
             return out
         name = lookup.login["name"]
-        if found is not None and name not in self.logins.claims:
-            self.logins.claims[name] = Claim(*found)
+        if found is not None:
+            self.logins.learn_claim(name, Claim(*found))
         self._login(out, lookup.conn, lookup.login, now, looked_up=True)
         tag_reply(out, lookup.conn, lookup.login.get("id"), REPLIES["login"])
         return out
@@ -303,7 +303,7 @@ class Hall:
         games). What must be started (house bots) and stored (rooms nobody comes back to) waits in
         ``restarted_house`` and ``restored_writes``."""
         self._now = now
-        self.logins.claims = {name: Claim(salt, digest) for name, (salt, digest) in restored.claims.items()}
+        self.logins.restore(restored.claims)
         running = sum(self._restore_room(snapshot, restored, now) for snapshot in restored.rooms)
         for snapshot in restored.tournaments:
             self._restore_tournament(snapshot, restored)
@@ -327,13 +327,12 @@ class Hall:
             return False
         self.registry.add(room)
         if room.creator is None and room.tournament is None:
-            self.seeks.rooms.add(room.name)
+            self.seeks.opened(room.name)
         for seat, name in enumerate(room.seats):
             if name is None:
                 continue
             self.seat_holders.setdefault(name, set()).add(room.name)
-            if name in restored.identities:
-                self.logins.identities[name] = restored.identities[name]
+            self.logins.take_back(name, restored.identities)
             if name.startswith(HOUSE_PREFIX) and room.status != RoomStatus.FINISHED and room.tournament is None:
                 # the bot's process did not outlive the old server's secret: start it again (a tournament's
                 # house entrants are started again with their event, in _restore_tournament)
@@ -353,8 +352,7 @@ class Hall:
                 del director.open[number]
         if director.status in ("created", "running", "paused"):
             for name in director.entrants:  # an entry holds its name after a restart too
-                if name in restored.identities:
-                    self.logins.identities[name] = restored.identities[name]
+                self.logins.take_back(name, restored.identities)
         if director.status in ("running", "paused"):  # an event not started yet holds no house bot
             self.restarted_house += self.house.start_entrants(director.id, director.settings.game,
                                                               director.settings.local)
@@ -363,10 +361,8 @@ class Hall:
         """Open the games that restored tournaments have due (after :meth:`restore`)."""
         out = HallOutbox()
         self._now = now
-        for tid in sorted(self.events.pending_due):
-            if tid in self.events.tournaments:
-                self._open_due(out, self.events.tournaments[tid], now)
-        self.events.pending_due.clear()
+        for director in self.events.restored():
+            self._open_due(out, director, now)
         return out
 
     # Handlers ---------------------------------------------------------------------------
@@ -726,7 +722,7 @@ class Hall:
         """Open a room for two seeks that pair and seat both."""
         room = Room(self.registry.free_name(), pairing.settings, self.env)
         self.registry.add(room)
-        self.seeks.rooms.add(room.name)
+        self.seeks.opened(room.name)
         out.writes.append(_room_saved(room))
         log.info("paired %s and %s for %s in %s", pairing.first, pairing.second, pairing.settings.game.id, room.name)
         for seat, name in enumerate((pairing.first, pairing.second)):
@@ -737,7 +733,7 @@ class Hall:
 
     def _remove_room(self, out: HallOutbox, room: Room) -> None:
         self.registry.remove(room)
-        self.seeks.rooms.discard(room.name)
+        self.seeks.closed(room.name)
         self.house.room_over(room.name)  # the game is over; the bot's slot is free once its process ends
         self.timers.forget(room.name)
         out.writes.append(RoomRemoved(room.name))

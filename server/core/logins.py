@@ -273,6 +273,19 @@ class Logins:
         """True when somebody has proved to be ``name`` (it has a resume token)."""
         return name in self.identities
 
+    def restore(self, claims: dict[str, tuple[str, str]]) -> None:
+        """After a restart: the stored claims (name -> salt and digest)."""
+        self.claims = {name: Claim(salt, digest) for name, (salt, digest) in claims.items()}
+
+    def learn_claim(self, name: str, claim: Claim) -> None:
+        """A claim found in a shared database (another server's)."""
+        self.claims.setdefault(name, claim)
+
+    def take_back(self, name: str, identities: dict[str, str]) -> None:
+        """After a restart: ``name`` holds something again, so its stored token (if any) proves it again."""
+        if name in identities:
+            self.identities[name] = identities[name]
+
     def forget(self, name: str) -> bool:
         """Nobody holds ``name`` any more: its token proves nothing from now on. True when it had one."""
         return self.identities.pop(name, None) is not None

@@ -87,6 +87,14 @@ class SeekDesk:
             else:
                 del self.seeks[key]
 
+    def opened(self, room: str) -> None:
+        """A room was opened for a pairing (the hall opens it)."""
+        self.rooms.add(room)
+
+    def closed(self, room: str) -> None:
+        """A room is gone (whatever opened it)."""
+        self.rooms.discard(room)
+
     def waiting(self) -> int:
         """Seeks waiting now (for the metrics)."""
         return sum(len(waiting) for waiting in self.seeks.values())

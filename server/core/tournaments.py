@@ -64,6 +64,11 @@ class TournamentDesk:
                 return director
         return None
 
+    def restored(self) -> list[Director]:
+        """The events taken back at start whose due games are still to be opened (each once)."""
+        pending, self.pending_due = sorted(self.pending_due), set()
+        return [self.tournaments[tid] for tid in pending if tid in self.tournaments]
+
     def summaries(self) -> list[dict[str, Any]]:
         """Every event in short (the ``tournaments`` reply)."""
         return [director.summary() for director in self.tournaments.values()]
