@@ -26,7 +26,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from protocol.games import GAMES
 
-from .sdk import DEFAULT_URL, Client, ServerError, ServerURLError, check_url
+from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_url
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "cycles", "rounds", "time_control",
@@ -86,20 +86,7 @@ def _names(value: Any, what: str) -> list[str]:
 
 def definition(args: argparse.Namespace) -> dict[str, Any]:
     """The ``tournament_create`` request from a TOML file (``--file``) and the flags (which win)."""
-    settings: dict[str, Any] = {}
-    base = Path.cwd()
-    if args.file:
-        path = Path(args.file)
-        try:
-            settings = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise TournamentCliError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise TournamentCliError(f"{path} is not valid TOML: {exc}") from None
-        unknown = sorted(set(settings) - set(SETTINGS))
-        if unknown:
-            raise TournamentCliError(f"{path}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(SETTINGS)}")
-        base = path.parent
+    settings, base = _read_definition(Path(args.file)) if args.file else ({}, Path.cwd())
     for key in SETTINGS:
         value = getattr(args, key, None)
         if value is not None:
@@ -123,15 +110,34 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
         if settings.get(key) is not None:
             request[key] = settings[key]
     if settings.get("openings"):
-        path = base / settings["openings"]
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TournamentCliError(f"cannot read the openings file {path}: {exc.strerror or exc}") from None
-        request["openings"] = {"text": text, "source": path.name}
-        if settings.get("plies") is not None:
-            request["openings"]["plies"] = settings["plies"]
+        request["openings"] = _openings(base / settings["openings"], settings.get("plies"))
     return request
+
+
+def _read_definition(path: Path) -> tuple[dict[str, Any], Path]:
+    """The settings of a tournament TOML file, and the folder its relative paths (the openings) start from."""
+    try:
+        settings = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TournamentCliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentCliError(f"{path} is not valid TOML: {exc}") from None
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise TournamentCliError(f"{path}: unknown key(s) {', '.join(unknown)}; keys: {', '.join(SETTINGS)}")
+    return settings, path.parent
+
+
+def _openings(path: Path, plies: int | None) -> dict[str, Any]:
+    """The request's ``openings``: the file's text (the server checks it), its name, and the plies to play of each."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TournamentCliError(f"cannot read the openings file {path}: {exc.strerror or exc}") from None
+    openings: dict[str, Any] = {"text": text, "source": path.name}
+    if plies is not None:
+        openings["plies"] = plies
+    return openings
 
 
 WHOLE_NUMBERS = ("games_per_pairing", "cycles", "rounds", "concurrency", "plies")
@@ -148,27 +154,11 @@ def _setting(key: str, value: Any) -> Any:
     a number or as a string (``rounds = 3`` or ``rounds = "3"``), a time control as on the command line
     (``time_control = 5``, ``"5m+2s"``) or as a table; TournamentCliError says what is accepted otherwise."""
     if key in WHOLE_NUMBERS:
-        if isinstance(value, str) and value.strip().isdigit():
-            return int(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = 3), not {value!r}")
+        return _whole_number(key, value)
     if key == "grace":
-        try:
-            if not isinstance(value, bool):
-                return float(value)
-        except (TypeError, ValueError):
-            pass
-        raise TournamentCliError(f"grace must be a number of seconds (e.g. grace = 60), not {value!r}")
+        return _grace(value)
     if key in PARSED:
-        parse, accepted = PARSED[key]
-        if key == "time_control" and isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = f"{value:g}"  # seconds a move, as on the command line
-        if isinstance(value, str):
-            return parse(value)
-        if isinstance(value, dict):
-            return value
-        raise TournamentCliError(f"{key} is {accepted}, not {value!r}")
+        return _parsed(key, value)
     if key in ("players", "local"):
         return _names(value, key)
     if key in TEXTS and not isinstance(value, str):
@@ -176,6 +166,35 @@ def _setting(key: str, value: Any) -> Any:
     if key == "options" and not isinstance(value, dict):
         raise TournamentCliError(f"options is a table of game options (e.g. options = {{ first = 1 }}), not {value!r}")
     return value
+
+
+def _whole_number(key: str, value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = 3), not {value!r}")
+
+
+def _grace(value: Any) -> float:
+    try:
+        if not isinstance(value, bool):
+            return float(value)
+    except (TypeError, ValueError):
+        pass
+    raise TournamentCliError(f"grace must be a number of seconds (e.g. grace = 60), not {value!r}")
+
+
+def _parsed(key: str, value: Any) -> Any:
+    """A setting written as text on the command line (``PARSED``), or as a TOML table already in request form."""
+    parse, accepted = PARSED[key]
+    if key == "time_control" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = f"{value:g}"  # seconds a move, as on the command line
+    if isinstance(value, str):
+        return parse(value)
+    if isinstance(value, dict):
+        return value
+    raise TournamentCliError(f"{key} is {accepted}, not {value!r}")
 
 
 def http_base(url: str) -> str:

@@ -140,13 +140,13 @@ def test_a_restored_hall_finishes_the_event_without_playing_a_game_twice():
     again.hall.restore(restored, again.now)
     again.take(again.hall.resume_tournaments(again.now))
     event = again.hall.tournaments["restart"]
-    assert len(event.outcomes) == 2 and len(event.open) == 1
+    assert len(event.ended_games) == 2 and len(event.open) == 1
     for name in ("ann", "bob", "cy"):
         again.login(name, secret=f"{name}-pw")
     resumed = next(r for r in again.hall.rooms.values() if r.status == "playing")
     assert len(resumed.moves) == 3 and not resumed.paused
     play_running_games(again, rng)
-    assert event.status == "finished" and len(event.outcomes) == 6
+    assert event.status == "finished" and len(event.ended_games) == 6
     storage.apply(again.writes)
     records = storage.list_games(500, tournament="restart")
     assert sorted(r["tournament_game"] for r in records) == [1, 2, 3, 4, 5, 6]  # each game once

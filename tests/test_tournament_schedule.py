@@ -9,9 +9,9 @@ from itertools import combinations
 import pytest
 
 from server.tournament import (
-    GameResult,
     Schedule,
     ScheduleError,
+    ScoredGame,
     TournamentSpec,
     compute_standings,
     head_to_head,
@@ -48,9 +48,9 @@ def pairing_colours(schedule: Schedule) -> dict[str, str]:
     return colours
 
 
-def play_out(spec: TournamentSpec, rng: random.Random) -> tuple[Schedule, list[GameResult]]:
+def play_out(spec: TournamentSpec, rng: random.Random) -> tuple[Schedule, list[ScoredGame]]:
     """Play a whole event with random results, round by round as a director would."""
-    results: list[GameResult] = []
+    results: list[ScoredGame] = []
     schedule = make_schedule(spec, results)
     while True:
         pending = schedule.pending(results)
@@ -60,7 +60,7 @@ def play_out(spec: TournamentSpec, rng: random.Random) -> tuple[Schedule, list[G
         # only the newest round is pending: Swiss rounds are paired one at a time
         assert spec.format != "swiss" or {g.round for g in pending} == {schedule.rounds_paired}
         for game in pending:
-            results.append(GameResult(game.white, game.black, rng.choice(RESULTS), round=game.round))
+            results.append(ScoredGame(game.white, game.black, rng.choice(RESULTS), round=game.round))
         schedule = make_schedule(spec, results)
 
 
@@ -162,7 +162,7 @@ def test_swiss_round_one_is_top_half_against_bottom_half():
 def test_swiss_pairs_by_score():
     entrants = names(8)
     first = swiss_pairings(entrants, [], 1, games_per_pairing=1)
-    results = [GameResult(p.white, p.black, "1-0", round=1) for p in first]
+    results = [ScoredGame(p.white, p.black, "1-0", round=1) for p in first]
     second = swiss_pairings(entrants, results, 2, games_per_pairing=1)
     winners = {p.white for p in first}
     for p in second:
@@ -217,15 +217,15 @@ def test_swiss_waits_for_the_round_to_finish():
     spec = TournamentSpec("swiss", names(6), rounds=3)
     schedule = make_schedule(spec)
     assert schedule.rounds_paired == 1 and not schedule.complete and schedule.total_games == 18
-    partial = [GameResult(g.white, g.black, "1-0", round=1) for g in schedule.games[:-1]]
+    partial = [ScoredGame(g.white, g.black, "1-0", round=1) for g in schedule.games[:-1]]
     assert make_schedule(spec, partial).rounds_paired == 1
     assert make_schedule(spec, partial).pending(partial) == [schedule.games[-1]]
     with pytest.raises(ScheduleError, match=r"missing: .*\(round 1\)"):
         swiss_pairings(spec.entrants, partial, 2)
-    full = partial + [GameResult(schedule.games[-1].white, schedule.games[-1].black, "0-1", round=1)]
+    full = partial + [ScoredGame(schedule.games[-1].white, schedule.games[-1].black, "0-1", round=1)]
     later = make_schedule(spec, full)
     assert later.rounds_paired == 2 and later.pairings[:3] == schedule.pairings
-    stranger = full + [GameResult("bot00", "bot01", "1-0", round=1)]
+    stranger = full + [ScoredGame("bot00", "bot01", "1-0", round=1)]
     with pytest.raises(ScheduleError, match="does not belong"):
         make_schedule(spec, stranger)
 
@@ -233,7 +233,7 @@ def test_swiss_waits_for_the_round_to_finish():
 def test_pending_refuses_a_result_for_no_game():
     schedule = make_schedule(TournamentSpec("round-robin", names(3), games_per_pairing=1))
     with pytest.raises(ScheduleError, match="matches no scheduled game"):
-        schedule.pending([GameResult("nobody", "bot00", "1-0")])
+        schedule.pending([ScoredGame("nobody", "bot00", "1-0")])
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -263,13 +263,13 @@ def test_a_whole_event_as_a_director_runs_it():
     openings = parse_openings("4 4\n3 4\n4 3 # three openings\n", "connect4")
     spec = TournamentSpec("round-robin", ["alpha", "beta", "gamma"], openings=len(openings))
     schedule = make_schedule(spec)
-    results: list[GameResult] = []
+    results: list[ScoredGame] = []
     for game in schedule.pending(results):
         moves = openings[game.opening].moves  # the room starts the game from these moves
         assert len(moves) == 2
         stronger = min(game.white, game.black)  # alphabetical order is strength here
         result = "1-0" if game.white == stronger else "0-1"
-        results.append(GameResult(game.white, game.black, result, round=game.round, duration=30.0))
+        results.append(ScoredGame(game.white, game.black, result, round=game.round, duration=30.0))
     assert schedule.pending(results) == []
     table = compute_standings(results, spec.entrants, total_games=schedule.total_games)
     assert [row.name for row in table.rows] == ["alpha", "beta", "gamma"]

@@ -93,20 +93,13 @@ LEVELS = "random, novice, minimax-N (N = 1..8), master"
 
 def run_bot(args: argparse.Namespace) -> int:
     """Run the bot until its games are done, printing what it waits for, results and a running score."""
-    from client.sdk import CannotPlay, NoServer, ServerError, ServerURLError, TakenOver, check_url
+    from client.sdk import CannotPlay, ServerError, ServerURLError, check_url
 
     if args.warm_up:
         return warm_up([args.game] if args.game else sorted(GAMES))
-    missing = [flag for flag, value in (("--game", args.game), ("--name", args.name)) if value is None]
-    if missing:
-        print(f"plyhall bot: {' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required (or "
-              "--warm-up alone)", file=sys.stderr)
-        return 2
-    if args.games is not None and args.games < 1:
-        print("plyhall bot: --games must be at least 1", file=sys.stderr)
-        return 2
-    if not 1 <= args.series <= 1000:
-        print("plyhall bot: --series must be 1 to 1000", file=sys.stderr)
+    problem = _usage_problem(args)
+    if problem is not None:
+        print(f"plyhall bot: {problem}", file=sys.stderr)
         return 2
     try:
         check_url(args.url)
@@ -114,19 +107,7 @@ def run_bot(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         print(f"plyhall bot: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    score = {"games": 0, "points": 0.0}
-
-    def on_result(result: GameResult) -> None:
-        opponent = result.players[1 - result.seat] if result.seat is not None else "?"
-        if not result.played:  # a cancelled tournament, nobody back after a restart: no result to count
-            print(f"game in {result.room} against {opponent} aborted ({result.reason}); not counted; "
-                  f"score {score['points']:g}/{score['games']}", flush=True)
-            return
-        score["games"] += 1
-        score["points"] += result.score
-        outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[result.score]
-        print(f"game {score['games']} in {result.room}: {outcome} against {opponent} ({result.reason}); "
-              f"score {score['points']:g}/{score['games']}", flush=True)
+    score = Scoreboard()
 
     def on_status(text: str) -> None:
         print(f"{args.name}: {text}", flush=True)
@@ -136,26 +117,56 @@ def run_bot(args: argparse.Namespace) -> int:
         room_options["time_control"] = {"per_move": args.per_move}
     options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
                          tournament=args.tournament, games=args.games, series=args.series, coords=args.coords,
-                         room_options=room_options, on_result=on_result, on_status=on_status)
+                         room_options=room_options, on_result=score.on_result, on_status=on_status)
     try:
         asyncio.run(run_player(player, options))
     except KeyboardInterrupt:
-        print(f"stopped: {score['points']:g}/{score['games']} points", flush=True)
+        print(f"stopped: {score} points", flush=True)
         return 130
-    except (ServerURLError, NoServer, TakenOver) as exc:
-        print(f"plyhall bot: {exc}", file=sys.stderr)
-        return 1
-    except ConnectionError as exc:
-        print(f"plyhall bot: {exc}", file=sys.stderr)
-        return 1
-    except CannotPlay as exc:
+    except (ServerURLError, ConnectionError, CannotPlay) as exc:  # no server, taken over, another game, ...
         print(f"plyhall bot: {exc}", file=sys.stderr)
         return 1
     except ServerError as exc:  # a server refusal (bad name, wrong secret, wrong game, ...) ends the run
         print(f"plyhall bot: the server refused: {exc.message}", file=sys.stderr)
         return 1
-    print(f"done: {score['points']:g}/{score['games']} points", flush=True)
+    print(f"done: {score} points", flush=True)
     return 0
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the command's flags (a required one missing, a count out of range), if anything."""
+    missing = [flag for flag, value in (("--game", args.game), ("--name", args.name)) if value is None]
+    if missing:
+        return f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required (or --warm-up alone)"
+    if args.games is not None and args.games < 1:
+        return "--games must be at least 1"
+    if not 1 <= args.series <= 1000:
+        return "--series must be 1 to 1000"
+    return None
+
+
+class Scoreboard:
+    """The running score ``plyhall bot`` prints after each game: points out of the games counted."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.points = 0.0
+
+    def __str__(self) -> str:
+        return f"{self.points:g}/{self.games}"
+
+    def on_result(self, result: GameResult) -> None:
+        """Count a finished game and print it with the score so far (an aborted game is shown, not counted)."""
+        opponent = result.players[1 - result.seat] if result.seat is not None else "?"
+        if not result.played:  # a cancelled tournament, nobody back after a restart: no result to count
+            print(f"game in {result.room} against {opponent} aborted ({result.reason}); not counted; "
+                  f"score {self}", flush=True)
+            return
+        self.games += 1
+        self.points += result.score
+        outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[result.score]
+        print(f"game {self.games} in {result.room}: {outcome} against {opponent} ({result.reason}); "
+              f"score {self}", flush=True)
 
 
 def warm_up(games: list[str]) -> int:

@@ -9,7 +9,8 @@ whatever ``--jobs`` says. Levels that search deterministically would replay
 the same two games; ``--opening-plies N`` starts each pair of games (one per
 seating) from N random moves so the games differ. The summary counts wins, losses and draws for each
 side and for the first and second player, and gives A's score
-(wins + draws/2) / games with a 95% Wilson score interval.
+(wins + draws/2) / games with a 95% Wilson score interval
+(:func:`protocol.statistics.wilson_interval`, the statistics tournaments use too).
 
 ``--time-per-move`` is handed to the bots as their :class:`~bots.TimeBudget`;
 the fixed-depth baseline levels ignore it and play to full depth, so it never
@@ -29,8 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-Z_95 = 1.959964
-"""The normal quantile of a two-sided 95% interval."""
+from protocol.statistics import wilson_interval
 
 
 @dataclass(frozen=True)
@@ -77,20 +77,6 @@ class Tally:
     def score(self) -> float:
         """(wins + draws / 2) / games; 0 when no game was counted."""
         return (self.wins + self.draws / 2) / self.games if self.games else 0.0
-
-
-def wilson_interval(score: float, games: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``score`` observed over ``games`` trials.
-
-    A draw counts as half a win. ``(0.0, 1.0)`` when there are no games.
-    """
-    if games <= 0:
-        return 0.0, 1.0
-    z2 = z * z
-    denominator = 1 + z2 / games
-    centre = (score + z2 / (2 * games)) / denominator
-    half = z / denominator * math.sqrt(max(score * (1 - score), 0.0) / games + z2 / (4 * games * games))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

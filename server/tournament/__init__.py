@@ -4,11 +4,20 @@ Nothing here opens a socket, reads a clock, a file or a database: every
 function takes what it needs and returns plain values. The tournament
 director (which opens games and seats entrants) and storage sit on top.
 
-``results``    :class:`GameResult`, one finished, forfeited or bye game
-``schedule``   formats, pairings (Berger round robin, gauntlet, Swiss), games and openings
+``results``    :class:`ScoredGame`, one finished, forfeited or bye game
+``pairing``    :class:`Pairing`, two entrants meeting in a round
+``schedule``   formats (Berger round robin, gauntlet, Swiss), games and openings
+``swiss``      Swiss pairing, round by round
 ``openings``   openings files checked against the reference rules
-``ratings``    Elo by maximum likelihood, cutechess-cli's match figures, SPRT
-``standings``  points, W-D-L, crosstable, tie-breaks, ranking, progress, text and CSV
+``ratings``    Elo for the whole field by maximum likelihood
+``tally``      points, W-D-L, crosstable, head-to-head counts
+``tiebreaks``  Sonneborn-Berger, Buchholz, median Buchholz
+``standings``  ranking, progress, text and CSV
+``director``   one event: settings, status, results, the games to open
+
+The match statistics (cutechess-cli's figures, SPRT, z-values) are
+:mod:`protocol.statistics`, shared with ``plyhall match``; this package
+re-exports the ones tournaments use.
 
 A whole event in a few lines::
 
@@ -21,47 +30,34 @@ A whole event in a few lines::
 
 from __future__ import annotations
 
-from .openings import OPENING_FORMATS, Opening, OpeningsError, parse_openings
-from .ratings import (
+from protocol.statistics import (
     MatchStats,
-    Rating,
     SprtResult,
     SprtStatus,
     elo_from_score,
     elo_margin,
-    elo_ratings,
     expected_score,
     likelihood_of_superiority,
     match_stats,
     sprt,
 )
-from .results import RESULTS, GameResult
-from .schedule import (
-    FORMATS,
-    Pairing,
-    Schedule,
-    ScheduledGame,
-    ScheduleError,
-    TournamentSpec,
-    make_schedule,
-    round_robin_pairings,
-    swiss_pairings,
-)
-from .standings import (
-    TIEBREAKS,
-    Progress,
-    Standing,
-    Standings,
-    compute_standings,
-    default_tiebreak,
-    estimate_time_left,
-    head_to_head,
-)
+
+from .director import ScheduledGameStatus, TournamentStatus
+from .openings import OPENING_FORMATS, Opening, OpeningsError, parse_openings
+from .pairing import Pairing, ScheduleError
+from .ratings import Rating, elo_ratings
+from .results import RESULTS, ScoredGame
+from .schedule import FORMATS, Schedule, ScheduledGame, TournamentSpec, make_schedule, round_robin_pairings
+from .standings import Progress, Standing, Standings, compute_standings, estimate_time_left
+from .swiss import swiss_pairings
+from .tally import head_to_head
+from .tiebreaks import TIEBREAKS, default_tiebreak
 
 __all__ = [
     "FORMATS", "OPENING_FORMATS", "RESULTS", "TIEBREAKS",
-    "GameResult", "MatchStats", "Opening", "OpeningsError", "Pairing", "Progress", "Rating", "Schedule",
-    "ScheduleError", "ScheduledGame", "SprtResult", "SprtStatus", "Standing", "Standings", "TournamentSpec",
+    "MatchStats", "Opening", "OpeningsError", "Pairing", "Progress", "Rating", "Schedule", "ScheduleError",
+    "ScheduledGame", "ScheduledGameStatus", "ScoredGame", "SprtResult", "SprtStatus", "Standing", "Standings",
+    "TournamentSpec", "TournamentStatus",
     "compute_standings", "default_tiebreak", "elo_from_score", "elo_margin", "elo_ratings", "estimate_time_left",
     "expected_score", "head_to_head", "likelihood_of_superiority", "make_schedule", "match_stats",
     "parse_openings", "round_robin_pairings", "sprt", "swiss_pairings",

@@ -1,30 +1,71 @@
 """The tournament director: a plain object that, fed results and the time, says which games to open.
 
-A :class:`Director` holds one event: its settings, its status (``created``, ``running``,
-``paused``, ``finished``, ``cancelled``), the results so far by schedule number, and which games
-are open (in which room). The hall asks it for the games due (:meth:`Director.due`), opens a
-room for each, seats the entrants and reports back (:meth:`opened`, :meth:`ended`). Everything
-it knows is in :meth:`snapshot` plus the stored games of the event, so a restarted server
-rebuilds it exactly (:meth:`restore`): no finished game is lost or played twice.
+A :class:`Director` holds one event: its settings, its status (:class:`TournamentStatus`:
+``created``, ``running``, ``paused``, ``finished``, ``cancelled``), the games that ended, by
+schedule number (:class:`EndedGame`), and which games are open (in which room). The hall asks it
+for the games due (:meth:`Director.due`), opens a room for each, seats the entrants and reports
+back (:meth:`opened`, :meth:`ended`). Everything it knows is in :meth:`snapshot` plus the stored
+games of the event, so a restarted server rebuilds it exactly (:meth:`restore`): no finished game
+is lost or played twice.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-from .openings import OpeningsError, parse_openings
-from .ratings import MatchStats, SprtResult, sprt
-from .results import GameResult
-from .schedule import FORMATS, Schedule, ScheduledGame, ScheduleError, TournamentSpec, make_schedule
-from .standings import Standings, compute_standings, default_tiebreak, head_to_head
+from protocol.messages import GameStatus
+from protocol.statistics import MatchStats, SprtResult, sprt
 
-STATUSES = ("created", "running", "paused", "finished", "cancelled")
+from .openings import OpeningsError, parse_openings
+from .results import ScoredGame
+from .schedule import FORMATS, Schedule, ScheduledGame, ScheduleError, TournamentSpec, make_schedule
+from .standings import Standings, compute_standings
+from .tally import head_to_head
+from .tiebreaks import default_tiebreak
+
+
+class TournamentStatus(StrEnum):
+    """Where an event is: defined, playing, paused by the organiser, over, or called off (the values go on the
+    wire and into storage as they are)."""
+
+    CREATED = "created"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class ScheduledGameStatus(StrEnum):
+    """Where a scheduled game is, as the event's schedule shows it: not opened yet, in a room, or ended with a
+    result (its :class:`~protocol.messages.GameStatus`: played to the end, or forfeited by an absent entrant)."""
+
+    PENDING = "pending"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    FORFEIT = "forfeit"
+
+
+STATUSES = tuple(status.value for status in TournamentStatus)
+"""Every status of an event, as text."""
+OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
+"""The statuses of an event that has ended: no game of it is opened again."""
+ENDED = (GameStatus.FINISHED, GameStatus.FORFEIT)
+"""The statuses of a stored game that has a result (an aborted game has none: it is played again)."""
 MAX_NAME = 28  # room names are "<tournament> <round>.<board>", at most 40 characters
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,27}$")
 NAME_HELP = "1 to 28 letters, digits, spaces and _ . - (starting with a letter or digit)"
 MAX_CONCURRENCY = 1000
+CONTROLS: dict[str, tuple[tuple[TournamentStatus, ...], TournamentStatus]] = {
+    "start": ((TournamentStatus.CREATED,), TournamentStatus.RUNNING),
+    "pause": ((TournamentStatus.RUNNING,), TournamentStatus.PAUSED),
+    "resume": ((TournamentStatus.PAUSED,), TournamentStatus.RUNNING),
+    "cancel": ((TournamentStatus.CREATED, TournamentStatus.RUNNING, TournamentStatus.PAUSED),
+               TournamentStatus.CANCELLED),
+}
+"""What the organiser may do to an event: action -> (the statuses it is possible in, the status after it)."""
 
 
 class TournamentError(ValueError):
@@ -113,21 +154,21 @@ def parse_opening_list(game: str, obj: Any) -> list[list[str]]:
 
 
 @dataclass
-class Outcome:
+class EndedGame:
     """A game of the event that has a result: what the mathematics reads, and where it is recorded."""
 
-    result: GameResult
-    record: str
-    status: str  # finished or forfeit
+    result: ScoredGame
+    record: str  # the stored game's id
+    status: GameStatus  # finished or forfeit
 
 
 class Director:
     """One tournament: settings, status, results and open games."""
 
-    def __init__(self, settings: TournamentSettings, status: str = "created") -> None:
+    def __init__(self, settings: TournamentSettings, status: str = TournamentStatus.CREATED) -> None:
         self.settings = settings
-        self.status = status
-        self.outcomes: dict[int, Outcome] = {}  # schedule number -> result
+        self.status = TournamentStatus(status)
+        self.ended_games: dict[int, EndedGame] = {}  # schedule number -> its result
         self.open: dict[int, str] = {}  # schedule number -> room of a game being played (or waiting for players)
         self.started: dict[int, float] = {}  # schedule number -> when its room opened (monotonic), for the ETA
         self.stopped_early = ""  # why the event ended before its last game (an SPRT decision)
@@ -152,9 +193,9 @@ class Director:
             self._schedule = make_schedule(self.settings.spec, self.results())
         return self._schedule
 
-    def results(self) -> list[GameResult]:
+    def results(self) -> list[ScoredGame]:
         """Every result so far, in schedule order."""
-        return [self.outcomes[n].result for n in sorted(self.outcomes)]
+        return [self.ended_games[n].result for n in sorted(self.ended_games)]
 
     def game(self, number: int) -> ScheduledGame:
         """Scheduled game ``number``."""
@@ -162,23 +203,23 @@ class Director:
 
     def has_games_for(self, name: str) -> bool:
         """True while ``name`` has games of this event still to play."""
-        if self.status in ("finished", "cancelled") or name not in self.entrants:
+        if self.status in OVER or name not in self.entrants:
             return False
         if not self.schedule.complete:
             return True
-        return any(name in (g.white, g.black) for g in self.schedule.games if g.number not in self.outcomes)
+        return any(name in (g.white, g.black) for g in self.schedule.games if g.number not in self.ended_games)
 
     def due(self) -> list[ScheduledGame]:
         """The games to open now: in schedule order, while fewer than ``concurrency`` are open, each
         entrant in one game at a time."""
-        if self.status != "running":
+        if self.status != TournamentStatus.RUNNING:
             return []
         busy = {name for number in self.open for name in (self.game(number).white, self.game(number).black)}
         due = []
         for game in self.schedule.games:
             if len(self.open) + len(due) >= self.settings.concurrency:
                 break
-            if game.number in self.outcomes or game.number in self.open or {game.white, game.black} & busy:
+            if game.number in self.ended_games or game.number in self.open or {game.white, game.black} & busy:
                 continue
             due.append(game)
             busy |= {game.white, game.black}
@@ -192,13 +233,12 @@ class Director:
 
     def control(self, action: str) -> None:
         """``start``, ``pause``, ``resume`` or ``cancel``; TournamentError when not possible now."""
-        allowed = {"start": ("created",), "pause": ("running",), "resume": ("paused",),
-                   "cancel": ("created", "running", "paused")}
-        if action not in allowed:
-            raise TournamentError(f"unknown action {action!r}; actions: {', '.join(allowed)}")
-        if self.status not in allowed[action]:
+        if action not in CONTROLS:
+            raise TournamentError(f"unknown action {action!r}; actions: {', '.join(CONTROLS)}")
+        allowed, after = CONTROLS[action]
+        if self.status not in allowed:
             raise TournamentError(f"{self.settings.name} is {self.status}: it cannot {action}")
-        self.status = {"start": "running", "pause": "paused", "resume": "running", "cancel": "cancelled"}[action]
+        self.status = after
 
     def opened(self, number: int, room: str, now: float) -> None:
         """Game ``number`` has a room now."""
@@ -210,29 +250,31 @@ class Director:
         played again."""
         self.open.pop(number, None)
         self.started.pop(number, None)
-        if status not in ("finished", "forfeit") or number in self.outcomes:
+        if status not in ENDED or number in self.ended_games:
             return False
+        status = GameStatus(status)
+        forfeit = status == GameStatus.FORFEIT
         game = self.game(number)
         if winner is None:
-            result = "0-0" if status == "forfeit" else "1/2-1/2"
+            result = "0-0" if forfeit else "1/2-1/2"
         else:
             result = "1-0" if winner == 0 else "0-1"
-        self.outcomes[number] = Outcome(GameResult(game.white, game.black, result, game.round, status == "forfeit",
-                                                   duration), record, status)
+        self.ended_games[number] = EndedGame(ScoredGame(game.white, game.black, result, game.round, forfeit,
+                                                        duration), record, status)
         self._schedule = None
         return self._check_end()
 
     def _check_end(self) -> bool:
-        if self.status in ("finished", "cancelled"):
+        if self.status in OVER:
             return False
         test = self.sprt()
         if test is not None and test["status"] != "continue":
             self.stopped_early = f"SPRT accepted {test['status']} after {test['games']} games"
-            self.status = "finished"
+            self.status = TournamentStatus.FINISHED
             return True
         schedule = self.schedule
-        if schedule.complete and all(g.number in self.outcomes for g in schedule.games):
-            self.status = "finished"
+        if schedule.complete and all(g.number in self.ended_games for g in schedule.games):
+            self.status = TournamentStatus.FINISHED
             return True
         return False
 
@@ -242,8 +284,8 @@ class Director:
             return None
         first = self.entrants[0]
         wins = draws = losses = 0
-        for outcome in self.outcomes.values():
-            result = outcome.result
+        for ended in self.ended_games.values():
+            result = ended.result
             if result.is_played and first in result.players:
                 points = result.score(first)
                 wins += points == 1.0
@@ -267,7 +309,7 @@ class Director:
 
     def snapshot(self) -> dict[str, Any]:
         """What storage keeps besides the event's games: settings, status, open rooms."""
-        return {"id": self.id, "name": self.settings.name, "status": self.status,
+        return {"id": self.id, "name": self.settings.name, "status": self.status.value,
                 "settings": self.settings.to_json(), "open": {str(n): room for n, room in self.open.items()},
                 "stopped_early": self.stopped_early, "created_at": self.settings.created_at}
 
@@ -278,28 +320,28 @@ class Director:
         director.stopped_early = snapshot.get("stopped_early", "")
         for summary in sorted(games, key=lambda g: (g.get("tournament_game") or 0, g["started_at"])):
             number = summary.get("tournament_game")
-            if number is None or summary["status"] not in ("finished", "forfeit"):
+            if number is None or summary["status"] not in ENDED:
                 continue
             duration = None if summary["ended_at"] is None else summary["ended_at"] - summary["started_at"]
             director.ended(number, summary["winner"], summary["status"], summary["id"], duration)
-        director.status = snapshot["status"]  # ended() may have concluded what the snapshot already says
+        director.status = TournamentStatus(snapshot["status"])  # ended() may have concluded what the snapshot says
         director.open = {int(n): room for n, room in snapshot.get("open", {}).items() if int(n) not in
-                         director.outcomes}
+                         director.ended_games}
         return director
 
     # Views --------------------------------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:
         """The short form: for listings."""
-        total = self.schedule.total_games if not self.stopped_early else len(self.outcomes)
-        done = len(self.outcomes)
+        total = self.schedule.total_games if not self.stopped_early else len(self.ended_games)
+        done = len(self.ended_games)
         return {"id": self.id, "name": self.settings.name, "game": self.settings.game,
-                "format": self.settings.spec.format, "status": self.status, "entrants": list(self.entrants),
+                "format": self.settings.spec.format, "status": self.status.value, "entrants": list(self.entrants),
                 "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0}}
 
     def standings(self, now: float) -> Standings:
         """The standings now: points, W-D-L, Elo, tie-break, crosstable and progress."""
-        total = len(self.outcomes) if self.stopped_early else self.schedule.total_games
+        total = len(self.ended_games) if self.stopped_early else self.schedule.total_games
         return compute_standings(
             self.results() + self.schedule.bye_results(), self.entrants,
             tiebreak=default_tiebreak(self.settings.spec.format), total_games=total,
@@ -333,12 +375,15 @@ class Director:
         body = self.standings(now).to_json()
         schedule = []
         for game in self.schedule.games:
-            outcome = self.outcomes.get(game.number)
-            status = outcome.status if outcome else ("playing" if game.number in self.open else "pending")
+            ended = self.ended_games.get(game.number)
+            if ended is not None:
+                status = ScheduledGameStatus(ended.status)
+            else:
+                status = ScheduledGameStatus.PLAYING if game.number in self.open else ScheduledGameStatus.PENDING
             schedule.append({"number": game.number, "round": game.round, "board": game.board, "white": game.white,
-                             "black": game.black, "opening": game.opening, "status": status,
-                             "room": self.open.get(game.number), "record": outcome.record if outcome else None,
-                             "result": outcome.result.result if outcome else None})
+                             "black": game.black, "opening": game.opening, "status": status.value,
+                             "room": self.open.get(game.number), "record": ended.record if ended else None,
+                             "result": ended.result.result if ended else None})
         pairings = [{"first": first, "second": second, **stats.to_json(), "text": stats.describe(first, second)}
                     for first, second, stats in self.pairings()]
         return {**self.summary(), "progress": body["progress"], "settings": self.settings.to_json(),

@@ -1,6 +1,6 @@
 """A tournament game's result as the tournament mathematics reads it.
 
-A :class:`GameResult` is what the director hands back to the scheduling,
+A :class:`ScoredGame` is what the director hands back to the scheduling,
 standings and rating functions once a game is over: who sat in seat 0
 (``white``) and seat 1 (``black``), the result in the usual ``"1-0"`` notation,
 the round, and whether it was decided without being played:
@@ -44,7 +44,7 @@ def normalise_result(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class GameResult:
+class ScoredGame:
     """One finished (or forfeited, or bye) game of a tournament.
 
     ``white`` is seat 0 and ``black`` seat 1 whatever the game calls its sides;
@@ -79,7 +79,7 @@ class GameResult:
             raise ValueError(f"duration must be a number of seconds >= 0, not {self.duration!r}")
 
     @classmethod
-    def bye(cls, entrant: str, round: int | None = None) -> GameResult:
+    def bye(cls, entrant: str, round: int | None = None) -> ScoredGame:
         """A bye game slot for ``entrant``: scores 1 point, not a played game."""
         return cls(entrant, None, "1-0", round=round)
 
@@ -121,7 +121,7 @@ class GameResult:
                 "forfeit": self.forfeit, "duration": self.duration}
 
     @classmethod
-    def from_json(cls, obj: Any) -> GameResult:
+    def from_json(cls, obj: Any) -> ScoredGame:
         """A result from ``to_json``'s form; ``ValueError`` naming what is wrong."""
         if not isinstance(obj, dict) or "white" not in obj or "result" not in obj:
             raise ValueError("a game result is an object with white, black, result (and round, forfeit, duration)")

@@ -34,7 +34,7 @@ Formats (``FORMATS``)
         round, taking white in the pairing in alternate rounds.
     ``swiss``
         ``rounds`` rounds (required). Each round is paired from the results of
-        the rounds before (see :func:`swiss_pairings`): by score, no pairing
+        the rounds before (see :func:`.swiss.swiss_pairings`): by score, no pairing
         repeated, colours balanced, a bye for an odd count never twice to the
         same entrant. A bye scores a win (1 point) for each of the round's N
         game slots (:meth:`Schedule.bye_results`).
@@ -56,11 +56,16 @@ Everything is deterministic: the same spec and results give the same schedule.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .results import GameResult
+from .pairing import Pairing, ScheduleError
+from .results import ScoredGame
+from .swiss import swiss_rounds
+
+__all__ = ["FORMATS", "Pairing", "Schedule", "ScheduleError", "ScheduledGame", "TournamentSpec", "make_schedule",
+           "round_robin_pairings"]
 
 FORMATS: dict[str, str] = {
     "round-robin": "everyone meets everyone once per cycle",
@@ -69,34 +74,6 @@ FORMATS: dict[str, str] = {
     "swiss": "a given number of rounds, each paired by score",
 }
 """Format name -> one-line description."""
-
-
-class ScheduleError(ValueError):
-    """A tournament that cannot be scheduled as asked (bad spec, or results that do not fit)."""
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Two entrants meeting in a round; ``white`` takes seat 0 in the pairing's first game.
-
-    ``black`` is ``None`` when ``white`` has no opponent this round: a bye in a
-    Swiss event (it scores, see :meth:`Schedule.bye_results`), a rest in a
-    round robin (it does not). ``board`` numbers the pairings of a round from 1.
-    """
-
-    round: int
-    board: int
-    white: str
-    black: str | None
-
-    @property
-    def is_bye(self) -> bool:
-        """True when the entrant has no opponent this round."""
-        return self.black is None
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON values."""
-        return {"round": self.round, "board": self.board, "white": self.white, "black": self.black}
 
 
 @dataclass(frozen=True)
@@ -120,6 +97,22 @@ class ScheduledGame:
         """Plain JSON values."""
         return {"number": self.number, "round": self.round, "board": self.board, "game": self.game,
                 "white": self.white, "black": self.black, "opening": self.opening}
+
+
+def _entrant_names(entrants: Any) -> tuple[str, ...]:
+    """The entrants as a tuple; ``ScheduleError`` unless they are at least 2 distinct non-empty names."""
+    if isinstance(entrants, str) or not isinstance(entrants, Iterable):
+        raise ScheduleError("entrants must be a list of names")
+    entrants = tuple(entrants)
+    for name in entrants:
+        if not isinstance(name, str) or not name.strip():
+            raise ScheduleError(f"an entrant's name must be a non-empty string, not {name!r}")
+    doubles = sorted(name for name, count in Counter(entrants).items() if count > 1)
+    if doubles:
+        raise ScheduleError(f"entrants listed twice: {', '.join(doubles)}")
+    if len(entrants) < 2:
+        raise ScheduleError(f"a tournament needs at least 2 entrants, not {len(entrants)}")
+    return entrants
 
 
 def _positive_int(value: Any, what: str) -> int:
@@ -149,35 +142,29 @@ class TournamentSpec:
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ScheduleError(f"unknown tournament format {self.format!r}; formats: {', '.join(FORMATS)}")
-        if isinstance(self.entrants, str) or not isinstance(self.entrants, Iterable):
-            raise ScheduleError("entrants must be a list of names")
-        entrants = tuple(self.entrants)
-        object.__setattr__(self, "entrants", entrants)
-        for name in entrants:
-            if not isinstance(name, str) or not name.strip():
-                raise ScheduleError(f"an entrant's name must be a non-empty string, not {name!r}")
-        doubles = sorted(name for name, count in Counter(entrants).items() if count > 1)
-        if doubles:
-            raise ScheduleError(f"entrants listed twice: {', '.join(doubles)}")
-        if len(entrants) < 2:
-            raise ScheduleError(f"a tournament needs at least 2 entrants, not {len(entrants)}")
+        object.__setattr__(self, "entrants", _entrant_names(self.entrants))
         _positive_int(self.games_per_pairing, "games per pairing")
         _positive_int(self.cycles, "cycles")
         if isinstance(self.openings, bool) or not isinstance(self.openings, int) or self.openings < 0:
             raise ScheduleError(f"openings must be the number of openings (>= 0), not {self.openings!r}")
-        if self.format == "swiss":
-            if self.rounds is None:
-                raise ScheduleError("a swiss tournament needs its number of rounds")
-            _positive_int(self.rounds, "rounds")
-            most = self.max_swiss_rounds
-            if self.rounds > most:
-                raise ScheduleError(f"{len(entrants)} entrants can play at most {most} swiss rounds without "
-                                    f"meeting twice, not {self.rounds}; use a round robin for more")
-            if self.cycles != 1:
-                raise ScheduleError("cycles apply to round robins and gauntlets; a swiss event has rounds")
-        elif self.rounds is not None:
-            raise ScheduleError(f"rounds are for swiss events; a {self.format} has cycles (each cycle is "
-                                f"{self._rounds_per_cycle} rounds)")
+        self._check_rounds()
+
+    def _check_rounds(self) -> None:
+        """A swiss event has a possible number of rounds and no cycles; the other formats have no rounds."""
+        if self.format != "swiss":
+            if self.rounds is not None:
+                raise ScheduleError(f"rounds are for swiss events; a {self.format} has cycles (each cycle is "
+                                    f"{self._rounds_per_cycle} rounds)")
+            return
+        if self.rounds is None:
+            raise ScheduleError("a swiss tournament needs its number of rounds")
+        _positive_int(self.rounds, "rounds")
+        most = self.max_swiss_rounds
+        if self.rounds > most:
+            raise ScheduleError(f"{len(self.entrants)} entrants can play at most {most} swiss rounds without "
+                                f"meeting twice, not {self.rounds}; use a round robin for more")
+        if self.cycles != 1:
+            raise ScheduleError("cycles apply to round robins and gauntlets; a swiss event has rounds")
 
     @property
     def max_swiss_rounds(self) -> int:
@@ -268,7 +255,7 @@ class Schedule:
         """The games of one round, in board order."""
         return [g for g in self.games if g.round == round_no]
 
-    def bye_results(self) -> list[GameResult]:
+    def bye_results(self) -> list[ScoredGame]:
         """The results the byes score: N wins per Swiss bye; none for a round-robin rest.
 
         Add them to the played results given to ``compute_standings``; Swiss
@@ -276,9 +263,9 @@ class Schedule:
         """
         if self.spec.format != "swiss":
             return []
-        return [GameResult.bye(p.white, p.round) for p in self.byes for _ in range(self.spec.games_per_pairing)]
+        return [ScoredGame.bye(p.white, p.round) for p in self.byes for _ in range(self.spec.games_per_pairing)]
 
-    def pending(self, results: Iterable[GameResult]) -> list[ScheduledGame]:
+    def pending(self, results: Iterable[ScoredGame]) -> list[ScheduledGame]:
         """The scheduled games that have no result yet, in schedule order.
 
         A result matches a scheduled game with the same white, black and (when
@@ -310,7 +297,7 @@ class Schedule:
 # Building the schedule
 
 
-def make_schedule(spec: TournamentSpec, results: Iterable[GameResult] = ()) -> Schedule:
+def make_schedule(spec: TournamentSpec, results: Iterable[ScoredGame] = ()) -> Schedule:
     """The schedule of ``spec`` given the results so far.
 
     Round robins and gauntlets ignore ``results`` (everything is known from the
@@ -320,12 +307,7 @@ def make_schedule(spec: TournamentSpec, results: Iterable[GameResult] = ()) -> S
     """
     results = list(results)
     if spec.format == "swiss":
-        pairings: list[Pairing] = []
-        for round_no in range(1, spec.total_rounds + 1):
-            if round_no > 1 and _missing_results(pairings, results, round_no - 1, spec.games_per_pairing):
-                break
-            pairings.extend(swiss_pairings(spec.entrants, results, round_no, games_per_pairing=spec.games_per_pairing,
-                                           previous=pairings, rounds=spec.total_rounds))
+        pairings = swiss_rounds(spec.entrants, results, spec.total_rounds, spec.games_per_pairing)
         rounds_paired = max((p.round for p in pairings), default=0)
     elif spec.format == "gauntlet":
         pairings = _gauntlet_pairings(spec.entrants, spec.total_cycles)
@@ -411,323 +393,3 @@ def _gauntlet_pairings(entrants: Sequence[str], cycles: int) -> list[Pairing]:
             white, black = (challenger, opponent) if white_first else (opponent, challenger)
             pairings.append(Pairing(round_no, 1, white, black))
     return pairings
-
-
-# ---------------------------------------------------------------------------
-# Swiss
-
-
-@dataclass
-class _Record:
-    """What Swiss pairing knows of an entrant: score, opponents met, pairing colours, byes."""
-
-    seed: int
-    score: float = 0.0
-    opponents: Counter[str] = field(default_factory=Counter)
-    colours: str = ""  # one letter per paired round: "W" or "B"
-    byes: int = 0
-
-    @property
-    def balance(self) -> int:
-        """Whites minus blacks (pairing colours)."""
-        return self.colours.count("W") - self.colours.count("B")
-
-    @property
-    def colour_wish(self) -> int:
-        """+1 wants white, -1 wants black, 0 either: the colour that evens the balance, else the alternate one."""
-        if self.balance:
-            return -1 if self.balance > 0 else 1
-        return {"W": -1, "B": 1}.get(self.colours[-1:], 0)
-
-
-_SEARCH_BUDGET = 20_000
-"""Pairing search steps per attempt before a stricter level is given up."""
-
-_LOOK_AHEAD_BUDGET = 50_000
-"""Look-ahead steps per pairing attempt (all its checks together) before the attempt is given up."""
-
-
-class _OutOfBudget(Exception):
-    pass
-
-
-def _missing_results(pairings: Sequence[Pairing], results: Sequence[GameResult], round_no: int,
-                     per_pairing: int) -> list[str]:
-    """The pairings of ``round_no`` still short of results (``"alice - bob"``, one per missing game)."""
-    done: Counter[frozenset[str]] = Counter(
-        frozenset((r.white, r.black)) for r in results if r.round == round_no and not r.is_bye
-    )
-    missing = []
-    for p in pairings:
-        if p.round == round_no and p.black is not None:
-            missing += [f"{p.white} - {p.black}"] * max(0, per_pairing - done[frozenset((p.white, p.black))])
-    return missing
-
-
-def swiss_pairings(entrants: Sequence[str], results: Iterable[GameResult], round_no: int, *,
-                   games_per_pairing: int = 2, previous: Sequence[Pairing] | None = None,
-                   rounds: int | None = None) -> list[Pairing]:
-    """The pairings of Swiss round ``round_no`` (from 1), given every result of the rounds before.
-
-    ``previous`` are the pairings of rounds 1 .. round_no-1 as they were made;
-    without it they are paired again from ``results`` (the same inputs give
-    the same pairings). Each earlier round must have all its
-    ``games_per_pairing`` results per pairing (``GameResult.round`` set),
-    else ``ScheduleError`` lists the missing games.
-
-    The method is a simplified Dutch system (FIDE Handbook C.04.3), searched
-    with backtracking:
-
-    * entrants are ranked by score, then seed (their order in ``entrants``);
-      a previous bye counts N points whether or not its results are passed;
-    * with an odd count the bye goes to the lowest-ranked entrant who has not
-      had one (never twice to the same entrant) and leaves a pairable field;
-    * the highest-ranked unpaired entrant is paired first, preferring the
-      opponent half a score group below it (1-5, 2-6, 3-7, 4-8 in a group of
-      eight), then the rest of its score group, then the highest-ranked of
-      the groups below (floating down); no two entrants meet twice;
-    * the pairing's white is the entrant with fewer whites than blacks, else
-      the one who had black last time, else the higher-ranked entrant's
-      alternate colour (in round 1 the higher seed has white on odd boards);
-      no colour difference beyond 2 and no colour three times running.
-
-    With ``rounds`` (the event's number of rounds) the search also looks
-    ahead: it avoids a pairing after which the next round could not keep the
-    colour rules, or the remaining rounds could not be paired without a
-    repeat (a danger only with more rounds than half the field); see
-    ``_completable``.
-
-    When no pairing meets every rule, the look-ahead is dropped first, then
-    the colour rules, and only if no pairing without a repeat exists at all
-    the fewest repeats are allowed. In practice (a trial of about 2,700 random
-    events of 5 to 12 entrants at every round count) no pairing repeats up to
-    the most rounds the spec allows, and the colour rules hold whenever fewer rounds
-    are played; with every possible round played the last rounds are forced
-    (each entrant meets the only ones left) and colours may have to give way.
-    Byes come last in the list, on the last board.
-    """
-    if isinstance(round_no, bool) or not isinstance(round_no, int) or round_no < 1:
-        raise ScheduleError(f"round numbers start at 1, not {round_no!r}")
-    entrants = list(entrants)
-    if len(set(entrants)) != len(entrants) or len(entrants) < 2:
-        raise ScheduleError("a swiss round needs at least 2 entrants, each listed once")
-    if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < round_no):
-        raise ScheduleError(f"rounds is the event's number of rounds (at least {round_no}), not {rounds!r}")
-    results = list(results)
-    if previous is None:
-        previous = []
-        for earlier in range(1, round_no):
-            previous += swiss_pairings(entrants, results, earlier, games_per_pairing=games_per_pairing,
-                                       previous=previous, rounds=rounds)
-    previous = [p for p in previous if p.round < round_no]
-    rounds_before = {p.round for p in previous}
-    if rounds_before != set(range(1, round_no)):
-        raise ScheduleError(f"round {round_no} needs the pairings of every round before it")
-    records = _swiss_records(entrants, results, previous, round_no, games_per_pairing)
-
-    ranked = sorted(entrants, key=lambda name: (-records[name].score, records[name].seed))
-    rounds_after = 0 if rounds is None else rounds - round_no
-    vertices = len(entrants) + len(entrants) % 2  # an odd field gets a phantom entrant: meeting it is the bye
-    # look-ahead: (colour rules kept, rounds checked ahead, next round's colours checked too)
-    deep = rounds_after if rounds is not None and rounds > vertices // 2 else 0
-    levels: list[tuple[bool | None, int, bool]] = []
-    if rounds_after:
-        levels.append((True, max(deep, 1), True))
-    if deep:
-        levels.append((False, deep, False))
-    levels += [(True, 0, False), (False, 0, False), (None, 0, False)]
-    for strict, ahead, colour_ahead in levels:
-        budget = [_LOOK_AHEAD_BUDGET]
-        for bye in _bye_candidates(ranked, records):
-            field_ = [name for name in ranked if name != bye]
-
-            def accept(pairs: list[tuple[str, str]], bye: str | None = bye, ahead: int = ahead,
-                       colour_ahead: bool = colour_ahead, budget: list[int] = budget) -> bool:
-                return _completable(entrants, records, pairs, bye, ahead, colour_ahead, budget)
-
-            try:
-                pairs = _pair_field(field_, records, strict, accept if ahead else None)
-            except _OutOfBudget:
-                pairs = None
-            if pairs is not None:
-                pairings = [Pairing(round_no, board, w, b) for board, (w, b) in enumerate(pairs, start=1)]
-                if bye is not None:
-                    pairings.append(Pairing(round_no, len(pairs) + 1, bye, None))
-                return pairings
-    raise AssertionError("unreachable: repeats allowed always pair")  # pragma: no cover
-
-
-def _swiss_records(entrants: Sequence[str], results: Sequence[GameResult], previous: Sequence[Pairing],
-                   round_no: int, per_pairing: int) -> dict[str, _Record]:
-    """Scores, opponents, colours and byes before ``round_no``; checks the results against the pairings."""
-    records = {name: _Record(seed) for seed, name in enumerate(entrants)}
-    expected: Counter[tuple[int, frozenset[str]]] = Counter()
-    for p in sorted(previous, key=lambda p: (p.round, p.board)):
-        for name in (p.white, p.black):
-            if name is not None and name not in records:
-                raise ScheduleError(f"{name!r} was paired in round {p.round} but is not an entrant")
-        if p.black is None:
-            records[p.white].byes += 1
-            records[p.white].score += per_pairing
-            continue
-        expected[(p.round, frozenset((p.white, p.black)))] += per_pairing
-        records[p.white].opponents[p.black] += 1
-        records[p.black].opponents[p.white] += 1
-        records[p.white].colours += "W"
-        records[p.black].colours += "B"
-    counted: Counter[tuple[int, frozenset[str]]] = Counter()
-    for r in results:
-        if r.is_bye or r.round is None or r.round >= round_no:
-            continue
-        key = (r.round, frozenset((r.white, r.black)))
-        counted[key] += 1
-        if counted[key] > expected[key]:
-            raise ScheduleError(f"the result {r.white} - {r.black} in round {r.round} does not belong to that "
-                                "round's pairings (or there are more results than games)")
-        records[r.white].score += r.score(r.white)
-        records[r.black].score += r.score(r.black)
-    missing = [f"{' - '.join(sorted(key[1]))} (round {key[0]})"
-               for key, count in sorted(expected.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1])))
-               if counted[key] < count]
-    if missing:
-        raise ScheduleError(f"round {round_no} cannot be paired before every game of the rounds before it has a "
-                            f"result; missing: {', '.join(missing)}")
-    return records
-
-
-def _bye_candidates(ranked: Sequence[str], records: dict[str, _Record]) -> list[str | None]:
-    """Who may get the bye, lowest-ranked first: those with the fewest byes so far (none, if possible)."""
-    if len(ranked) % 2 == 0:
-        return [None]
-    fewest = min(records[name].byes for name in ranked)
-    return [name for name in reversed(ranked) if records[name].byes == fewest]
-
-
-def _pair_field(ranked: list[str], records: dict[str, _Record], strict: bool | None,
-                accept: Callable[[list[tuple[str, str]]], bool] | None) -> list[tuple[str, str]] | None:
-    """Pair an even, ranked field by backtracking; ``None`` when no pairing meets the rules.
-
-    ``strict``: True keeps the colour rules, False drops them (no repeat
-    either way), None allows repeats (fewest first). ``accept`` may refuse a
-    complete pairing (the look-ahead).
-    """
-    steps = 0
-
-    def search(remaining: list[str], chosen: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
-        nonlocal steps
-        if not remaining:
-            return chosen if accept is None or accept(chosen) else None
-        steps += 1
-        if steps > _SEARCH_BUDGET:
-            raise _OutOfBudget
-        top, rest = remaining[0], remaining[1:]
-        for other in _opponent_order(top, rest, records, repeats=strict is None):
-            colours = _colours(top, other, records, board=len(chosen), strict=bool(strict))
-            if colours is None:
-                continue
-            found = search([name for name in rest if name != other], [*chosen, colours])
-            if found is not None:
-                return found
-        return None
-
-    return search(ranked, [])
-
-
-def _completable(entrants: Sequence[str], records: dict[str, _Record], pairs: list[tuple[str, str]],
-                 bye: str | None, rounds_after: int, colours: bool, budget: list[int]) -> bool:
-    """Whether ``rounds_after`` more rounds can follow this one with no repeat pairing and no second bye.
-
-    Each round is a perfect matching of the graph of pairings not yet played
-    (an odd field gets a phantom vertex whose edges are the byes), so this
-    searches for that many disjoint matchings; with ``colours`` the next
-    round's pairings must also be able to keep the colour rules. The search
-    spends ``budget[0]`` steps, shared by all the checks of one pairing
-    attempt; when it runs out the attempt is given up (``_OutOfBudget``).
-    """
-    phantom = ""  # not a valid entrant name, so it cannot clash
-    vertices = list(entrants) + ([phantom] if len(entrants) % 2 else [])
-    played = {frozenset(p) for p in pairs}
-    if bye is not None:
-        played.add(frozenset((bye, phantom)))
-    for name in entrants:
-        played.update(frozenset((name, other)) for other in records[name].opponents)
-        if records[name].byes:
-            played.add(frozenset((name, phantom)))
-    free = {v: {w for w in vertices if w != v and frozenset((v, w)) not in played} for v in vertices}
-    history = {name: records[name].colours for name in entrants}
-    for white, black in pairs:
-        history[white] += "W"
-        history[black] += "B"
-
-    def colour_ok(v: str, w: str) -> bool:
-        if phantom in (v, w):
-            return True
-        return any(_colours_allowed(history[x], history[y]) for x, y in ((v, w), (w, v)))
-
-    def matchings(left: int, free: dict[str, set[str]], check_colours: bool) -> bool:
-        if left == 0:
-            return True
-
-        def match(unmatched: set[str], taken: list[frozenset[str]]) -> bool:
-            budget[0] -= 1
-            if budget[0] < 0:
-                raise _OutOfBudget
-            if not unmatched:
-                rest = {v: ws - {w for pair in taken if v in pair for w in pair} for v, ws in free.items()}
-                return matchings(left - 1, rest, False)
-            vertex = min(unmatched, key=lambda v: (len(free[v] & unmatched), v))
-            for other in sorted(free[vertex] & unmatched):
-                if check_colours and not colour_ok(vertex, other):
-                    continue
-                if match(unmatched - {vertex, other}, [*taken, frozenset((vertex, other))]):
-                    return True
-            return False
-
-        return match(set(vertices), [])
-
-    return matchings(rounds_after, free, colours)
-
-
-def _colours_allowed(white: str, black: str) -> bool:
-    """Whether entrants with these colour histories may take white and black next: no difference beyond 2,
-    no colour three times running."""
-    balance_white = white.count("W") - white.count("B")
-    balance_black = black.count("W") - black.count("B")
-    return not (balance_white >= 2 or balance_black <= -2 or white.endswith("WW") or black.endswith("BB"))
-
-
-def _opponent_order(top: str, rest: list[str], records: dict[str, _Record], repeats: bool) -> list[str]:
-    """``top``'s candidate opponents, best first: half its score group down, the group, then lower groups."""
-    score = records[top].score
-    # top heads its score group G = [top, *same]; the Dutch ideal is G[len(G) // 2], then down the group's
-    # lower half, then back up its upper half, then the groups below in rank order
-    same = [name for name in rest if records[name].score == score]
-    half = (len(same) + 1) // 2
-    upper, lower = same[: max(half - 1, 0)], same[max(half - 1, 0):]
-    # within the group, an opponent wanting the other colour comes first (the Dutch system's exchanges in S2)
-    wish = records[top].colour_wish
-    group = sorted(lower + upper[::-1], key=lambda name: wish != 0 and records[name].colour_wish == wish)
-    order = group + [name for name in rest if records[name].score != score]
-    if not repeats:
-        return [name for name in order if records[top].opponents[name] == 0]
-    return sorted(order, key=lambda name: records[top].opponents[name])  # stable: keeps the preference order
-
-
-def _colours(a: str, b: str, records: dict[str, _Record], board: int, strict: bool) -> tuple[str, str] | None:
-    """(white, black) for ``a`` (ranked higher) and ``b``; ``None`` if ``strict`` and both ways break a rule."""
-    ra, rb = records[a], records[b]
-    if ra.balance != rb.balance:
-        white_first = ra.balance < rb.balance
-    elif ra.colours[-1:] != rb.colours[-1:]:
-        white_first = ra.colours[-1:] == "B" or rb.colours[-1:] == "W"
-    elif ra.colours:
-        white_first = ra.colours[-1] == "B"  # the higher-ranked entrant gets its alternate colour
-    else:
-        white_first = board % 2 == 0
-    options = [(a, b), (b, a)] if white_first else [(b, a), (a, b)]
-    if not strict:
-        return options[0]
-    for white, black in options:
-        if _colours_allowed(records[white].colours, records[black].colours):
-            return white, black
-    return None

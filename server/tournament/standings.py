@@ -1,31 +1,13 @@
-"""Standings: points, W-D-L, crosstable, tie-breaks, ranking, progress, and their renderings.
+"""Standings: ranking, progress and their renderings (text table, crosstable, CSV, JSON).
 
-:func:`compute_standings` turns the list of :class:`~server.tournament.results.GameResult`
+:func:`compute_standings` turns the list of :class:`~server.tournament.results.ScoredGame`
 into a :class:`Standings` value: one :class:`Standing` per entrant, ranked, with
 Elo from :func:`~server.tournament.ratings.elo_ratings`; ``to_json`` gives plain
 dicts and lists, ``to_text`` the aligned table ``plyhall tournament results``
 prints, ``to_csv`` a spreadsheet.
 
-Scoring: a win is 1 point, a draw 1/2, a loss 0. A forfeit scores a win for
-the present entrant and a loss for the absent one (both lose a double
-forfeit, ``0-0``); a bye game slot scores a win. W-D-L and ``games`` count
-every scored game, forfeits and byes included (so points = W + D/2);
-``played`` counts only the games actually played, the ones Elo and SPRT use.
-
-Tie-breaks (``TIEBREAKS``), the usual ones of the FIDE Handbook's tie-break regulations,
-computed from final points:
-
-``sonneborn-berger``
-    the sum, over the entrant's games, of its score in the game times the
-    opponent's points: beating strong entrants counts more (round robins).
-``buchholz``
-    the sum of the opponents' points, one term per meeting (a round's
-    pairing, or each game when results carry no round) (Swiss).
-``median-buchholz``
-    Buchholz without its highest and lowest terms (when there are at least 3).
-
-Forfeited games count in the tie-breaks as their result; a bye has no
-opponent and adds nothing. Entrants equal on points are ranked by the
+The counting is :mod:`.tally`'s (points, W-D-L, forfeits, byes, crosstable), the
+tie-breaks :mod:`.tiebreaks`'. Entrants equal on points are ranked by the
 tie-break, then by name; entrants equal on both share a rank number.
 """
 
@@ -34,33 +16,19 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .ratings import DEFAULT_PRIOR, MatchStats, elo_ratings
-from .results import GameResult
-
-TIEBREAKS: dict[str, str] = {
-    "sonneborn-berger": "sum of (score x opponent's points) over the games",
-    "buchholz": "sum of the opponents' points",
-    "median-buchholz": "Buchholz without the highest and lowest opponent",
-    "none": "no tie-break: equal points share a rank",
-}
-"""Tie-break name -> description."""
-
-TIEBREAK_LABELS = {"sonneborn-berger": "SB", "buchholz": "Buch", "median-buchholz": "MBuch", "none": "-"}
-
-
-def default_tiebreak(format: str) -> str:
-    """The usual tie-break of a tournament format: Buchholz for swiss, Sonneborn-Berger otherwise."""
-    return "buchholz" if format == "swiss" else "sonneborn-berger"
+from .ratings import DEFAULT_PRIOR, Rating, elo_ratings
+from .results import ScoredGame
+from .tally import Crosstable, Scorecard, entrant_names, tally
+from .tiebreaks import TIEBREAK_LABELS, TIEBREAKS, tiebreak_value
 
 
 @dataclass(frozen=True)
 class Standing:
-    """One entrant's line of the standings (see the module docstring for what each count includes)."""
+    """One entrant's line of the standings (:mod:`.tally` says what each count includes)."""
 
     rank: int
     name: str
@@ -113,7 +81,7 @@ class Standings:
     """
 
     rows: tuple[Standing, ...]
-    crosstable: dict[str, dict[str, list[str]]]
+    crosstable: Crosstable
     tiebreak: str
     progress: Progress | None = None
 
@@ -198,14 +166,7 @@ def format_duration(seconds: float) -> str:
     return f"{secs}s"
 
 
-def _mark(result: GameResult, name: str) -> str:
-    points = result.score(name)
-    if result.forfeit:
-        return "+" if points == 1.0 else "-"
-    return {1.0: "1", 0.5: "=", 0.0: "0"}[points]
-
-
-def compute_standings(results: Iterable[GameResult], entrants: Sequence[str] = (), *,
+def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (), *,
                       tiebreak: str = "sonneborn-berger", total_games: int | None = None,
                       concurrency: int = 1, running_elapsed: Sequence[float] = (),
                       prior: float = DEFAULT_PRIOR) -> Standings:
@@ -224,53 +185,12 @@ def compute_standings(results: Iterable[GameResult], entrants: Sequence[str] = (
     if tiebreak not in TIEBREAKS:
         raise ValueError(f"unknown tie-break {tiebreak!r}; tie-breaks: {', '.join(TIEBREAKS)}")
     results = sorted(results, key=lambda r: r.round if r.round is not None else 0)  # stable: input order in a round
-    names = list(entrants)
-    if names:
-        known = set(names)
-        strangers = sorted({p for r in results for p in r.players if p not in known})
-        if strangers:
-            raise ValueError(f"results name entrants who are not in the event: {', '.join(strangers)}")
-    else:
-        for r in results:
-            for p in r.players:
-                if p not in names:
-                    names.append(p)
-
-    tally: dict[str, dict[str, float]] = {n: defaultdict(float) for n in names}
-    crosstable: dict[str, dict[str, list[str]]] = {n: {} for n in names}
-    for r in results:
-        for name in r.players:
-            points = r.score(name)
-            t = tally[name]
-            t["points"] += points
-            t["games"] += 1
-            t["wins" if points == 1.0 else "draws" if points == 0.5 else "losses"] += 1
-            if r.is_bye:
-                t["byes"] += 1
-            elif r.forfeit:
-                t["forfeit_wins" if points == 1.0 else "forfeit_losses"] += 1
-                crosstable[name].setdefault(str(r.opponent(name)), []).append(_mark(r, name))
-            else:
-                t["played"] += 1
-                crosstable[name].setdefault(str(r.opponent(name)), []).append(_mark(r, name))
-
-    points = {n: tally[n]["points"] for n in names}
-    tiebreaks = {n: _tiebreak(tiebreak, n, results, points) for n in names}
+    names = entrant_names(results, entrants)
+    cards, crosstable = tally(results, names)
+    points = {n: cards[n].points for n in names}
+    tiebreaks = {n: tiebreak_value(tiebreak, n, results, points) for n in names}
     ratings = elo_ratings(((r.white, str(r.black), r.score(r.white)) for r in results if r.is_played), prior=prior)
-
-    order = sorted(names, key=lambda n: (-points[n], -tiebreaks[n], n))
-    rows: list[Standing] = []
-    for k, name in enumerate(order):
-        tie = rows and (rows[-1].points, rows[-1].tiebreak) == (points[name], tiebreaks[name])
-        t = tally[name]
-        rating = ratings.get(name)
-        rows.append(Standing(
-            rank=rows[-1].rank if tie else k + 1, name=name, points=points[name], games=int(t["games"]),
-            played=int(t["played"]), wins=int(t["wins"]), draws=int(t["draws"]), losses=int(t["losses"]),
-            forfeit_wins=int(t["forfeit_wins"]), forfeit_losses=int(t["forfeit_losses"]), byes=int(t["byes"]),
-            tiebreak=tiebreaks[name], elo=None if rating is None else rating.elo,
-            elo_margin=None if rating is None or not math.isfinite(rating.margin) else rating.margin))
-
+    rows = _ranked_rows(names, cards, tiebreaks, ratings)
     progress = None
     if total_games is not None:
         done = sum(1 for r in results if not r.is_bye)
@@ -280,22 +200,22 @@ def compute_standings(results: Iterable[GameResult], entrants: Sequence[str] = (
     return Standings(tuple(rows), crosstable, tiebreak, progress)
 
 
-def _tiebreak(kind: str, name: str, results: Sequence[GameResult], points: dict[str, float]) -> float:
-    if kind == "none":
-        return 0.0
-    if kind == "sonneborn-berger":
-        # Sonneborn-Berger (FIDE Handbook, tie-break regulations): sum of (result x opponent's final score)
-        return sum(r.score(name) * points[str(r.opponent(name))]
-                   for r in results if name in r.players and not r.is_bye)
-    meetings: dict[Any, float] = {}
-    for k, r in enumerate(results):
-        if name in r.players and not r.is_bye:
-            opponent = str(r.opponent(name))
-            meetings[(r.round, opponent) if r.round is not None else k] = points[opponent]
-    terms = sorted(meetings.values())
-    if kind == "median-buchholz" and len(terms) >= 3:
-        terms = terms[1:-1]  # Median Buchholz (FIDE Handbook, tie-break regulations): cut the best and worst
-    return float(sum(terms))
+def _ranked_rows(names: Sequence[str], cards: dict[str, Scorecard], tiebreaks: dict[str, float],
+                 ratings: dict[str, Rating]) -> list[Standing]:
+    """The standings' lines: by points, then tie-break, then name; equal points and tie-break share a rank."""
+    order = sorted(names, key=lambda n: (-cards[n].points, -tiebreaks[n], n))
+    rows: list[Standing] = []
+    for k, name in enumerate(order):
+        card = cards[name]
+        tie = rows and (rows[-1].points, rows[-1].tiebreak) == (card.points, tiebreaks[name])
+        rating = ratings.get(name)
+        rows.append(Standing(
+            rank=rows[-1].rank if tie else k + 1, name=name, points=card.points, games=card.games,
+            played=card.played, wins=card.wins, draws=card.draws, losses=card.losses,
+            forfeit_wins=card.forfeit_wins, forfeit_losses=card.forfeit_losses, byes=card.byes,
+            tiebreak=tiebreaks[name], elo=None if rating is None else rating.elo,
+            elo_margin=None if rating is None or not math.isfinite(rating.margin) else rating.margin))
+    return rows
 
 
 def estimate_time_left(durations: Sequence[float], games_left: int, concurrency: int = 1,
@@ -323,18 +243,3 @@ def estimate_time_left(durations: Sequence[float], games_left: int, concurrency:
     work = sum(running) + waiting * mean
     longest = max(running + ([mean] if waiting else []))
     return max(work / concurrency, longest)
-
-
-def head_to_head(results: Iterable[GameResult], first: str, second: str) -> MatchStats:
-    """``first``'s played wins, draws and losses against ``second`` (forfeits left out), with cutechess figures."""
-    wins = draws = losses = 0
-    for r in results:
-        if r.is_played and {r.white, r.black} == {first, second}:
-            points = r.score(first)
-            if points == 1.0:
-                wins += 1
-            elif points == 0.5:
-                draws += 1
-            else:
-                losses += 1
-    return MatchStats(wins, draws, losses)

@@ -1,0 +1,431 @@
+"""The play loop of a bot: find games, follow them, move when it is the bot's turn, reconnect.
+
+:func:`run_player` (and its blocking form :func:`run`) logs in, creates or joins
+a room, seeks an opponent in the lobby or follows a tournament, follows each
+game, asks the :class:`~client.thinker.Thinker` for a move when it is the bot's
+turn, sends it, goes on to the next game, and reconnects with backoff after a
+dropped connection, resuming the seat. :class:`RunOptions` says how.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
+
+from protocol.codec import MSGPACK
+from protocol.games import IllegalMove, get_game
+
+from .connection import (
+    DEFAULT_URL,
+    Client,
+    NoServer,
+    ServerError,
+    ServerURLError,
+    TakenOver,
+    TryLater,
+    check_url,
+    describe_connect_error,
+)
+from .player import FunctionPlayer, GameResult, Player, Turn
+from .thinker import Thinker
+
+log = logging.getLogger("plyhall.client")
+
+FINISHED_ROOM_RETRIES = 100  # tenths of a second to wait for a finished named room to empty
+TOURNAMENT_POLL = 2.0  # seconds between two looks for a tournament that does not exist yet
+
+
+class CannotPlay(Exception):
+    """The bot cannot play what it was asked to (a tournament or room of another game, a tournament it is no
+    entrant of): the message says what is wrong and what would work."""
+
+
+@dataclass
+class RunOptions:
+    """How :func:`run_player` finds its games.
+
+    Without ``room`` the bot *seeks* a game: the server pairs it with another bot seeking the
+    same game on the same settings, or keeps the seek until one comes. With ``room`` it joins
+    that room, creating it (with ``room_options``) if it does not exist. ``series`` asks for
+    rooms of that many games (the seek, or a room this bot creates).
+    """
+
+    name: str
+    secret: str | None = None
+    url: str = DEFAULT_URL
+    game: str | None = None
+    room: str | None = None
+    tournament: str | None = None  # play this tournament's games (seated by the server) until it ends
+    games: int | None = None  # stop after this many games; None plays on
+    series: int = 1
+    coords: str = "algebraic"
+    subprotocol: str = MSGPACK
+    room_options: dict[str, Any] = field(default_factory=dict)  # for rooms this bot creates, and its seeks
+    think: str = "process"
+    max_retries: int = 8  # reconnection attempts in a row before giving up
+    on_result: Callable[[GameResult], None] | None = None
+    on_event: Callable[[dict[str, Any]], None] | None = None
+    on_status: Callable[[str], None] | None = None  # what the bot is doing, in a sentence (also logged)
+
+
+MAX_BACKOFF = 10.0
+"""The longest wait between two reconnection attempts, in seconds."""
+MAX_WAIT = 300.0
+"""The longest wait the bot accepts when the server says to try later (a throttled login), in seconds."""
+
+
+class PlayerRunner:
+    """The play loop of one bot (see :func:`run_player`)."""
+
+    def __init__(self, player: Player | Callable[[], Player], options: RunOptions) -> None:
+        if options.game is not None:
+            get_game(options.game)  # KeyError naming the games
+        if options.room is None and options.game is None and options.tournament is None:
+            raise ValueError("give a room to join, a game to find an opponent for, or a tournament to play in")
+        check_url(options.url)
+        self.options = options
+        self.player = player
+        self.thinker: Thinker | None = None
+        self.results: list[GameResult] = []
+        self.client: Client | None = None
+        self.rooms: dict[str, dict[str, Any]] = {}  # room -> what the bot follows of its game
+        self.finished = False
+        self.resume: str | None = None
+        self._said = ""
+        self._tournament_over = False
+
+    def status(self, text: str) -> None:
+        """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
+        if text == self._said:
+            return
+        self._said = text
+        log.info("%s: %s", self.options.name, text)
+        if self.options.on_status is not None:
+            self.options.on_status(text)
+
+    async def run(self) -> list[GameResult]:
+        """Play until the wanted number of games is done; reconnects after drops."""
+        failures = 0
+        connected_before = False
+        self.thinker = Thinker(self.player, self.options.think)
+        try:
+            await self._warm_up()
+            while not self.finished:
+                try:
+                    await self._session()
+                    failures = 0
+                except TakenOver:
+                    raise TakenOver(f"{self.options.name} logged in from another connection (another process "
+                                    "with the same name and secret?); this one stops") from None
+                except InvalidURI as exc:
+                    raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
+                except TryLater as exc:  # the server is there and says when: waiting is never a reason to give up
+                    delay = min(MAX_WAIT, exc.delay) * (1.0 + random.random() / 4)
+                    self.status(f"{exc}; trying again in {delay:.1f} s")
+                    await asyncio.sleep(delay)
+                except (TimeoutError, OSError, ConnectionError, ConnectionClosed, InvalidHandshake) as exc:
+                    if self.finished:
+                        break
+                    if self.client is not None and self.client.ws is not None:
+                        connected_before = True
+                    reason, fatal = describe_connect_error(self.options.url, exc, connected_before)
+                    if fatal:
+                        raise ServerURLError(reason) from None
+                    failures += 1
+                    if failures > self.options.max_retries:
+                        error = NoServer if reason.startswith("no server") else ConnectionError
+                        raise error(f"{reason}; gave up after {failures - 1} reconnection attempts") from None
+                    delay = min(MAX_BACKOFF, 0.25 * 2 ** (failures - 1)) * (0.75 + random.random() / 2)
+                    delay = min(delay, MAX_BACKOFF)
+                    self.status(f"{reason}; trying again in {delay:.1f} s")
+                    await asyncio.sleep(delay)
+        finally:
+            self.thinker.close()
+        return self.results
+
+    async def _warm_up(self) -> None:
+        """Get the player ready before it logs in, so that no clock runs while an engine compiles."""
+        assert self.thinker is not None
+        what = getattr(self.player, "warms_up", None)
+        if what:
+            self.status(f"warming up {what}…")
+        warmed, seconds = await self.thinker.warm_up()
+        if what or warmed:
+            self.status(f"{warmed or what} ready in {seconds:.1f} s")
+
+    async def _session(self) -> None:
+        opts = self.options
+        client = Client(opts.url, opts.subprotocol)
+        self.client = client
+        try:
+            try:
+                await client.connect()
+            except InvalidStatus as exc:
+                if exc.response.status_code == 429:  # too many connections from this address: one may close
+                    raise TryLater(describe_connect_error(opts.url, exc, False)[0], 10.0) from None
+                raise
+            try:
+                welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
+            except ServerError as exc:
+                if exc.code in ("throttled", "busy"):
+                    raise TryLater(f"the server says: {exc.message}", float(exc.msg.get("retry_after") or 2.0)) \
+                        from None
+                raise
+            self.resume = client.resume
+            if opts.tournament is not None or not welcome.get("rooms"):
+                await self._find_game(client)  # a tournament entrant follows its event even when seated already
+            while not self.finished:
+                msg = await client.recv(timeout=None)
+                await self._on_message(client, msg)
+        finally:
+            await client.close()
+
+    async def _find_game(self, client: Client) -> None:
+        """Get into the next game: follow the tournament, seek an opponent, or join (or set up) the room."""
+        if self.options.tournament is not None:
+            await self._follow_tournament(client)
+        elif self.options.room is None:
+            await self._seek(client)
+        else:
+            await self._join_room(client)
+
+    async def _follow_tournament(self, client: Client) -> None:
+        """Watch the tournament (waiting for it to be created); the server seats the bot in its games."""
+        opts = self.options
+        while True:
+            try:
+                reply = await client.request({"type": "watch_tournament", "tournament": opts.tournament})
+            except ServerError as exc:
+                if exc.code != "no_such_tournament":
+                    raise
+                self.status(f"waiting for the tournament {opts.tournament} to be created")
+                await asyncio.sleep(TOURNAMENT_POLL)
+                continue
+            self._check_tournament(reply["tournament"])
+            self._tournament_news(reply["tournament"])
+            return
+
+    async def _seek(self, client: Client) -> None:
+        """Ask the lobby for an opponent on this bot's settings."""
+        opts = self.options
+        seek: dict[str, Any] = {"type": "seek", "game": opts.game, "games": opts.series}
+        for key in ("options", "time_control"):
+            if key in opts.room_options:
+                seek[key] = opts.room_options[key]
+        reply = await client.request(seek)
+        if reply["type"] == "seeking":
+            self.status(describe_seeking(reply))
+
+    async def _join_room(self, client: Client) -> None:
+        """Join the named room, creating it first when it does not exist and this bot knows its game."""
+        opts = self.options
+        join: dict[str, Any] = {"type": "join", "room": opts.room}
+        if opts.game is not None:
+            join["game"] = opts.game
+        if await self._try_join(client, join):
+            return
+        create = {"type": "create_room", "game": opts.game, "name": opts.room, **opts.room_options}
+        if opts.series > 1:
+            create.setdefault("games", opts.series)
+        try:
+            await client.request(create)
+        except ServerError as exc:
+            if exc.code != "room_exists":
+                raise
+        await self._joined(await client.request(join))
+
+    async def _try_join(self, client: Client, join: dict[str, Any]) -> bool:
+        """Join the room: True once in it, False when there is no such room (and this bot can create it)."""
+        # A finished room lingers until everybody has left it, and is then removed, so the
+        # next game can be set up under the same name: wait (briefly) for that.
+        for attempt in range(FINISHED_ROOM_RETRIES + 1):
+            try:
+                await self._joined(await client.request(join))
+                return True
+            except ServerError as exc:
+                if exc.code == "game_not_running" and attempt < FINISHED_ROOM_RETRIES:
+                    self.status(f"{self.options.room} is finishing its games; waiting to set it up again")
+                    await asyncio.sleep(0.1)
+                    continue
+                if exc.code != "no_such_room" or self.options.game is None:
+                    raise
+            break
+        return False
+
+    async def _joined(self, joined: dict[str, Any]) -> None:
+        seats = joined["settings"]["seats"]
+        if joined["seat"] is not None and None in seats:
+            self.status(f"waiting in {joined['room']} for a second player")
+
+    async def _on_message(self, client: Client, msg: dict[str, Any]) -> None:
+        """Follow one pushed message: a game starting, a move, a game over, news of the tournament or lobby."""
+        if self.options.on_event is not None:
+            self.options.on_event(msg)
+        kind = msg.get("type")
+        if kind == "game_start":
+            await self._game_start(client, msg)
+        elif kind == "moved":
+            await self._moved(client, msg)
+        elif kind == "game_over":
+            await self._game_over(client, msg)
+        elif kind == "tournament":
+            self._tournament_news(msg["tournament"])
+        elif kind == "seeking":
+            self.status(describe_seeking(msg))
+        elif kind == "player_away":
+            self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
+        elif kind == "error":
+            log.warning("server error: %s %s", msg.get("code"), msg.get("message"))
+            if msg.get("code") == "illegal_move":
+                raise IllegalMove(msg.get("message", "illegal move"))
+
+    async def _game_start(self, client: Client, msg: dict[str, Any]) -> None:
+        """A game begins (or is resumed): follow it, and move if it is this bot's turn."""
+        if self.options.game is not None and msg["game"] != self.options.game and msg.get("seat") is not None:
+            raise CannotPlay(f"{msg['room']} plays {msg['game']}, and this bot plays {self.options.game}: "
+                             f"start it with --game {msg['game']}")
+        game = get_game(msg["game"])
+        self.rooms[msg["room"]] = {
+            "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
+            "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),
+            "to_move": msg["to_move"], "paused": msg.get("paused", False),
+        }
+        if msg.get("paused"):
+            self.status(f"game {msg['game_no']} in {msg['room']} waits for both players after a server restart")
+        else:
+            opponent = msg["players"][1 - msg["seat"]] if msg["seat"] is not None else "?"
+            self.status(f"playing game {msg['game_no']} in {msg['room']} against {opponent}")
+        await self._maybe_move(client, msg["room"])
+
+    async def _moved(self, client: Client, msg: dict[str, Any]) -> None:
+        """A move was played in a followed game: apply it, and move if it is this bot's turn now."""
+        room = self.rooms.get(msg["room"])
+        if room is None:
+            return
+        game = room["game"]
+        move = game.parse_move(msg["move"], room["state"], client.coords)
+        room["state"] = game.apply(room["state"], move)
+        room["moves"].append(msg["notation"])
+        room["clocks"] = msg["clocks"]
+        room["to_move"] = msg["to_move"]
+        await self._maybe_move(client, msg["room"])
+
+    def _check_tournament(self, event: dict[str, Any]) -> None:
+        """Stop with one clear line when this bot cannot play in ``event`` (another game; not an entrant)."""
+        opts = self.options
+        if opts.game is not None and event.get("game") != opts.game:
+            raise CannotPlay(f"the tournament {event['name']} plays {event.get('game')}, and this bot plays "
+                             f"{opts.game}: start it with --game {event.get('game')}")
+        entrants = event.get("entrants") or []
+        if opts.name not in entrants:
+            listed = ", ".join(entrants[:30]) + (" …" if len(entrants) > 30 else "")
+            raise CannotPlay(f"{opts.name} is not an entrant of the tournament {event['name']}; its entrants: "
+                             f"{listed or 'none'}")
+
+    def _tournament_news(self, event: dict[str, Any]) -> None:
+        """Follow the tournament this bot plays in: say where it stands; stop once it is over."""
+        if self.options.tournament not in (event.get("id"), event.get("name")):
+            return
+        if event["status"] in ("finished", "cancelled"):
+            self._tournament_over = True
+            if not self.rooms:
+                self.finished = True
+                self.status(f"tournament {event['name']} is {event['status']}")
+            return
+        if not self.rooms:
+            progress = event.get("progress", {})
+            self.status(f"waiting to be seated in tournament {event['name']} ({event['status']}, "
+                        f"{progress.get('done', 0)} of {progress.get('total', '?')} games played)")
+
+    async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
+        room = self.rooms.pop(msg["room"], None)
+        seat = room["seat"] if room else None
+        result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"),
+                            msg.get("status", "finished"))
+        if seat is not None:
+            self.results.append(result)
+            if self.options.on_result is not None:
+                self.options.on_result(result)
+        played = sum(r.played for r in self.results)
+        if (self.options.games is not None and played >= self.options.games) or (
+                self._tournament_over and not self.rooms):
+            self.finished = True
+            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+        elif self.options.tournament is not None:
+            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+        elif not msg.get("next_game"):
+            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+            await self._find_game(client)
+
+    async def _maybe_move(self, client: Client, room_name: str) -> None:
+        room = self.rooms[room_name]
+        seat = room["seat"]
+        if seat is None or room["to_move"] != seat or room["paused"]:
+            return
+        control = room["clocks"].get("control", {})
+        turn = Turn(
+            game=room["game"], state=room["state"], seat=seat, room=room_name, players=room["players"],
+            moves=list(room["moves"]), time_left=room["clocks"]["left"][seat],
+            per_move=control.get("per_move"), increment=control.get("increment", 0.0),
+        )
+        seq = len(room["moves"])
+        assert self.thinker is not None
+        move = await self.thinker.choose(turn)
+        if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
+            return  # the game moved on while we thought (resumed, timed out, ended)
+        game = room["game"]
+        form = game.format_move(move, client.coords) if game.is_move(move) else move
+        await client.send({"type": "move", "room": room_name, "move": form})
+
+
+def describe_settings(seek: dict[str, Any]) -> str:
+    """A seek's settings in words: ``30 s a move, 3 games`` (and the options, if any)."""
+    control = seek.get("time_control") or {}
+    if "per_move" in control:
+        clock = f"{control['per_move']:g} s a move"
+    elif "initial" in control:
+        clock = f"{control['initial']:g} s a game + {control.get('increment', 0):g} s a move"
+    else:
+        clock = "untimed"
+    games = seek.get("games", 1)
+    options = ", ".join(f"{k}={v}" for k, v in sorted((seek.get("options") or {}).items()))
+    return f"{clock}, {games} game{'' if games == 1 else 's'}" + (f", {options}" if options else "")
+
+
+def describe_seeking(msg: dict[str, Any]) -> str:
+    """What a waiting seeker is waiting for, and the seeks it will not pair with because their settings differ."""
+    seek = msg["seek"]
+    text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek)})"
+    others = msg.get("others") or []
+    if others:
+        listed = "; ".join(f"{o.get('name')} ({describe_settings(o)})" for o in others[:5])
+        text += (f"; not pairing with {listed}: their settings differ (give both bots the same --per-move and "
+                 "--series)")
+    return text
+
+
+async def run_player(player: Player | Callable[[], Player], options: RunOptions) -> list[GameResult]:
+    """Run ``player`` on a server until ``options.games`` games are done (forever if None)."""
+    return await PlayerRunner(player, options).run()
+
+
+def run(player: Player | Callable[[Turn], Any], name: str, **options: Any) -> list[GameResult]:
+    """Blocking convenience wrapper: ``run(MyBot(), name="me", game="connect4")``.
+
+    Progress (waiting for an opponent, each game, its result) is logged at INFO through
+    ``logging`` (logger ``plyhall.client``). Ctrl-C stops the bot and returns the results so far.
+    """
+    if not isinstance(player, Player):
+        player = FunctionPlayer(player)
+    runner = PlayerRunner(player, RunOptions(name=name, **options))
+    try:
+        return asyncio.run(runner.run())
+    except KeyboardInterrupt:
+        log.info("%s: stopped (Ctrl-C) after %d games", name, len(runner.results))
+        return runner.results

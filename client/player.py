@@ -1,0 +1,92 @@
+"""What a bot author writes and reads: :class:`Player` (one method, ``choose``), the :class:`Turn` it is
+given, and the :class:`GameResult` of each game it played."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.games import Game
+
+
+@dataclass
+class Turn:
+    """What a bot sees when it is its turn: the reference-rules state and its clock."""
+
+    game: Game
+    state: Any
+    seat: int
+    room: str
+    players: list[str]
+    moves: list[str]
+    time_left: float | None
+    per_move: float | None
+    increment: float
+    _legal: list[Any] | None = field(default=None, repr=False)
+
+    @property
+    def legal_moves(self) -> list[Any]:
+        """The legal moves (reference-rules move values)."""
+        if self._legal is None:
+            self._legal = self.game.legal_moves(self.state)
+        return self._legal
+
+    @property
+    def opponent(self) -> str:
+        """The other player's name."""
+        return self.players[1 - self.seat]
+
+
+class Player:
+    """Subclass and write :meth:`choose`; everything else is done for you."""
+
+    def choose(self, turn: Turn) -> Any:
+        """Return a move: a reference move value, notation text, or the structured form."""
+        raise NotImplementedError
+
+    def warm_up(self) -> str | None:
+        """Get ready to play before the bot logs in (load or compile an engine, read a book): called once, in
+        the thinking process. Returns what was warmed up, for the bot's output (None: nothing to say)."""
+        return None
+
+
+class FunctionPlayer(Player):
+    """Wraps a plain function ``turn -> move`` (it must be picklable: a module-level function)."""
+
+    def __init__(self, func: Callable[[Turn], Any]) -> None:
+        self.func = func
+
+    def choose(self, turn: Turn) -> Any:
+        """Call the function."""
+        return self.func(turn)
+
+
+@dataclass
+class GameResult:
+    """One finished game as the bot saw it."""
+
+    room: str
+    seat: int | None
+    winner: int | None
+    reason: str
+    players: list[str]
+    record: str | None
+    status: str = "finished"  # finished (played), forfeit (somebody never came) or aborted (no result)
+
+    @property
+    def played(self) -> bool:
+        """True when the game has a result (it was not aborted: a cancelled tournament, nobody came back)."""
+        return self.status != "aborted"
+
+    @property
+    def opponent(self) -> str:
+        """The other player's name."""
+        return self.players[1 - self.seat] if self.seat is not None else "?"
+
+    @property
+    def score(self) -> float:
+        """1 for a win, 0.5 for a draw, 0 for a loss (from the bot's seat)."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == self.seat else 0.0

@@ -1,0 +1,104 @@
+"""Where a bot thinks: :class:`Thinker` runs a player's ``choose`` outside the event loop, in a worker
+process (default) or a thread, so that the connection keeps answering pings during a long search."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import signal
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from .player import Player, Turn
+
+
+def _make(player: Player | Callable[[], Player]) -> Player:
+    return player() if callable(player) and not isinstance(player, Player) else player
+
+
+WARM_UP = "warm-up"
+"""What the thinking process is sent to warm its player up (instead of a Turn)."""
+
+
+def _warm_up(player: Player) -> tuple[str | None, float]:
+    started = time.perf_counter()
+    what = player.warm_up() if hasattr(player, "warm_up") else None
+    return what, time.perf_counter() - started
+
+
+def _worker_main(channel: Any, player: Player | Callable[[], Player]) -> None:
+    """The thinking process: one player, created once (so it may keep state between moves)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops this process
+    made = _make(player)
+    while True:
+        try:
+            turn = channel.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            if isinstance(turn, str) and turn == WARM_UP:
+                channel.send(("ready", _warm_up(made)))
+            else:
+                channel.send(("move", made.choose(turn)))
+        except Exception:
+            channel.send(("error", traceback.format_exc()))
+
+
+class Thinker:
+    """Runs a player's ``choose`` outside the event loop: in a worker process (default) or a thread.
+
+    The process is a plain ``multiprocessing`` process on a pipe, so stopping the bot (Ctrl-C)
+    ends it at once, even in the middle of a search, and leaves nothing behind."""
+
+    def __init__(self, player: Player | Callable[[], Player], mode: str = "process") -> None:
+        if mode not in ("process", "thread"):
+            raise ValueError("think mode is 'process' or 'thread'")
+        self.mode = mode
+        self.player = player
+        self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-think")
+        self._process: Any = None
+        if mode == "process":
+            context = multiprocessing.get_context("spawn")
+            self._channel, child = context.Pipe()
+            self._process = context.Process(target=_worker_main, args=(child, player), daemon=True,
+                                            name="plyhall-thinker")
+            self._process.start()
+            child.close()
+        else:
+            self.local = _make(player)
+
+    def _ask(self, turn: Turn | str) -> Any:
+        self._channel.send(turn)
+        try:
+            kind, value = self._channel.recv()
+        except EOFError:
+            raise RuntimeError("the thinking process ended") from None
+        if kind == "error":
+            raise RuntimeError(f"the bot failed while thinking:\n{value}")
+        return value
+
+    async def warm_up(self) -> tuple[str | None, float]:
+        """Warm the player up where it thinks (:meth:`Player.warm_up`): what was warmed up, and how long it took."""
+        loop = asyncio.get_running_loop()
+        if self.mode == "process":
+            return await loop.run_in_executor(self.pool, self._ask, WARM_UP)
+        return await loop.run_in_executor(self.pool, _warm_up, self.local)
+
+    async def choose(self, turn: Turn) -> Any:
+        """The player's move for ``turn``."""
+        loop = asyncio.get_running_loop()
+        if self.mode == "process":
+            return await loop.run_in_executor(self.pool, self._ask, turn)
+        return await loop.run_in_executor(self.pool, self.local.choose, turn)
+
+    def close(self) -> None:
+        """Stop the worker (at once, even mid-search)."""
+        if self._process is not None:
+            self._process.terminate()
+            self._process.join(5)
+            self._channel.close()
+            self._process = None
+        self.pool.shutdown(wait=False, cancel_futures=True)
