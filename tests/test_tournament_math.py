@@ -14,7 +14,7 @@ from statistics import NormalDist
 import pytest
 
 from server.tournament import (
-    GameResult,
+    ScoredGame,
     SprtStatus,
     compute_standings,
     elo_from_score,
@@ -230,28 +230,28 @@ def test_sprt_rejects_bad_parameters():
 
 def test_game_result_validation():
     with pytest.raises(ValueError, match="not a game result"):
-        GameResult("a", "b", "2-0")
+        ScoredGame("a", "b", "2-0")
     with pytest.raises(ValueError, match="double forfeit"):
-        GameResult("a", "b", "0-0")
+        ScoredGame("a", "b", "0-0")
     with pytest.raises(ValueError, match="itself"):
-        GameResult("a", "a", "1-0")
-    assert GameResult("a", "b", "½-½").result == "1/2-1/2"
-    forfeit = GameResult("a", "b", "1-0", round=2, forfeit=True)
+        ScoredGame("a", "a", "1-0")
+    assert ScoredGame("a", "b", "½-½").result == "1/2-1/2"
+    forfeit = ScoredGame("a", "b", "1-0", round=2, forfeit=True)
     assert not forfeit.is_played and forfeit.score("a") == 1
-    assert GameResult.from_json(json.loads(json.dumps(forfeit.to_json()))) == forfeit
-    bye = GameResult.bye("c", 3)
+    assert ScoredGame.from_json(json.loads(json.dumps(forfeit.to_json()))) == forfeit
+    bye = ScoredGame.bye("c", 3)
     assert bye.is_bye and not bye.is_played and bye.score("c") == 1
 
 
-def small_event() -> list[GameResult]:
+def small_event() -> list[ScoredGame]:
     """A three-entrant double round robin (one game each colour), with a forfeit and a draw."""
     return [
-        GameResult("alpha", "beta", "1-0", round=1, duration=60),
-        GameResult("beta", "alpha", "1/2-1/2", round=1, duration=100),
-        GameResult("beta", "gamma", "1-0", round=2, duration=80),
-        GameResult("gamma", "beta", "0-1", round=2, forfeit=True),
-        GameResult("gamma", "alpha", "1-0", round=3, duration=40),
-        GameResult("alpha", "gamma", "1/2-1/2", round=3, duration=20),
+        ScoredGame("alpha", "beta", "1-0", round=1, duration=60),
+        ScoredGame("beta", "alpha", "1/2-1/2", round=1, duration=100),
+        ScoredGame("beta", "gamma", "1-0", round=2, duration=80),
+        ScoredGame("gamma", "beta", "0-1", round=2, forfeit=True),
+        ScoredGame("gamma", "alpha", "1-0", round=3, duration=40),
+        ScoredGame("alpha", "gamma", "1/2-1/2", round=3, duration=20),
     ]
 
 
@@ -276,10 +276,10 @@ def test_points_wdl_and_sonneborn_berger_by_hand():
 
 def test_buchholz_median_buchholz_and_byes():
     results = [
-        GameResult("a", "b", "1-0", round=1), GameResult.bye("c", 1),
-        GameResult("c", "a", "1-0", round=2), GameResult.bye("b", 2),
-        GameResult("b", "c", "1/2-1/2", round=3), GameResult.bye("a", 3),
-        GameResult("a", "d", "1-0", round=4), GameResult("b", "c", "0-1", round=4),
+        ScoredGame("a", "b", "1-0", round=1), ScoredGame.bye("c", 1),
+        ScoredGame("c", "a", "1-0", round=2), ScoredGame.bye("b", 2),
+        ScoredGame("b", "c", "1/2-1/2", round=3), ScoredGame.bye("a", 3),
+        ScoredGame("a", "d", "1-0", round=4), ScoredGame("b", "c", "0-1", round=4),
     ]
     table = compute_standings(results, ["a", "b", "c", "d"], tiebreak="buchholz")
     points = {row.name: row.points for row in table.rows}
@@ -293,7 +293,7 @@ def test_buchholz_median_buchholz_and_byes():
 
 
 def test_ranking_ties_by_tiebreak_then_name_and_shared_ranks():
-    results = [GameResult("zed", "amy", "1/2-1/2", round=1), GameResult("bob", "cat", "1/2-1/2", round=1)]
+    results = [ScoredGame("zed", "amy", "1/2-1/2", round=1), ScoredGame("bob", "cat", "1/2-1/2", round=1)]
     table = compute_standings(results, ["zed", "amy", "bob", "cat", "dan"])
     assert [row.name for row in table.rows] == ["amy", "bob", "cat", "zed", "dan"]
     assert [row.rank for row in table.rows] == [1, 1, 1, 1, 5]
@@ -338,3 +338,12 @@ def test_head_to_head_ignores_forfeits():
     assert (stats.wins, stats.draws, stats.losses) == (1, 0, 0)
     stats = head_to_head(small_event(), "alpha", "beta")
     assert (stats.wins, stats.draws, stats.losses) == (1, 1, 0)
+
+
+def test_sprt_plays_on_without_a_decisive_game_and_never_fails_on_a_lopsided_sample():
+    # a run of draws says nothing about who is stronger: one draw used to "accept H0", five raised ValueError
+    for draws in (1, 5, 50, 500):
+        result = sprt(0, draws, 0, elo0=0, elo1=20)
+        assert result.status == SprtStatus.CONTINUE and result.llr == 0.0
+    for wins, draws, losses in ((1, 400, 0), (0, 400, 1), (1000, 0, 0), (0, 0, 1000)):
+        assert sprt(wins, draws, losses, elo0=0, elo1=20).status in tuple(SprtStatus)
