@@ -53,7 +53,7 @@ from ..storage.records import (
     TournamentSaved,
     Write,
 )
-from ..tournament.director import Director
+from ..tournament.director import OVER, Director, TournamentStatus
 from .env import Env
 from .house import HOUSE_ARRIVAL, HOUSE_LEVELS, HOUSE_PREFIX, HouseDesk, HouseStart
 from .identity import Claim, ClaimLookup, Holder, SecretCheck
@@ -63,7 +63,7 @@ from .room import Outbox, Room, RoomSettings
 from .rooms import MAX_ROOM_NAME, RoomRegistry
 from .seeks import Pairing, SeekDesk
 from .timers import LOBBY, Timers
-from .tournaments import TournamentDesk
+from .tournaments import GOING_ON, UNDER_WAY, TournamentDesk
 
 log = logging.getLogger("plyhall.hall")
 
@@ -347,13 +347,11 @@ class Hall:
         director = self.events.restore(snapshot, restored.tournament_games.get(snapshot["id"], []))
         if director is None:
             return
-        for number, room in list(director.open.items()):
-            if room not in self.rooms:  # its room is gone: the game is played again
-                del director.open[number]
-        if director.status in ("created", "running", "paused"):
+        director.rooms_lost(self.rooms)  # a game whose room is gone is played again
+        if director.status in GOING_ON:
             for name in director.entrants:  # an entry holds its name after a restart too
                 self.logins.take_back(name, restored.identities)
-        if director.status in ("running", "paused"):  # an event not started yet holds no house bot
+        if director.status in UNDER_WAY:  # an event not started yet holds no house bot
             self.restarted_house += self.house.start_entrants(director.id, director.settings.game,
                                                               director.settings.local)
 
@@ -507,7 +505,7 @@ class Hall:
         self._now = now
         self.house.exited(name)
         director = self.events.entrant(name)
-        if director is not None and director.status in ("running", "paused") and name in director.settings.local:
+        if director is not None and director.status in UNDER_WAY and name in director.settings.local:
             start = self.house.restart(name, director.id, director.settings.game, director.settings.local[name])
             if start is not None:
                 out.house.append(start)
@@ -596,12 +594,11 @@ class Hall:
         director = self.events.control(out, conn, msg, self.house)
         if director is None:
             return
-        if director.status == "cancelled":
-            for room_name in sorted(director.open.values()):
+        if director.status == TournamentStatus.CANCELLED:
+            for room_name in director.close_rooms():
                 room = self.rooms.get(room_name)
                 if room is not None:
                     self._apply(out, room, room.dissolve(now, "the tournament was cancelled"))
-            director.open.clear()
         self._tournament_changed(out, director, now)
         out.send(conn, m.tournament(self.tournament_view(director, now)))
 
@@ -670,7 +667,7 @@ class Hall:
         out.writes.append(TournamentSaved(director.snapshot()))
         if not self.events.watching(director.id):
             return
-        if self.timers.changed(director.id, now) or director.status in ("finished", "cancelled"):
+        if self.timers.changed(director.id, now) or director.status in OVER:
             self._push_tournament(out, director)
 
     def _push_tournament(self, out: HallOutbox, director: Director) -> None:

@@ -18,7 +18,7 @@ from protocol.games import OptionError
 from protocol.messages import NAME_PATTERN, ErrorCode
 from protocol.requests import TournamentControl, TournamentCreate
 
-from ..tournament.director import Director, TournamentError, define, slug
+from ..tournament.director import Director, TournamentError, TournamentStatus, define, slug
 from .house import HOUSE_LEVEL, HOUSE_LEVELS, HOUSE_PREFIX, HouseDesk
 from .logins import NAME_HELP
 from .outbox import HallOutbox, Refusal
@@ -27,8 +27,8 @@ from .room import RoomSettings
 log = logging.getLogger("plyhall.hall")
 
 NAME = re.compile(NAME_PATTERN)
-GOING_ON = ("created", "running", "paused")  # an event whose entries hold their names
-UNDER_WAY = ("running", "paused")  # an event whose house entrants run
+GOING_ON = (TournamentStatus.CREATED, TournamentStatus.RUNNING, TournamentStatus.PAUSED)  # entries hold their names
+UNDER_WAY = (TournamentStatus.RUNNING, TournamentStatus.PAUSED)  # an event whose house entrants run
 
 
 class TournamentDesk:
@@ -130,7 +130,7 @@ class TournamentDesk:
         if director is None:
             return None
         action = msg["action"]
-        if action == "start" and director.status == "created":
+        if action == "start" and director.status == TournamentStatus.CREATED:
             if not self._start(out, conn, director, house):
                 return None
         else:
@@ -140,7 +140,7 @@ class TournamentDesk:
                 out.error(conn, ErrorCode.BAD_OPTION, str(exc))
                 return None
         log.info("tournament %s: %s", director.settings.name, action)
-        if director.status == "cancelled":
+        if director.status == TournamentStatus.CANCELLED:
             out.house_stop.extend(name for name in director.settings.local if name in house.running)
         return director
 

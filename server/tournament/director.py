@@ -12,6 +12,7 @@ is lost or played twice.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -244,6 +245,19 @@ class Director:
         """Game ``number`` has a room now."""
         self.open[number] = room
         self.started[number] = now
+
+    def rooms_lost(self, still_open: Container[str]) -> None:
+        """After a restart: games whose room is not ``still_open`` any more are played again."""
+        for number, room in list(self.open.items()):
+            if room not in still_open:
+                del self.open[number]
+                self.started.pop(number, None)
+
+    def close_rooms(self) -> list[str]:
+        """The event is called off: the rooms of its open games (for the hall to dissolve), which it forgets."""
+        rooms = sorted(self.open.values())
+        self.open.clear()
+        return rooms
 
     def ended(self, number: int, winner: int | None, status: str, record: str, duration: float | None) -> bool:
         """Game ``number`` ended; True when that ends the event. An aborted game has no result: it is
