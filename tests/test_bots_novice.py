@@ -15,7 +15,7 @@ from bots import make_bot
 from bots.evaluate import evaluator_for
 from protocol.games import GAMES
 from protocol.games.quarto import QuartoMove
-from protocol.games.santorini import Turn
+from protocol.games.santorini import WorkerTurn
 
 from .bot_positions import AMAZONS_SHUT_IN, MUST_DEFEND, WIN_IN_ONE, novice_choices, safe_moves, wins_in_one
 
@@ -54,7 +54,7 @@ def test_santorini_novice_defends_by_doming_the_square() -> None:
     state, _ = MUST_DEFEND["santorini"]
     d4 = GAMES["santorini"].grid.parse_name("d4")
     for move in novice_choices("santorini", state):
-        assert isinstance(move, Turn) and move.build == d4
+        assert isinstance(move, WorkerTurn) and move.build == d4
 
 
 def test_quarto_novice_hands_over_only_safe_pieces() -> None:

@@ -23,7 +23,7 @@ from bots.engine.santorini.position import (
     undo,
 )
 from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN
-from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, Turn
+from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, WorkerTurn
 from tests.engine_helpers import engine_moves, random_game_states
 
 GAME = SANTORINI
@@ -71,7 +71,7 @@ def reference_canonical(state: SantoriniState) -> tuple:
 
 
 def can_win_at_once(state: SantoriniState) -> bool:
-    return any(isinstance(m, Turn) and m.build is None for m in GAME.legal_moves(state))
+    return any(isinstance(m, WorkerTurn) and m.build is None for m in GAME.legal_moves(state))
 
 
 def test_enough_positions_of_every_kind() -> None:

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from protocol.games import GAMES, IllegalMove
-from protocol.games.santorini import GRID, SANTORINI, Placement, SantoriniState, Turn
+from protocol.games.santorini import GRID, SANTORINI, Placement, SantoriniState, WorkerTurn
 
 G = SANTORINI
 
@@ -39,7 +39,7 @@ FACE_TO_FACE = G.from_picture("""
 """Nothing built; seat 0's worker on b2 faces seat 1's on c3, the others in the corners."""
 
 
-def rejected(state: SantoriniState, move: str | dict | Placement | Turn) -> str:
+def rejected(state: SantoriniState, move: str | dict | Placement | WorkerTurn) -> str:
     with pytest.raises(IllegalMove) as info:
         G.apply(state, G.parse_move(move, state))
     return info.value.reason
@@ -55,7 +55,7 @@ def test_registered() -> None:
 
 def test_squares_run_a1_to_e5_with_rank_1_at_the_bottom() -> None:
     assert sq("a1") == 0 and sq("e1") == 4 and sq("a2") == 5 and sq("e5") == 24
-    move = Turn(sq("b2"), sq("c3"), sq("d4"))
+    move = WorkerTurn(sq("b2"), sq("c3"), sq("d4"))
     assert G.format_move(move) == {"worker": "b2", "to": "c3", "build": "d4"}
     assert G.format_move(move, "cosc322") == {"worker": [2, 2], "to": [3, 3], "build": [4, 4]}
     assert G.format_move(move, "matrix") == {"worker": [3, 1], "to": [2, 2], "build": [1, 3]}
@@ -118,7 +118,7 @@ def test_setup_first_seat_places_then_the_other_then_first_moves() -> None:
     state = G.apply(state, G.parse_move("c3 b2", state))
     assert state.workers == (0, 24, sq("b2"), sq("c3"))
     assert G.to_move(state) == 0
-    assert all(isinstance(m, Turn) for m in G.legal_moves(state))
+    assert all(isinstance(m, WorkerTurn) for m in G.legal_moves(state))
     assert "already placed" in rejected(state, "b4 d4")
 
 
@@ -264,7 +264,7 @@ def test_moving_up_onto_level_3_wins_at_once_without_a_build() -> None:
         1  2A 0  0  0  0B
             a  b  c  d  e
     """, to_move=0)
-    win = Turn(sq("a1"), sq("b2"), None)
+    win = WorkerTurn(sq("a1"), sq("b2"), None)
     assert win in G.legal_moves(state)
     assert not any(m.worker == sq("a1") and m.to == sq("b2") and m.build is not None for m in G.legal_moves(state))
     assert G.notation(win) == "a1-b2"
@@ -277,7 +277,7 @@ def test_moving_up_onto_level_3_wins_at_once_without_a_build() -> None:
     assert after.levels == state.levels  # no build happened
     assert G.legal_moves(after) == []
     with pytest.raises(IllegalMove, match="over"):
-        G.apply(after, Turn(sq("e1"), sq("e2"), sq("e3")))
+        G.apply(after, WorkerTurn(sq("e1"), sq("e2"), sq("e3")))
     # the decoded final position knows who won
     assert G.outcome(G.decode_state(G.encode_state(after))).winner == 0
     assert "won" in str(after)
@@ -388,9 +388,9 @@ def test_parsing() -> None:
         1  0  0  0  0  0B
             a  b  c  d  e
     """, to_move=0)
-    assert G.parse_move(" B2 - c3 / D4 ", state) == Turn(sq("b2"), sq("c3"), sq("d4"))
-    assert G.parse_move("b2-c3", state) == Turn(sq("b2"), sq("c3"), None)
-    assert G.parse_move({"worker": [2, 2], "to": [3, 3], "build": [4, 4]}, state, "cosc322") == Turn(
+    assert G.parse_move(" B2 - c3 / D4 ", state) == WorkerTurn(sq("b2"), sq("c3"), sq("d4"))
+    assert G.parse_move("b2-c3", state) == WorkerTurn(sq("b2"), sq("c3"), None)
+    assert G.parse_move({"worker": [2, 2], "to": [3, 3], "build": [4, 4]}, state, "cosc322") == WorkerTurn(
         sq("b2"), sq("c3"), sq("d4")
     )
     for junk in ["b2-c3/", "b2 c3 d4", "b2-f3/d4", "a1 e6", {"worker": "b2"}, {"place": ["a1"]}, 7]:
@@ -424,7 +424,7 @@ def test_apply_accepts_exactly_the_legal_moves() -> None:
     rng = random.Random("santorini-exhaustive")
     squares = range(25)
     placements = [Placement(a, b) for a, b in itertools.combinations(squares, 2)]
-    turns = [Turn(w, t, b) for w in squares for t in squares for b in [*squares, None]]
+    turns = [WorkerTurn(w, t, b) for w in squares for t in squares for b in [*squares, None]]
     checked = 0
     for _ in range(2):
         state = G.initial_state(first=rng.randrange(2))

@@ -335,16 +335,7 @@ def negamax(
     best, best_move = -INFINITY, NO_MOVE
     for i in range(n):
         move = pick_next(work, ply, i, n)
-        play(state, move)
-        if i == 0:
-            score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
-        else:
-            # Try to prove cheaply that this move is no better than the best so far ...
-            score = -negamax(state, depth - 1, -alpha - 1, -alpha, ply + 1, table, work, deadline)
-            if alpha < score < beta:
-                # ... and when it is better after all, find out by how much.
-                score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
-        undo(state, move)
+        score = move_value(state, move, i == 0, depth, alpha, beta, ply, table, work, deadline)
         if work.counters[STOPPED]:
             return 0
         if score > best:
@@ -356,6 +347,29 @@ def negamax(
                     break
     store(table, position, depth, best, original_alpha, beta, best_move, ply)
     return best
+
+
+def move_value(
+    state: Any, move: int, first: bool, depth: int, alpha: int, beta: int, ply: int,
+    table: np.ndarray, work: Workspace, deadline: float,
+) -> int:
+    """The value of playing ``move`` at this node (``depth`` plies left, window ``(alpha, beta)``), by PVS.
+
+    The ``first`` move, the best by the ordering, is searched with the full
+    window. Every other move is first searched with a null window, which cheaply
+    proves it no better than ``alpha``; only a move that turns out better is
+    searched again with the full window, to find out by how much. Used by
+    :func:`negamax` at every node and by :func:`search` at the root.
+    """
+    play(state, move)
+    if first:
+        score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
+    else:
+        score = -negamax(state, depth - 1, -alpha - 1, -alpha, ply + 1, table, work, deadline)
+        if alpha < score < beta:
+            score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
+    undo(state, move)
+    return score
 
 
 def search(
@@ -388,14 +402,7 @@ def search(
         iteration_move = NO_MOVE
         for i in range(n):
             move = root[i]
-            play(state, move)
-            if i == 0:
-                score = -negamax(state, depth - 1, -beta, -alpha, ROOT_PLY + 1, table, work, deadline)
-            else:
-                score = -negamax(state, depth - 1, -alpha - 1, -alpha, ROOT_PLY + 1, table, work, deadline)
-                if alpha < score < beta:
-                    score = -negamax(state, depth - 1, -beta, -alpha, ROOT_PLY + 1, table, work, deadline)
-            undo(state, move)
+            score = move_value(state, move, i == 0, depth, alpha, beta, ROOT_PLY, table, work, deadline)
             if work.counters[STOPPED]:
                 break
             if score > alpha:
@@ -450,8 +457,13 @@ def bring_to_front(moves: np.ndarray, n: int, move: int) -> None:
 
 # --- Specialising the search for a game ----------------------------------------------------------
 
-GAME_TEMPLATES = (score_moves, negamax, search, search_window)
+GAME_TEMPLATES = (score_moves, move_value, negamax, search, search_window)
 """The functions above that call a game's functions: compiled anew for each game."""
+INLINED = frozenset({"move_value"})
+"""Templates compiled into their callers (numba's ``inline="always"``), never as functions of their own.
+``move_value`` and ``negamax`` call each other, and numba crashes (a segmentation fault) loading cached
+functions that recurse through one another; inlined, ``negamax`` only calls itself, as before, and the
+search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
 
@@ -482,7 +494,8 @@ def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[i
         function = FunctionType(template.__code__, namespace, template.__name__, template.__defaults__)
         function.__qualname__ = f"{template.__name__}__{tag}"
         function.__doc__ = template.__doc__
-        namespace[template.__name__] = njit(cache=True, _nrt=False)(function)
+        inline = "always" if template.__name__ in INLINED else "never"
+        namespace[template.__name__] = njit(cache=True, _nrt=False, inline=inline)(function)
     compiled = namespace["search"]
     compiled.window = namespace["search_window"]  # see Searcher.window
     return compiled

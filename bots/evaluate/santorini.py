@@ -19,7 +19,7 @@ from protocol.games.santorini import (
     Placement,
     SantoriniMove,
     SantoriniState,
-    Turn,
+    WorkerTurn,
 )
 
 from .base import Evaluator
@@ -32,14 +32,14 @@ THREAT_POINTS = 20.0
 """The player not to move could climb onto level 3 next turn, if not blocked."""
 
 
-def climbs_to_three(state: SantoriniState, seat: int) -> list[Turn]:
+def climbs_to_three(state: SantoriniState, seat: int) -> list[WorkerTurn]:
     """The winning turns ``seat`` would have if it were to move: level 2 up onto a free level 3."""
     levels, workers = state.levels, state.workers
     climbs = []
     for worker in workers[2 * seat : 2 * seat + 2]:
         if worker != NO_WORKER and levels[worker] == 2:
             climbs.extend(
-                Turn(worker, to, None) for to in NEIGHBOURS[worker] if levels[to] == 3 and to not in workers
+                WorkerTurn(worker, to, None) for to in NEIGHBOURS[worker] if levels[to] == 3 and to not in workers
             )
     return climbs
 

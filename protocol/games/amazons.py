@@ -171,12 +171,11 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
     name = "Game of the Amazons"
     grid = GRID
     options_help = {"first": "seat that moves first: 0 or 'black' (default, COSC 322), 1 or 'white'"}
+    first_colours = COLOURS
     _MOVE_TYPES = (AmazonsMove,)
 
-    def initial_state(self, **options: Any) -> AmazonsState:
+    def _starting_position(self, first: int) -> AmazonsState:
         """Queens on their starting squares, no arrows."""
-        self.check_options(options)
-        first = first_option(options.get("first", 0))
         board = [EMPTY] * SQUARES
         for seat, squares in enumerate(START_QUEENS):
             for square in squares:
@@ -221,29 +220,8 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
         if board[queen] != stone:
             contents = "it is empty" if board[queen] == EMPTY else f"it holds {CELL_NAMES[board[queen]]}"
             raise IllegalMove(f"{name(queen)} is not one of your queens: {contents}")
-        # the queen's path
-        if to == queen:
-            raise IllegalMove(f"the queen on {name(queen)} must move at least one square")
-        path = LINES[queen * SQUARES + to]
-        if path is None:
-            raise IllegalMove(f"{name(queen)} to {name(to)} is not a queen move")
-        for square in path:
-            if board[square]:
-                blocked = f"the queen on {name(queen)} cannot reach {name(to)}"
-                if square == to:
-                    raise IllegalMove(f"{blocked}: {name(to)} holds {CELL_NAMES[board[to]]}")
-                raise IllegalMove(f"{blocked}: {name(square)} is in the way")
-        # the arrow's flight, with the queen already on ``to`` and ``queen`` vacated
-        if arrow == to:
-            raise IllegalMove(f"the arrow must fly at least one square from {name(to)}")
-        path = LINES[to * SQUARES + arrow]
-        if path is None:
-            raise IllegalMove(f"the arrow cannot fly from {name(to)} to {name(arrow)}: that is not a queen move")
-        for square in path:
-            if board[square] and square != queen:
-                if square == arrow:
-                    raise IllegalMove(f"the arrow cannot land on {name(arrow)}: it holds {CELL_NAMES[board[arrow]]}")
-                raise IllegalMove(f"the arrow cannot reach {name(arrow)} from {name(to)}: {name(square)} is in the way")
+        _check_line(board, queen, to, "queen")
+        _check_line(board, to, arrow, "arrow", vacated=queen)
         new = list(board)
         new[queen] = EMPTY
         new[to] = stone
@@ -326,6 +304,41 @@ def _read_cell(text: str) -> int:
     if text not in SYMBOLS:
         raise ValueError(f"{text!r} is not a cell; cells are . (empty), B (black queen), W (white queen) and x (arrow)")
     return SYMBOLS.index(text)
+
+
+_LINE_REFUSALS = {
+    "queen": (
+        "the queen on {start} must move at least one square",
+        "{start} to {end} is not a queen move",
+        "the queen on {start} cannot reach {end}: {end} holds {cell}",
+        "the queen on {start} cannot reach {end}: {square} is in the way",
+    ),
+    "arrow": (
+        "the arrow must fly at least one square from {start}",
+        "the arrow cannot fly from {start} to {end}: that is not a queen move",
+        "the arrow cannot land on {end}: it holds {cell}",
+        "the arrow cannot reach {end} from {start}: {square} is in the way",
+    ),
+}
+"""Why a queen (or an arrow) cannot go from ``start`` to ``end``: the same square, no shared line, ``end`` taken,
+a square in the way."""
+
+
+def _check_line(board: tuple[int, ...], start: int, end: int, what: str, vacated: int = -1) -> None:
+    """``IllegalMove`` unless the queen (``what="queen"``) or arrow (``"arrow"``) on ``start`` can go to ``end``
+    like a chess queen, over empty squares; ``vacated``, the square the queen left, is empty for its arrow."""
+    same, not_a_line, taken, in_the_way = _LINE_REFUSALS[what]
+    names = {"start": GRID.name(start), "end": GRID.name(end)}
+    if end == start:
+        raise IllegalMove(same.format(**names))
+    path = LINES[start * SQUARES + end]
+    if path is None:
+        raise IllegalMove(not_a_line.format(**names))
+    for square in path:
+        if board[square] and square != vacated:
+            if square == end:
+                raise IllegalMove(taken.format(cell=CELL_NAMES[board[end]], **names))
+            raise IllegalMove(in_the_way.format(square=GRID.name(square), **names))
 
 
 def _unpack(move: Any) -> tuple[int, int, int]:

@@ -264,6 +264,10 @@ class Grid:
                 raise ValueError(f"one status line may follow the board, not {line.strip()!r} as well")
         if len(rows) < self.height:
             raise ValueError(f"the picture has {len(rows)} rows of cells; the board has {self.height}")
+        return self._read_cells(rows, read_cell, names), status
+
+    def _read_cells(self, rows: list[list[str]], read_cell: Callable[[str], Any], names: list[str]) -> tuple[Any, ...]:
+        """The cells by square index of a picture's rows of cell texts (top rank first)."""
         cells: list[Any] = [None] * self.size
         for top, tokens in enumerate(rows):
             row = self.height - 1 - top
@@ -272,7 +276,7 @@ class Grid:
                     cells[self.index(col, row)] = read_cell(token)
                 except ValueError as err:
                     raise ValueError(f"row {row + 1}, column {names[col]}: {err}") from None
-        return tuple(cells), status
+        return tuple(cells)
 
 
 def _split_row(line: str, width: int, one_character_cells: bool) -> tuple[str | None, list[str]]:
@@ -343,12 +347,27 @@ class Game(Generic[S, M]):
     id: ClassVar[str]
     name: ClassVar[str]
     grid: ClassVar[Grid]
-    options_help: ClassVar[dict[str, str]] = {}
+    options_help: ClassVar[dict[str, str]] = {"first": "seat (0 or 1) that moves first; default 0"}
+    """Every option the game takes, with what it means. Every game takes ``first`` (each words it for its pieces)."""
+    first_colours: ClassVar[tuple[str, str] | None] = None
+    """The sides' colours, seat 0's first, in games whose sides have them: ``first`` also takes these names."""
     _MOVE_TYPES: ClassVar[tuple[type, ...]] = ()
     """The classes of the game's move values (what :meth:`is_move` accepts)."""
 
     def initial_state(self, **options: Any) -> S:
-        """The starting position; options are documented in ``options_help``."""
+        """The starting position; options are documented in ``options_help``.
+
+        Every game takes ``first``, the seat that moves first (0 or 1, or a
+        colour in :attr:`first_colours`; default 0). Unknown options and bad
+        values raise ``OptionError``; the game builds the position in
+        :meth:`_starting_position` from ``first`` and its own options.
+        """
+        self.check_options(options)
+        first = first_seat_option(options.pop("first", 0), self.first_colours)
+        return self._starting_position(first, **options)
+
+    def _starting_position(self, first: int, **options: Any) -> S:
+        """The starting position with seat ``first`` to move; ``options`` are the game's own, known by name."""
         raise NotImplementedError
 
     def to_move(self, state: S) -> int:

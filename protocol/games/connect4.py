@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, shown, status_to_move
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, move_repr, shown, status_to_move
 
 WIDTH, HEIGHT = 7, 6
 GRID = Grid(WIDTH, HEIGHT)
@@ -75,10 +75,8 @@ class ConnectFour(Game[C4State, Drop]):
     options_help = {"first": "seat (0 or 1) that drops the first stone; default 0"}
     _MOVE_TYPES = (Drop,)
 
-    def initial_state(self, **options: Any) -> C4State:
+    def _starting_position(self, first: int) -> C4State:
         """The empty board."""
-        self.check_options(options)
-        first = first_seat_option(options.get("first", 0))
         return C4State(board=(0,) * (WIDTH * HEIGHT), to_move=first)
 
     def to_move(self, state: C4State) -> int:

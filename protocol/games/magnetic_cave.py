@@ -142,12 +142,11 @@ class MagneticCave(Game[CaveState, Brick]):
     name = "Magnetic Cave"
     grid = GRID
     options_help = {"first": "seat that places the first brick: 0 or 'black' (default), 1 or 'white'"}
+    first_colours = COLOURS
     _MOVE_TYPES = (Brick,)
 
-    def initial_state(self, **options: Any) -> CaveState:
+    def _starting_position(self, first: int) -> CaveState:
         """The empty cave."""
-        self.check_options(options)
-        first = first_option(options.get("first", 0))
         return CaveState((0,) * SQUARES, first)
 
     def to_move(self, state: CaveState) -> int:

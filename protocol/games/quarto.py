@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .base import Game, Grid, IllegalMove, Outcome, check_coords, first_seat_option, move_repr, shown, status_to_move
+from .base import Game, Grid, IllegalMove, Outcome, check_coords, move_repr, shown, status_to_move
 
 SIZE = 4
 GRID = Grid(SIZE, SIZE)
@@ -175,10 +175,8 @@ class Quarto(Game[QuartoState, QuartoMove]):
     options_help = {"first": "seat (0 or 1) that chooses the first piece for the other; default 0"}
     _MOVE_TYPES = (QuartoMove,)
 
-    def initial_state(self, **options: Any) -> QuartoState:
+    def _starting_position(self, first: int) -> QuartoState:
         """The empty board, no piece handed over yet."""
-        self.check_options(options)
-        first = first_seat_option(options.get("first", 0))
         return QuartoState((EMPTY,) * SQUARES, None, first)
 
     def to_move(self, state: QuartoState) -> int:
@@ -215,8 +213,6 @@ class Quarto(Game[QuartoState, QuartoMove]):
         square, piece = move
         if piece is not None and (isinstance(piece, bool) or not isinstance(piece, int) or not 0 <= piece < PIECES):
             raise IllegalMove(f"{shown(piece)} is not a piece; pieces are four binary digits, 0000 to 1111")
-        seat = state.to_move
-        board = state.board
         if state.in_hand is None:
             if square is not None:
                 raise IllegalMove(
@@ -224,7 +220,13 @@ class Quarto(Game[QuartoState, QuartoMove]):
                 )
             if piece is None:
                 raise IllegalMove("you must choose a piece for your opponent")
-            return QuartoState(board, piece, 1 - seat)
+            return QuartoState(state.board, piece, 1 - state.to_move)
+        return self._place(state, square, piece)
+
+    def _place(self, state: QuartoState, square: Any, piece: int | None) -> QuartoState:
+        """A turn after the opening hand-over: place the piece in hand on ``square``, hand ``piece`` over."""
+        seat = state.to_move
+        board = state.board
         given = piece_text(state.in_hand)
         if square is None:
             raise IllegalMove(f"you must place the piece you were given ({given}) on an empty square")

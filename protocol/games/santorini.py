@@ -58,7 +58,6 @@ from .base import (
     IllegalMove,
     Outcome,
     check_coords,
-    first_seat_option,
     move_repr,
     shown,
     status_to_move,
@@ -106,8 +105,8 @@ class Placement(NamedTuple):
         return move_repr(self)
 
 
-class Turn(NamedTuple):
-    """A turn: move the worker on ``worker`` to ``to``, then build on ``build``.
+class WorkerTurn(NamedTuple):
+    """A turn after the setup: move the worker on ``worker`` to ``to``, then build on ``build``.
 
     ``build`` is ``None`` for a winning move (up onto level 3), which has no build.
     """
@@ -124,7 +123,7 @@ class Turn(NamedTuple):
         return move_repr(self)
 
 
-SantoriniMove = Placement | Turn
+SantoriniMove = Placement | WorkerTurn
 
 
 @dataclass(frozen=True)
@@ -191,6 +190,38 @@ def _has_move(levels: tuple[int, ...], workers: tuple[int, ...], seat: int) -> b
     return False
 
 
+def _check_step(state: SantoriniState, frm: int, to: int) -> None:
+    """``IllegalMove`` unless the side to move has a worker on ``frm`` that may step to ``to``."""
+    mine = state.workers[2 * state.to_move : 2 * state.to_move + 2]
+    if frm not in mine:
+        yours = " and ".join(GRID.name(sq) for sq in mine)
+        raise IllegalMove(f"{_name(frm)} is not one of your workers (yours are on {yours})")
+    levels = state.levels
+    if to == frm:
+        raise IllegalMove(f"the worker on {_name(frm)} must move to another square")
+    if to not in ADJACENT[frm]:
+        raise IllegalMove(f"{_name(to)} is not next to {_name(frm)}")
+    if to in state.workers:
+        raise IllegalMove(f"{_name(to)} is taken by a worker")
+    if levels[to] == DOME:
+        raise IllegalMove(f"{_name(to)} has a dome")
+    climb = levels[to] - levels[frm]
+    if climb > 1:
+        amount = "two" if climb == 2 else "three"
+        raise IllegalMove(f"{_name(to)} is {amount} levels above {_name(frm)}: a worker climbs at most one level")
+
+
+def _check_build(levels: tuple[int, ...], workers: tuple[int, ...], to: int, build: int) -> None:
+    """``IllegalMove`` unless the worker that stepped to ``to`` may build on ``build`` (``workers`` after the step)."""
+    if build not in ADJACENT[to]:
+        where = "your worker stands there" if build == to else f"it is not next to {_name(to)}"
+        raise IllegalMove(f"you cannot build on {_name(build)}: {where}")
+    if build in workers:
+        raise IllegalMove(f"you cannot build on {_name(build)}: a worker stands there")
+    if levels[build] == DOME:
+        raise IllegalMove(f"you cannot build on {_name(build)}: it has a dome")
+
+
 _WIN_REASON = "moved up onto level 3"
 _NO_MOVE_REASON = "no legal move"
 
@@ -202,12 +233,10 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
     name = "Santorini"
     grid = GRID
     options_help = {"first": "seat (0 or 1) that places its workers first and moves first; default 0"}
-    _MOVE_TYPES = (Placement, Turn)
+    _MOVE_TYPES = (Placement, WorkerTurn)
 
-    def initial_state(self, **options: Any) -> SantoriniState:
+    def _starting_position(self, first: int) -> SantoriniState:
         """The empty board, no workers placed."""
-        self.check_options(options)
-        first = first_seat_option(options.get("first", 0))
         return SantoriniState((0,) * SQUARES, (NO_WORKER,) * 4, first)
 
     def to_move(self, state: SantoriniState) -> int:
@@ -234,11 +263,11 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
                 if to in others or height > limit or height == DOME:
                     continue
                 if height == 3 and levels[frm] == 2:
-                    moves.append(Turn(frm, to, None))
+                    moves.append(WorkerTurn(frm, to, None))
                     continue
                 for build in NEIGHBOURS[to]:
                     if build not in others and levels[build] != DOME:
-                        moves.append(Turn(frm, to, build))
+                        moves.append(WorkerTurn(frm, to, build))
         return moves
 
     def apply(self, state: SantoriniState, move: SantoriniMove) -> SantoriniState:
@@ -247,8 +276,8 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             raise IllegalMove("the game is over")
         if isinstance(move, Placement):
             return self._place(state, move)
-        if isinstance(move, Turn):
-            return self._turn(state, move)
+        if isinstance(move, WorkerTurn):
+            return self._worker_turn(state, move)
         if isinstance(move, str):  # notation text, handy at a prompt: parsed (with its reasons), then applied
             return self.apply(state, self.parse_move(move, state))
         raise IllegalMove(f"{shown(move)} is not a Santorini move; place workers ('a1 e5') or move ('b2-c3/d4')")
@@ -274,7 +303,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             result = Outcome(seat, _NO_MOVE_REASON)  # only in a decoded position with domes
         return SantoriniState(state.levels, workers, 1 - seat, result)
 
-    def _turn(self, state: SantoriniState, move: Turn) -> SantoriniState:
+    def _worker_turn(self, state: SantoriniState, move: WorkerTurn) -> SantoriniState:
         seat = state.to_move
         workers = state.workers
         if NO_WORKER in workers:
@@ -282,23 +311,8 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
         frm, to, build = move
         for sq in (frm, to) if build is None else (frm, to, build):
             _check_square(sq)
-        mine = workers[2 * seat : 2 * seat + 2]
-        if frm not in mine:
-            yours = " and ".join(GRID.name(sq) for sq in mine)
-            raise IllegalMove(f"{_name(frm)} is not one of your workers (yours are on {yours})")
+        _check_step(state, frm, to)
         levels = state.levels
-        if to == frm:
-            raise IllegalMove(f"the worker on {_name(frm)} must move to another square")
-        if to not in ADJACENT[frm]:
-            raise IllegalMove(f"{_name(to)} is not next to {_name(frm)}")
-        if to in workers:
-            raise IllegalMove(f"{_name(to)} is taken by a worker")
-        if levels[to] == DOME:
-            raise IllegalMove(f"{_name(to)} has a dome")
-        climb = levels[to] - levels[frm]
-        if climb > 1:
-            amount = "two" if climb == 2 else "three"
-            raise IllegalMove(f"{_name(to)} is {amount} levels above {_name(frm)}: a worker climbs at most one level")
         moved = tuple(to if sq == frm else sq for sq in workers)
         pair = moved[2 * seat : 2 * seat + 2]
         if pair[0] > pair[1]:
@@ -312,13 +326,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             return SantoriniState(levels, new_workers, 1 - seat, Outcome(seat, _WIN_REASON))
         if build is None:
             raise IllegalMove(f"after moving you must build: write {_name(frm)}-{_name(to)}/SQUARE")
-        if build not in ADJACENT[to]:
-            where = "your worker stands there" if build == to else f"it is not next to {_name(to)}"
-            raise IllegalMove(f"you cannot build on {_name(build)}: {where}")
-        if build in new_workers:
-            raise IllegalMove(f"you cannot build on {_name(build)}: a worker stands there")
-        if levels[build] == DOME:
-            raise IllegalMove(f"you cannot build on {_name(build)}: it has a dome")
+        _check_build(levels, new_workers, to, build)
         new_levels = levels[:build] + (levels[build] + 1,) + levels[build + 1 :]
         result = None
         if not _has_move(new_levels, new_workers, 1 - seat):
@@ -353,7 +361,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             m = self._TEXT_TURN.match(obj)
             if m:
                 build = None if m.group(3) is None else GRID.parse_name(m.group(3))
-                return Turn(GRID.parse_name(m.group(1)), GRID.parse_name(m.group(2)), build)
+                return WorkerTurn(GRID.parse_name(m.group(1)), GRID.parse_name(m.group(2)), build)
             parts = obj.replace(",", " ").split()
             if len(parts) == 2 and "-" not in obj and "/" not in obj:
                 return _placement(GRID.parse_name(parts[0]), GRID.parse_name(parts[1]))
@@ -375,7 +383,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
                 worker = GRID.parse(obj["worker"], coords)
                 to = GRID.parse(obj["to"], coords)
                 build = obj.get("build")
-                return Turn(worker, to, None if build is None else GRID.parse(build, coords))
+                return WorkerTurn(worker, to, None if build is None else GRID.parse(build, coords))
         raise IllegalMove(
             f"{obj!r} is not a Santorini move; send notation text, "
             '{"place": [SQUARE, SQUARE]} or {"worker": SQUARE, "to": SQUARE, "build": SQUARE}'

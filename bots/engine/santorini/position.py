@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from protocol.games.santorini import Placement, SantoriniMove, SantoriniState, Turn
+from protocol.games.santorini import Placement, SantoriniMove, SantoriniState, WorkerTurn
 
 from ..search import LOSS, RUNNING
 from ..squares import neighbour_table
@@ -88,12 +88,12 @@ def to_reference(array: np.ndarray, move: int) -> SantoriniMove:
     if move >= WIN_BASE:
         worker, step = divmod(move - WIN_BASE, 8)
         square = int(array[WORKERS + 2 * seat + worker])
-        return Turn(square, int(NEIGHBOUR[square, step]), None)
+        return WorkerTurn(square, int(NEIGHBOUR[square, step]), None)
     worker, rest = divmod(move, 64)
     step, build = divmod(rest, 8)
     square = int(array[WORKERS + 2 * seat + worker])
     to = int(NEIGHBOUR[square, step])
-    return Turn(square, to, int(NEIGHBOUR[to, build]))
+    return WorkerTurn(square, to, int(NEIGHBOUR[to, build]))
 
 
 def from_reference(array: np.ndarray, move: SantoriniMove) -> int:
