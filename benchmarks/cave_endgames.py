@@ -21,18 +21,15 @@ counting half; 0.5 is a coin), the correlation with the exact value (-1, 0,
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from common import script_parser
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bots.engine.magnetic_cave.evaluation import LATE_RAMP, WIN_AT_HAND, evaluate_phase, search  # noqa: E402
-from bots.engine.magnetic_cave.master import warm_up  # noqa: E402
-from bots.engine.magnetic_cave.position import (  # noqa: E402
+from bots.engine.magnetic_cave.evaluation import LATE_RAMP, WIN_AT_HAND, evaluate_phase, search
+from bots.engine.magnetic_cave.master import warm_up
+from bots.engine.magnetic_cave.position import (
     MAX_MOVES,
     MOVE_SPACE,
     SQUARES,
@@ -41,9 +38,9 @@ from bots.engine.magnetic_cave.position import (  # noqa: E402
     plies_left,
     threat_squares,
 )
-from bots.engine.search import Searcher  # noqa: E402
-from client.runner.match import play_match  # noqa: E402
-from protocol.games import GAMES  # noqa: E402
+from bots.engine.search import Searcher
+from client.runner.match import play_match
+from protocol.games import GAMES
 
 GAME = GAMES["magnetic-cave"]
 
@@ -80,7 +77,7 @@ def concordance(values: np.ndarray, exact: np.ndarray) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     """Play the games, solve the positions, score both evaluations."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--games", type=int, default=20, help="games of master against minimax-4 (default 20)")
     parser.add_argument("--bricks", default="40,42,44,46,48", help="brick counts to take positions at")
     parser.add_argument("--time-per-move", type=float, default=0.2, help="master's seconds a move (default 0.2)")

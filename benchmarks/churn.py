@@ -12,14 +12,11 @@ the first round's figure.
 
 from __future__ import annotations
 
-import argparse
-import os
 import subprocess
 import sys
-import tempfile
 import time
 
-from common import ROOT, free_port, rss_mb, serve
+from common import ROOT, Server, log, rss_mb, scratch, script_parser
 
 CLIENTS = r'''
 import asyncio, json, sys
@@ -42,26 +39,21 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """Run the rounds and print the server's memory after each."""
+    parser = script_parser(__doc__)
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--connections", type=int, default=2000, help="connections a round (default 2000)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="plyhall-churn-") as tmp:
-        port = free_port()
-        server, _ = serve(os.path.join(tmp, "churn.db"), port)
-        try:
-            idle = rss_mb(server.pid)
-            figures = []
-            for round_no in range(1, args.rounds + 1):
-                began = time.monotonic()
-                subprocess.run([sys.executable, "-c", CLIENTS, f"ws://127.0.0.1:{port}/ws", str(args.connections),
-                                f"r{round_no}x"], cwd=ROOT, check=True)
-                time.sleep(1.5)  # a pass of the serving garbage collector
-                figures.append((rss_mb(server.pid), time.monotonic() - began))
-                print(f"[{time.strftime('%H:%M:%S')}] round {round_no}: {figures[-1][0]:.1f} MB", file=sys.stderr)
-        finally:
-            server.terminate()
-            server.wait(30)
+    with scratch("churn") as tmp, Server(tmp / "churn.db") as server:
+        idle = rss_mb(server.pid)
+        figures = []
+        for round_no in range(1, args.rounds + 1):
+            began = time.monotonic()
+            subprocess.run([sys.executable, "-c", CLIENTS, server.url, str(args.connections), f"r{round_no}x"],
+                           cwd=ROOT, check=True)
+            time.sleep(1.5)  # a pass of the serving garbage collector
+            figures.append((rss_mb(server.pid), time.monotonic() - began))
+            log(f"round {round_no}: {figures[-1][0]:.1f} MB")
     first = figures[0][0]
     print(f"\nChurn: {args.rounds} rounds of {args.connections} connect/login/close, 50 at a time; "
           f"server RSS before any client {idle:.1f} MB")

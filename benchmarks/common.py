@@ -1,20 +1,62 @@
-"""What the benchmark scripts share: free ports, a real `plyhall serve` process, /proc figures, percentiles,
-progress lines."""
+"""What the benchmark scripts share: their command line and scratch folder, a real `plyhall serve` process,
+/proc figures, percentiles, headings and progress lines.
+
+A script starts ``from common import ...`` before importing the project: importing this module puts the
+checkout this folder belongs to first on ``sys.path``, so a script runs on the code beside it, installed or not.
+Its ``main`` then reads, for example::
+
+    args = script_parser(__doc__, ...).parse_args(argv)
+    with scratch("churn") as tmp, Server(tmp / "churn.db") as server:
+        ...  # clients load server.url; cpu_seconds(server.pid), rss_mb(server.pid) measure it
+    heading("Churn: ...")  # the figures' title, with the machine's CPU count
+"""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
 
 ROOT = Path(__file__).resolve().parent.parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+if str(ROOT) not in sys.path[:1]:
+    sys.path.insert(0, str(ROOT))
+
+
+def script_parser(doc: str | None) -> argparse.ArgumentParser:
+    """A script's argument parser, described (in ``--help``) by the first paragraph of its docstring ``doc``."""
+    return argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+
+
+@contextlib.contextmanager
+def scratch(name: str) -> Iterator[Path]:
+    """A temporary folder ``plyhall-NAME-...`` for a run's databases and files, removed with all in it afterwards."""
+    with tempfile.TemporaryDirectory(prefix=f"plyhall-{name}-") as tmp:
+        yield Path(tmp)
+
+
+def heading(text: str, separator: str = "; ") -> None:
+    """The title of a table of figures, after a blank line, ending with the machine's CPU count (the figures
+    depend on it)."""
+    print(f"\n{text}{separator}CPUs: {os.cpu_count()}")
+
+
+def table_header(header: str) -> None:
+    """A table's column titles, underlined."""
+    print(header)
+    print("-" * len(header))
 
 
 def log(text: str) -> None:
@@ -47,6 +89,53 @@ def serve(db: Path | str, port: int, *extra: str) -> tuple[subprocess.Popen, flo
         if time.monotonic() - began > 60:
             proc.kill()
             raise SystemExit("the server did not start within 60 s")
+
+
+class Server:
+    """A real ``plyhall serve`` process on a free loopback port (or ``port``), for a benchmark to load.
+
+    It is started when made, and answering (see :func:`serve`); a ``with`` block stops it at its end. ``extra``
+    are more ``plyhall serve`` options.
+    """
+
+    def __init__(self, db: Path | str, *extra: str, port: int | None = None, stop_timeout: float = 30) -> None:
+        self.db = db
+        self.port = free_port() if port is None else port
+        self.stop_timeout = stop_timeout
+        self.process, self.start_seconds = serve(db, self.port, *extra)
+
+    @property
+    def url(self) -> str:
+        """The server's WebSocket address."""
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def pid(self) -> int:
+        """The server process's id, for the /proc figures."""
+        return self.process.pid
+
+    def kill(self) -> None:
+        """``kill -9`` the server, as a crash would, and wait for it to be gone."""
+        self.process.kill()
+        self.process.wait()
+
+    def restart(self, *extra: str) -> float:
+        """Start the server again on the same database and port, with the options ``extra`` only; the seconds
+        until it answered."""
+        self.process, self.start_seconds = serve(self.db, self.port, *extra)
+        return self.start_seconds
+
+    def stop(self) -> None:
+        """Stop the server as an operator would (SIGTERM) and wait for it to finish."""
+        self.process.terminate()
+        self.process.wait(self.stop_timeout)
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
 
 
 def cpu_seconds(pid: int) -> float:

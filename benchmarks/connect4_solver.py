@@ -12,18 +12,15 @@ it is steadier on a shared machine.
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from common import script_parser
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bots.engine.connect4.master import warm_up  # noqa: E402
-from bots.engine.connect4.position import from_moves  # noqa: E402
-from bots.engine.connect4.solver import new_solver_tables, solve_many  # noqa: E402
+from bots.engine.connect4.master import warm_up
+from bots.engine.connect4.position import from_moves
+from bots.engine.connect4.solver import new_solver_tables, solve_many
 
 PUBLISHED_MEAN_SECONDS = {
     "Test_L3_R1": 4.6e-6,
@@ -61,7 +58,7 @@ def human(seconds: float) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Parse the arguments, solve the set, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = script_parser(__doc__)
     parser.add_argument("setfile", type=Path, help="a test set file of 'MOVES SCORE' lines")
     parser.add_argument("--limit", type=int, default=None, help="solve only the first N positions")
     args = parser.parse_args(argv)

@@ -19,18 +19,14 @@ Progress goes to stderr, the figures to stdout.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from common import ROOT, free_port, log, serve
+from common import ROOT, Server, heading, log, scratch, script_parser
 
 LOAD = r'''
 import asyncio, json, random, signal, sys
@@ -71,7 +67,8 @@ asyncio.run(main())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """Kill and restart the server under load, then compare the moves announced with those stored."""
+    parser = script_parser(__doc__)
     parser.add_argument("--cycles", type=int, default=10, help="how many times the server is killed (default 10)")
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between two kills (default 3)")
     parser.add_argument("--pairs", type=int, default=16, help="pairs of bots playing (default 16)")
@@ -79,27 +76,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.cycles < 1 or args.interval <= 0 or args.pairs < 1:
         parser.error("--cycles and --pairs must be at least 1, --interval positive")
-    with tempfile.TemporaryDirectory(prefix="plyhall-crash-") as tmp:
-        db, port, out = Path(tmp) / "crash.db", free_port(), Path(tmp) / "announced.json"
-        url = f"ws://127.0.0.1:{port}/ws"
-        server, _ = serve(db, port)
-        load = subprocess.Popen([sys.executable, "-c", LOAD, url, str(args.pairs), str(out)], cwd=ROOT,
-                                stderr=subprocess.DEVNULL)
-        restarts = []
-        try:
-            for cycle in range(1, args.cycles + 1):
-                time.sleep(args.interval)
-                server.send_signal(signal.SIGKILL)
-                server.wait()
-                server, took = serve(db, port)
-                restarts.append(took)
-                log(f"kill {cycle}/{args.cycles}: the server was back in {took:.2f} s")
-            time.sleep(args.settle)
-        finally:
-            load.send_signal(signal.SIGTERM)
-            load.wait(120)
-            server.send_signal(signal.SIGTERM)
-            server.wait(60)
+    with scratch("crash") as tmp:
+        db, out = tmp / "crash.db", tmp / "announced.json"
+        with Server(db, stop_timeout=60) as server:
+            load = subprocess.Popen([sys.executable, "-c", LOAD, server.url, str(args.pairs), str(out)], cwd=ROOT,
+                                    stderr=subprocess.DEVNULL)
+            restarts = []
+            try:
+                for cycle in range(1, args.cycles + 1):
+                    time.sleep(args.interval)
+                    server.kill()
+                    took = server.restart()
+                    restarts.append(took)
+                    log(f"kill {cycle}/{args.cycles}: the server was back in {took:.2f} s")
+                time.sleep(args.settle)
+            finally:
+                load.send_signal(signal.SIGTERM)
+                load.wait(120)
         announced: dict[str, dict[str, str]] = json.loads(out.read_text())
         with sqlite3.connect(db) as conn:
             rows = conn.execute("SELECT game_id, seq, move FROM moves").fetchall()
@@ -122,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         statuses: dict[str, int] = {}
         for status in games.values():
             statuses[status] = statuses.get(status, 0) + 1
-    print(f"\nCrash loop: {args.cycles} kill -9 of plyhall serve, {args.interval:g} s apart, {args.pairs} bot pairs "
-          f"playing Connect Four at once; CPUs: {os.cpu_count()}")
+    heading(f"Crash loop: {args.cycles} kill -9 of plyhall serve, {args.interval:g} s apart, {args.pairs} bot pairs "
+            "playing Connect Four at once")
     mean = sum(restarts) / len(restarts)
     print(f"{'server back after a kill (s), mean / max':<46}{mean:>8.2f} / {max(restarts):.2f}")
     print(f"{'games recorded, by status':<46}{', '.join(f'{k} {v}' for k, v in sorted(statuses.items()))}")

@@ -19,21 +19,18 @@ engine's position, and the phases to sample).
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import script_parser, table_header
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bots.engine.search import MATE_BOUND, MAX_PLY, Searcher  # noqa: E402
-from protocol.games import GAMES  # noqa: E402
+from bots.engine.search import MATE_BOUND, MAX_PLY, Searcher
+from protocol.games import GAMES
 
 
 @dataclass(frozen=True)
@@ -171,7 +168,7 @@ def measure(profile: EngineProfile, moves: int, positions: int, seconds: float, 
 
 def main(argv: list[str] | None = None) -> int:
     """Measure every engine asked for and print one table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--game", action="append", choices=sorted(ENGINES), help="only this game (repeatable)")
     parser.add_argument("--seconds", type=float, default=1.0, help="thinking time per position (default 1)")
     parser.add_argument("--positions", type=int, default=4, help="positions per phase (default 4)")
@@ -181,8 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--seconds must be positive and --positions at least 1")
 
     header = f"{'game':<15}{'phase':<13}{'moves in':>9}{'depth':>7}{'range':>9}{'solved':>8}{'Mnodes/s':>10}"
-    print(header)
-    print("-" * len(header))
+    table_header(header)
     for game_id in args.game or list(ENGINES):
         started = time.perf_counter()
         profile = ENGINES[game_id]()

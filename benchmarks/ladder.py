@@ -14,15 +14,13 @@ passes or fails nothing.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import script_parser, table_header
 
-from client.runner.match import play_match  # noqa: E402
-from protocol.games import GAMES  # noqa: E402
+from client.runner.match import play_match
+from protocol.games import GAMES
 
 MAX_DEPTH = {
     "connect4": 4,
@@ -41,7 +39,7 @@ def ladder_levels(max_depth: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Play the ladder and print its table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--games", type=int, default=100, help="games per pair of levels (default 100)")
     parser.add_argument("--game", action="append", choices=sorted(GAMES), help="only this game (repeatable)")
     parser.add_argument("--max-depth", type=int, default=None, help="deepest minimax level for every game")
@@ -61,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'game':<15}{'A':<11}{'B':<11}{'games':>6}{'A won':>7}{'drawn':>7}{'A lost':>8}"
         f"{'A score':>9}  {'95% interval':<16}{'distinct':>9}{'seconds':>8}"
     )
-    print(header)
-    print("-" * len(header))
+    table_header(header)
     for game_id in args.game or list(MAX_DEPTH):
         levels = ladder_levels(args.max_depth if args.max_depth is not None else MAX_DEPTH[game_id])
         for level_a, level_b in zip(levels, levels[1:], strict=False):

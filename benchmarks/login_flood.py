@@ -23,14 +23,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
-import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 
-from common import free_port, percentiles, serve
+from common import Server, heading, percentiles, scratch, script_parser
 from websockets.asyncio.client import connect
 
 ATTACKER, OWNERS, CROWD, STORM = "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"
@@ -153,8 +150,8 @@ async def run(args: argparse.Namespace, url: str) -> None:
             await ws.recv()
     quiet = await phase(url, args.watchers, args.seconds, 0, 0, "calm")
     flood = await phase(url, args.watchers, args.seconds, args.flooders, args.attempts, "busy")
-    print(f"\nLogin flood: {args.flooders} connections x {args.attempts} logins with wrong secrets, "
-          f"{args.watchers} other clients pinging every 20 ms; CPUs: {os.cpu_count()}")
+    heading(f"Login flood: {args.flooders} connections x {args.attempts} logins with wrong secrets, "
+            f"{args.watchers} other clients pinging every 20 ms")
     print(f"{'other clients ping round trip (ms)':<40}{'p50':>8}{'p99':>8}{'max':>9}{'samples':>9}")
     for label, result in (("without the flood", quiet), ("during the flood", flood)):
         rtt = result["rtt"]
@@ -174,7 +171,8 @@ async def run(args: argparse.Namespace, url: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """Flood the logins, then let the crowds in, and print what everybody saw."""
+    parser = script_parser(__doc__)
     parser.add_argument("--flooders", type=int, default=20, help="flooding connections (default 20)")
     parser.add_argument("--attempts", type=int, default=200, help="wrong logins per flooder (default 200)")
     parser.add_argument("--watchers", type=int, default=10, help="innocent clients (default 10)")
@@ -183,25 +181,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--storm", type=int, default=200,
                         help="seated players reconnecting at once from one address after a restart (default 200)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="plyhall-flood-") as tmp:
-        port = free_port()
-        db = Path(tmp) / "flood.db"
-        url = f"ws://127.0.0.1:{port}/ws"
-        server, _ = serve(db, port, "--max-connections-per-address", "0")
-        try:
-            asyncio.run(run(args, url))
-            tokens = asyncio.run(seat_storm(url, args.storm))
-            server.kill()  # kill -9: the players' games wait for them
-            server.wait(30)
-            server, restart = serve(db, port)
-            took, answers, seated = asyncio.run(storm_back(url, tokens))
-            print(f"{args.storm} seated players reconnecting at once from one address after a kill -9 and a restart "
-                  f"({restart:.1f} s): all answered in {took:.2f} s: "
-                  + ", ".join(f"{code} {count}" for code, count in answers.most_common())
-                  + f"; {seated} back in their seats")
-        finally:
-            server.terminate()
-            server.wait(30)
+    with scratch("flood") as tmp, Server(tmp / "flood.db", "--max-connections-per-address", "0") as server:
+        url = server.url
+        asyncio.run(run(args, url))
+        tokens = asyncio.run(seat_storm(url, args.storm))
+        server.kill()  # kill -9: the players' games wait for them
+        restart = server.restart()
+        took, answers, seated = asyncio.run(storm_back(url, tokens))
+        print(f"{args.storm} seated players reconnecting at once from one address after a kill -9 and a restart "
+              f"({restart:.1f} s): all answered in {took:.2f} s: "
+              + ", ".join(f"{code} {count}" for code, count in answers.most_common())
+              + f"; {seated} back in their seats")
     return 0
 
 

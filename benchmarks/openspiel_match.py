@@ -49,17 +49,16 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import script_parser
 
-from bots import Bot, TimeBudget, make_bot  # noqa: E402
-from client.runner.match import wilson_interval  # noqa: E402
-from protocol.games import GAMES  # noqa: E402
-from protocol.games.amazons import AmazonsMove  # noqa: E402
-from protocol.games.base import IllegalMove  # noqa: E402
-from protocol.games.connect4 import Drop  # noqa: E402
+from bots import Bot, TimeBudget, make_bot
+from client.runner.match import wilson_interval
+from protocol.games import GAMES
+from protocol.games.amazons import AmazonsMove
+from protocol.games.base import IllegalMove
+from protocol.games.connect4 import Drop
 
 INSTALL_HINT = "pip install -e '.[bench]'"
 """How to get OpenSpiel, printed when it is missing."""
@@ -438,7 +437,7 @@ def run_match(pyspiel: Any, game_id: str, args: argparse.Namespace) -> Summary:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the options, play the matches and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--game", choices=[*MAPPINGS, "all"], default="all")
     parser.add_argument("--games", type=int, default=50, help="games per game kind (default 50)")
     parser.add_argument("--time-per-move", type=float, default=1.0, help="seconds per move for both sides")

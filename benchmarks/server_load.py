@@ -39,26 +39,23 @@ import os
 import random
 import resource
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import msgpack
+from common import cpu_seconds, heading, log, percentiles, scratch, script_parser
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
-import msgpack  # noqa: E402
-from common import cpu_seconds, log, percentiles  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
-
-from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
-from protocol.games import get_game  # noqa: E402
-from server.io import event_loop  # noqa: E402
-from server.io.gc_policy import ServingGC  # noqa: E402
-from server.io.transport import DirectMessages, frame_header  # noqa: E402
+from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK
+from protocol.games import get_game
+from server.io import event_loop
+from server.io.gc_policy import ServingGC
+from server.io.transport import DirectMessages, frame_header
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
@@ -615,7 +612,7 @@ def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], wa
             **memory}, results
 
 
-def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
+def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"saturation: {args.rooms} rooms, Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "saturation"), SATURATION_RATE,
                            args.rooms, args.loop, 2 * args.rooms).start()
@@ -659,7 +656,7 @@ def saturation(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     return {"plyhall": plyhall, "echo": echo}
 
 
-def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
+def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop,
                            args.games * (2 + args.spectators)).start()
@@ -697,7 +694,7 @@ def scale(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     }
 
 
-def database(args: argparse.Namespace, tmp: str, phase: str) -> str:
+def database(args: argparse.Namespace, tmp: Path, phase: str) -> str:
     """The database of a phase's server: a fresh SQLite file, or the given database server's (emptied)."""
     if args.database == "sqlite":
         return os.path.join(tmp, f"{phase}-{args.loop}.db")
@@ -723,9 +720,9 @@ def database_label(target: str) -> str:
 def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
     p, e = result["plyhall"], result["echo"]
     ratio = p["rate"] / e["rate"] if e["rate"] else float("nan")
-    print(f"\nSaturation on {database_label(args.database)}, Plyhall on {args.loop}, relay on {args.relay_loop}: "
-          f"{args.rooms} connect4 rooms / client pairs, "
-          f"{args.seconds:g} s window, {args.load_procs} load process(es), CPUs: {os.cpu_count()}")
+    heading(f"Saturation on {database_label(args.database)}, Plyhall on {args.loop}, relay on {args.relay_loop}: "
+            f"{args.rooms} connect4 rooms / client pairs, "
+            f"{args.seconds:g} s window, {args.load_procs} load process(es)", separator=", ")
     print(f"{'server':<34}{'moves/s':>10}{'CPU ms/move':>13}{'server CPU':>12}{'load CPU':>10}")
     print(f"{'Plyhall (move -> 2x moved)':<34}{p['rate']:>10.0f}{p['cpu_per_move'] * 1000:>13.3f}"
           f"{p['server_cpu']:>11.0%} {p['load_cpu']:>9.0%}")
@@ -804,7 +801,8 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """Run the phases asked for, on each database and event loop asked for, and print their tables."""
+    parser = script_parser(__doc__)
     parser.add_argument("--rooms", type=int, default=100, help="saturation: rooms and relay pairs (default 100)")
     parser.add_argument("--seconds", type=float, default=10.0, help="saturation: seconds measured (default 10)")
     parser.add_argument("--games", type=int, default=1000, help="scale: concurrent games (default 1000)")
@@ -837,7 +835,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = [name for name in [*loops, args.relay_loop] if not event_loop.installed(name)]
     if missing:
         parser.error(f"--event-loop {missing[0]}: it is not installed here")
-    with tempfile.TemporaryDirectory(prefix="plyhall-load-") as tmp:
+    with scratch("load") as tmp:
         for target in args.db or ["sqlite"]:
             args.database = target
             for args.loop in loops:

@@ -15,17 +15,15 @@ wins, draws and losses moving first and moving second.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import script_parser
 
-from bots import MAX_MINIMAX_DEPTH, make_bot  # noqa: E402
-from client.runner.match import play_match  # noqa: E402
-from protocol.games import GAMES  # noqa: E402
+from bots import MAX_MINIMAX_DEPTH, make_bot
+from client.runner.match import play_match
+from protocol.games import GAMES
 
 GAME_ORDER = ["connect4", "santorini", "amazons", "magnetic-cave", "quarto"]
 
@@ -75,7 +73,7 @@ def pick_depth(game_id: str, time_per_move: float, seed: int) -> tuple[int, floa
 
 def main(argv: list[str] | None = None) -> int:
     """Run the strength table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--game", choices=GAME_ORDER + ["all"], default="all")
     parser.add_argument("--games", type=int, default=100, help="games per game id (default 100)")
     parser.add_argument("--time-per-move", type=float, default=0.2, help="master's seconds a move (default 0.2)")

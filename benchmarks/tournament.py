@@ -21,19 +21,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from common import ROOT, cpu_seconds, free_port, log, serve  # noqa: E402
+from common import ROOT, Server, cpu_seconds, heading, log, scratch, script_parser
 
 SECRET = "benchmark-organiser"
 
@@ -105,54 +101,47 @@ def wait_finished(port: int, tid: str, timeout: float) -> dict[str, Any]:
     raise SystemExit(f"the tournament did not finish within {timeout:g} s")
 
 
-def throughput(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
-    port = free_port()
-    server, _ = serve(os.path.join(tmp, "throughput.db"), port, "--organiser-secret", SECRET)
-    names = [f"quick{i}" for i in range(args.entrants)]
-    bots = subprocess.Popen([sys.executable, "-c", BOTS, f"ws://127.0.0.1:{port}/ws", ",".join(names)], cwd=ROOT)
-    try:
-        time.sleep(2.0)  # the bots log in
-        cpu0, load0 = cpu_seconds(server.pid), cpu_seconds(bots.pid)
-        began = time.monotonic()
-        event = asyncio.run(organise(f"ws://127.0.0.1:{port}/ws", {
-            "name": "Speed", "game": "connect4", "format": "double-round-robin", "players": names,
-            "games_per_pairing": args.games_per_pairing, "concurrency": args.concurrency,
-            "time_control": {"per_move": 30}, "start": True}))
-        log(f"throughput: {event['progress']['total']} games started")
-        event = wait_finished(port, event["id"], 1800)
-        seconds = time.monotonic() - began
-        cpu1, load1 = cpu_seconds(server.pid), cpu_seconds(bots.pid)
-    finally:
-        bots.terminate()
-        bots.wait(30)
-        server.terminate()
-        server.wait(30)
+def throughput(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    with Server(tmp / "throughput.db", "--organiser-secret", SECRET) as server:
+        names = [f"quick{i}" for i in range(args.entrants)]
+        bots = subprocess.Popen([sys.executable, "-c", BOTS, server.url, ",".join(names)], cwd=ROOT)
+        try:
+            time.sleep(2.0)  # the bots log in
+            cpu0, load0 = cpu_seconds(server.pid), cpu_seconds(bots.pid)
+            began = time.monotonic()
+            event = asyncio.run(organise(server.url, {
+                "name": "Speed", "game": "connect4", "format": "double-round-robin", "players": names,
+                "games_per_pairing": args.games_per_pairing, "concurrency": args.concurrency,
+                "time_control": {"per_move": 30}, "start": True}))
+            log(f"throughput: {event['progress']['total']} games started")
+            event = wait_finished(server.port, event["id"], 1800)
+            seconds = time.monotonic() - began
+            cpu1, load1 = cpu_seconds(server.pid), cpu_seconds(bots.pid)
+        finally:
+            bots.terminate()
+            bots.wait(30)
     games = event["progress"]["done"]
     return {"games": games, "seconds": seconds, "per_minute": games / seconds * 60,
             "server_cpu": (cpu1 - cpu0) / seconds, "load_cpu": (load1 - load0) / seconds}
 
 
-def sprt_run(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
-    port = free_port()
-    server, _ = serve(os.path.join(tmp, "sprt.db"), port, "--organiser-secret", SECRET, "--house-bots", "2")
-    try:
+def sprt_run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    with Server(tmp / "sprt.db", "--organiser-secret", SECRET, "--house-bots", "2", stop_timeout=60) as server:
         began = time.monotonic()
         elo0, elo1 = (float(v) for v in args.sprt.split(","))
-        event = asyncio.run(organise(f"ws://127.0.0.1:{port}/ws", {
+        event = asyncio.run(organise(server.url, {
             "name": "Master test", "game": args.game, "format": "gauntlet", "local": ["master", "minimax-4"],
             "games_per_pairing": 2, "cycles": args.max_games // 2, "time_control": {"per_move": args.per_move},
             "sprt": {"elo0": elo0, "elo1": elo1, "alpha": 0.05, "beta": 0.05}, "concurrency": 1, "start": True}))
         log(f"sprt: gauntlet of master against minimax-4 started (at most {event['progress']['total']} games)")
-        event = wait_finished(port, event["id"], 3600)
+        event = wait_finished(server.port, event["id"], 3600)
         seconds = time.monotonic() - began
-    finally:
-        server.terminate()
-        server.wait(60)
     return {"event": event, "seconds": seconds, "elo0": elo0, "elo1": elo1}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """Run the parts asked for and print their figures."""
+    parser = script_parser(__doc__)
     parser.add_argument("--only", choices=["throughput", "sprt"], help="run one part only")
     parser.add_argument("--entrants", type=int, default=8, help="throughput: entrants (default 8)")
     parser.add_argument("--concurrency", type=int, default=16, help="throughput: games at once (default 16)")
@@ -164,12 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-games", type=int, default=200, help="sprt: games at most (default 200)")
     args = parser.parse_args(argv)
     random.seed(1)
-    with tempfile.TemporaryDirectory(prefix="plyhall-tournament-") as tmp:
+    with scratch("tournament") as tmp:
         if args.only in (None, "throughput"):
             r = throughput(args, tmp)
             ok = "ok" if r["per_minute"] >= 1000 else "MISSED"
-            print(f"\nThroughput: double round robin of {args.entrants} instant bots (Connect Four), "
-                  f"{args.games_per_pairing} games per pairing, concurrency {args.concurrency}; CPUs: {os.cpu_count()}")
+            heading(f"Throughput: double round robin of {args.entrants} instant bots (Connect Four), "
+                    f"{args.games_per_pairing} games per pairing, concurrency {args.concurrency}")
             print(f"{'games played':<40}{r['games']:>10}")
             print(f"{'seconds from start to the last result':<40}{r['seconds']:>10.1f}")
             print(f"{'games a minute':<40}{r['per_minute']:>10.0f}  target >= 1,000: {ok}")

@@ -21,21 +21,15 @@ A benchmark prints figures; it passes or fails nothing.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from common import Server, scratch, script_parser
+from playwright.sync_api import sync_playwright
 
-from playwright.sync_api import sync_playwright  # noqa: E402
-
-from tests.conftest import free_port  # noqa: E402
-from tests.helpers import start_server, stop  # noqa: E402
-from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS
 
 MEASURE = """() => {
     const nav = performance.getEntriesByType("navigation")[0];
@@ -89,16 +83,14 @@ def load(context, base: str, reload: bool = False) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--loads", type=int, default=7, help="loads of each kind (default 7)")
     parser.add_argument("--rooms", type=int, default=0, help="rooms open while loading (default 0)")
     args = parser.parse_args()
     if CHROMIUM is None:
         raise SystemExit("no chromium: apt-get install chromium")
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        server = start_server(Path(tmp) / "bench.db", port)
-        base = f"http://127.0.0.1:{port}"
+    with scratch("web") as tmp, Server(tmp / "bench.db") as server:
+        base = f"http://127.0.0.1:{server.port}"
         hosts: list[subprocess.Popen] = []
         try:
             with sync_playwright() as playwright:
@@ -117,7 +109,6 @@ def main() -> None:
         finally:
             for host in hosts:
                 host.kill()
-            stop(server)
     print(f"web page load on loopback, {args.loads} loads each, {args.rooms} rooms open (medians)")
     print(f"{'':6} {'lobby ms':>9} {'DOM ms':>7} {'load ms':>8} {'requests':>9} {'HTTP bytes':>11} {'bodies':>8} "
           f"{'WS bytes':>9}")
