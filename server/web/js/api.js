@@ -1,3 +1,4 @@
+// @ts-check
 /** The server's read-only HTTP API (PROTOCOL.md §13). */
 
 /** An HTTP error answer: `status` and the server's message. */
@@ -9,7 +10,11 @@ export class HttpError extends Error {
   }
 }
 
-/** GET a JSON document from this server; rejects with an HttpError. */
+/**
+ * GET a JSON document from this server; rejects with an HttpError.
+ * @param {string} path
+ * @returns {Promise<any>}
+ */
 export async function getJson(path) {
   let response;
   try {
@@ -17,6 +22,7 @@ export async function getJson(path) {
   } catch {
     throw new HttpError(0, "the server cannot be reached");
   }
+  /** @type {any} */
   let body = null;
   try {
     body = await response.json();

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The page: header, connection banner and the router of hash routes.
  *
@@ -23,10 +24,12 @@ const NAV = [["#/lobby", "Lobby"], ["#/replay", "Replays"], ["#/tournaments", "T
 
 const session = new Session();
 const store = new RoomStore(session);
-const main = document.getElementById("main");
-const banner = document.getElementById("banner");
-const nav = document.getElementById("nav");
-const identity = document.getElementById("identity");
+/** @param {string} selector an element index.html holds */
+const element = (selector) => /** @type {HTMLElement} */ (document.querySelector(selector));
+const main = element("#main");
+const banner = element("#banner");
+const nav = element("#nav");
+const identity = element("#identity");
 let unmount = () => {};
 let booting = true;
 
@@ -49,6 +52,11 @@ const app = {
     return (stored && stored.coords) || loadPreferences().coords || "algebraic";
   },
 };
+
+/**
+ * What every page is given: the session, the rooms the player is in, and navigation.
+ * @typedef {typeof app} App
+ */
 
 /** Which view a hash names, with its parameters. */
 function parse(hash) {
@@ -92,7 +100,7 @@ function route() {
       unmount = mountReplay(main, target.id, target.move, app);
       break;
     case "tournaments":
-      unmount = mountTournamentList(main, app);
+      unmount = mountTournamentList(main);
       break;
     case "tournament":
       unmount = mountTournament(main, target.id, app);
@@ -110,7 +118,7 @@ function renderHeader(view) {
 
 let lastStatus = session.status;
 session.addEventListener("status", (event) => {
-  const { status, text } = event.detail;
+  const { status, text } = /** @type {CustomEvent} */ (event).detail;
   const was = lastStatus;
   lastStatus = status;
   banner.hidden = !(status === "lost" || status === "replaced");
@@ -130,7 +138,7 @@ session.addEventListener("welcome", () => {
 });
 
 window.addEventListener("hashchange", route);
-document.querySelector(".skip").addEventListener("click", (event) => {
+element(".skip").addEventListener("click", (event) => {
   event.preventDefault(); // its href would be taken for a route
   main.focus();
 });

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A game board on the page: a grid of square buttons with coordinates on its edges, in the
  * player's convention, and (Quarto) the pieces off the board.
@@ -25,13 +26,13 @@ export class BoardView {
     this.targets = new Set();
     this.dropped = null;
     this.squares = new Map();
+    this.pieces = new Map(); // the pieces off the board (Quarto), by token
     this.element = h("div", { class: `board-wrap game-${game.id}` });
     this.grid = this.buildGrid(options.label || `${game.title} board`);
     this.element.append(this.grid);
     if (game.tray) {
       this.hand = h("p", { class: "in-hand", "aria-live": "polite" });
       this.tray = h("div", { class: "tray", role: "group", "aria-label": "Pieces not on the board" });
-      this.pieces = new Map();
       for (const item of game.tray(game.initial({}))) {
         const button = h("button", { type: "button", class: "piece", "data-piece": item.code, tabindex: "-1" },
           h("span", { class: "drawing" }));

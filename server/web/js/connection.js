@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * One WebSocket connection to the server, speaking plyhall.v1.json.
  *
@@ -42,7 +43,7 @@ export class Connection {
       let opened = false;
       socket.addEventListener("open", () => {
         opened = true;
-        resolve();
+        resolve(undefined);
       });
       socket.addEventListener("message", (event) => this.receive(event.data));
       socket.addEventListener("close", (event) => {
@@ -61,7 +62,7 @@ export class Connection {
   /** Send a message without waiting for its answer. */
   send(message) {
     if (!this.isOpen) throw new ServerError("closed", "not connected to the server");
-    this.socket.send(JSON.stringify(message));
+    /** @type {WebSocket} */ (this.socket).send(JSON.stringify(message));
   }
 
   /** Send a request; resolves with its reply, rejects with a ServerError. */

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Squares in the three coordinate conventions of the protocol (PROTOCOL.md §11).
  *
@@ -7,6 +8,12 @@
  * labels people see (board edges, aria-labels, messages).
  */
 
+/**
+ * A coordinate convention: how a player writes squares and reads boards.
+ * @typedef {"algebraic" | "cosc322" | "matrix"} Coords
+ */
+
+/** The conventions, each with how the login form describes it. */
 export const CONVENTIONS = {
   algebraic: "algebraic: a1 at the bottom left",
   cosc322: "cosc322: [row, col] from 1, row 1 at the bottom",

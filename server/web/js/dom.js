@@ -1,3 +1,4 @@
+// @ts-check
 /** Small DOM helpers. Text always goes in as text: nothing a person typed is ever parsed as HTML. */
 
 const PROPERTIES = new Set(["value", "checked", "disabled", "selected", "hidden", "open"]);
@@ -51,6 +52,14 @@ export function drawInto(el, markup) {
     el.innerHTML = markup;
     el.dataset.drawn = markup;
   }
+}
+
+/** Rebuild `element` only when `key` changed, so a button keeps the keyboard focus while others move. */
+export function keyed(element, key, build) {
+  if (element.dataset.key === key) return;
+  element.dataset.key = key;
+  element.replaceChildren();
+  build();
 }
 
 let fieldCount = 0;

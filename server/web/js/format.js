@@ -1,3 +1,4 @@
+// @ts-check
 /** Text for people: clocks, time controls, dates and results. */
 
 /** Seconds on a clock: "4:05", "1:02:03", or tenths under ten seconds ("7.3"). */

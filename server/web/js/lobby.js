@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The lobby (#/lobby): the player's own games, finding an opponent (seek), playing a house
  * bot, creating a room with every option the server offers, and the live list of rooms.
@@ -7,7 +8,10 @@ import { field, h, replace } from "./dom.js";
 import { describeTimeControl } from "./format.js";
 import { GAMES } from "./games/index.js";
 
-/** Time controls offered in short forms; the first one leaves the choice to the server. */
+/**
+ * Time controls offered in short forms; the first one leaves the choice to the server.
+ * @type {[string, Record<string, any> | null][]}
+ */
 const PRESETS = [
   ["server's default", null],
   ["10 s a move", { per_move: 10 }],
@@ -37,8 +41,12 @@ function input(name, label, props = {}) {
 
 /** A time-control select; `timedOnly` leaves "untimed" out (a game against a house bot must be timed). */
 function presetField(name, label, { timedOnly = false } = {}) {
-  const presets = PRESETS.map(([text, control], i) => [i, text, control]).filter(([, , control]) => !(timedOnly && control && control.untimed));
-  return select(name, label, presets.map(([i, text]) => [i, text]), 0);
+  /** @type {[number, string][]} */
+  const presets = [];
+  PRESETS.forEach(([text, control], i) => {
+    if (!(timedOnly && control && control.untimed)) presets.push([i, text]);
+  });
+  return select(name, label, presets, 0);
 }
 
 export function mountLobby(main, app) {

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Logging in: the login form, and the identity menu in the header (claim the name with a
  * secret, change the coordinate convention, log out).

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Picking a move click by click among the legal moves the server listed.
  *

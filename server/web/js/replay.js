@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Replays of recorded games: the list (#/replay, filtered by game and player) and one game
  * (#/replay/ID/N): step forward and back, jump to a move, autoplay; the address always
@@ -79,7 +80,8 @@ export function mountReplayList(main, params, app) {
 
 /** One recorded game at move `start`. */
 export function mountReplay(main, id, start, app) {
-  let timer = null;
+  /** @type {any} */
+  let timer = null; // setInterval's id while autoplaying
   let cleanup = () => {};
   replace(main, h("section", { class: "replay" }, h("h1", { text: "Replay" }), h("p", { text: "Loading…" })));
 

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The rooms the player is in (seated or watching), kept up to date from server messages.
  *
@@ -11,39 +12,69 @@ import { label } from "./coords.js";
 import { gameOf } from "./games/index.js";
 import { Picker } from "./picker.js";
 
+/** @typedef {import("./games/common.js").AnyGame} AnyGame */
+/** @typedef {import("./session.js").Session} Session */
+/**
+ * A game's result as the page keeps it.
+ * @typedef {{winner: number | null, reason: string, status: string, record?: string | null, nextGame?: boolean}} Result
+ */
+
 const CHAT_LINES = 200;
 const ROOM_MESSAGES = new Set(["joined", "left", "seated", "game_start", "room_state", "moved", "game_over",
   "player_away", "player_back", "draw_offered", "chat"]);
 
 export class RoomModel extends EventTarget {
+  /**
+   * @param {string} name
+   * @param {Session} session
+   */
   constructor(name, session) {
     super();
     this.name = name;
     this.session = session;
+    /** @type {Record<string, any> | null} */
     this.settings = null; // the room summary
+    /** @type {(string | null)[]} */
     this.seats = [null, null];
+    /** @type {string | null} */
     this.role = null; // "player", "spectator", or null once left
+    /** @type {number | null} */
     this.seat = null;
+    /** @type {AnyGame | null} */
     this.game = null;
-    this.state = null;
+    /** @type {any} */
+    this.state = null; // a position of this.game
+    /** @type {string[]} */
     this.moves = [];
+    /** @type {number | null} */
     this.toMove = null;
+    /** @type {{left?: number[], running?: number | null} | null} */
     this.clocks = null;
     this.clocksAt = 0; // performance.now() when the clocks were sent
     this.status = "waiting"; // waiting, playing, finished (the room's game)
-    this.result = null; // {winner, reason, status, record, nextGame}
+    /** @type {Result | null} */
+    this.result = null;
+    /** @type {string | null} */
     this.record = null;
     this.gameNo = 0;
     this.paused = false;
+    /** @type {Map<number, {name: string, until: number}>} */
     this.away = new Map(); // seat -> {name, until (performance.now() ms)}
+    /** @type {number | null} */
     this.drawOffer = null; // the seat whose draw offer stands
+    /** @type {{from: string, text: string}[]} */
     this.chat = [];
+    /** @type {Record<string, number> | null} */
     this.score = null; // a series' points by name
-    this.finished = []; // the games of the room that ended while the page was in it: {gameNo, result, players}
-    this.notice = null; // {text, kind: "error" | "info"}
+    /** @type {{gameNo: number, result: Result, players: string[]}[]} */
+    this.finished = []; // the games of the room that ended while the page was in it
+    /** @type {{text: string, kind: string} | null} */
+    this.notice = null; // kind: "error" | "info"
+    /** @type {Picker | null} */
     this.picker = null;
     this.sending = false;
     this.asked = -1; // the move count for which legal moves were asked
+    /** @type {string | null} */
     this.expecting = null; // the level of a house bot asked for, until it sits down
   }
 
@@ -64,17 +95,25 @@ export class RoomModel extends EventTarget {
     return label(square, this.coords, this.game ? this.game.height : 8);
   }
 
+  /** The `say` the game modules' prompts and refusals take: `say(square)`, with `say.coords`. */
+  sayer() {
+    const say = (square) => this.say(square);
+    say.coords = this.coords;
+    return say;
+  }
+
   /** The position as the board should show it: with the picked part of a move applied. */
   shownState() {
-    if (!this.state || !this.picker || !this.picker.chosen.length) return this.state;
+    if (!this.state || !this.game || !this.picker || !this.picker.chosen.length) return this.state;
     return this.game.preview(this.state, this.picker.chosen);
   }
 
   /** Seconds left on each clock now (null for an untimed game). */
   clockNow() {
-    if (!this.clocks || !this.clocks.left) return null;
+    const clocks = this.clocks;
+    if (!clocks || !clocks.left) return null;
     const elapsed = (performance.now() - this.clocksAt) / 1000;
-    return this.clocks.left.map((left, seat) => (seat === this.clocks.running && !this.paused ? Math.max(0, left - elapsed) : left));
+    return clocks.left.map((left, seat) => (seat === clocks.running && !this.paused ? Math.max(0, left - elapsed) : left));
   }
 
   changed() {
@@ -107,10 +146,10 @@ export class RoomModel extends EventTarget {
   }
 
   on_game_start(msg) {
-    this.useGame(msg.game, msg.options);
+    const game = this.useGame(msg.game, msg.options);
     this.seats = msg.players;
     this.seat = msg.seat;
-    this.state = this.game.decode(msg.state, this.coords);
+    this.state = game.decode(msg.state, this.coords);
     this.moves = msg.moves.slice();
     this.toMove = msg.to_move;
     this.setClocks(msg.clocks);
@@ -128,13 +167,13 @@ export class RoomModel extends EventTarget {
   }
 
   on_room_state(msg) {
-    this.useGame(msg.game, msg.options);
+    const game = this.useGame(msg.game, msg.options);
     this.seats = msg.players;
     this.seat = msg.seat;
     this.status = msg.status;
     this.gameNo = msg.game_no;
     if (msg.state) {
-      this.state = this.game.decode(msg.state, this.coords);
+      this.state = game.decode(msg.state, this.coords);
       this.moves = (msg.moves || []).slice();
       this.toMove = msg.to_move;
       this.record = msg.record;
@@ -144,7 +183,7 @@ export class RoomModel extends EventTarget {
   }
 
   on_moved(msg) {
-    if (!this.state || msg.seq !== this.moves.length + 1) {
+    if (!this.state || !this.game || msg.seq !== this.moves.length + 1) {
       this.resync();
       return;
     }
@@ -171,10 +210,11 @@ export class RoomModel extends EventTarget {
     this.seats = msg.players;
     this.result = { winner: msg.winner, reason: msg.reason, status: msg.status, record: msg.record, nextGame: msg.next_game };
     this.finished.push({ gameNo: msg.game_no, result: this.result, players: msg.players });
-    if (this.score && msg.status !== "aborted") {
+    const score = this.score;
+    if (score && msg.status !== "aborted") {
       msg.players.forEach((name, seat) => {
         const points = msg.winner === null ? 0.5 : msg.winner === seat ? 1 : 0;
-        this.score[name] = (this.score[name] || 0) + points;
+        score[name] = (score[name] || 0) + points;
       });
     }
     this.record = msg.record;
@@ -201,9 +241,16 @@ export class RoomModel extends EventTarget {
     if (this.chat.length > CHAT_LINES) this.chat.splice(0, this.chat.length - CHAT_LINES);
   }
 
+  /**
+   * Follow the game `id` (a start position until the server sends one); returns its module.
+   * @param {string} id
+   * @param {import("./games/common.js").GameOptions} [options]
+   */
   useGame(id, options) {
-    this.game = gameOf(id);
-    if (!this.state) this.state = this.game.initial(options);
+    const game = gameOf(id);
+    this.game = game;
+    if (!this.state) this.state = game.initial(options);
+    return game;
   }
 
   applySettings(settings) {
@@ -226,12 +273,13 @@ export class RoomModel extends EventTarget {
 
   /** When it is the player's turn, ask the server for the legal moves (once per position). */
   askLegalMoves() {
-    if (!this.myTurn || this.asked === this.moves.length) return;
+    const game = this.game;
+    if (!this.myTurn || !game || this.asked === this.moves.length) return;
     const count = this.moves.length;
     this.asked = count;
     this.session.request({ type: "legal_moves", room: this.name }).then((reply) => {
       if (this.moves.length !== count || !this.myTurn) return;
-      this.picker = new Picker(reply.moves.map((move) => ({ move, sequences: this.game.steps(move, this.coords) })));
+      this.picker = new Picker(reply.moves.map((move) => ({ move, sequences: game.steps(move, this.coords) })));
       this.changed();
     }).catch((error) => {
       this.asked = -1;
@@ -250,7 +298,7 @@ export class RoomModel extends EventTarget {
     if (this.status === "waiting") return "The game has not started: it starts when both seats are taken.";
     if (this.status !== "playing") return "The game is over.";
     if (this.paused) return "The game is paused until both players are back.";
-    if (this.toMove !== this.seat) return `It is ${this.seats[this.toMove] || "your opponent"}'s turn.`;
+    if (this.toMove !== this.seat) return `It is ${this.seats[this.toMove ?? -1] || "your opponent"}'s turn.`;
     if (this.sending) return "Your move is on its way.";
     if (!this.picker) return "Getting the legal moves…";
     return null;
@@ -263,12 +311,12 @@ export class RoomModel extends EventTarget {
       this.tell(why, "error");
       return;
     }
+    const picker = /** @type {Picker} */ (this.picker); // there is one when whyNot() has no objection
+    const game = /** @type {AnyGame} */ (this.game);
     const shown = this.shownState();
-    const answer = this.picker.choose(token);
+    const answer = picker.choose(token);
     if (answer.refused) {
-      const say = (square) => this.say(square);
-      say.coords = this.coords;
-      this.tell(this.game.refuse(shown, this.picker.chosen, token, say), "error");
+      this.tell(game.refuse(shown, picker.chosen, token, this.sayer()), "error");
     } else if (answer.move !== undefined) {
       this.sendMove(answer.move);
     } else {

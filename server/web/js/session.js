@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The logged-in player: one connection at a time, logged in under a name.
  *
@@ -22,7 +23,8 @@ export class Session extends EventTarget {
     this.status = "out"; // out, connecting, in, lost (retrying), replaced (logged in elsewhere)
     this.listeners = new Map();
     this.retries = 0;
-    this.retryTimer = null;
+    /** @type {any} */
+    this.retryTimer = null; // setTimeout's id while a reconnection waits
   }
 
   get loggedIn() {

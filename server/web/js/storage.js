@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * What the browser keeps between visits (localStorage): the identity (name, coordinate
  * convention, the resume token of the last `welcome`, and the secret only if the player

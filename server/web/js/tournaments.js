@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Tournaments (#/tournaments, #/tournaments/ID): standings, crosstable, schedule and the
  * games being played, updated as games finish (pushed by `watch_tournament`, or fetched
@@ -123,7 +124,8 @@ export function mountTournamentList(main) {
 export function mountTournament(main, id, app) {
   const { session } = app;
   const stops = [];
-  let poll = null;
+  /** @type {any} */
+  let poll = null; // setInterval's id while polling
 
   function show(tournament) {
     replace(main, renderTournament(tournament));

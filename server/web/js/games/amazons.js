@@ -1,3 +1,4 @@
+// @ts-check
 /** Game of the Amazons: 10 by 10; move a queen like a chess queen, then shoot an arrow from where it lands. */
 
 import { fromWire, ranksFromWire } from "../coords.js";
@@ -18,6 +19,12 @@ function moveQueen(cells, from, to) {
   return next;
 }
 
+/**
+ * An Amazons position: `cells[rank][file]` is 0 (empty), 1 (a black queen), 2 (a white queen) or 3 (an arrow).
+ * @typedef {import("./common.js").GameState & {cells: number[][]}} AmazonsState
+ */
+
+/** @type {import("./common.js").Game<AmazonsState>} */
 export default {
   id: "amazons",
   title: "Amazons",

@@ -1,3 +1,4 @@
+// @ts-check
 /** Magnetic Cave: 8 by 8; a brick goes at either end of a row or right beside another brick; five in a row wins. */
 
 import { fromWire, ranksFromWire } from "../coords.js";
@@ -11,6 +12,12 @@ function brick(seat) {
     + `<rect x="19" y="27" width="62" height="46" rx="5" class="b${seat} rim"/>`);
 }
 
+/**
+ * A Magnetic Cave position: `cells[rank][file]` is 0 (empty), 1 (a black brick) or 2 (a white brick).
+ * @typedef {import("./common.js").GameState & {cells: number[][]}} CaveState
+ */
+
+/** @type {import("./common.js").Game<CaveState>} */
 export default {
   id: "magnetic-cave",
   title: "Magnetic Cave",

@@ -1,58 +1,176 @@
+// @ts-check
 /**
- * What the game modules share. Each game module exports one object with:
+ * What the game modules share: the contract each of them fulfils (the type `Game` below), and
+ * helpers for boards, lines and drawings.
  *
- *   id, title, width, height, seats (what each seat's pieces are called)
- *   initial(options) -> state           the start position (`options.first`: who moves first)
- *   decode(wire, coords) -> state       a `state` map from the server, in the player's convention
- *   apply(state, notation) -> state     the position after a move in notation (the same for everyone);
- *                                       `state.marks` lists the squares the move touched
- *   steps(move, coords) -> [[token]]    the ways to pick a legal move (structured, from `legal_moves`)
- *                                       click by click; a token is a square name or "piece:0101"/"col:3"
- *   tokenAt(state, square) -> token     what a click on a square picks
- *   targets(state, token) -> [square]   the squares that show a token as a legal target
- *   preview(state, tokens) -> state     the position as it looks while the player picks
- *   prompt(state, tokens, say) -> text  what to pick next
- *   refuse(state, tokens, token, say)   why a token that is not a legal target cannot be picked
- *   cell(state, square) -> {markup, text, empty?}   a square's drawing (SVG), what it holds in words,
- *                                       and `empty: true` when the drawing shows no piece (a hole)
- *   winLine(state) -> [square]          the squares of a winning line, if there is one
- *   tray(state) (Quarto)                the pieces off the board
+ * Each game module exports one object, a `Game` over its own kind of position. States hold
+ * boards as lists of ranks, rank 1 first; squares are algebraic names. The page reads only the
+ * fields every state has (`GameState`); the rest it hands back to the game's own functions.
+ */
+
+/** @typedef {import("../coords.js").Coords} Coords */
+
+/**
+ * A square's algebraic name, "d4" (file d, rank 4), whatever the player's convention.
+ * @typedef {string} Square
+ */
+
+/**
+ * What one click picks: a square name, or "piece:0101" (a Quarto piece), or "col:3" (a Connect
+ * Four column, from 0).
+ * @typedef {string} Token
+ */
+
+/**
+ * Writes a square in the player's convention ("d4", "4,4" or "6,3"); `say.coords` names that convention.
+ * @typedef {((square: Square) => string) & {coords: Coords}} Say
+ */
+
+/**
+ * What every game's position holds; each game adds its board (and Quarto the piece in hand).
+ * @typedef {object} GameState
+ * @property {number} toMove         the seat to move (0 or 1)
+ * @property {Square[]} marks        the squares the last move touched
+ * @property {Square} [dropped]      Connect Four: the square a disc just dropped on (it falls there)
+ * @property {string | null} [inHand]  Quarto: the piece to place, four binary digits
+ * @property {Square} [placing]      Quarto: where the piece in hand is being placed
+ */
+
+/**
+ * The options of a game, as `create_room` and recorded games carry them.
+ * @typedef {object} GameOptions
+ * @property {number | string} [first]  the seat that moves first: 0 or 1, or "black" / "white"
+ */
+
+/**
+ * A square's drawing (SVG markup built by the game module, never from messages), what it holds in
+ * words, and `empty: true` when the drawing shows no piece (a Connect Four hole).
+ * @typedef {object} Cell
+ * @property {string} markup
+ * @property {string} text
+ * @property {boolean} [empty]
+ */
+
+/**
+ * A piece off the board (Quarto): its token, its code, its drawing, its words, and whether it is in play.
+ * @typedef {object} TrayItem
+ * @property {Token} token
+ * @property {string} code
+ * @property {string} markup
+ * @property {string} text
+ * @property {boolean} used
+ */
+
+/**
+ * The labels on a board's edges: files left to right, ranks top to bottom (or `null`: no rank
+ * labels), and whether the files go above the board.
+ * @typedef {object} EdgeLabels
+ * @property {string[]} files
+ * @property {string[] | null} ranks
+ * @property {boolean} [filesOnTop]
+ */
+
+/**
+ * One game, as the page plays, shows and replays it. `S` is the game's kind of position.
  *
- * States hold boards as lists of ranks, rank 1 first; squares are algebraic names. `say(square)`
- * writes a square in the player's convention; `say.coords` names that convention.
+ * @template {GameState} [S=GameState]
+ * @typedef {object} Game
+ * @property {string} id                     the protocol's game id ("connect4", ...)
+ * @property {string} title                  the game's name for people
+ * @property {number} width                  files
+ * @property {number} height                 ranks
+ * @property {string[]} seats                what each seat's pieces are called ("" when they belong to nobody)
+ * @property {(seat: number) => string} swatch    a seat's piece, drawn small beside its player's name
+ * @property {(options?: GameOptions) => S} initial           the start position (`options.first`: who moves first)
+ * @property {(wire: any, coords: Coords) => S} decode         a `state` map from the server, in the player's convention
+ * @property {(state: S, notation: string) => S} apply         the position after a move in notation (the same for
+ *     everyone); `marks` lists the squares the move touched; throws on a move it cannot follow
+ * @property {(move: any, coords: Coords) => Token[][]} steps  the ways to pick a legal move (the server's structured
+ *     form, from `legal_moves`) click by click
+ * @property {(state: S, square: Square) => Token} tokenAt     what a click on a square picks
+ * @property {(state: S, token: Token) => Square[]} targets    the squares that show a token as a legal target
+ * @property {(state: S, tokens: Token[]) => S} preview        the position as it looks while the player picks
+ * @property {(state: S, tokens: Token[], say: Say) => string} prompt  what to pick next
+ * @property {(state: S, tokens: Token[], token: Token, say: Say) => string} refuse  why a token that is not a
+ *     legal target cannot be picked
+ * @property {(state: S, square: Square) => Cell} cell         a square's drawing and words
+ * @property {(state: S) => Square[]} winLine                  the squares of a winning line, if there is one
+ * @property {(state: S) => TrayItem[]} [tray]                 (Quarto) the pieces off the board
+ * @property {(coords: Coords) => EdgeLabels} [edges]          the board's edge labels, when not the convention's
+ * @property {(square: Square, coords: Coords) => string} [spoken]  a square as a screen reader says it, when not
+ *     as the convention writes it
+ */
+
+/**
+ * A game module of any game, as the views hold one: they only pass it its own states.
+ * @typedef {Game<any>} AnyGame
  */
 
 import { parseName, squareName } from "../coords.js";
 
-/** An empty board: `height` ranks of `width` cells. */
+/**
+ * An empty board: `height` ranks of `width` cells.
+ * @template T
+ * @param {number} width
+ * @param {number} height
+ * @param {T} fill
+ * @returns {T[][]}
+ */
 export function emptyRanks(width, height, fill) {
   return Array.from({ length: height }, () => Array(width).fill(fill));
 }
 
-/** A copy of a board that can be changed. */
+/**
+ * A copy of a board that can be changed.
+ * @template T
+ * @param {T[][]} ranks
+ * @returns {T[][]}
+ */
 export function copyRanks(ranks) {
   return ranks.map((rank) => rank.slice());
 }
 
-/** The cell of `square` on a board. */
+/**
+ * The cell of `square` on a board.
+ * @template T
+ * @param {T[][]} ranks
+ * @param {Square} square
+ * @returns {T}
+ */
 export function at(ranks, square) {
   const { f, r } = parseName(square);
   return ranks[r][f];
 }
 
-/** Set the cell of `square` (on a copy you own). */
+/**
+ * Set the cell of `square` (on a copy you own).
+ * @template T
+ * @param {T[][]} ranks
+ * @param {Square} square
+ * @param {T} value
+ */
 export function put(ranks, square, value) {
   const { f, r } = parseName(square);
   ranks[r][f] = value;
 }
 
-/** The seat that moves first: option `first` as 0/1 or "black"/"white". */
+/**
+ * The seat that moves first: option `first` as 0/1 or "black"/"white".
+ * @param {GameOptions} [options]
+ * @returns {number}
+ */
 export function firstSeat(options) {
   const first = options ? options.first : 0;
   return first === 1 || first === "white" ? 1 : 0;
 }
 
-/** The squares next to `square` (8 directions) on a board of the given size. */
+/**
+ * The squares next to `square` (8 directions) on a board of the given size.
+ * @param {Square} square
+ * @param {number} width
+ * @param {number} height
+ * @returns {Square[]}
+ */
 export function neighbours(square, width, height) {
   const { f, r } = parseName(square);
   const found = [];
@@ -66,7 +184,12 @@ export function neighbours(square, width, height) {
   return found;
 }
 
-/** The first line of `length` equal, non-empty cells (across, up, both diagonals), or []. */
+/**
+ * The first line of `length` equal, non-empty cells (across, up, both diagonals), or [].
+ * @param {number[][]} ranks
+ * @param {number} length
+ * @returns {Square[]}
+ */
 export function findLine(ranks, length) {
   const height = ranks.length;
   const width = ranks[0].length;

@@ -1,3 +1,4 @@
+// @ts-check
 /** Connect Four: 7 columns of 6, discs drop to the lowest empty square; four in a row wins. */
 
 import { parseName, ranksFromWire, squareName } from "../coords.js";
@@ -19,6 +20,12 @@ function columnLabel(f, coords) {
   return String(coords === "matrix" ? f : f + 1);
 }
 
+/**
+ * A Connect Four position: `cells[rank][file]` is 0 (empty), 1 (seat 0's disc) or 2 (seat 1's).
+ * @typedef {import("./common.js").GameState & {cells: number[][]}} C4State
+ */
+
+/** @type {import("./common.js").Game<C4State>} */
 export default {
   id: "connect4",
   title: "Connect Four",

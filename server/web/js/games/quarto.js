@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Quarto: 4 by 4, 16 pieces, each four attributes written as binary digits (colour, shape,
  * height, hollow). Place the piece you were given, then choose the piece your opponent places.
@@ -58,6 +59,15 @@ const LINES = (() => {
   return lines;
 })();
 
+/**
+ * A Quarto position: `board[rank][file]` is a piece's four binary digits, or null when empty;
+ * `inHand` is the piece the seat to move places (null before the first hand-over).
+ * `handed` is the piece the last move handed over.
+ * @typedef {import("./common.js").GameState & {board: (string | null)[][], inHand: string | null,
+ *   handed?: string | null}} QuartoState
+ */
+
+/** @type {import("./common.js").Game<QuartoState>} */
 export default {
   id: "quarto",
   title: "Quarto",
@@ -78,6 +88,7 @@ export default {
     const parts = notation.trim().split(/\s+/);
     const board = copyRanks(state.board);
     const marks = [];
+    /** @type {string | null} */
     let handed = null;
     if (parts.length === 1 && /^[01]{4}$/.test(parts[0])) {
       handed = parts[0];
@@ -92,7 +103,7 @@ export default {
 
   steps(move, coords) {
     const handed = move.piece === null || move.piece === undefined ? null : `piece:${piece(move.piece)}`;
-    if (move.square === null || move.square === undefined) return [[handed]];
+    if (move.square === null || move.square === undefined) return [[/** @type {string} */ (handed)]]; // the opening hands a piece
     const square = fromWire(move.square, coords, SIZE);
     return [handed ? [square, handed] : [square]];
   },
@@ -142,8 +153,8 @@ export default {
 
   winLine(state) {
     for (const line of LINES) {
-      const codes = line.map((square) => at(state.board, square));
-      if (codes.some((code) => !code)) continue;
+      const codes = /** @type {string[]} */ (line.map((square) => at(state.board, square)).filter(Boolean));
+      if (codes.length < SIZE) continue; // a square of the line is empty
       for (let digit = 0; digit < 4; digit++) {
         if (codes.every((code) => code[digit] === codes[0][digit])) return line;
       }

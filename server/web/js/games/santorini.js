@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Santorini (no god powers): 5 by 5. Place two workers each; then move a worker one step
  * (at most one level up) and build next to it; moving up onto level 3 wins.
@@ -37,6 +38,13 @@ function levelWords(level) {
   return level === DOME ? "a dome" : level ? `level ${level}` : "ground level";
 }
 
+/**
+ * A Santorini position: `levels[rank][file]` is 0-3, or 4 for a dome; `workers[rank][file]` is 0
+ * (none), 1 (a worker of seat 0) or 2 (of seat 1).
+ * @typedef {import("./common.js").GameState & {levels: number[][], workers: number[][]}} SantoriniState
+ */
+
+/** @type {import("./common.js").Game<SantoriniState>} */
 export default {
   id: "santorini",
   title: "Santorini",

@@ -1,0 +1,87 @@
+// @ts-check
+/**
+ * The panels beside the board that a player acts on: a standing draw offer, what the result
+ * means for you (with the replay link), and the buttons (offer a draw, resign, leave).
+ *
+ * Each panel is rebuilt only when what it shows changes, so a button keeps the keyboard focus.
+ */
+
+import { h, keyed } from "./dom.js";
+
+/** @typedef {import("./room-model.js").RoomModel} RoomModel */
+
+/**
+ * The panels `offer`, `result` and `actions`; `rerender()` draws the room again (a resign asks for
+ * confirmation first), `leave()` leaves the room.
+ * @param {{rerender: () => void, leave: () => void}} hooks
+ */
+export function roomActions({ rerender, leave }) {
+  const offer = h("div", { class: "offer" });
+  const result = h("div", { class: "result" });
+  const actions = h("div", { class: "actions" });
+  let confirmResign = false;
+
+  /** @param {RoomModel} model */
+  function buildOffer(model) {
+    if (model.status !== "playing" || model.drawOffer === null) return;
+    if (model.isPlayer && model.drawOffer !== model.seat) {
+      offer.append(h("p", { text: `${model.seats[model.drawOffer]} offers a draw. Accept it, or make a move to decline.` }),
+        h("button", { type: "button", class: "primary", text: "Accept the draw", onclick: () => model.act("offer_draw").catch(() => {}) }));
+    } else {
+      offer.append(h("p", { text: model.drawOffer === model.seat && model.isPlayer ? "You offered a draw." : `${model.seats[model.drawOffer]} offers a draw.` }));
+    }
+  }
+
+  /** @param {RoomModel} model */
+  function buildResult(model) {
+    if (!model.result || model.status === "playing") return;
+    // the result itself is in the status line under the board; this panel says what it means for you
+    const { winner } = model.result;
+    let verdict = "The game is over.";
+    if (model.isPlayer && winner !== null && winner !== undefined) verdict = winner === model.seat ? "You won." : "You lost.";
+    else if (model.isPlayer && model.result.status !== "aborted") verdict = "A draw.";
+    result.append(h("p", { class: "verdict" }, h("b", { text: verdict })));
+    if (model.result.nextGame) result.append(h("p", { text: "The next game of the series starts when both players are seated." }));
+    const links = h("p", { class: "links" });
+    if (model.result.record) links.append(h("a", { href: `#/replay/${encodeURIComponent(model.result.record)}`, text: "Replay this game" }), " ");
+    links.append(h("a", { href: "#/lobby", text: "Back to the lobby" }));
+    result.append(links);
+  }
+
+  /** @param {RoomModel} model */
+  function buildActions(model) {
+    const playing = model.status === "playing" && model.isPlayer && !model.paused;
+    if (playing) {
+      const offered = model.drawOffer === model.seat;
+      actions.append(h("button", { type: "button", text: "Offer a draw", disabled: offered || model.drawOffer !== null, onclick: () => model.act("offer_draw").catch(() => {}) }));
+      if (confirmResign) {
+        actions.append(
+          h("button", { type: "button", class: "danger", text: "Yes, resign", onclick: () => { confirmResign = false; model.act("resign").catch(() => {}); } }),
+          h("button", { type: "button", text: "Keep playing", onclick: () => { confirmResign = false; rerender(); } }));
+      } else {
+        actions.append(h("button", { type: "button", text: "Resign…", onclick: () => {
+          confirmResign = true;
+          rerender();
+          /** @type {HTMLElement} */ (actions.querySelector(".danger")).focus();
+        } }));
+      }
+    }
+    if (model.role) {
+      const forfeit = model.isPlayer && model.status === "playing";
+      actions.append(h("button", { type: "button", text: forfeit ? "Leave (loses the game)" : "Leave the room", onclick: leave }));
+    }
+  }
+
+  /**
+   * Show what `model` says now.
+   * @param {RoomModel} model
+   */
+  function render(model) {
+    keyed(offer, `${model.status}|${model.drawOffer}|${model.isPlayer}|${model.seat}`, () => buildOffer(model));
+    const shown = model.result && model.status !== "playing";
+    keyed(result, shown ? JSON.stringify([model.result, model.seats, model.seat, model.role]) : "", () => buildResult(model));
+    keyed(actions, `${model.status}|${model.role}|${model.paused}|${model.drawOffer}|${confirmResign}`, () => buildActions(model));
+  }
+
+  return { offer, result, actions, render };
+}

@@ -1,0 +1,56 @@
+// @ts-check
+/** The words of a room page: the line under its name, and the status line under the board. */
+
+import { describeTimeControl, formatPoints, resultText } from "./format.js";
+
+/** @typedef {import("./games/common.js").AnyGame} AnyGame */
+/** @typedef {import("./room-model.js").RoomModel} RoomModel */
+
+/**
+ * " (red)": what a seat's pieces are, when the game gives seats pieces of their own.
+ * @param {AnyGame} game
+ * @param {number} seat
+ */
+export function seatWord(game, seat) {
+  return game.seats[seat] ? ` (${game.seats[seat].toLowerCase()})` : "";
+}
+
+/**
+ * The line under the room's name: the game, the time control, the series, the rules that differ, the score.
+ * @param {RoomModel} model
+ * @param {AnyGame} game the room's game
+ */
+export function roomMeta(model, game) {
+  const settings = model.settings || {};
+  const bits = [game.title, describeTimeControl(settings.time_control)];
+  if (settings.games > 1) bits.push(`game ${Math.max(1, model.gameNo)} of ${settings.games}`);
+  if (settings.illegal_move === "lose") bits.push("an illegal move loses");
+  if (!model.isPlayer && model.role) bits.push("you are watching");
+  if (model.score && Object.keys(model.score).length) {
+    bits.push(`score ${Object.entries(model.score).map(([who, points]) => `${who} ${formatPoints(points)}`).join(", ")}`);
+  }
+  return bits.join(" · ");
+}
+
+/**
+ * The status line under the board: who is to move, what to pick next, or how the game ended.
+ * @param {RoomModel} model
+ * @param {AnyGame} game the room's game
+ */
+export function statusText(model, game) {
+  if (model.status === "waiting") {
+    if (model.expecting && !model.seats[1]) return `Waiting for the house bot (${model.expecting}) to sit down…`;
+    if (model.isPlayer) return "Waiting for an opponent to take the other seat.";
+    return "Waiting for players.";
+  }
+  if (model.status === "finished" || model.toMove === null) {
+    return model.result ? resultText(model.result, model.seats) : "The game is over.";
+  }
+  if (model.paused) return "Paused: the game goes on when both players are back.";
+  if (model.myTurn) {
+    if (model.sending) return "Sending your move…";
+    if (!model.picker) return "Your move: getting the legal moves…";
+    return `Your move: ${game.prompt(model.shownState(), model.picker.chosen, model.sayer())}`;
+  }
+  return `${model.seats[model.toMove] || `Seat ${model.toMove}`}${seatWord(game, model.toMove)} to move.`;
+}
