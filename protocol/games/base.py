@@ -32,11 +32,15 @@ ECHO_LIMIT = 40
 """How many characters of what a client sent an error message repeats."""
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (an ellipsis ends a cut one)."""
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
 def shown(value: Any, limit: int = ECHO_LIMIT) -> str:
     """``repr(value)`` cut to ``limit`` characters: how errors quote what a client sent (a hostile client
     may send a whole message of text; an error repeats only its start)."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    return clip(repr(value), limit)
 
 
 class IllegalMove(ValueError):

@@ -117,8 +117,10 @@ class Logins:
               looked_up: bool = False) -> Step:
         """Decide a login for ``msg["name"]``, which ``holder`` holds now."""
         name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")
-        refused = self._malformed(msg) or ("organiser" in msg and self._organiser(msg["organiser"], address, now))
-        if refused:
+        refused = self._malformed(msg)
+        if refused is None and "organiser" in msg:
+            refused = self._organiser(msg["organiser"], address, now)
+        if refused is not None:
             return refused
         if name.casefold().startswith(HOUSE_PREFIX):
             return self._house(name, secret, address, now)

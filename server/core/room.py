@@ -20,7 +20,7 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.games import COORDS, IllegalMove, Outcome
-from protocol.games.base import shown
+from protocol.games.base import clip, shown
 from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
 from ..storage.records import GameEnded, GameRecord, GameStarted, MovePlayed, MoveRecord, RoomSaved, Write
@@ -29,6 +29,8 @@ from .env import Env
 from .room_settings import RoomSettings
 
 log = logging.getLogger("plyhall.rooms")
+
+MAX_REASON = 200  # characters of a rule's reason an error repeats (it may quote what the client sent)
 
 MAX_CHAT = 500
 
@@ -373,7 +375,7 @@ class Room:
             move = self.game.parse_move(obj, self.state, self.coords[name])
             new_state = self.game.apply(self.state, move)
         except IllegalMove as exc:
-            text, reason = shown(obj), _clip(exc.reason)
+            text, reason = shown(obj), clip(exc.reason, MAX_REASON)
             out.error(name, ErrorCode.ILLEGAL_MOVE, f"{text}: {reason}", self.name)
             if self.settings.illegal_move == "lose":
                 out.extend(self._finish(Outcome(1 - seat, f"illegal move by seat {seat} ({text}: {reason})"), now))
@@ -729,8 +731,3 @@ class Room:
         if more and start_next and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
-
-
-def _clip(reason: str, limit: int = 200) -> str:
-    """A rule's reason, at most ``limit`` characters (it may quote what the client sent: never all of it)."""
-    return reason if len(reason) <= limit else reason[: limit - 1] + "\u2026"

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from protocol.messages import ErrorCode
 
-from ..core.hall import HallOutbox, tag_reply
 from ..core.identity import ClaimLookup, FairQueue, SecretCheck
+from ..core.outbox import HallOutbox, tag_reply
 
 if TYPE_CHECKING:
     from .server import PlyhallServer

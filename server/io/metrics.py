@@ -105,23 +105,12 @@ class _Collector:
         yield _counter("plyhall_messages_sent", "Messages queued for clients.", m.sent)
         yield _counter("plyhall_moves", "Moves accepted (and stored).", m.moves)
         yield _counter("plyhall_logins", "Logins accepted.", m.logins)
-        failed = CounterMetricFamily("plyhall_logins_failed", "Logins refused, by error code.", labels=["code"])
-        for code in LOGIN_FAILURES:
-            failed.add_metric([code], m.errors.get(code, 0))
-        yield failed
-        errors = CounterMetricFamily("plyhall_errors", "Error replies sent, by error code.", labels=["code"])
-        for code, count in sorted(m.errors.items()):
-            errors.add_metric([code], count)
-        yield errors
-        refused = CounterMetricFamily("plyhall_refusals", "Requests refused by a quota or a throttle, by reason "
-                                      "(docs/OPERATING.md lists the reasons).", labels=["reason"])
-        for reason in REFUSAL_REASONS:
-            refused.add_metric([reason], m.refusals.get(reason, 0))
-        yield refused
-        ended = CounterMetricFamily("plyhall_games_ended", "Games that ended, by status.", labels=["status"])
-        for status, count in sorted(m.games_ended.items()):
-            ended.add_metric([status], count)
-        yield ended
+        yield _counters("plyhall_logins_failed", "Logins refused, by error code.", "code",
+                        ((code, m.errors.get(code, 0)) for code in LOGIN_FAILURES))
+        yield _counters("plyhall_errors", "Error replies sent, by error code.", "code", sorted(m.errors.items()))
+        yield _counters("plyhall_refusals", "Requests refused by a quota or a throttle, by reason (docs/OPERATING.md "
+                        "lists the reasons).", "reason", ((r, m.refusals.get(r, 0)) for r in REFUSAL_REASONS))
+        yield _counters("plyhall_games_ended", "Games that ended, by status.", "status", sorted(m.games_ended.items()))
         yield m.loop_lag.family("plyhall_event_loop_lag_seconds", "How late a 100 ms timer fires on the event "
                                                                   "loop (time the loop was busy).")
         yield _gauge("plyhall_event_loop_lag_last_seconds", "The latest event-loop lag measurement.", m.last_lag)
@@ -142,3 +131,11 @@ def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
 
 def _counter(name: str, doc: str, value: float) -> CounterMetricFamily:
     return CounterMetricFamily(name, doc, value=value)
+
+
+def _counters(name: str, doc: str, label: str, counts: Iterable[tuple[str, int]]) -> CounterMetricFamily:
+    """A counter family with one sample per ``label`` value."""
+    family = CounterMetricFamily(name, doc, labels=[label])
+    for value, count in counts:
+        family.add_metric([value], count)
+    return family
