@@ -32,7 +32,7 @@ from .connection import (
     check_url,
     describe_connect_error,
 )
-from .player import FunctionPlayer, GameResult, Player, Turn
+from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, Turn
 from .thinker import Thinker
 
 log = logging.getLogger("plyhall.client")
@@ -350,6 +350,8 @@ class PlayerRunner:
                             msg.get("status", "finished"))
         if seat is not None:
             self.results.append(result)
+            if self.thinker is not None:
+                await self.thinker.game_over(result)
             if self.options.on_result is not None:
                 self.options.on_result(result)
         played = sum(r.played for r in self.results)
@@ -376,7 +378,15 @@ class PlayerRunner:
         )
         seq = len(room["moves"])
         assert self.thinker is not None
-        move = await self.thinker.choose(turn)
+        try:
+            move = await self.thinker.choose(turn)
+        except Resign as exc:
+            self.status(f"resigning game in {room_name}: {exc}")
+            await client.send({"type": "resign", "room": room_name})
+            return
+        except NoMove as exc:
+            self.status(f"no move in {room_name}: {exc}")
+            return
         if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
             return  # the game moved on while we thought (resumed, timed out, ended)
         game = room["game"]

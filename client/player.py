@@ -38,12 +38,30 @@ class Turn:
         return self.players[1 - self.seat]
 
 
+class Resign(Exception):  # noqa: N818 - it is an instruction, not an error
+    """Raised by :meth:`Player.choose` to resign the game instead of moving; the message says why (it is
+    printed with the bot's status)."""
+
+
+class NoMove(Exception):  # noqa: N818 - it is an instruction, not an error
+    """Raised by :meth:`Player.choose` to send nothing this turn: the clock runs on and the game is lost on
+    time if nothing else comes (an engine that did not answer in time). The message says why."""
+
+
 class Player:
     """Subclass and write :meth:`choose`; everything else is done for you."""
 
     def choose(self, turn: Turn) -> Any:
-        """Return a move: a reference move value, notation text, or the structured form."""
+        """Return a move: a reference move value, notation text, or the structured form (or raise
+        :class:`Resign` or :class:`NoMove`)."""
         raise NotImplementedError
+
+    def game_over(self, result: GameResult) -> None:
+        """Told after each game this player had a seat in (in the thinking process, like ``choose``)."""
+
+    def close(self) -> None:
+        """Stop what the player started (an engine process) when the bot stops; called for a player thinking
+        in a thread (a worker process is simply ended)."""
 
     def warm_up(self) -> str | None:
         """Get ready to play before the bot logs in (load or compile an engine, read a book): called once, in

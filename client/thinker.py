@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from .player import Player, Turn
+from .player import GameResult, NoMove, Player, Resign, Turn
 
 
 def _make(player: Player | Callable[[], Player]) -> Player:
@@ -41,8 +41,13 @@ def _worker_main(channel: Any, player: Player | Callable[[], Player]) -> None:
         try:
             if isinstance(turn, str) and turn == WARM_UP:
                 channel.send(("ready", _warm_up(made)))
+            elif isinstance(turn, GameResult):
+                made.game_over(turn)
+                channel.send(("told", None))
             else:
                 channel.send(("move", made.choose(turn)))
+        except (Resign, NoMove) as exc:  # instructions, not failures: the parent raises them again
+            channel.send(("raise", exc))
         except Exception:
             channel.send(("error", traceback.format_exc()))
 
@@ -70,7 +75,7 @@ class Thinker:
         else:
             self.local = _make(player)
 
-    def _ask(self, turn: Turn | str) -> Any:
+    def _ask(self, turn: Turn | GameResult | str) -> Any:
         self._channel.send(turn)
         try:
             kind, value = self._channel.recv()
@@ -78,6 +83,8 @@ class Thinker:
             raise RuntimeError("the thinking process ended") from None
         if kind == "error":
             raise RuntimeError(f"the bot failed while thinking:\n{value}")
+        if kind == "raise":
+            raise value
         return value
 
     async def warm_up(self) -> tuple[str | None, float]:
@@ -94,8 +101,20 @@ class Thinker:
             return await loop.run_in_executor(self.pool, self._ask, turn)
         return await loop.run_in_executor(self.pool, self.local.choose, turn)
 
+    async def game_over(self, result: GameResult) -> None:
+        """Tell the player how a game it played ended (:meth:`Player.game_over`)."""
+        loop = asyncio.get_running_loop()
+        if self.mode == "process":
+            await loop.run_in_executor(self.pool, self._ask, result)
+        else:
+            if hasattr(self.local, "game_over"):
+                await loop.run_in_executor(self.pool, self.local.game_over, result)
+
     def close(self) -> None:
-        """Stop the worker (at once, even mid-search)."""
+        """Stop the worker (at once, even mid-search); a player thinking in a thread is closed
+        (:meth:`Player.close`: an engine process is stopped)."""
+        if self.mode == "thread" and hasattr(self.local, "close"):
+            self.local.close()
         if self._process is not None:
             self._process.terminate()
             self._process.join(5)

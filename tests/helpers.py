@@ -4,6 +4,7 @@ condition, HTTP, and real `plyhall` processes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import subprocess
@@ -13,7 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +240,20 @@ def start_server(db: Path, port: int, *extra: str, env: dict[str, str] | None = 
             time.sleep(0.1)
     proc.kill()
     raise AssertionError("server did not come up")
+
+
+@contextlib.contextmanager
+def running_server(folder: Path, *extra: str) -> Iterator[int]:
+    """A real ``plyhall serve`` on a free port with its database in ``folder``, for a ``with`` block (a test
+    module's fixture): yields the port, and stops the server after the block."""
+    from tests.conftest import free_port
+
+    port = free_port()
+    proc = start_server(folder / "plyhall.db", port, *extra)
+    try:
+        yield port
+    finally:
+        stop(proc)
 
 
 def stop(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import free_port
-from tests.helpers import http_json, plyhall, read_until, start_server, stop
+from tests.helpers import http_json, plyhall, read_until, running_server, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -47,10 +47,8 @@ def fast(command: list[str], game: str, name: str, seed: int, url: str) -> list[
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory):
     """One `plyhall serve` process for the module (as a club runs one server all day)."""
-    port = free_port()
-    server = start_server(tmp_path_factory.mktemp("hour") / "hour.db", port)
-    yield port
-    stop(server)
+    with running_server(tmp_path_factory.mktemp("hour")) as port:
+        yield port
 
 
 def run_pair(url: str, game: str, seed: int) -> tuple[str, list[tuple[int, str, str]]]:

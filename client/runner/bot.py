@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any
 
+from client.engine import START_TIMEOUT
 from client.sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
 from protocol.games import GAMES
 
@@ -65,7 +66,18 @@ def register(subparsers: Any) -> None:
                     "(a seek): two bots seeking the same game are paired at once, whatever order they start in. "
                     "With --room it joins that room, creating it if needed.")
     parser.add_argument("--game", choices=sorted(GAMES), help="game to play (required, but for --warm-up)")
-    parser.add_argument("--level", default="random", help=f"bot level: {LEVELS} (default random)")
+    parser.add_argument("--level", help=f"bot level: {LEVELS} (default random)")
+    parser.add_argument("--engine", metavar="CMD",
+                        help="play with your own engine program, in any language, speaking the stdio engine protocol "
+                             "(docs/ENGINE-PROTOCOL.md), e.g. --engine ./my-engine or --engine 'java -cp out Greedy'; "
+                             "the program is started once and warmed up before the bot logs in")
+    parser.add_argument("--engine-start-timeout", type=float, default=START_TIMEOUT, metavar="SECONDS",
+                        help=f"seconds the engine has to say 'ready' after it starts (default {START_TIMEOUT:g})")
+    parser.add_argument("--kaggle", metavar="FILE",
+                        help="play connect4 with a Kaggle ConnectX agent file as it is (the last function it defines, "
+                             "called with observation and configuration as on Kaggle)")
+    parser.add_argument("--agent", metavar="NAME", help="with --kaggle: the agent function to call (default: the last "
+                                                        "callable the file defines, as Kaggle picks it)")
     parser.add_argument("--name", help="player name (letters, digits, _ . -; required, but for --warm-up)")
     parser.add_argument("--secret", default=os.environ.get(SECRET_VARIABLE),
                         help="secret that claims the name (recommended: a restarted bot resumes; default "
@@ -93,6 +105,7 @@ LEVELS = "random, novice, minimax-N (N = 1..8), master"
 
 def run_bot(args: argparse.Namespace) -> int:
     """Run the bot until its games are done, printing what it waits for, results and a running score."""
+    from client.engine import EngineError
     from client.sdk import CannotPlay, ServerError, ServerURLError, check_url
 
     if args.warm_up:
@@ -101,28 +114,32 @@ def run_bot(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"plyhall bot: {problem}", file=sys.stderr)
         return 2
+
+    def on_status(text: str) -> None:
+        print(f"{args.name}: {text}", flush=True)
+
     try:
         check_url(args.url)
-        player = BotPlayer(args.game, args.level, args.seed)
+        player, think = make_player(args, on_status)
     except (KeyError, ValueError) as exc:
         print(f"plyhall bot: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     score = Scoreboard()
-
-    def on_status(text: str) -> None:
-        print(f"{args.name}: {text}", flush=True)
 
     room_options: dict[str, Any] = {}
     if args.per_move is not None:
         room_options["time_control"] = {"per_move": args.per_move}
     options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
                          tournament=args.tournament, games=args.games, series=args.series, coords=args.coords,
-                         room_options=room_options, on_result=score.on_result, on_status=on_status)
+                         room_options=room_options, on_result=score.on_result, on_status=on_status, think=think)
     try:
         asyncio.run(run_player(player, options))
     except KeyboardInterrupt:
         print(f"stopped: {score} points", flush=True)
         return 130
+    except EngineError as exc:  # the engine does not start, or breaks the protocol before it is ready
+        print(f"plyhall bot: {exc}", file=sys.stderr)
+        return 1
     except (ServerURLError, ConnectionError, CannotPlay) as exc:  # no server, taken over, another game, ...
         print(f"plyhall bot: {exc}", file=sys.stderr)
         return 1
@@ -133,11 +150,35 @@ def run_bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def make_player(args: argparse.Namespace, say: Any) -> tuple[Player, str]:
+    """The player the flags ask for, and where it thinks: one of our levels (in a worker process), an engine
+    program (in a thread: the engine is a process of its own) or a Kaggle agent file (in a worker process)."""
+    if args.engine is not None:
+        from client.engine import EnginePlayer
+
+        return EnginePlayer(args.engine, args.game, say=say, start_timeout=args.engine_start_timeout), "thread"
+    if args.kaggle is not None:
+        from client.kaggle import KaggleAgentPlayer
+
+        return KaggleAgentPlayer(args.kaggle, args.agent), "process"
+    return BotPlayer(args.game, args.level or "random", args.seed), "process"
+
+
 def _usage_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the command's flags (a required one missing, a count out of range), if anything."""
     missing = [flag for flag, value in (("--game", args.game), ("--name", args.name)) if value is None]
     if missing:
         return f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required (or --warm-up alone)"
+    chosen = [flag for flag, value in (("--level", args.level), ("--engine", args.engine),
+                                       ("--kaggle", args.kaggle)) if value is not None]
+    if len(chosen) > 1:
+        return f"{' and '.join(chosen)} cannot go together: the bot plays with one of a level, an engine or an agent"
+    if args.agent is not None and args.kaggle is None:
+        return "--agent names the function of a --kaggle agent file: give --kaggle FILE too"
+    if args.kaggle is not None and args.game != "connect4":
+        return "a Kaggle ConnectX agent plays connect4: give --game connect4"
+    if args.engine_start_timeout <= 0:
+        return "--engine-start-timeout must be positive"
     if args.games is not None and args.games < 1:
         return "--games must be at least 1"
     if not 1 <= args.series <= 1000:

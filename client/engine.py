@@ -1,0 +1,385 @@
+"""Engines in any language: ``plyhall bot --engine CMD`` plays with a program that reads positions on its
+standard input and prints moves on its standard output.
+
+docs/ENGINE-PROTOCOL.md is the reference for engine authors. In short, the driver starts the program
+once, says ``plyhall 1``, and waits for ``ready`` (the engine names itself, may choose a coordinate
+convention and ask for the legal moves); then, for each turn, it sends a ``position`` block (the board's
+picture, the state in the engine's coordinates, the moves from the start, the clock) ending in ``go``,
+and reads ``info`` lines until ``move …``. A move that breaks the rules is answered with
+``illegal REASON`` and a new ``go``; after each game the engine is told ``result …``.
+
+:class:`EnginePlayer` is a :class:`~client.player.Player`, so the SDK's play loop does everything else
+(login, seeking, rooms, tournaments, reconnection). It thinks in a thread: the engine is a process of
+its own already. An engine that crashes is restarted once in a game, and the game is resigned if it
+crashes again; an engine that does not answer before its clock runs out loses on time like any player
+(it is restarted for the next game); an engine that will not start stops the bot with a clear error.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.games import IllegalMove, get_game
+from protocol.games.base import check_coords
+
+from .player import GameResult, NoMove, Player, Resign, Turn
+
+PROTOCOL_VERSION = 1
+START_TIMEOUT = 60.0
+"""Seconds an engine has to say ``ready`` after it is started (loading a book, compiling, warming up)."""
+GRACE = 2.0
+"""Seconds past the end of its clock the driver waits for a move before it treats the engine as hung."""
+MAX_ILLEGAL = 3
+"""Illegal moves in a row in one turn after which the game is resigned."""
+STOP_WAIT = 2.0
+"""Seconds an engine has to exit after ``quit`` before it is killed."""
+STDERR_TAIL = 8
+"""Lines of the engine's stderr quoted when it fails."""
+
+
+class EngineError(Exception):
+    """The engine cannot be used: it does not start, breaks the handshake or dies before it is ready."""
+
+
+class EngineCrashed(EngineError):
+    """The engine's process ended (or closed its output) while the driver waited for it."""
+
+
+class EngineTimeout(EngineError):
+    """The engine did not answer in time."""
+
+
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """The engine's command as a list (a string is split as a shell would, without running a shell), its
+    program checked: ``ValueError`` saying what was not found."""
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv:
+        raise ValueError("the engine command is empty: give the program to run, e.g. --engine ./my-engine")
+    program = argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.isfile(program):
+            raise ValueError(f"the engine program {program!r} does not exist")
+        if not os.access(program, os.X_OK):
+            raise ValueError(f"the engine program {program!r} is not executable (chmod +x it)")
+    elif shutil.which(program) is None:
+        raise ValueError(f"the engine program {program!r} is not on PATH (give its path, e.g. ./{program})")
+    return argv
+
+
+class EngineProcess:
+    """One running engine: the program, a line queue fed by a thread reading its stdout, and a thread
+    passing each line of its stderr to ``say``."""
+
+    def __init__(self, argv: list[str], say: Callable[[str], None]) -> None:
+        self.argv = argv
+        self.say = say
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
+                                         bufsize=1)
+        except OSError as exc:
+            raise EngineError(f"cannot start the engine {shlex.join(argv)}: {exc.strerror or exc}") from None
+        threading.Thread(target=self._read_stdout, daemon=True, name="engine-stdout").start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="engine-stderr")
+        self._stderr_reader.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\r\n"))
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            text = line.rstrip("\r\n")
+            self.stderr_tail.append(text)
+            self.say(f"engine stderr: {text}")
+
+    def send(self, *lines: str) -> None:
+        """Write lines to the engine (``EngineCrashed`` when it is gone)."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write("".join(f"{line}\n" for line in lines))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise EngineCrashed(self.describe_exit()) from None
+
+    def read(self, deadline: float | None) -> str:
+        """The engine's next line; ``EngineCrashed`` at the end of its output, ``EngineTimeout`` at
+        ``deadline`` (a ``time.monotonic()`` value; None waits for ever)."""
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise EngineTimeout("no answer in time") from None
+        if line is None:
+            self.lines.put(None)  # stays at the end for any later read
+            raise EngineCrashed(self.describe_exit())
+        return line
+
+    def describe_exit(self, when: str = "") -> str:
+        """How the engine ended (its exit code or signal), ``when`` (e.g. " before it said 'ready'"), and its
+        last lines of stderr."""
+        try:
+            code = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            what = "closed its output"
+        else:
+            what = f"exited with code {code}" if code >= 0 else f"was killed by signal {-code}"
+            self._stderr_reader.join(timeout=1.0)  # its last words are read before they are quoted
+        tail = " | ".join(self.stderr_tail)
+        return f"the engine {what}{when}" + (f"; its last stderr lines: {tail}" if tail else "")
+
+    def stop(self) -> None:
+        """Say ``quit``, close its input, and kill it if it has not exited after :data:`STOP_WAIT` seconds."""
+        if self.proc.poll() is None:
+            try:
+                self.send("quit")
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+            except (EngineError, OSError):
+                pass
+            try:
+                self.proc.wait(timeout=STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if pipe is not None and pipe is not self.proc.stdout:
+                try:
+                    pipe.close()
+                except (OSError, ValueError):
+                    pass
+
+
+@dataclass
+class Identity:
+    """What an engine said about itself in the handshake."""
+
+    name: str = "engine"
+    author: str | None = None
+    coords: str = "algebraic"
+    legal: bool = False  # it asked for the legal moves with every position
+    games: list[str] = field(default_factory=list)  # the games it says it plays (empty: not said)
+
+
+def _handshake_line(identity: Identity, line: str, say: Callable[[str], None]) -> bool:
+    """Read one handshake line into ``identity``; True at ``ready``."""
+    word, _, rest = line.strip().partition(" ")
+    rest = rest.strip()
+    if word == "ready":
+        return True
+    if word == "id":
+        key, _, value = rest.partition(" ")
+        if key == "name" and value.strip():
+            identity.name = value.strip()
+        elif key == "author":
+            identity.author = value.strip()
+        elif key == "games":
+            identity.games = value.split()
+        else:
+            say(f"engine: ignoring unknown id line {line!r}")
+    elif word == "coords":
+        try:
+            identity.coords = check_coords(rest)
+        except ValueError as exc:
+            raise EngineError(f"the engine asked for coords {rest!r}: {exc}") from None
+    elif word == "option" and rest == "legal":
+        identity.legal = True
+    elif word == "info":
+        say(f"engine info: {rest}")
+    elif line.strip():
+        say(f"engine: ignoring {line.strip()!r} before 'ready'")
+    return False
+
+
+def handshake(process: EngineProcess, timeout: float) -> Identity:
+    """Say ``plyhall 1`` and read the engine's answer up to ``ready``."""
+    identity = Identity()
+    deadline = time.monotonic() + timeout
+    process.send(f"plyhall {PROTOCOL_VERSION}")
+    try:
+        while not _handshake_line(identity, process.read(deadline), process.say):
+            pass
+    except EngineTimeout:
+        raise EngineError(f"the engine did not say 'ready' within {timeout:g} s of starting "
+                          "(docs/ENGINE-PROTOCOL.md: answer 'plyhall 1' with 'ready')") from None
+    except EngineCrashed:
+        raise EngineError(process.describe_exit(" before it said 'ready'")) from None
+    return identity
+
+
+def _milliseconds(seconds: float | None) -> int:
+    return -1 if seconds is None else max(0, round(seconds * 1000))
+
+
+class EnginePlayer(Player):
+    """A player whose moves come from an engine program speaking the stdio engine protocol."""
+
+    def __init__(self, command: str | Sequence[str], game_id: str | None = None, *,
+                 say: Callable[[str], None] | None = None, start_timeout: float = START_TIMEOUT,
+                 grace: float = GRACE) -> None:
+        self.argv = split_command(command)
+        if game_id is not None:
+            get_game(game_id)
+        self.game_id = game_id
+        self.say = say or (lambda text: None)
+        self.start_timeout = start_timeout
+        self.grace = grace
+        self.identity = Identity()
+        self.warms_up = "the engine"
+        self._process: EngineProcess | None = None
+        self._game: str | None = None  # the room of the game the engine was told about
+        self._crashes = 0  # crashes in the current game
+
+    # Life of the engine process -------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+        self._process = EngineProcess(self.argv, self.say)
+        self.identity = handshake(self._process, self.start_timeout)
+        self._game = None
+        games = self.identity.games
+        if games and self.game_id is not None and self.game_id not in games:
+            raise EngineError(f"the engine {self.identity.name} plays {', '.join(games)}, not {self.game_id}")
+
+    def warm_up(self) -> str | None:
+        """Start the engine and wait for its ``ready``: it is warm before the bot logs in."""
+        if self._process is None:
+            self._start()
+        return f"engine {self.identity.name}"
+
+    def close(self) -> None:
+        """Stop the engine."""
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+
+    # Turns ------------------------------------------------------------------------------------------------
+
+    def choose(self, turn: Turn) -> Any:
+        """The engine's move for ``turn``, checked against the rules (an illegal one is sent back to it)."""
+        if self._process is None:
+            self._start()
+        if self._game != turn.room:
+            self._crashes = 0
+        while True:
+            try:
+                return self._play_turn(turn)
+            except EngineCrashed as exc:
+                self._crashes += 1
+                self.say(f"engine crashed: {exc}; restarting it")
+                self._start()
+                if self._crashes >= 2:
+                    self._game = turn.room  # the game is over for it: no second restart in this game
+                    raise Resign("the engine crashed twice in this game") from None
+            except EngineTimeout:
+                self.say("the engine did not answer before its clock ran out; it loses on time, and is restarted")
+                self._start()
+                self._game = turn.room
+                raise NoMove("the engine did not answer in time") from None
+
+    def _play_turn(self, turn: Turn) -> Any:
+        process = self._process
+        assert process is not None
+        if self._game != turn.room:
+            names = " ".join(turn.players)
+            process.send(f"newgame {turn.game.id} {turn.seat} {names}")
+            self._game = turn.room
+        deadline = None if turn.time_left is None else time.monotonic() + turn.time_left + self.grace
+        process.send(*self.position(turn), "go")
+        for _ in range(MAX_ILLEGAL):
+            text = self._await_move(process, deadline)
+            try:
+                return self._parse(text, turn)
+            except IllegalMove as exc:
+                reason = " ".join(exc.reason.split())
+                self.say(f"the engine's move {text!r} is illegal: {reason}")
+                process.send(f"illegal {reason}", "go")
+        raise Resign(f"the engine sent {MAX_ILLEGAL} illegal moves in a row")
+
+    def _await_move(self, process: EngineProcess, deadline: float | None) -> str:
+        while True:
+            line = process.read(deadline)
+            word, _, rest = line.strip().partition(" ")
+            if word == "move":
+                return rest.strip()
+            if word == "resign":
+                raise Resign("the engine resigned")
+            if word == "info":
+                self.say(f"engine info: {rest.strip()}")
+            elif line.strip():
+                self.say(f"engine: ignoring {line.strip()!r} (expected 'move …' or 'info …')")
+
+    def _parse(self, text: str, turn: Turn) -> Any:
+        """The engine's move text as a move of the reference rules (``IllegalMove`` saying what is wrong)."""
+        game, coords = turn.game, self.identity.coords
+        if not text:
+            raise IllegalMove("'move' needs a move after it")
+        obj: Any = text
+        if text[0] in "{[":
+            try:
+                obj = json.loads(text)
+            except ValueError as exc:
+                raise IllegalMove(f"not valid JSON ({exc})") from None
+        try:
+            move = game.parse_move(obj, turn.state, coords)
+            game.apply(turn.state, move)
+        except IllegalMove:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise IllegalMove(f"not a move of {game.name}: {exc}") from None
+        return move
+
+    def move_text(self, game: Any, move: Any) -> str:
+        """A move as the engine reads it: notation in ``algebraic``, the structured form as compact JSON in
+        the other conventions."""
+        if self.identity.coords == "algebraic":
+            return game.notation(move)
+        return json.dumps(game.format_move(move, self.identity.coords), separators=(",", ":"))
+
+    def position(self, turn: Turn) -> list[str]:
+        """The ``position`` block for ``turn`` (without its closing ``go``)."""
+        game, state, coords = turn.game, turn.state, self.identity.coords
+        picture = game.render(state).splitlines()
+        history = list(turn.moves)  # notation: the same in every convention, as the wire's 'notation'
+        lines = ["position", f"picture {len(picture)}", *picture,
+                 "state " + json.dumps(game.encode_state(state, coords), separators=(",", ":")),
+                 f"moves {len(history)}", *history]
+        if self.identity.legal:
+            legal = [self.move_text(game, move) for move in game.legal_moves(state)]
+            lines += [f"legal {len(legal)}", *legal]
+        lines.append(f"time {_milliseconds(turn.time_left)} {_milliseconds(turn.per_move)} "
+                     f"{_milliseconds(turn.increment)}")
+        return lines
+
+    def game_over(self, result: GameResult) -> None:
+        """Tell the engine the result (``result win|loss|draw|aborted REASON``)."""
+        if self._process is None or self._game != result.room:
+            return
+        if not result.played:
+            word = "aborted"
+        else:
+            word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[result.score]
+        try:
+            self._process.send(f"result {word} {' '.join(result.reason.split())}")
+        except EngineCrashed as exc:
+            self.say(f"engine crashed: {exc}; it is restarted for the next game")
+            self.close()
+        self._game = None
+        self._crashes = 0

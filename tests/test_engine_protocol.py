@@ -1,0 +1,250 @@
+"""The stdio engine protocol (docs/ENGINE-PROTOCOL.md) as the driver speaks it: the handshake, the position
+block, illegal moves sent back, a crashing engine restarted once and then resigned, a hanging one left to lose
+on time, one that will not start stopped with a clear error — first against a scriptable Python engine without
+a server, then as ``plyhall bot --engine`` processes on a real ``plyhall serve``, with the C and Java example
+engines when their compilers are present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from client.engine import EngineError, EnginePlayer, split_command
+from client.player import GameResult, NoMove, Resign, Turn
+from protocol.games import GAMES
+from tests.helpers import http_json, plyhall, running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE = Path(__file__).resolve().parent / "engines" / "fake_engine.py"
+DOC = (ROOT / "docs" / "ENGINE-PROTOCOL.md").read_text(encoding="utf-8")
+
+
+def fake(*flags: str) -> list[str]:
+    return [sys.executable, str(FAKE), *flags]
+
+
+def turn(game_id: str = "connect4", moves: tuple[str, ...] = (), room: str = "r1",
+         time_left: float | None = None) -> Turn:
+    game = GAMES[game_id]
+    state = game.start(*moves)
+    return Turn(game=game, state=state, seat=game.to_move(state), room=room, players=["ann", "bob"],
+                moves=list(moves), time_left=time_left, per_move=None, increment=0.0)
+
+
+def sent(log: Path) -> list[str]:
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.fixture
+def said() -> list[str]:
+    return []
+
+
+def test_handshake_and_position_block(tmp_path: Path, said: list[str]) -> None:
+    log = tmp_path / "engine.log"
+    player = EnginePlayer(fake("--log", str(log), "--coords", "cosc322"), "amazons", say=said.append)
+    try:
+        assert player.warm_up() == "engine fake-engine"
+        assert player.identity.coords == "cosc322" and player.identity.legal
+        now = turn("amazons", ("d10-d7/g7",), time_left=12.5)
+        move = player.choose(now)
+        assert GAMES["amazons"].apply(now.state, move)  # a legal move of the reference rules
+        lines = sent(log)
+        assert lines[0] == "plyhall 1"
+        assert lines[1] == "newgame amazons 1 ann bob"
+        assert lines[2] == "position"
+        picture = int(lines[3].split()[1])
+        assert "\n".join(lines[4:4 + picture]) == GAMES["amazons"].render(now.state)
+        rest = lines[4 + picture:]
+        state = json.loads(rest[0].removeprefix("state "))
+        assert state == GAMES["amazons"].encode_state(now.state, "cosc322")
+        assert rest[1:3] == ["moves 1", "d10-d7/g7"]  # moves from the start: notation
+        legal_count = int(rest[3].split()[1])
+        assert legal_count == len(GAMES["amazons"].legal_moves(now.state))
+        assert all(json.loads(text)["queen"] for text in rest[4:4 + legal_count])  # cosc322: structured JSON
+        assert rest[4 + legal_count:] == ["time 12500 -1 0", "go"]
+        assert "engine info: depth 1 score 0" in said
+    finally:
+        player.close()
+
+
+def test_illegal_moves_are_sent_back_and_three_resign(tmp_path: Path, said: list[str]) -> None:
+    log = tmp_path / "engine.log"
+    player = EnginePlayer(fake("--log", str(log), "--illegal", "1"), "connect4", say=said.append)
+    try:
+        move = player.choose(turn())
+        assert GAMES["connect4"].notation(move) in "1234567"
+        refusals = [line for line in sent(log) if line.startswith("illegal ")]
+        assert len(refusals) == 1 and "z99" in refusals[0]  # the reason names what was wrong
+        assert any("fake: refused: " in line for line in said)  # the engine's stderr is in the bot's log
+    finally:
+        player.close()
+    stubborn = EnginePlayer(fake("--illegal", "3"), "connect4", say=said.append)
+    try:
+        with pytest.raises(Resign, match="3 illegal moves"):
+            stubborn.choose(turn())
+    finally:
+        stubborn.close()
+
+
+def test_a_crash_restarts_once_then_resigns(tmp_path: Path, said: list[str]) -> None:
+    marker = tmp_path / "crashed"
+    once = EnginePlayer(fake("--crash-at-move", "2", "--crash-once", str(marker)), "connect4", say=said.append)
+    try:
+        assert once.choose(turn(moves=("4", "4")))  # crashed, restarted, answered
+        assert marker.exists() and any("restarting it" in line for line in said)
+        assert any("exited with code 3" in line and "crashing on purpose" in line for line in said)
+    finally:
+        once.close()
+    always = EnginePlayer(fake("--crash-at-move", "2"), "connect4", say=said.append)
+    try:
+        assert always.choose(turn(moves=("4",)))
+        with pytest.raises(Resign, match="crashed twice"):
+            always.choose(turn(moves=("4", "4")))
+        # the next game starts with a running engine and one restart to spare
+        always.game_over(GameResult("r1", 1, 0, "seat 1 resigned", ["ann", "bob"], None))
+        assert always.choose(turn(moves=("3",), room="r2"))
+    finally:
+        always.close()
+
+
+def test_a_hanging_engine_loses_on_time_and_is_replaced(said: list[str]) -> None:
+    player = EnginePlayer(fake("--hang-at-move", "1"), "connect4", say=said.append, grace=0.2)
+    try:
+        player.warm_up()
+        first = player._process
+        with pytest.raises(NoMove):
+            player.choose(turn(moves=("4",), time_left=0.1))
+        assert first is not None and first.proc.poll() is not None  # the hung process was stopped
+        assert any("did not answer before its clock ran out" in line for line in said)
+        assert player.choose(turn())  # a fresh engine plays the next game
+    finally:
+        player.close()
+
+
+def test_an_engine_that_will_not_start_is_a_clear_error(said: list[str]) -> None:
+    with pytest.raises(EngineError, match=r"exited with code 5 before it said 'ready'.*failing at start"):
+        EnginePlayer(fake("--exit-at-start", "5"), "connect4", say=said.append).warm_up()
+    never = EnginePlayer(fake("--never-ready"), "connect4", say=said.append, start_timeout=0.5)
+    with pytest.raises(EngineError, match="did not say 'ready' within 0.5 s"):
+        never.warm_up()
+    never.close()
+    with pytest.raises(ValueError, match="not on PATH"):
+        split_command("no-such-engine-anywhere --fast")
+    with pytest.raises(ValueError, match="does not exist"):
+        split_command("./no/such/engine")
+
+
+# On a real server ----------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    with running_server(tmp_path_factory.mktemp("engines")) as port:
+        yield port
+
+
+def bot(port: int, name: str, room: str, *flags: str) -> subprocess.Popen:
+    return plyhall("bot", "--name", name, "--room", room, "--games", "1", "--url", f"ws://127.0.0.1:{port}/ws",
+                   *flags)
+
+
+def finish(*procs: subprocess.Popen) -> list[str]:
+    outputs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, f"{proc.args}\n{out}\n{err}"
+        outputs.append(out)
+    return outputs
+
+
+def recorded(port: int, room: str) -> dict:
+    status, games = http_json(port, "/api/games?limit=200")
+    assert status == 200
+    rows = games["games"] if isinstance(games, dict) else games
+    game = next(g for g in rows if g["room"] == room)
+    status, full = http_json(port, f"/api/games/{game['id']}")
+    assert status == 200
+    return full
+
+
+def test_crashing_and_hanging_engines_on_a_server(server: int, tmp_path: Path) -> None:
+    game = ["--game", "connect4"]
+    opponent = bot(server, "steady", "crashes", *game, "--level", "random", "--per-move", "20")
+    crasher = bot(server, "crasher", "crashes", *game, "--engine", " ".join(fake("--crash-at-move", "4")))
+    out_steady, out_crasher = finish(opponent, crasher)
+    assert "restarting it" in out_crasher and "crashed twice" in out_crasher
+    assert "lost against steady" in out_crasher and "won against crasher" in out_steady
+    assert "resigned" in recorded(server, "crashes")["reason"]
+
+    opponent = bot(server, "patient", "hangs", *game, "--level", "random", "--per-move", "1")
+    hanger = bot(server, "hanger", "hangs", *game, "--engine", " ".join(fake("--hang-at-move", "2")))
+    _, out_hanger = finish(opponent, hanger)
+    assert "did not answer before its clock ran out" in out_hanger
+    assert "lost against patient" in out_hanger
+    assert "time" in recorded(server, "hangs")["reason"]
+
+
+def test_bad_engine_commands_are_clear_errors(server: int) -> None:
+    url = f"ws://127.0.0.1:{server}/ws"
+    missing = plyhall("bot", "--game", "connect4", "--name", "x1", "--engine", "./nowhere/engine", "--url", url)
+    _, err = missing.communicate(timeout=60)
+    assert missing.returncode == 2 and "does not exist" in err
+    both = plyhall("bot", "--game", "connect4", "--name", "x2", "--engine", "x", "--level", "master", "--url", url)
+    _, err = both.communicate(timeout=60)
+    assert both.returncode == 2 and "cannot go together" in err
+    dead = plyhall("bot", "--game", "connect4", "--name", "x3", "--url", url,
+                   "--engine", " ".join(fake("--exit-at-start", "7")))
+    _, err = dead.communicate(timeout=60)
+    assert dead.returncode == 1 and "exited with code 7 before it said 'ready'" in err
+
+
+def doc_commands() -> list[str]:
+    """The shell commands of docs/ENGINE-PROTOCOL.md's "Two example engines" section, in order."""
+    section = DOC[DOC.index("## Two example engines"):DOC.index("## Writing your own")]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    return [line for block in blocks for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.skipif(shutil.which("cc") is None or shutil.which("javac") is None,
+                    reason="the example engines need a C compiler (cc) and a JDK (javac)")
+def test_the_docs_example_engines_play_each_other(server: int, tmp_path: Path) -> None:
+    """The doc's commands verbatim, in a scratch folder holding a link to examples/, with two changes: the
+    ``plyhall`` of the README's virtual environment is this interpreter's, and the bots get this server's
+    --url, a room of their own and one game."""
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    commands = doc_commands()
+    builds = [c for c in commands if not c.startswith(".venv/bin/plyhall ")]
+    runs = [c for c in commands if c.startswith(".venv/bin/plyhall ")]
+    assert len(builds) == 2 and len(runs) == 2, commands
+    for command in builds:
+        subprocess.run(command, shell=True, cwd=tmp_path, check=True, timeout=120)
+    procs = []
+    for command in runs:
+        import shlex
+
+        args = shlex.split(command.removeprefix(".venv/bin/plyhall "))
+        procs.append(plyhall(*args, "--room", "examples", "--games", "1", "--url",
+                             f"ws://127.0.0.1:{server}/ws", cwd=tmp_path))
+    outputs = finish(*procs)
+    assert "engine random-c ready" in outputs[0] and "engine greedy-java ready" in outputs[1]
+    game = recorded(server, "examples")
+    assert game["status"] == "finished" and len(game["moves"]) >= 7
+
+
+def test_the_docs_position_block_is_what_the_driver_sends() -> None:
+    """docs/ENGINE-PROTOCOL.md's example block, from ``position`` to ``go``, is the driver's own output."""
+    shown = DOC[DOC.index("```text\nposition\n") + len("```text\n"):]
+    shown = shown[:shown.index("```")].splitlines()
+    player = EnginePlayer(fake(), "connect4")
+    player.identity.legal = True  # as after an 'option legal' handshake
+    game = GAMES["connect4"]
+    now = Turn(game=game, state=game.start("4"), seat=1, room="r", players=["ann", "bob"], moves=["4"],
+               time_left=29.874, per_move=30.0, increment=0.0)
+    assert shown == [*player.position(now), "go"]

@@ -1,0 +1,154 @@
+"""Kaggle ConnectX agents as they are: what the agent is given (Kaggle's observation and configuration, with
+attribute and key access), which function of the file is the agent, a bad answer resigned with the reason, and
+``plyhall bot --kaggle`` on a real server — docs/BOTS.md's example verbatim, and Kaggle's own built-in agents
+from the ``kaggle-environments`` package when it can be downloaded.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from client.kaggle import KaggleAgentPlayer, configuration, load_agent, observation
+from client.player import Resign, Turn
+from protocol.games import GAMES
+from tests.helpers import http_json, plyhall, running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS_DOC = (ROOT / "docs" / "BOTS.md").read_text(encoding="utf-8")
+C4 = GAMES["connect4"]
+KAGGLE_ENVIRONMENTS = "kaggle-environments==1.33.2"
+CONNECTX = "kaggle_environments/envs/connectx/connectx.py"
+
+
+def turn(*moves: str, per_move: float | None = None, time_left: float | None = None) -> Turn:
+    state = C4.start(*moves)
+    return Turn(game=C4, state=state, seat=C4.to_move(state), room="r", players=["a", "b"], moves=list(moves),
+                time_left=time_left, per_move=per_move, increment=0.0)
+
+
+def test_observation_and_configuration_as_kaggle_gives_them() -> None:
+    now = turn("4", "4", "1", time_left=7.5, per_move=5.0)
+    obs, config = observation(now), configuration(now)
+    assert obs.board == obs["board"] and len(obs.board) == 42
+    bottom = obs.board[35:]  # row-major, the top row first: the bottom row is last
+    assert bottom == [1, 0, 0, 1, 0, 0, 0]
+    assert obs.board[28:35] == [0, 0, 0, 2, 0, 0, 0]
+    assert sum(obs.board[:28]) == 0
+    assert obs.mark == 2 and obs.step == 3 and obs.remainingOverageTime == 7.5
+    assert (config.columns, config.rows, config.inarow) == (7, 6, 4) == (config["columns"], config["rows"],
+                                                                          config["inarow"])
+    assert config.actTimeout == config.timeout == 5.0
+    assert observation(turn()).mark == 1 and configuration(turn()).actTimeout == 2  # Kaggle's default
+    with pytest.raises(AttributeError):
+        _ = obs.no_such_field
+
+
+def test_the_agent_is_the_last_callable_or_the_named_one(tmp_path: Path) -> None:
+    agent = tmp_path / "submission.py"
+    agent.write_text("import math\n\ndef helper(x):\n    return x\n\n"
+                     "def my_agent(obs, config):\n    return helper(3)\n\nBOARD_SIZE = 42\n")
+    assert load_agent(agent).__name__ == "my_agent"
+    assert load_agent(agent, "helper").__name__ == "helper"
+    with pytest.raises(ValueError, match="defines no function 'nope'; its callables: helper, my_agent"):
+        load_agent(agent, "nope")
+    broken = tmp_path / "broken.py"
+    broken.write_text("def agent(obs, config):\n    return (\n")
+    with pytest.raises(ValueError, match="failed to load"):
+        load_agent(broken)
+    with pytest.raises(ValueError, match="cannot read"):
+        load_agent(tmp_path / "missing.py")
+
+
+def test_one_parameter_agents_and_numpy_columns(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.py"
+    agent.write_text("import numpy as np\n\ndef act(observation):\n    return np.int64(observation.step % 7)\n")
+    player = KaggleAgentPlayer(agent)
+    player.warm_up()
+    assert C4.notation(player.choose(turn("4", "5"))) == "3"  # 0-based column 2 is Plyhall's column 3
+
+
+def test_a_bad_answer_resigns_with_the_reason(tmp_path: Path) -> None:
+    full = ("1",) * 6
+    agent = tmp_path / "agent.py"
+    agent.write_text("def agent(obs, config):\n    return 0\n")
+    with pytest.raises(Resign, match="column 0: the free columns are 1, 2, 3, 4, 5, 6"):
+        KaggleAgentPlayer(agent).choose(turn(*full))  # column 1 (Kaggle's 0) is full
+    agent.write_text("def agent(obs, config):\n    return 'left'\n")
+    with pytest.raises(Resign, match="returned 'left': a column is an integer 0-6"):
+        KaggleAgentPlayer(agent).choose(turn())
+    agent.write_text("def agent(obs, config):\n    raise RuntimeError('out of ideas')\n")
+    with pytest.raises(Resign, match="(?s)raised an exception.*out of ideas"):
+        KaggleAgentPlayer(agent).choose(turn())
+
+
+# On a real server ----------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    with running_server(tmp_path_factory.mktemp("kaggle")) as port:
+        yield port
+
+
+def finished_game(port: int, room: str) -> dict:
+    status, listing = http_json(port, "/api/games?limit=200")
+    assert status == 200
+    game = next(g for g in listing["games"] if g["room"] == room)
+    assert game["status"] == "finished" and game["move_count"] >= 7
+    return game
+
+
+def play(port: int, room: str, first: list[str], second: list[str], cwd: Path) -> tuple[str, str]:
+    url = f"ws://127.0.0.1:{port}/ws"
+    procs = [plyhall(*args, "--room", room, "--games", "1", "--url", url, cwd=cwd) for args in (first, second)]
+    outputs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, f"{proc.args}\n{out}\n{err}"
+        outputs.append(out)
+    return outputs[0], outputs[1]
+
+
+def test_the_docs_agent_runs_unchanged(server: int, tmp_path: Path) -> None:
+    """docs/BOTS.md's agent file and command verbatim; the test adds only --url, a room and --games 1, and runs
+    the command with this interpreter's ``plyhall`` instead of the README's virtual environment."""
+    section = BOTS_DOC[BOTS_DOC.index("## Kaggle ConnectX agents"):]
+    source = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    command = re.search(r"```sh\n(.*?)```", section, re.S).group(1).strip()
+    (tmp_path / "agent.py").write_text(source, encoding="utf-8")
+    args = shlex.split(command.removeprefix(".venv/bin/plyhall "))
+    out, _ = play(server, "kaggle-doc", args, ["bot", "--game", "connect4", "--level", "random", "--name", "rnd"],
+                  tmp_path)
+    assert "Kaggle agent my_agent from agent.py ready" in out
+    finished_game(server, "kaggle-doc")
+
+
+@pytest.fixture(scope="module")
+def connectx(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Kaggle's connectx.py (its built-in agents), from the kaggle-environments wheel on PyPI (its dependencies,
+    JAX and transformers among them, are far too heavy to install for a test: only the file is taken)."""
+    folder = tmp_path_factory.mktemp("kaggle-wheel")
+    fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(folder),
+                              KAGGLE_ENVIRONMENTS], capture_output=True, text=True, timeout=180)
+    wheels = list(folder.glob("kaggle_environments-*.whl"))
+    if fetched.returncode != 0 or not wheels:
+        pytest.skip(f"cannot download {KAGGLE_ENVIRONMENTS} from PyPI: {fetched.stderr.strip()[-300:]}")
+    with zipfile.ZipFile(wheels[0]) as wheel:  # the agents' file, and the specification it reads beside it
+        for name in (CONNECTX, CONNECTX.replace(".py", ".json")):
+            (folder / Path(name).name).write_bytes(wheel.read(name))
+    return folder / "connectx.py"
+
+
+def test_kaggles_own_agents_play_each_other(server: int, connectx: Path, tmp_path: Path) -> None:
+    negamax = ["bot", "--game", "connect4", "--kaggle", str(connectx), "--agent", "negamax_agent", "--name", "negamax"]
+    rand = ["bot", "--game", "connect4", "--kaggle", str(connectx), "--agent", "random_agent", "--name", "kag-rnd"]
+    out_negamax, out_random = play(server, "kaggle-own", negamax, rand, tmp_path)
+    assert "Kaggle agent negamax_agent from connectx.py ready" in out_negamax
+    assert "Kaggle agent random_agent from connectx.py ready" in out_random
+    finished_game(server, "kaggle-own")
