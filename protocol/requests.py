@@ -44,7 +44,7 @@ class WatchLobby(Request):
 
 
 class CreateRoom(Request):
-    """Create a room."""
+    """Create a room (rated: its games are rated, false by default)."""
 
     game: str
     name: NotRequired[str]
@@ -54,6 +54,7 @@ class CreateRoom(Request):
     grace: NotRequired[float]
     games: NotRequired[int]
     opponent: NotRequired[str]
+    rated: NotRequired[bool]
 
 
 class Join(Request):
@@ -67,12 +68,14 @@ class Join(Request):
 
 
 class Seek(Request):
-    """Ask to be paired for a game: the server pairs you with a waiting seek that matches, or records yours."""
+    """Ask to be paired for a game: the server pairs you with a waiting seek that matches, or records yours (rated:
+    the game is rated, true by default)."""
 
     game: str
     options: NotRequired[dict[str, Any]]
     time_control: NotRequired[dict[str, Any]]
     games: NotRequired[int]
+    rated: NotRequired[bool]
 
 
 class CancelSeek(Request):

@@ -1,4 +1,5 @@
-"""``plyhall serve`` and ``plyhall export``."""
+"""``plyhall serve``, ``plyhall export`` and ``plyhall db``; ``plyhall ratings`` is registered with them
+(``server.ratings_cli``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from protocol.games import GAMES
 
+from . import ratings_cli
 from .core.hall import Limits
 from .io import event_loop
 from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
@@ -104,6 +106,7 @@ def register(subparsers: Any) -> None:
     copy.add_argument("--from", dest="source", required=True, help="sqlite:///PATH (or a path) or postgresql://...")
     copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
     copy.set_defaults(func=run_db_copy)
+    ratings_cli.register(subparsers)
 
 
 def serve_option_errors(args: argparse.Namespace) -> list[str]:
@@ -231,16 +234,11 @@ async def _signalled() -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write records as JSON lines."""
-    from pathlib import Path
+    from .storage import StorageError, open_existing
 
-    from .storage import StorageError, open_storage
-
-    if "://" not in args.db and not Path(args.db).is_file():
-        print(f"plyhall export: no database file {args.db}", file=sys.stderr)
-        return 1
     try:
-        storage = open_storage(args.db)
-    except (OSError, StorageError) as exc:
+        storage = open_existing(args.db)
+    except StorageError as exc:
         print(f"plyhall export: {exc}", file=sys.stderr)
         return 1
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout

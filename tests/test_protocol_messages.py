@@ -145,7 +145,7 @@ def _seeks(rec: HallDriver) -> None:
         rec.send(conn, {"type": "login", "name": f"s{conn}"})
     waiting = rec.send(6, {"type": "seek", "game": "connect4", "games": 2, "id": "k"})[0]
     assert waiting == {"type": "seeking", "id": "k", "seek": {
-        "game": "connect4", "options": {}, "time_control": {"per_move": 30.0}, "games": 2}}
+        "game": "connect4", "options": {}, "time_control": {"per_move": 30.0}, "games": 2, "rated": True}}
     assert rec.send(7, {"type": "seek", "game": "connect4"})[0]["type"] == "seeking"  # one game: no match
     assert rec.send(7, {"type": "cancel_seek", "game": "connect4", "id": 3})[0] == {
         "type": "seek_cancelled", "game": "connect4", "id": 3}

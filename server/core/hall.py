@@ -24,7 +24,8 @@ from typing import Any
 import protocol
 from protocol import messages as m
 from protocol.games import GAMES, OptionError
-from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN, ErrorCode, RoomStatus
+from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN, ErrorCode, GameStatus, RoomStatus
+from protocol.ratings import anchor_name, rateable_name
 from protocol.requests import (
     CancelSeek,
     ClientMessage,
@@ -446,22 +447,16 @@ class Hall:
         try:
             settings = RoomSettings.parse(
                 msg["game"], msg.get("options"), msg.get("time_control"), msg.get("illegal_move"),
-                msg.get("grace"), msg.get("games"), self.room_defaults)
+                msg.get("grace"), msg.get("games"), self.room_defaults, msg.get("rated"))
         except OptionError as exc:
             out.error(conn, ErrorCode.BAD_OPTION, str(exc))
             return
         opponent = msg.get("opponent")
-        if opponent is not None:
-            refusal = self.house.refusal(opponent, settings.time_control.timed, settings.games, session.name, address,
-                                         self.limits.max_house_games_per_name, self.limits.max_house_games_per_address)
-            if refusal is not None:
-                if refusal.reason is not None:
-                    out.refuse(conn, refusal.reason, refusal.code, refusal.text)
-                else:
-                    out.error(conn, refusal.code, refusal.text)
-                return
-        start = None if opponent is None else self.house.room_bot(opponent, settings.game.id, name, settings.games,
-                                                                  session.name, address, self._held)
+        if opponent is not None and self._house_refused(out, conn, opponent, settings, session.name, address):
+            return
+        start = None if opponent is None else self.house.room_bot(
+            opponent, settings.game.id, name, settings.games, session.name, address, self._held,
+            anchor_name(opponent, settings.game.id) if settings.rated else None)
         room = Room(name, settings, self.env, session.name, address=address,
                     reserved=(session.name, start.name) if start else (None, None),
                     idle=(self.limits.house_idle, (session.name,)) if start else None)
@@ -478,6 +473,22 @@ class Hall:
             self._apply(out, room, room.hold(start.name, 1, now, max(HOUSE_ARRIVAL, settings.grace)))
             self.seat_holders.setdefault(start.name, set()).add(room.name)
         self._lobby_changed(out)
+
+    def _house_refused(self, out: HallOutbox, conn: int, level: str, settings: RoomSettings, name: str,
+                       address: str) -> bool:
+        """Refuse (True) a room against a house bot of ``level`` that ``name`` cannot have now. A rated one is
+        played by the level's ladder anchor (house bots are rated only as anchors), which must be free."""
+        refusal = self.house.refusal(level, settings.time_control.timed, settings.games, name, address,
+                                     self.limits.max_house_games_per_name, self.limits.max_house_games_per_address)
+        if refusal is None and settings.rated:
+            refusal = self.house.anchor_refusal(level, settings.game.id, self._held)
+        if refusal is None:
+            return False
+        if refusal.reason is not None:
+            out.refuse(conn, refusal.reason, refusal.code, refusal.text)
+        else:
+            out.error(conn, refusal.code, refusal.text)
+        return True
 
     def _held(self, name: str) -> bool:
         """True when anything holds ``name``: a session, a seat, a tournament entry."""
@@ -542,7 +553,7 @@ class Hall:
             return
         try:
             settings = RoomSettings.parse(msg["game"], msg.get("options"), msg.get("time_control"), None, None,
-                                          msg.get("games"), self.room_defaults)
+                                          msg.get("games"), self.room_defaults, msg.get("rated", True))
         except OptionError as exc:
             out.error(conn, ErrorCode.BAD_OPTION, str(exc))
             return
@@ -746,6 +757,8 @@ class Hall:
 
     def _apply(self, out: HallOutbox, room: Room, result: Outbox) -> None:
         """Route a room's outbox to connections, track membership, schedule its timer and clean up."""
+        for record in result.ended:  # the GameEnded writes hold these very records: rated before they are stored
+            record.rated = self._rated(room, record)
         out.writes.extend(result.writes)
         out.ended.extend(result.ended)
         for name in result.entered:
@@ -770,6 +783,15 @@ class Hall:
         self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)
+
+    def _rated(self, room: Room, record: GameRecord) -> bool:
+        """True when ``record``, a game that just ended in ``room``, is a rated result: the room's games are rated,
+        it ended by play or on time, and both players may be rated (claimed names, or ladder anchors)."""
+        if not room.settings.rated or record.status != GameStatus.FINISHED or record.tournament is not None:
+            return False
+        names = record.players
+        return names[0] != names[1] and all(rateable_name(name, record.game, name in self.logins.claims)
+                                            for name in names)
 
     def _entered(self, room: Room, name: str) -> None:
         """``name`` became a member of ``room``."""

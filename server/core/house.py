@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from protocol.messages import ErrorCode
+from protocol.ratings import anchor_level, anchor_name
 
 from .outbox import Refusal
 
@@ -109,10 +110,19 @@ class HouseDesk:
                                 "when a game ends", Refusal.HOUSE_BUSY)
         return None
 
+    def anchor_refusal(self, level: str, game: str, held: Callable[[str], bool]) -> HouseRefusal | None:
+        """Why the ladder anchor of ``level`` cannot play a rated room of ``game`` now (it is playing), or None."""
+        name = anchor_name(level, game)
+        if name in self.running or held(name):
+            return HouseRefusal(ErrorCode.BUSY, f"{name}, the rated {level} bot, is playing; try again when its game "
+                                "ends, or play it unrated (rated: false)", Refusal.HOUSE_BUSY)
+        return None
+
     def room_bot(self, level: str, game: str, room: str, games: int, opponent: str, address: str,
-                 held: Callable[[str], bool]) -> HouseStart:
-        """Hand out a bot for ``room``, against ``opponent``: the start request for the I/O edge."""
-        name = self.name(level, held)
+                 held: Callable[[str], bool], name: str | None = None) -> HouseStart:
+        """Hand out a bot for ``room``, against ``opponent``: the start request for the I/O edge (``name``: the
+        bot's name, when it must be a given one, as a ladder anchor's)."""
+        name = name or self.name(level, held)
         self.running[name] = room
         self.games[name] = (opponent, address)
         return HouseStart(name, game, level, room, games)
@@ -163,7 +173,7 @@ class HouseDesk:
     def restored_room(self, name: str, room: str, game: str, games: int, opponent: str | None) -> HouseStart | None:
         """A restored room's seat belongs to house bot ``name``: start it again (its process did not outlive the
         old server's secret)."""
-        level = name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
+        level = anchor_level(name, game) or name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
         if not HOUSE_LEVEL.fullmatch(level):
             return None
         self.running[name] = room

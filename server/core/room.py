@@ -154,6 +154,7 @@ class Room:
             "time_control": self.settings.time_control.to_json(),
             "illegal_move": self.settings.illegal_move,
             "grace": self.settings.grace,
+            "rated": self.settings.rated,
         }
         if self.settings.games > 1:
             summary["score"] = dict(self.points)

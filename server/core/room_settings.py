@@ -1,5 +1,5 @@
 """The settings of a room, validated: game and options, time control, what an illegal move costs, the grace
-period of a dropped player, and how many games the room plays."""
+period of a dropped player, how many games the room plays, and whether its games are rated."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class RoomSettings:
     illegal_move: str
     grace: float
     games: int
+    rated: bool = False  # its games are rated when both players may be (protocol.ratings) and they end by play
 
     @classmethod
     def parse(
@@ -36,8 +37,10 @@ class RoomSettings:
         grace: float | None = None,
         games: int | None = None,
         defaults: dict[str, Any] | None = None,
+        rated: Any = None,
     ) -> RoomSettings:
-        """Validate everything ``create_room`` may carry; raises ``OptionError`` with the reason."""
+        """Validate everything ``create_room`` may carry; raises ``OptionError`` with the reason. ``rated`` defaults
+        to ``defaults["rated"]``, else False."""
         defaults = defaults or {}
         try:
             game = get_game(game_id)
@@ -58,15 +61,18 @@ class RoomSettings:
         games = 1 if games is None else games
         if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES_PER_ROOM:
             raise OptionError(f"games must be from 1 to {MAX_GAMES_PER_ROOM}")
-        return cls(game, dict(options), control, policy, grace, games)
+        rated = defaults.get("rated", False) if rated is None else rated
+        if not isinstance(rated, bool):
+            raise OptionError("rated must be true or false")
+        return cls(game, dict(options), control, policy, grace, games, rated)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as ``create_room`` takes them (and as they are stored)."""
         return {"game": self.game.id, "options": self.options, "time_control": self.time_control.to_json(),
-                "illegal_move": self.illegal_move, "grace": self.grace, "games": self.games}
+                "illegal_move": self.illegal_move, "grace": self.grace, "games": self.games, "rated": self.rated}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> RoomSettings:
         """Inverse of :meth:`to_json`."""
         return cls.parse(obj["game"], obj["options"], obj["time_control"], obj["illegal_move"], obj["grace"],
-                         obj["games"])
+                         obj["games"], rated=bool(obj.get("rated", False)))

@@ -34,7 +34,8 @@ class Seek:
     def to_json(self) -> dict[str, Any]:
         """The seek as the ``seeking`` reply shows it."""
         return {"game": self.settings.game.id, "options": self.settings.options,
-                "time_control": self.settings.time_control.to_json(), "games": self.settings.games}
+                "time_control": self.settings.time_control.to_json(), "games": self.settings.games,
+                "rated": self.settings.rated}
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The read-only HTTP routes: health, metrics, and the JSON listings of rooms, games and tournaments.
+"""The read-only HTTP routes: health, metrics, and the JSON listings of rooms, games, tournaments and ratings.
 
 Each route answers from the hall (live) or from storage (read on a thread of the server's, never on the
 event loop). Writes go over the WebSocket. ``server.io.http`` does the HTTP around them.
@@ -7,6 +7,7 @@ event loop). Writes go over the WebSocket. ``server.io.http`` does the HTTP arou
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -14,7 +15,9 @@ from urllib.parse import unquote
 from websockets.http11 import Response
 
 import protocol
-from protocol.messages import RoomStatus
+from protocol.games import GAMES
+from protocol.messages import NAME_PATTERN, RoomStatus
+from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_json
 
 from ..tournament.director import Director, slug
 from ..tournament.schedule import TournamentSpec
@@ -40,6 +43,9 @@ class Api:
         self.http.route("/api/games/*", self._api_game)
         self.http.route("/api/tournaments", self._api_tournaments)
         self.http.route("/api/tournaments/*", self._api_tournament)
+        self.http.route("/api/ratings", self._api_rated_games)
+        self.http.route("/api/ratings/*", self._api_ratings)
+        self.http.route("/api/players/*", self._api_player)
         self.http.route("/", self.web.index)
         self.http.route(STATIC_PREFIX + "*", self.web.file)
 
@@ -123,6 +129,42 @@ class Api:
         if form != "json":
             raise BadRequest("format must be json, text or csv")
         return json_response(200, self.server.hall.tournament_view(director, now))
+
+    async def _api_rated_games(self, path: str, query: dict[str, str]) -> Response:
+        """The game types with rated players."""
+        games = await self._read(self.server.storage.rated_games)
+        return json_response(200, {"games": games, "provisional_deviation": PROVISIONAL_DEVIATION})
+
+    async def _api_ratings(self, path: str, query: dict[str, str]) -> Response:
+        """A game's leaderboard: rank, name, rating, deviation (as of now), games, W-D-L, last played, provisional."""
+        game = unquote(path.removeprefix("/api/ratings/"))
+        if game not in GAMES:
+            return json_response(404, {"error": f"no game {game[:40]!r}; games: {', '.join(GAMES)}"})
+        limit = int_param(query, "limit", 500, 1, 10_000)
+        board = await self._read(self.server.storage.leaderboard, game)
+        return json_response(200, {"game": game, "players": leaderboard_json(board, time.time())[:limit],
+                                   "provisional_deviation": PROVISIONAL_DEVIATION})
+
+    async def _api_player(self, path: str, query: dict[str, str]) -> Response:
+        """A player's rating in each game type with its history (the rated games, oldest first), and its latest
+        games, rated or not."""
+        name = unquote(path.removeprefix("/api/players/"))
+        if not _NAME.match(name):
+            return json_response(404, {"error": f"no player {name[:40]!r}: names are 1 to 32 letters, digits and "
+                                                "_ . - (starting with a letter or digit)"})
+        limit = int_param(query, "limit", 20, 1, 500)
+        storage = self.server.storage
+        found = await self._read(storage.player_ratings, name)
+        recent = await self._read(lambda: storage.list_games(limit, 0, None, name))
+        if not found and not recent:
+            return json_response(404, {"error": f"no player {name!r} has played here"})
+        now = time.time()
+        ratings = {game: {**standing.to_json(now, pinned=anchor_level(name, game) is not None), "history": history}
+                   for game, (standing, history) in found.items()}
+        return json_response(200, {"name": name, "ratings": ratings, "recent": recent})
+
+
+_NAME = re.compile(NAME_PATTERN)
 
 
 def _stored_summary(snapshot: dict[str, Any]) -> dict[str, Any]:

@@ -33,4 +33,17 @@ def open_storage(target: str, node: str = "main") -> SQLStorage:
     return SQLiteStorage(target, node)
 
 
-__all__ = ["TABLES", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_storage"]
+def open_existing(target: str) -> SQLStorage:
+    """:func:`open_storage` for a command that reads a database which must exist already (``export``,
+    ``ratings``, ``analyse``): ``StorageError`` with a one-line reason when it cannot be opened."""
+    import os
+
+    if "://" not in target and not os.path.isfile(target):
+        raise StorageError(f"no database file {target}")
+    try:
+        return open_storage(target)
+    except OSError as exc:
+        raise StorageError(str(exc)) from None
+
+
+__all__ = ["TABLES", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_existing", "open_storage"]

@@ -12,16 +12,22 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from protocol.ratings import RatedGame, Standing
+
 from .records import GameRecord, Restored, Write
 
 TABLES: dict[str, tuple[str, ...]] = {
     "players": ("name", "salt", "digest", "claimed_at"),
     "identities": ("name", "digest", "issued_at"),
     "games": ("id", "room", "game", "options", "time_control", "player0", "player1", "winner", "reason", "status",
-              "move_count", "started_at", "ended_at", "tournament", "tournament_game"),
+              "move_count", "started_at", "ended_at", "tournament", "tournament_game", "rated"),
     "moves": ("game_id", "seq", "seat", "move", "think_ms", "clock0", "clock1"),
     "rooms": ("node", "name", "snapshot", "updated_at"),
     "tournaments": ("id", "node", "name", "status", "snapshot", "created_at"),
+    "ratings": ("game", "name", "rating", "deviation", "volatility", "games", "wins", "draws", "losses",
+                "last_played"),
+    "rating_events": ("seq", "game_id", "game", "player0", "player1", "winner", "played_at", "weight", "rating0",
+                      "deviation0", "volatility0", "change0", "rating1", "deviation1", "volatility1", "change1"),
 }
 """Every table with its columns, for copies between databases."""
 
@@ -73,6 +79,27 @@ class Storage:
 
     def tournament(self, tournament_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         """One tournament's snapshot and the summaries of its games, or None."""
+        raise NotImplementedError
+
+    def rated_games(self) -> list[str]:
+        """The game types that have ratings."""
+        raise NotImplementedError
+
+    def leaderboard(self, game: str) -> list[tuple[str, Standing, bool]]:
+        """Every rated player of ``game``: (name, standing, is a ladder anchor), highest rating first."""
+        raise NotImplementedError
+
+    def player_ratings(self, name: str) -> dict[str, tuple[Standing, list[dict[str, Any]]]]:
+        """``name``'s standing per game type, each with its rated games (oldest first)."""
+        raise NotImplementedError
+
+    def rated_results(self) -> list[RatedGame]:
+        """Every rated result, as the games' records have it, in the order it was rated."""
+        raise NotImplementedError
+
+    def check_ratings(self) -> tuple[int, list[str]]:
+        """Recompute every rating from the rated results: how many there are, and every disagreement with the
+        stored ratings."""
         raise NotImplementedError
 
     @property

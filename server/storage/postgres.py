@@ -16,6 +16,7 @@ from .sql import SQLStorage
 
 SCHEMA_LOCK = 3226232  # the advisory lock taken while the schema is created or migrated
 NODE_LOCK = 3226233  # with the node name's hash: held by the one server running as that node
+RATINGS_LOCK = 3226234  # held by the transaction that rates a result: one rating update at a time, across servers
 
 
 def _driver() -> Any:
@@ -100,6 +101,11 @@ class PostgresStorage(SQLStorage):
             except Exception:  # the database server is gone: so is the lock
                 pass
             self._owner = None
+
+    def _lock_ratings(self, cur: Any) -> None:
+        """Rated results are stored one transaction at a time across every server sharing the database (the
+        ratings of a result depend on every result rated before it)."""
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (RATINGS_LOCK,))
 
     def _version(self, cur: Any) -> int:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))  # one server migrates at a time

@@ -51,6 +51,7 @@ class GameRecord:
     ended_at: float | None
     tournament: str | None = None
     tournament_game: int | None = None  # the game's number in its tournament's schedule
+    rated: bool = False  # a rated result (``protocol.ratings``): storing it updates both players' ratings with it
 
     def to_json(self) -> dict[str, Any]:
         """JSON form used by the HTTP API and ``plyhall export``."""
@@ -69,6 +70,7 @@ class GameRecord:
             "ended_at": self.ended_at,
             "tournament": self.tournament,
             "tournament_game": self.tournament_game,
+            "rated": self.rated,
             "moves": [m.to_json() for m in self.moves],
         }
 
@@ -77,7 +79,8 @@ class GameRecord:
         """Inverse of :meth:`to_json`."""
         return cls(obj["id"], obj["room"], obj["game"], obj["options"], obj["time_control"], list(obj["players"]),
                    [MoveRecord.from_json(m) for m in obj["moves"]], obj["winner"], obj["reason"], obj["status"],
-                   obj["started_at"], obj["ended_at"], obj.get("tournament"), obj.get("tournament_game"))
+                   obj["started_at"], obj["ended_at"], obj.get("tournament"), obj.get("tournament_game"),
+                   bool(obj.get("rated", False)))
 
 
 # Durable writes ---------------------------------------------------------------------------
@@ -114,7 +117,9 @@ class MovePlayed:
 
 @dataclass(frozen=True)
 class GameEnded:
-    """A game ended: its final header (every move is stored already, or is in ``record.moves``)."""
+    """A game ended: its final header (every move is stored already, or is in ``record.moves``). A rated
+    result (``record.rated``, which the hall sets before the write leaves it) updates both players' ratings
+    in the same transaction."""
 
     record: GameRecord
 

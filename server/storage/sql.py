@@ -17,6 +17,7 @@ from typing import Any
 from protocol.messages import GameStatus
 
 from .base import TABLES, Storage, StorageError
+from .rating_sql import RATING_TABLES, RatingSQL
 from .records import (
     ClaimSaved,
     GameEnded,
@@ -35,7 +36,7 @@ from .records import (
 
 log = logging.getLogger("plyhall.storage")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema this code reads and writes. A database at a newer version is refused."""
 
 def _games_table(name: str, version: int) -> str:
@@ -110,29 +111,34 @@ MIGRATIONS: list[list[str]] = [
             snapshot TEXT NOT NULL,
             created_at DOUBLE PRECISION NOT NULL)""",
     ],
+    [
+        # rated games, and the ratings they make (server/storage/rating_sql.py)
+        "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",
+        *RATING_TABLES,
+    ],
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " ELSE move_count END, started_at, ended_at, tournament, tournament_game FROM games")
+            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated FROM games")
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
     (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament,
-     number) = row
+     number, rated) = row
     players = [p0, p1]
     return {
         "id": gid, "room": room, "game": game, "options": json.loads(options),
         "time_control": json.loads(control), "players": players, "winner": winner,
         "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
         "move_count": count, "started_at": started, "ended_at": ended, "tournament": tournament,
-        "tournament_game": number,
+        "tournament_game": number, "rated": bool(rated),
     }
 
 
-class SQLStorage(Storage):
+class SQLStorage(RatingSQL, Storage):
     """The SQL of every operation, over DB-API connections: one for the writer, one per reading thread.
 
     Statements use ``?`` placeholders; a subclass whose driver wants another style sets
@@ -273,8 +279,11 @@ class SQLStorage(Storage):
                         (self.node, write.snapshot["name"], json.dumps(write.snapshot), now))
         elif isinstance(write, RoomRemoved):
             cur.execute(sql("DELETE FROM rooms WHERE node = ? AND name = ?"), (self.node, write.name))
-        elif isinstance(write, (GameStarted, GameEnded)):
+        elif isinstance(write, GameStarted):
             self._upsert_game(cur, write.record, len(write.record.moves))
+        elif isinstance(write, GameEnded):
+            self._upsert_game(cur, write.record, len(write.record.moves))
+            self._rate(cur, write.record)  # a rated result: the ratings change in the same transaction
         elif isinstance(write, ClaimSaved):
             cur.execute(sql("INSERT INTO players (name, salt, digest, claimed_at) VALUES (?, ?, ?, ?)"
                             " ON CONFLICT (name) DO NOTHING"), (write.name, write.salt, write.digest, now))
@@ -297,12 +306,14 @@ class SQLStorage(Storage):
     def _upsert_game(self, cur: Any, r: GameRecord, move_count: int) -> None:
         cur.execute(self._sql(
             "INSERT INTO games (id, room, game, options, time_control, player0, player1, winner, reason, status,"
-            " move_count, started_at, ended_at, tournament, tournament_game)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " move_count, started_at, ended_at, tournament, tournament_game, rated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET winner = excluded.winner, reason = excluded.reason,"
-            " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at"),
+            " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at,"
+            " rated = excluded.rated"),
             (r.id, r.room, r.game, json.dumps(r.options), json.dumps(r.time_control), r.players[0], r.players[1],
-             r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game))
+             r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game,
+             int(r.rated)))
 
     def save_game(self, record: GameRecord) -> None:
         """Store a whole game with its moves."""
@@ -328,7 +339,7 @@ class SQLStorage(Storage):
             restored.running[summary["id"]] = GameRecord(
                 summary["id"], summary["room"], summary["game"], summary["options"], summary["time_control"],
                 summary["players"], moves, None, "", GameStatus.RUNNING, summary["started_at"], None,
-                summary["tournament"], summary["tournament_game"])
+                summary["tournament"], summary["tournament_game"], summary["rated"])
         restored.tournaments = [json.loads(snapshot) for (snapshot,) in
                                 self._read("SELECT snapshot FROM tournaments WHERE node = ? ORDER BY created_at",
                                            (self.node,))]
@@ -428,9 +439,9 @@ class SQLStorage(Storage):
         assert table in TABLES
         offset = 0
         while True:
-            page = self._read(f"SELECT {', '.join(TABLES[table])} FROM {table} ORDER BY {TABLES[table][0]}"
-                              f"{', ' + TABLES[table][1] if table in ('moves', 'rooms') else ''} LIMIT 1000 OFFSET ?",
-                              (offset,))
+            second = f", {TABLES[table][1]}" if table in ("moves", "rooms", "ratings") else ""
+            page = self._read(f"SELECT {', '.join(TABLES[table])} FROM {table} ORDER BY {TABLES[table][0]}{second}"
+                              " LIMIT 1000 OFFSET ?", (offset,))
             yield from page
             if len(page) < 1000:
                 return

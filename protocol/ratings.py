@@ -1,0 +1,245 @@
+"""The rules of rated play: who is rated, how one rated game moves two ratings, and the replay of them all.
+
+Ratings are Glicko-2 (:mod:`protocol.glicko2`), one per player and game type (time controls share it).
+Every rule here is a pure function of the stored rated results taken in the order they were stored, so
+that the ratings the server keeps (updated in the same transaction as each result) can be recomputed
+from the records at any time and must match them exactly (:func:`replay`; ``plyhall ratings
+--recompute`` checks a database).
+
+* **Per-game updates.** Each rated game is a rating period of its own for its two players: both are
+  updated at once, each against the other's rating *before* the game, with the pre-game deviation grown
+  by the time since that player's previous rated game (``elapsed / RATING_PERIOD`` periods). So ratings
+  move after every game, as a bot author watching the leaderboard expects; the price is that the order
+  of games matters (Glicko-2's invariance holds within a period, and a period here is one game). The
+  order is the order of storing, recorded with each result (its ``seq``).
+* **Deviation** stays between ``MIN_DEVIATION`` (so a rating never freezes) and ``MAX_DEVIATION``, and
+  grows with inactivity: :func:`current_deviation` is what a leaderboard shows today. A rating is
+  **provisional** while that deviation is above ``PROVISIONAL_DEVIATION``.
+* **Fair play.** The first ``PAIR_DAILY_LIMIT`` rated games between the same two names within 24 hours
+  count fully; each further one counts half as much as the one before, and from the
+  ``PAIR_DAILY_LIMIT + PAIR_FADE``-th on not at all (its weight is 0: it is recorded and counted in
+  won/drawn/lost, but moves no rating).
+* **House bots** (names ``house-...``) are never rated, except ladder *anchors*: ``house-LEVEL-GAME``
+  (for instance ``house-master-connect4``), whose rating is pinned to ``ANCHOR_RATINGS[LEVEL]`` with
+  deviation ``ANCHOR_DEVIATION``: their games move only their opponents' ratings.
+
+This module lives in ``protocol`` because the server's core (who is rated), its storage (the update in
+the result's transaction) and the tools (the recomputation) all apply the same rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .glicko2 import DEFAULT_DEVIATION, DEFAULT_VOLATILITY, Rating, Result, grown_deviation, update
+
+RATING_PERIOD = 86400.0
+"""Seconds in one Glicko-2 rating period: the unit in which a deviation grows with inactivity."""
+MIN_DEVIATION = 45.0
+"""The smallest deviation a rating keeps, however many games it has (as lichess)."""
+MAX_DEVIATION = DEFAULT_DEVIATION
+"""A newcomer's deviation, and the most inactivity grows one to."""
+PROVISIONAL_DEVIATION = 110.0
+"""A rating whose current deviation is above this is provisional (marked ``?`` on the leaderboard)."""
+PAIR_DAILY_LIMIT = 20
+"""Rated games between the same two names within 24 hours that count fully."""
+PAIR_FADE = 4
+"""Games past the limit that still count, with weights 1/2, 1/4, ...; later ones count 0."""
+PAIR_WINDOW = 86400.0
+"""The window, in seconds, of :data:`PAIR_DAILY_LIMIT`."""
+
+HOUSE_PREFIX = "house-"
+ANCHOR_RATINGS: dict[str, float] = {
+    "random": 800.0, "novice": 1000.0,
+    "minimax-1": 1100.0, "minimax-2": 1200.0, "minimax-3": 1300.0, "minimax-4": 1400.0,
+    "minimax-5": 1500.0, "minimax-6": 1600.0, "minimax-7": 1700.0, "minimax-8": 1800.0,
+    "master": 2000.0,
+}
+"""What each house bot level is pinned to as a ladder anchor: points on the scale by convention (the
+same for every game), not measurements; they give the ladder's ratings a meaning from the first day."""
+ANCHOR_DEVIATION = 50.0
+"""The deviation an anchor is pinned to (an established rating)."""
+_ANCHOR = re.compile(r"^house-(random|novice|master|minimax-[1-8])-([a-z0-9][a-z0-9-]*)$")
+
+
+def anchor_name(level: str, game: str) -> str:
+    """The name of the ladder anchor of ``level`` for ``game``: ``house-LEVEL-GAME``."""
+    if level not in ANCHOR_RATINGS:
+        raise ValueError(f"unknown anchor level {level[:40]!r}; levels: {', '.join(ANCHOR_RATINGS)}")
+    return f"{HOUSE_PREFIX}{level}-{game}"
+
+
+def anchor_level(name: str, game: str) -> str | None:
+    """The level of ``name`` when it is the ladder anchor for ``game``, else None."""
+    found = _ANCHOR.match(name)
+    return found.group(1) if found and found.group(2) == game else None
+
+
+def rateable_name(name: str, game: str, claimed: bool) -> bool:
+    """True when ``name`` may play rated games of ``game``: a claimed name that is not a house bot's, or an anchor."""
+    if name.startswith(HOUSE_PREFIX):
+        return anchor_level(name, game) is not None
+    return claimed
+
+
+def score_of(winner: int | None) -> float:
+    """Seat 0's score in a game won by seat ``winner`` (None: a draw)."""
+    return 0.5 if winner is None else 1.0 if winner == 0 else 0.0
+
+
+def pair_weight(earlier: int) -> float:
+    """The weight of a rated game between two names that played ``earlier`` rated games of the same game type
+    in the 24 hours before it."""
+    past = earlier - PAIR_DAILY_LIMIT + 1
+    if past <= 0:
+        return 1.0
+    return 0.5 ** past if past <= PAIR_FADE else 0.0
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's rating in one game type, with its games: what the leaderboard shows."""
+
+    rating: Rating = field(default_factory=Rating)
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_played: float | None = None
+
+    def deviation_at(self, now: float) -> float:
+        """The deviation as of ``now``: grown by the time since the last game."""
+        return current_deviation(self.rating, self.last_played, now)
+
+    def to_json(self, now: float, pinned: bool = False) -> dict[str, Any]:
+        """The standing as the HTTP API shows it: the deviation as of ``now`` (as stored when ``pinned``: an
+        anchor's)."""
+        deviation = self.rating.deviation if pinned else self.deviation_at(now)
+        return {"rating": round(self.rating.rating, 1), "deviation": round(deviation, 1),
+                "volatility": round(self.rating.volatility, 6), "games": self.games, "wins": self.wins,
+                "draws": self.draws, "losses": self.losses, "last_played": self.last_played,
+                "provisional": deviation > PROVISIONAL_DEVIATION}
+
+
+def current_deviation(rating: Rating, last_played: float | None, now: float) -> float:
+    """``rating``'s deviation ``now``, grown with inactivity since ``last_played``, within the bounds."""
+    if last_played is None:
+        return rating.deviation
+    return grown_deviation(rating, (now - last_played) / RATING_PERIOD, MAX_DEVIATION)
+
+
+def anchor_standing(level: str, prior: Standing | None) -> Standing:
+    """An anchor's pinned rating, with its games so far (``prior``)."""
+    pinned = Rating(ANCHOR_RATINGS[level], ANCHOR_DEVIATION, DEFAULT_VOLATILITY)
+    return replace(prior or Standing(), rating=pinned)
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """A rated result as stored: the game, its type, the two names (seat 0 first), the winner's seat (None: a
+    draw), and when it ended."""
+
+    game_id: str
+    game: str
+    players: tuple[str, str]
+    winner: int | None
+    played_at: float
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one rated game did: its weight and each seat's standing after it, and the rating change."""
+
+    game_id: str
+    weight: float
+    after: tuple[Standing, Standing]
+    change: tuple[float, float]
+
+
+def _effective(standing: Standing | None, anchor: str | None, played_at: float) -> Rating:
+    """The rating an opponent meets: pinned for an anchor, else with the deviation grown until ``played_at``."""
+    if anchor is not None:
+        return anchor_standing(anchor, standing).rating
+    if standing is None:
+        return Rating()
+    grown = current_deviation(standing.rating, standing.last_played, played_at)
+    return Rating(standing.rating.rating, grown, standing.rating.volatility)
+
+
+def _counted(standing: Standing, score: float, played_at: float) -> Standing:
+    return replace(standing, games=standing.games + 1, wins=standing.wins + (score == 1.0),
+                   draws=standing.draws + (score == 0.5), losses=standing.losses + (score == 0.0),
+                   last_played=played_at)
+
+
+def rate(game: RatedGame, priors: tuple[Standing | None, Standing | None], earlier_pair_games: int) -> RatingChange:
+    """One rated game: both players' standings after it, from their standings before (None: a first rated game of
+    this type) and the number of rated games the two played in the 24 hours before (fair play)."""
+    weight = pair_weight(earlier_pair_games)
+    score0 = score_of(game.winner)
+    anchors = (anchor_level(game.players[0], game.game), anchor_level(game.players[1], game.game))
+    met = (_effective(priors[0], anchors[0], game.played_at), _effective(priors[1], anchors[1], game.played_at))
+    after: list[Standing] = []
+    changes: list[float] = []
+    for seat in (0, 1):
+        prior = priors[seat]
+        score = score0 if seat == 0 else 1.0 - score0
+        anchor = anchors[seat]
+        if anchor is not None:
+            standing = anchor_standing(anchor, prior)
+        else:
+            base = prior or Standing()
+            periods = 0.0 if base.last_played is None else (game.played_at - base.last_played) / RATING_PERIOD
+            new = update(base.rating, [Result(met[1 - seat], score, weight)], periods, floor=MIN_DEVIATION,
+                         ceiling=MAX_DEVIATION)
+            standing = replace(base, rating=new)
+        before = standing.rating.rating if anchor is not None else (prior or Standing()).rating.rating
+        after.append(_counted(standing, score, game.played_at))
+        changes.append(standing.rating.rating - before)
+    return RatingChange(game.game_id, weight, (after[0], after[1]), (changes[0], changes[1]))
+
+
+@dataclass
+class Book:
+    """Every standing and the recent games of every pair, as the rated results are replayed in order."""
+
+    standings: dict[tuple[str, str], Standing] = field(default_factory=dict)  # (game, name) -> standing
+    pair_games: dict[tuple[str, frozenset[str]], list[float]] = field(default_factory=dict)  # -> when they played
+
+    def earlier(self, game: RatedGame) -> int:
+        """Rated games of the same type between ``game``'s two players in the 24 hours before it."""
+        since = game.played_at - PAIR_WINDOW
+        return sum(1 for at in self.pair_games.get((game.game, frozenset(game.players)), ()) if at > since)
+
+    def add(self, game: RatedGame) -> RatingChange:
+        """Rate ``game`` after every game added before it."""
+        keys = ((game.game, game.players[0]), (game.game, game.players[1]))
+        change = rate(game, (self.standings.get(keys[0]), self.standings.get(keys[1])), self.earlier(game))
+        self.standings[keys[0]], self.standings[keys[1]] = change.after
+        self.pair_games.setdefault((game.game, frozenset(game.players)), []).append(game.played_at)
+        return change
+
+
+def replay(games: Iterable[RatedGame]) -> tuple[dict[tuple[str, str], Standing], list[RatingChange]]:
+    """Every standing, and every game's change, from the rated results in the order they were stored."""
+    book = Book()
+    changes = [book.add(game) for game in games]
+    return book.standings, changes
+
+
+def leaderboard_json(entries: Iterable[tuple[str, Standing, bool]], now: float) -> list[dict[str, Any]]:
+    """A leaderboard as the HTTP API and ``plyhall ratings`` show it: (name, standing, is an anchor) rows, highest
+    rating first, ranked 1, 2, ... (equal ratings share a rank), deviations as of ``now``."""
+    rows: list[dict[str, Any]] = []
+    for name, standing, anchor in sorted(entries, key=lambda e: (-e[1].rating.rating, e[0])):
+        rank = len(rows) + 1
+        if rows and rows[-1]["rating_exact"] == standing.rating.rating:
+            rank = rows[-1]["rank"]
+        rows.append({"rank": rank, "name": name, **standing.to_json(now, pinned=anchor), "anchor": anchor,
+                     "rating_exact": standing.rating.rating})
+    for row in rows:
+        del row["rating_exact"]
+    return rows

@@ -1,0 +1,247 @@
+"""Rated games: which games the hall rates (claimed names, the room's `rated` option, how the game ended, house
+bots only as anchors), and what storing a rated result does on SQLite and PostgreSQL alike (the ratings change
+in the result's own transaction, once, and always match their recomputation from the records)."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.ratings import ANCHOR_RATINGS, PAIR_DAILY_LIMIT
+from server.storage import open_storage
+from server.storage.records import GameEnded, GameRecord, RoomSaved
+from tests.helpers import HallDriver, assert_clear_error
+
+
+def _ended(desk: HallDriver) -> list[GameRecord]:
+    return [w.record for w in desk.writes if isinstance(w, GameEnded)]
+
+
+def _pair_by_seek(desk: HallDriver, **seek: object) -> str:
+    """ann and bob seek Connect Four and are paired; the room's name."""
+    desk.send("ann", {"type": "seek", "game": "connect4", **seek})
+    replies = desk.send("bob", {"type": "seek", "game": "connect4", **seek})
+    return next(m for m in replies if m["type"] == "joined")["room"]
+
+
+def _claimed_pair(desk: HallDriver | None = None) -> HallDriver:
+    desk = desk or HallDriver()
+    assert desk.login("ann", secret="ann's secret")["claimed"]
+    assert desk.login("bob", secret="bob's secret")["claimed"]
+    return desk
+
+
+def test_a_seek_between_claimed_names_is_rated_by_default_and_played_out_on_time_too():
+    desk = _claimed_pair()
+    room = _pair_by_seek(desk, time_control={"per_move": 5})
+    desk.send("ann", {"type": "resign", "room": room})
+    first = _ended(desk)[-1]
+    assert first.rated and first.status == "finished"
+    room = _pair_by_seek(desk, time_control={"per_move": 5})
+    desk.tick(6.0)  # whoever was to move lost on time: a played game
+    assert _ended(desk)[-1].rated and "time" in _ended(desk)[-1].reason
+
+
+def test_unclaimed_names_unrated_seeks_and_plain_rooms_are_not_rated():
+    desk = HallDriver()
+    desk.login("ann")  # no secret: nobody's name for good
+    desk.login("bob", secret="bob's secret")
+    desk.send("ann", {"type": "resign", "room": _pair_by_seek(desk)})
+    assert not _ended(desk)[-1].rated
+    desk = _claimed_pair()
+    desk.send("ann", {"type": "resign", "room": _pair_by_seek(desk, rated=False)})
+    assert not _ended(desk)[-1].rated
+    for rated, expected in ((None, False), (True, True)):
+        msg = {"type": "create_room", "game": "connect4", "name": f"Room {rated}"}
+        if rated is not None:
+            msg["rated"] = rated
+        listing = desk.send("ann", msg)[0]["room"]
+        assert listing["rated"] is expected
+        desk.send("ann", {"type": "join", "room": listing["name"], "seat": 0})
+        desk.send("bob", {"type": "join", "room": listing["name"], "seat": 1})
+        desk.send("bob", {"type": "offer_draw", "room": listing["name"]})
+        desk.send("ann", {"type": "offer_draw", "room": listing["name"]})
+        assert _ended(desk)[-1].rated is expected and _ended(desk)[-1].winner is None
+
+
+def test_an_aborted_game_is_not_rated_but_a_player_who_never_returns_loses_a_rated_game():
+    desk = _claimed_pair()
+    room = _pair_by_seek(desk, time_control={"per_move": 60})
+    desk.disconnect("ann")
+    desk.disconnect("bob")
+    desk.tick(31.0)  # neither came back: aborted
+    assert _ended(desk)[-1].status == "aborted" and not _ended(desk)[-1].rated
+    desk = _claimed_pair()
+    room = _pair_by_seek(desk, time_control={"per_move": 60})
+    desk.disconnect("bob")
+    desk.tick(31.0)
+    assert _ended(desk)[-1].rated and _ended(desk)[-1].winner == 0 and room
+
+
+@pytest.mark.parametrize("msg", [
+    {"type": "seek", "game": "connect4", "rated": "yes"},
+    {"type": "seek", "game": "connect4", "rated": 1},
+    {"type": "create_room", "game": "connect4", "rated": None},
+])
+def test_a_bad_rated_field_is_refused_clearly(msg):
+    desk = _claimed_pair()
+    replies = desk.send("ann", msg)
+    error = assert_clear_error(replies[0], "bad_message", msg)
+    assert "rated" in error["message"]
+
+
+def test_a_rated_room_against_a_house_bot_is_played_by_its_anchor():
+    desk = HallDriver(house_limit=2)
+    desk.login("ann", secret="ann's secret")
+    reply = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "novice", "rated": True,
+                              "time_control": {"per_move": 5}})[0]
+    assert reply["room"]["rated"]
+    assert desk.hall.rooms[reply["room"]["name"]].seats == ["ann", "house-novice-connect4"]
+    desk.login("cat", secret="cat's secret")
+    busy = desk.send("cat", {"type": "create_room", "game": "connect4", "opponent": "novice", "rated": True,
+                             "time_control": {"per_move": 5}})[0]
+    assert_clear_error(busy, "busy", {})
+    plain = desk.send("cat", {"type": "create_room", "game": "connect4", "opponent": "novice",
+                              "time_control": {"per_move": 5}})[0]
+    assert not plain["room"]["rated"]
+    assert desk.hall.rooms[plain["room"]["name"]].seats[1].startswith("house-novice-")
+
+
+# Storage -------------------------------------------------------------------------------------------------------
+
+
+def result(number: int, players: tuple[str, str] = ("ann", "bob"), winner: int | None = 0, rated: bool = True,
+           status: str = "finished", at: float = 1000.0, game: str = "connect4") -> GameRecord:
+    return GameRecord(f"g{number}", "Lake", game, {}, {"per_move": 5.0}, list(players), [], winner, "four in a row",
+                      status, at - 30, at, rated=rated)
+
+
+def test_a_rated_result_rates_both_players_once_in_its_own_transaction(storage_url):
+    storage = open_storage(storage_url)
+    storage.apply([GameEnded(result(1)), GameEnded(result(2, rated=False)), GameEnded(result(3, status="aborted")),
+                   GameEnded(result(4, winner=None, at=2000.0))])
+    storage.apply([GameEnded(result(1))])  # stored again (a replayed spill): rated once
+    board = storage.leaderboard("connect4")
+    assert [(name, s.games, s.wins, s.draws, s.losses) for name, s, _ in board] == [("ann", 2, 1, 1, 0),
+                                                                                     ("bob", 2, 0, 1, 1)]
+    assert board[0][1].rating.rating > 1500 > board[1][1].rating.rating and board[0][1].last_played == 2000.0
+    assert storage.get_game("g1")["rated"] and not storage.get_game("g2")["rated"]
+    ratings = storage.player_ratings("ann")
+    standing, history = ratings["connect4"]
+    assert [h["id"] for h in history] == ["g1", "g4"] and history[0]["opponent"] == "bob"
+    assert history[0]["score"] == 1.0 and history[1]["score"] == 0.5 and history[-1]["rating"] == round(
+        standing.rating.rating, 1)
+    assert storage.player_ratings("nobody") == {} and storage.rated_games() == ["connect4"]
+    assert storage.check_ratings() == (2, [])
+    storage.close()
+
+
+def test_a_failed_transaction_takes_the_ratings_with_it(storage_url):
+    storage = open_storage(storage_url)
+    bad = RoomSaved({"name": None})  # violates NOT NULL: the whole transaction fails
+    with pytest.raises(Exception):  # noqa: B017 - whatever the driver raises
+        storage.apply([GameEnded(result(1)), bad])
+    assert storage.leaderboard("connect4") == [] and storage.get_game("g1") is None
+    assert storage.check_ratings() == (0, [])
+    storage.close()
+
+
+def test_recomputation_finds_any_tampering(storage_url):
+    storage = open_storage(storage_url)
+    storage.apply([GameEnded(result(n, winner=n % 2, at=1000.0 + n)) for n in range(1, 6)])
+    assert storage.check_ratings() == (5, [])
+    with storage._write_lock, storage._transaction() as cur:
+        cur.execute(storage._sql("UPDATE games SET winner = 1 WHERE id = ?"), ("g2",))
+    count, problems = storage.check_ratings()
+    assert count == 5 and problems and any("g2" in p for p in problems)
+    storage.close()
+
+
+def test_fair_play_and_anchors_in_storage(storage_url):
+    storage = open_storage(storage_url)
+    farm = [GameEnded(result(n, ("ann", "bob"), at=1000.0 + n)) for n in range(PAIR_DAILY_LIMIT + 6)]
+    storage.apply(farm)
+    history = storage.player_ratings("ann")["connect4"][1]
+    assert [h["weight"] for h in history][PAIR_DAILY_LIMIT - 1:] == [1.0, 0.5, 0.25, 0.125, 0.0625, 0.0, 0.0]
+    assert history[-1]["change"] == 0.0
+    storage.apply([GameEnded(result(100, ("house-master-connect4", "cat"), winner=0, at=5000.0))])
+    board = {name: (s, anchor) for name, s, anchor in storage.leaderboard("connect4")}
+    assert board["house-master-connect4"][0].rating.rating == ANCHOR_RATINGS["master"]
+    assert board["house-master-connect4"][1] and not board["cat"][1]
+    assert storage.check_ratings() == (PAIR_DAILY_LIMIT + 7, [])
+    storage.close()
+
+
+# The leaderboard over HTTP and in the terminal -------------------------------------------------------------------
+
+
+async def test_the_leaderboard_and_a_player_page_over_http(server, url):
+    import asyncio
+
+    from tests.helpers import http_json, login
+
+    async def get(path: str) -> tuple[int, dict]:
+        return await asyncio.to_thread(http_json, server, path)
+
+    ann, bob = await login(url, "ann", secret="ann's secret"), await login(url, "bob", secret="bob's secret")
+    for _ in range(2):
+        await ann.send({"type": "seek", "game": "connect4"})
+        await bob.send({"type": "seek", "game": "connect4"})
+        start = await ann.expect("game_start")
+        await bob.send({"type": "resign", "room": start["room"]})
+        over = await ann.expect("game_over", room=start["room"])
+        for client in (ann, bob):
+            await client.send({"type": "leave", "room": start["room"]})
+    status, board = await get("/api/ratings/connect4")
+    assert status == 200 and board["game"] == "connect4"
+    top, second = board["players"]
+    assert (top["rank"], top["name"], top["games"], top["wins"], top["losses"]) == (1, "ann", 2, 2, 0)
+    assert (second["rank"], second["name"], second["losses"]) == (2, "bob", 2)
+    assert top["rating"] > 1500 > second["rating"] and top["provisional"] and not top["anchor"]
+    assert top["deviation"] < 350 and top["last_played"] > 0
+    assert await get("/api/ratings/quarto") == (200, {"game": "quarto", "players": [],
+                                                      "provisional_deviation": 110.0})
+    assert (await get("/api/ratings"))[1]["games"] == ["connect4"]
+    status, player = await get("/api/players/ann")
+    assert status == 200 and player["name"] == "ann" and set(player["ratings"]) == {"connect4"}
+    history = player["ratings"]["connect4"]["history"]
+    assert [h["opponent"] for h in history] == ["bob", "bob"] and history[-1]["id"] == over["record"]
+    assert player["recent"][0]["id"] == over["record"] and player["recent"][0]["rated"]
+    for path, words in (("/api/ratings/chess", "no game 'chess'"), ("/api/players/nobody", "no player 'nobody'"),
+                        ("/api/players/%20bad%20name", "names are"), ("/api/ratings/connect4?limit=0", "limit")):
+        status, body = await get(path)
+        assert status in (400, 404) and words in body["error"], (path, body)
+    await ann.close()
+    await bob.close()
+
+
+def test_plyhall_ratings_in_the_terminal(tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "ratings.db"
+    storage = open_storage(str(db))
+    storage.apply([GameEnded(result(n, winner=1, at=1000.0 + n)) for n in range(3)]
+                  + [GameEnded(result(9, ("house-master-connect4", "ann"), winner=0, at=2000.0))])
+    storage.close()
+
+    def ratings(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--db", str(db), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    board = ratings("--game", "connect4")
+    assert board.returncode == 0, board.stderr
+    lines = board.stdout.splitlines()
+    assert lines[0] == "connect4: 3 rated players" and "W-D-L" in lines[1]
+    assert lines[2].split()[:2] == ["1", "house-master-connect4"] and "2000*" in lines[2]
+    assert lines[3].split()[1] == "bob" and "3-0-0" in lines[3] and "?" in lines[3]
+    assert "0-0-4" in lines[4]
+    player = ratings("--player", "ann")
+    assert player.returncode == 0 and "ann in connect4" in player.stdout and "lost vs house-master-connect4" in \
+        player.stdout
+    assert ratings("--player", "zed").returncode == 1
+    check = ratings("--recompute")
+    assert check.returncode == 0 and "4 rated results: every stored rating matches" in check.stdout
+    assert ratings("--game", "chess").returncode == 2  # argparse names the choices
+    assert "no database file" in subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--db",
+                                                 str(tmp_path / "none.db"), "--game", "connect4"],
+                                                capture_output=True, text=True, timeout=60).stderr
