@@ -12,12 +12,12 @@ import argparse
 import sys
 
 import protocol
-from client import tournament
+from client import cosc322, tournament
 from client.runner import bot, match, play
 from server import cli as server_cli
 
 # Subcommand modules, in the order --help lists them.
-COMMAND_MODULES = (server_cli, tournament, bot, match, play)
+COMMAND_MODULES = (server_cli, tournament, bot, match, play, cosc322)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,206 @@
+package plyhall.cosc322;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import ygraph.ai.smartfox.games.GameMessage;
+
+/**
+ * Plyhall's game messages turned into the course's, for the bot's {@code handleGameMessage}, and the bot's
+ * moves turned into Plyhall's. What the course bot gets, as from the course server:
+ *
+ * <ol>
+ * <li>{@code cosc322.game-state.board} with {@code game-state}: the 121-entry board list;</li>
+ * <li>{@code cosc322.game-action.start} with {@code player-black}, {@code player-white} and {@code room.name};</li>
+ * <li>{@code cosc322.game-action.move} for each of the <em>opponent's</em> moves (never an echo of its own),
+ *     with {@code queen-position-current}, {@code queen-position-next} and {@code arrow-position}.</li>
+ * </ol>
+ *
+ * No message ends the game: the result is logged, and {@link Seating} decides what comes next. Messages are
+ * handled on the events thread; {@link #sendMove} runs on the bot's thread.
+ */
+final class GameFeed {
+
+    private final Session session;
+    private volatile CourseGame game;
+
+    GameFeed(Session session) {
+        this.session = session;
+    }
+
+    /** True while a game this player follows runs. */
+    boolean running() {
+        return game != null;
+    }
+
+    /** Forget the game (it ended unseen, or the player left); {@code why}: what to log, if anything. */
+    void abandon(String why) {
+        if (game != null && why != null) {
+            Log.info(session.name, why);
+        }
+        game = null;
+    }
+
+    /** {@code game_start}: a new game (board, then start), or the game we play, after a reconnect (catch up). */
+    void gameStart(Map<String, Object> msg) {
+        if (Boolean.TRUE.equals(msg.get("paused"))) {
+            Log.info(session.name, "the game in " + msg.get("room") + " waits for both players after a server restart");
+            return;
+        }
+        List<?> moves = msg.get("moves") instanceof List ? (List<?>) msg.get("moves") : new ArrayList<>();
+        CourseGame current = game;
+        String record = String.valueOf(msg.get("record"));
+        if (current != null && current.record.equals(record)) {
+            catchUp(current, msg, moves);
+            return;
+        }
+        Integer seat = msg.get("seat") == null ? null : Json.toInt(msg.get("seat"));
+        Map<?, ?> options = msg.get("options") instanceof Map ? (Map<?, ?>) msg.get("options") : new HashMap<>();
+        int first = options.get("first") == null ? 0 : Json.toInt(options.get("first"));
+        List<?> wirePlayers = (List<?>) msg.get("players");
+        List<String> players = new ArrayList<>();
+        for (Object player : wirePlayers) {
+            players.add(session.display(player));
+        }
+        CourseGame fresh = new CourseGame(String.valueOf(msg.get("room")), record, seat, first, players);
+        fresh.seq = moves.size();
+        game = fresh;
+        announce(fresh, msg, moves.size());
+        Map<?, ?> state = (Map<?, ?>) msg.get("state");
+        Map<String, Object> board = new HashMap<>();
+        board.put("game-state", fresh.courseBoard((List<?>) state.get("board")));
+        deliver(GameMessage.GAME_STATE_BOARD, board);
+        Map<String, Object> start = new HashMap<>();
+        start.put("player-black", fresh.black());
+        start.put("player-white", fresh.white());
+        start.put("room.name", fresh.room);
+        deliver(GameMessage.GAME_ACTION_START, start);
+    }
+
+    private void announce(CourseGame fresh, Map<String, Object> msg, int played) {
+        Log.info(session.name, "game " + msg.get("game_no") + " in " + fresh.room + ": " + fresh.black()
+                + " (black) against " + fresh.white() + " (white); "
+                + (fresh.seat == null ? "watching" : "you play " + fresh.colour()));
+        if (fresh.mirrored) {
+            Log.info(session.name, "on the server the second seat moves first in this game; your bot sees it "
+                    + "mirrored (rows upside down, colours swapped) so that black moves first from rows 7 and 10, "
+                    + "as in the course");
+        }
+        if (played > 0) {
+            Log.info(session.name, played + " moves are played already: your bot gets the position as it stands");
+        }
+    }
+
+    /** After a reconnect: tell the bot the opponent's moves it missed, and send its own move again if it was lost. */
+    private void catchUp(CourseGame current, Map<String, Object> msg, List<?> moves) {
+        for (int i = current.seq; i < moves.size(); i++) {
+            if (current.seat != null && current.mover(i) == current.seat) {
+                current.pending.set(null); // our move arrived before the connection broke
+                continue;
+            }
+            Map<String, Object> details = current.courseMove(String.valueOf(moves.get(i)));
+            if (details != null) {
+                deliver(GameMessage.GAME_ACTION_MOVE, details);
+            }
+        }
+        current.seq = Math.max(current.seq, moves.size());
+        Object toMove = msg.get("to_move");
+        Map<String, Object> lost = current.pending.get();
+        if (lost != null && toMove != null && current.seat != null && Json.toInt(toMove) == current.seat) {
+            Map<String, Object> move = new LinkedHashMap<>();
+            move.put("type", "move");
+            move.put("room", current.room);
+            move.put("move", lost);
+            session.sendMove(move, "(sent again after the reconnect) " + lost);
+        }
+    }
+
+    /** {@code moved}: the opponent's move goes to the bot; our own is only confirmed. */
+    void moved(Map<String, Object> msg) {
+        CourseGame current = game;
+        if (current == null || !current.room.equals(msg.get("room"))) {
+            return;
+        }
+        int seq = Json.toInt(msg.get("seq"));
+        if (seq <= current.seq) {
+            return; // already known (caught up after a reconnect)
+        }
+        current.seq = seq;
+        int seat = Json.toInt(msg.get("seat"));
+        if (current.seat != null && seat == current.seat) {
+            current.pending.set(null);
+            return;
+        }
+        deliver(GameMessage.GAME_ACTION_MOVE, current.courseMove((Map<?, ?>) msg.get("move")));
+    }
+
+    /** {@code game_over}: log the result; the bot hears nothing (course bots are never told). */
+    void gameOver(Map<String, Object> msg) {
+        CourseGame current = game;
+        if (current == null || !current.room.equals(msg.get("room"))) {
+            Log.info(session.name, "game over in " + msg.get("room") + ": " + msg.get("reason"));
+            return;
+        }
+        game = null;
+        Object winner = msg.get("winner");
+        String result;
+        if ("aborted".equals(msg.get("status")) || "forfeit".equals(msg.get("status"))) {
+            result = "the game was not played to the end (" + msg.get("status") + ")";
+        } else if (winner == null) {
+            result = "a draw";
+        } else if (current.seat == null) {
+            result = current.players.get(Json.toInt(winner)) + " won";
+        } else {
+            result = Json.toInt(winner) == current.seat ? "you won" : "you lost";
+        }
+        Log.info(session.name, "game over in " + current.room + " after " + current.seq + " moves: " + result + " ("
+                + msg.get("reason") + "); record " + current.record);
+    }
+
+    /** {@code chat}: another player's line goes to the bot's {@code handleMessage(sender, text)}. */
+    void chat(Map<String, Object> msg) {
+        Object from = msg.get("from");
+        if (session.player == null || session.wireName.equals(from)) {
+            return;
+        }
+        String sender = session.display(from);
+        String text = String.valueOf(msg.get("text"));
+        session.callBot("handleMessage()", () -> session.player.handleMessage(sender, text));
+    }
+
+    /** The bot's move (any thread): translated, remembered until confirmed, and sent at once. */
+    void sendMove(List<?> queen, List<?> next, List<?> arrow) {
+        String description = CourseGame.show(queen) + " -> " + CourseGame.show(next) + ", arrow "
+                + CourseGame.show(arrow);
+        CourseGame current = game;
+        if (current == null || current.seat == null) {
+            Log.error(session.name, "sendMoveMessage(" + description + "): no game is running; the move is not sent");
+            return;
+        }
+        Map<String, Object> wire;
+        try {
+            wire = current.wireMove(queen, next, arrow);
+        } catch (IllegalArgumentException | ClassCastException e) {
+            Log.error(session.name, "sendMoveMessage(" + description + "): " + e.getMessage()
+                    + "; the move is not sent");
+            return;
+        }
+        Map<String, Object> move = new LinkedHashMap<>();
+        move.put("type", "move");
+        move.put("room", current.room);
+        move.put("move", wire);
+        current.pending.set(wire);
+        if (!session.sendMove(move, description)) {
+            Log.warn(session.name, "the connection is down: the move " + description + " is sent once it is back");
+        }
+    }
+
+    private void deliver(String type, Map<String, Object> details) {
+        if (session.player != null) {
+            session.callBot("handleGameMessage(" + type + ")", () -> session.player.handleGameMessage(type, details));
+        }
+    }
+}

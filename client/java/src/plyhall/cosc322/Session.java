@@ -1,0 +1,488 @@
+package plyhall.cosc322;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.http.HttpClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import sfs2x.client.entities.Room;
+import ygraph.ai.smartfox.games.GamePlayer;
+
+/**
+ * One player's connection to a Plyhall server: what a course {@code GameClient} is underneath.
+ *
+ * <p>Everything that happens runs on one thread of the session's own, the <em>events thread</em>: the
+ * server's messages in the order they came, the calls to the bot ({@code onLogin}, {@code handleGameMessage}),
+ * timers and reconnecting. The bot may call in from any thread: moves are sent at once, from the calling
+ * thread; everything else is handed to the events thread. The events thread is not a daemon thread: it keeps
+ * Java running while the player plays, as the course client did.
+ *
+ * <p>The life of a session: connect, log in ({@code coords: "cosc322"}), list the rooms, call the bot's
+ * {@code onLogin}, then find a game ({@link Seating}) and follow it ({@link GameFeed}). A lost connection
+ * is opened again, with growing pauses, and the login resumes the seat. Internal: not part of the course API.
+ */
+public final class Session {
+
+    private static final String GAME = "amazons";
+    private static final int NAME_IN_USE_TRIES = 8;
+    private static final long MAX_RETRY_MS = 10_000;
+
+    final String name;
+    final String wireName;
+    final GamePlayer player;
+    final Settings settings;
+    final boolean spectator;
+    private final String secret;
+    private final ScheduledExecutorService events;
+    private final HttpClient http = WebSocketLink.newHttpClient();
+    private final AtomicLong ids = new AtomicLong();
+    private final Map<Long, Consumer<Map<String, Object>>> replies = new HashMap<>();
+    private final Map<Long, String> moveIds = new ConcurrentHashMap<>();
+    final Seating seating;
+    final GameFeed feed;
+
+    private volatile WebSocketLink link;
+    private volatile boolean closed;
+    private volatile boolean loggedIn;
+    private volatile List<Room> rooms;
+    private boolean ready;
+    private final List<Map<String, Object>> early = new ArrayList<>();
+    private String resume;
+    private long retryMs = 1000;
+    private int nameInUse;
+    private int generation;
+
+    /**
+     * A session for {@code player} (null: log in only) under {@code name}; the secret is PLYHALL_SECRET if set,
+     * else {@code password} (if any). {@code spectator}: watch the room of PLYHALL_ROOM instead of playing.
+     */
+    public Session(String name, String password, GamePlayer player, boolean spectator) {
+        this.name = name == null ? "" : name;
+        this.wireName = Names.toWire(this.name);
+        this.player = player;
+        this.spectator = spectator;
+        this.settings = Settings.load();
+        String chosen = settings.secret != null ? settings.secret : password;
+        this.secret = chosen == null || chosen.isEmpty() ? null : chosen;
+        this.rooms = RoomList.initial(settings.room);
+        this.events = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "plyhall-events-" + wireName);
+            thread.setDaemon(false);
+            return thread;
+        });
+        this.seating = new Seating(this);
+        this.feed = new GameFeed(this);
+    }
+
+    /** Starts connecting (in the background); {@code previous}: an earlier session of the same bot, closed first. */
+    public void start(Session previous) {
+        Lifecycle.started(this);
+        String problem = settings.urlProblem();
+        if (problem != null) {
+            events.execute(() -> fail(problem));
+            return;
+        }
+        if (!wireName.equals(name)) {
+            Log.info(name, "\"" + name + "\" is not a Plyhall name (letters, digits, _ . -, up to 32); logging in as "
+                    + wireName);
+        }
+        events.execute(() -> {
+            if (previous != null) {
+                previous.supersede();
+            }
+            connect();
+        });
+    }
+
+    // ----- what the bot calls (any thread) -----
+
+    /** The rooms: see {@link RoomList}. */
+    public List<Room> getRoomList() {
+        return new ArrayList<>(rooms);
+    }
+
+    /** Play in {@code room} (see {@link Seating#join}). */
+    public void joinRoom(String room) {
+        seating.joinAsked = true;
+        later(() -> seating.join(room));
+    }
+
+    /** Leave the current room, or stop seeking; the player then waits for {@code joinRoom}. */
+    public void leaveCurrentRoom() {
+        later(seating::leave);
+    }
+
+    /** Send a move: the course's three squares. */
+    public void sendMove(List<?> queen, List<?> next, List<?> arrow) {
+        feed.sendMove(queen, next, arrow);
+    }
+
+    /** Send a chat line to the current room. */
+    public void sendText(String text) {
+        later(() -> seating.chat(text));
+    }
+
+    /** Log out: close the connection; the player plays no more. */
+    public void logout() {
+        later(() -> finish(0, "logged out", false));
+    }
+
+    /** True once the first login succeeded. */
+    public boolean loggedIn() {
+        return loggedIn;
+    }
+
+    // ----- plumbing for Seating and GameFeed -----
+
+    /** Runs {@code task} on the events thread. */
+    void later(Runnable task) {
+        try {
+            events.execute(guard(task));
+        } catch (RejectedExecutionException e) {
+            // the session has finished: nothing more happens
+        }
+    }
+
+    /** Runs {@code task} on the events thread after {@code millis}. */
+    void after(long millis, Runnable task) {
+        try {
+            events.schedule(guard(task), millis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the session has finished: nothing more happens
+        }
+    }
+
+    private Runnable guard(Runnable task) {
+        return () -> {
+            if (closed) {
+                return;
+            }
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                Log.warn(name, "internal error: " + e);
+                e.printStackTrace();
+            }
+        };
+    }
+
+    /** Sends a request and calls {@code reply} (on the events thread) with the answer: a reply or an error. */
+    void request(Map<String, Object> message, Consumer<Map<String, Object>> reply) {
+        long id = ids.incrementAndGet();
+        message.put("id", id);
+        replies.put(id, reply);
+        if (!send(message)) {
+            replies.remove(id);
+        }
+    }
+
+    /** Sends a move (from any thread); {@code description}: the bot's squares, for the error log. */
+    boolean sendMove(Map<String, Object> message, String description) {
+        long id = ids.incrementAndGet();
+        message.put("id", id);
+        moveIds.put(id, description);
+        return send(message);
+    }
+
+    /** Sends a message as it is (from any thread); false when the connection is down (the caller says so). */
+    boolean send(Map<String, Object> message) {
+        WebSocketLink current = link;
+        if (current == null || closed) {
+            return false;
+        }
+        String text = Json.write(message);
+        if (settings.verbose) {
+            Log.info(name, "-> " + text);
+        }
+        try {
+            current.send(text);
+            return true;
+        } catch (IOException e) {
+            if (settings.verbose) {
+                Log.info(name, "could not send " + message.get("type") + ": " + e.getMessage());
+            }
+            return false; // the connection is breaking: the library logs in again, and catches up
+        }
+    }
+
+    /** Calls the bot safely: an exception in the bot's code is shown and play goes on. */
+    void callBot(String where, Runnable call) {
+        if (closed) {
+            return;
+        }
+        try {
+            call.run();
+        } catch (RuntimeException | Error e) {
+            Log.bug(name, where, e);
+        }
+    }
+
+    /** The display name for a Plyhall name: the bot's own name for the name it logged in under. */
+    String display(Object wire) {
+        return wireName.equals(wire) ? name : String.valueOf(wire);
+    }
+
+    /** Ends this player: closes the connection; {@code exit}: the program ends once no player is left. */
+    void finish(int code, String why, boolean exit) {
+        if (closed) {
+            return;
+        }
+        if (why != null) {
+            Log.info(name, why);
+        }
+        closed = true;
+        WebSocketLink current = link;
+        link = null;
+        if (current != null) {
+            current.close();
+        }
+        events.shutdown();
+        Lifecycle.finished(this, code, exit);
+    }
+
+    /** Ends this player after a problem it cannot get past: the program ends with exit code 1. */
+    void fail(String why) {
+        Log.error(name, why);
+        finish(1, null, true);
+    }
+
+    /** Closes this session without a word: the bot connected again and a newer session replaces this one. */
+    void supersede() {
+        Log.info(name, "connect() was called again: the earlier connection is closed");
+        closed = true;
+        WebSocketLink current = link;
+        link = null;
+        if (current != null) {
+            current.close();
+        }
+        events.shutdown();
+        Lifecycle.finished(this, 0, false);
+    }
+
+    // ----- connecting and logging in (events thread) -----
+
+    private void connect() {
+        if (closed) {
+            return;
+        }
+        final int mine = ++generation;
+        WebSocketLink.Events handler = new WebSocketLink.Events() {
+            @Override
+            public void onMessage(String text) {
+                later(() -> received(mine, text));
+            }
+
+            @Override
+            public void onClosed(int code, String reason) {
+                later(() -> lost(mine, code, reason));
+            }
+
+            @Override
+            public void onFailure(Throwable error) {
+                later(() -> lost(mine, -1, String.valueOf(error.getMessage())));
+            }
+        };
+        try {
+            link = WebSocketLink.open(http, settings.url, handler);
+        } catch (ConnectException e) {
+            retry(e.getMessage());
+            return;
+        } catch (IOException e) {
+            fail(e.getMessage());
+            return;
+        }
+        login();
+    }
+
+    private void retry(String why) {
+        long delay = retryMs;
+        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+        Log.info(name, why + "; trying again in " + delay / 1000.0 + " s");
+        after(delay, this::connect);
+    }
+
+    private void login() {
+        Map<String, Object> login = new LinkedHashMap<>();
+        login.put("type", "login");
+        login.put("name", wireName);
+        login.put("coords", "cosc322");
+        login.put("client", Version.client());
+        if (secret != null) {
+            login.put("secret", secret);
+        }
+        if (resume != null) {
+            login.put("resume", resume);
+        }
+        request(login, this::loginAnswered);
+    }
+
+    private void loginAnswered(Map<String, Object> reply) {
+        if ("welcome".equals(reply.get("type"))) {
+            welcome(reply);
+            return;
+        }
+        String code = String.valueOf(reply.get("code"));
+        String message = String.valueOf(reply.get("message"));
+        Object retryAfter = reply.get("retry_after");
+        double wait = retryAfter instanceof Number ? ((Number) retryAfter).doubleValue() : 2;
+        if (code.equals("name_in_use") && ++nameInUse < NAME_IN_USE_TRIES) {
+            Log.info(name, "the name " + wireName + " is in use right now; trying again in 1 s");
+            after(1000, this::login);
+        } else if (code.equals("throttled") || code.equals("busy")) {
+            Log.info(name, message + "; trying again in " + Math.round(wait) + " s");
+            after((long) (wait * 1000) + 100, this::login);
+        } else if (code.equals("wrong_secret")) {
+            fail("the server refused the login: " + message + ". The name " + wireName + " is claimed with another "
+                    + "secret: give GameClient the password it was first used with (or set PLYHALL_SECRET to it), "
+                    + "or choose another name");
+        } else {
+            fail("the server refused the login: " + message);
+        }
+    }
+
+    private void welcome(Map<String, Object> msg) {
+        boolean first = !ready; // onLogin not called yet
+        loggedIn = true;
+        nameInUse = 0;
+        retryMs = 1000;
+        resume = msg.get("resume") instanceof String ? (String) msg.get("resume") : null;
+        List<?> held = msg.get("rooms") instanceof List ? (List<?>) msg.get("rooms") : new ArrayList<>();
+        if (!first) {
+            Log.info(name, "connected again");
+            seating.reconnected(held);
+            return;
+        }
+        Map<String, Object> list = new LinkedHashMap<>();
+        list.put("type", "list_rooms");
+        list.put("game", GAME);
+        request(list, reply -> {
+            if (reply.get("rooms") instanceof List) {
+                rooms = RoomList.build(settings.room, (List<?>) reply.get("rooms"));
+            }
+            if (player != null) {
+                callBot("onLogin()", player::onLogin);
+            }
+            ready = true;
+            List<Map<String, Object>> waiting = new ArrayList<>(early);
+            early.clear();
+            for (Map<String, Object> message : waiting) {
+                dispatch(message); // the seats the server kept for us: joined, and game_start if a game runs
+            }
+            seating.start();
+        });
+    }
+
+    // ----- what the server says (events thread) -----
+
+    private void received(int mine, String text) {
+        if (mine != generation) {
+            return;
+        }
+        if (settings.verbose) {
+            Log.info(name, "<- " + text);
+        }
+        Map<String, Object> msg;
+        try {
+            msg = Json.parseObject(text);
+        } catch (IllegalArgumentException e) {
+            Log.warn(name, "ignoring a message that is not JSON: " + e.getMessage());
+            return;
+        }
+        Object id = msg.get("id");
+        if (id instanceof Long && replies.containsKey(id)) {
+            replies.remove(id).accept(msg);
+            return;
+        }
+        if (!ready) {
+            early.add(msg); // e.g. the game_start of a resumed seat: the bot hears of it after onLogin
+            return;
+        }
+        dispatch(msg);
+    }
+
+    private void dispatch(Map<String, Object> msg) {
+        String type = String.valueOf(msg.get("type"));
+        switch (type) {
+            case "joined":
+                seating.joined(msg);
+                break;
+            case "game_start":
+                feed.gameStart(msg);
+                break;
+            case "moved":
+                if (msg.get("id") != null) {
+                    moveIds.remove(msg.get("id"));
+                }
+                feed.moved(msg);
+                break;
+            case "game_over":
+                feed.gameOver(msg);
+                seating.afterGame(msg);
+                break;
+            case "chat":
+                feed.chat(msg);
+                break;
+            case "player_away":
+                Log.info(name, msg.get("name") + " lost the connection; it has " + msg.get("grace")
+                        + " s to come back");
+                break;
+            case "player_back":
+                Log.info(name, msg.get("name") + " is back");
+                break;
+            case "error":
+                error(msg);
+                break;
+            default:
+                break; // seated, left, seeking, rooms, draw_offered, ...: nothing for a course bot
+        }
+    }
+
+    private void error(Map<String, Object> msg) {
+        String move = msg.get("id") == null ? null : moveIds.remove(msg.get("id"));
+        String message = String.valueOf(msg.get("message"));
+        if (move != null) {
+            Log.error(name, "the server refused your move " + move + ": " + message);
+        } else if ("server_shutdown".equals(msg.get("code"))) {
+            Log.info(name, message); // the connection closes next, and the library logs in again
+        } else {
+            Log.warn(name, "the server says: " + message + " (" + msg.get("code") + ")");
+        }
+    }
+
+    private void lost(int mine, int code, String reason) {
+        if (mine != generation || closed) {
+            return;
+        }
+        generation++;
+        WebSocketLink broken = link;
+        link = null;
+        if (broken != null) {
+            broken.abort();
+        }
+        replies.clear();
+        if (code == 1000 && reason != null && reason.contains("another connection")) {
+            fail(wireName + " logged in from another connection (" + reason + "); this one stops");
+            return;
+        }
+        String why = code < 0 ? "the connection broke (" + reason + ")"
+                : "the server closed the connection (" + code
+                        + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")";
+        if (!loggedIn) {
+            retry(why);
+            return;
+        }
+        seating.disconnected();
+        retry(why);
+    }
+}
