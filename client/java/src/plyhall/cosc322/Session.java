@@ -241,6 +241,11 @@ public final class Session {
         if (why != null) {
             Log.info(name, why);
         }
+        close(code, exit);
+    }
+
+    /** Closes the connection and the event thread, and tells the program this player is done. */
+    private void close(int code, boolean exit) {
         closed = true;
         WebSocketLink current = link;
         link = null;
@@ -260,14 +265,7 @@ public final class Session {
     /** Closes this session without a word: the bot connected again and a newer session replaces this one. */
     void supersede() {
         Log.info(name, "connect() was called again: the earlier connection is closed");
-        closed = true;
-        WebSocketLink current = link;
-        link = null;
-        if (current != null) {
-            current.close();
-        }
-        events.shutdown();
-        Lifecycle.finished(this, 0, false);
+        close(0, false);
     }
 
     // ----- connecting and logging in (events thread) -----
