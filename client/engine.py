@@ -358,7 +358,7 @@ class EnginePlayer(Player):
         game, state, coords = turn.game, turn.state, self.identity.coords
         picture = game.render(state).splitlines()
         history = list(turn.moves)  # notation: the same in every convention, as the wire's 'notation'
-        lines = ["position", f"picture {len(picture)}", *picture,
+        lines = ["position", f"game {game.id}", f"coords {coords}", f"picture {len(picture)}", *picture,
                  "state " + json.dumps(game.encode_state(state, coords), separators=(",", ":")),
                  f"moves {len(history)}", *history]
         if self.identity.legal:

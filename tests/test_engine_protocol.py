@@ -59,10 +59,10 @@ def test_handshake_and_position_block(tmp_path: Path, said: list[str]) -> None:
         lines = sent(log)
         assert lines[0] == "plyhall 1"
         assert lines[1] == "newgame amazons 1 ann bob"
-        assert lines[2] == "position"
-        picture = int(lines[3].split()[1])
-        assert "\n".join(lines[4:4 + picture]) == GAMES["amazons"].render(now.state)
-        rest = lines[4 + picture:]
+        assert lines[2:5] == ["position", "game amazons", "coords cosc322"]
+        picture = int(lines[5].split()[1])
+        assert "\n".join(lines[6:6 + picture]) == GAMES["amazons"].render(now.state)
+        rest = lines[6 + picture:]
         state = json.loads(rest[0].removeprefix("state "))
         assert state == GAMES["amazons"].encode_state(now.state, "cosc322")
         assert rest[1:3] == ["moves 1", "d10-d7/g7"]  # moves from the start: notation
