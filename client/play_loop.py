@@ -53,7 +53,9 @@ class RunOptions:
     Without ``room`` the bot *seeks* a game: the server pairs it with another bot seeking the
     same game on the same settings, or keeps the seek until one comes. With ``room`` it joins
     that room, creating it (with ``room_options``) if it does not exist. ``series`` asks for
-    rooms of that many games (the seek, or a room this bot creates).
+    rooms of that many games (the seek, or a room this bot creates). With ``ladder`` it plays rated
+    games on the server's ladder of ``game`` for as long as it runs: the server pairs it again after
+    each game, and it takes its place again after every reconnection.
     """
 
     name: str
@@ -62,6 +64,7 @@ class RunOptions:
     game: str | None = None
     room: str | None = None
     tournament: str | None = None  # play this tournament's games (seated by the server) until it ends
+    ladder: bool = False  # play rated games on the server's ladder of `game` (paired by rating, game after game)
     games: int | None = None  # stop after this many games; None plays on
     series: int = 1
     coords: str = "algebraic"
@@ -88,6 +91,8 @@ class PlayerRunner:
             get_game(options.game)  # KeyError naming the games
         if options.room is None and options.game is None and options.tournament is None:
             raise ValueError("give a room to join, a game to find an opponent for, or a tournament to play in")
+        if options.ladder and (options.game is None or options.room is not None or options.tournament is not None):
+            raise ValueError("the ladder is played by game: give the game, and no room or tournament")
         check_url(options.url)
         self.options = options
         self.player = player
@@ -178,8 +183,10 @@ class PlayerRunner:
                         from None
                 raise
             self.resume = client.resume
-            if opts.tournament is not None or not welcome.get("rooms"):
-                await self._find_game(client)  # a tournament entrant follows its event even when seated already
+            if opts.tournament is not None or opts.ladder or not welcome.get("rooms"):
+                # a tournament entrant follows its event even when seated already; a ladder bot takes its place
+                # again (a restarted server forgot it) and is paired once the games it resumes are over
+                await self._find_game(client)
             while not self.finished:
                 msg = await client.recv(timeout=None)
                 await self._on_message(client, msg)
@@ -218,6 +225,8 @@ class PlayerRunner:
         for key in ("options", "time_control"):
             if key in opts.room_options:
                 seek[key] = opts.room_options[key]
+        if opts.ladder:  # the ladder sets the time and the series itself
+            seek = {"type": "seek", "game": opts.game, "ladder": True}
         reply = await client.request(seek)
         if reply["type"] == "seeking":
             self.status(describe_seeking(reply))
@@ -346,8 +355,9 @@ class PlayerRunner:
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
         room = self.rooms.pop(msg["room"], None)
         seat = room["seat"] if room else None
+        rating = msg["ratings"][seat] if seat is not None and msg.get("ratings") else None
         result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"),
-                            msg.get("status", "finished"))
+                            msg.get("status", "finished"), rating)
         if seat is not None:
             self.results.append(result)
             if self.thinker is not None:
@@ -363,7 +373,10 @@ class PlayerRunner:
             await client.request({"type": "leave", "room": msg["room"]}, check=False)
         elif not msg.get("next_game"):
             await client.request({"type": "leave", "room": msg["room"]}, check=False)
-            await self._find_game(client)
+            if self.options.ladder:  # the server puts the bot back on the ladder once the result is stored
+                self.status(f"on the ladder of {self.options.game}: waiting to be paired again")
+            else:
+                await self._find_game(client)
 
     async def _maybe_move(self, client: Client, room_name: str) -> None:
         room = self.rooms[room_name]
@@ -408,9 +421,19 @@ def describe_settings(seek: dict[str, Any]) -> str:
     return f"{clock}, {games} game{'' if games == 1 else 's'}" + (f", {options}" if options else "")
 
 
+def describe_rating(rating: dict[str, Any]) -> str:
+    """A rating as a status line shows it: ``1523 ± 80`` (``?`` when provisional), with its last change if any."""
+    text = f"{rating['rating']:.0f} ± {rating['deviation']:.0f}{'?' if rating.get('provisional') else ''}"
+    return text + (f" ({rating['change']:+.1f})" if "change" in rating else "")
+
+
 def describe_seeking(msg: dict[str, Any]) -> str:
     """What a waiting seeker is waiting for, and the seeks it will not pair with because their settings differ."""
     seek = msg["seek"]
+    ladder = msg.get("ladder")
+    if seek.get("ladder") and ladder is not None:
+        return (f"on the ladder of {seek.get('game')} ({describe_settings(seek)}), rating {describe_rating(ladder)}: "
+                f"waiting for an opponent ({ladder.get('waiting', 0)} waiting, {ladder.get('playing', 0)} playing)")
     text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek)})"
     others = msg.get("others") or []
     if others:

@@ -91,6 +91,7 @@ class GameResult:
     players: list[str]
     record: str | None
     status: str = "finished"  # finished (played), forfeit (somebody never came) or aborted (no result)
+    rating: dict[str, Any] | None = None  # a rated result: the bot's rating after it (game_over.ratings[seat])
 
     @property
     def played(self) -> bool:

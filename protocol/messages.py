@@ -301,9 +301,10 @@ GAME_STATUSES = {
 
 
 @_server("game_over", "The game ended: the winning seat (null for a draw or an aborted game), why, how "
-         "(status: finished, forfeit or aborted), and whether the room plays another game.",
+         "(status: finished, forfeit or aborted), and whether the room plays another game. ratings (a rated "
+         "result): each seat's rating after it (name, rating, deviation, change, provisional).",
          {"room": ROOM, "winner": OPT_INT, "reason": STR, "status": STR, "players": LIST, "record": STR,
-          "clocks": MAP, "next_game": BOOL, "game_no": INT})
+          "clocks": MAP, "next_game": BOOL, "game_no": INT}, {"ratings": LIST})
 def game_over(room: str, winner: int | None, reason: str, status: str, players: list[str], record: str,
               clocks: dict[str, Any], next_game: bool, game_no: int) -> dict[str, Any]:
     """The end of game ``game_no`` in ``room``."""
@@ -339,12 +340,18 @@ def chat(room: str, sender: str, text: str) -> dict[str, Any]:
 @_server("seeking", "Your seek is recorded and waits for an opponent: what it asks for. When a matching "
          "seek arrives, the server opens a room and seats you both (joined, game_start). others: seeks that wait "
          "for the same game on other settings (name, options, time_control, games), which yours will not pair "
-         "with; sent again whenever such a seek arrives.", {"seek": MAP}, {"others": LIST})
-def seeking(seek: dict[str, Any], others: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The seek that now waits, and the seeks it cannot pair with because their settings differ."""
-    msg = {"type": "seeking", "seek": seek}
+         "with; sent again whenever such a seek arrives. ladder (a ladder seek, sent again after each of its "
+         "games): your rating, deviation and whether it is provisional, and how many others wait and play.",
+         {"seek": MAP}, {"others": LIST, "ladder": MAP})
+def seeking(seek: dict[str, Any], others: list[dict[str, Any]] | None = None,
+            ladder: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The seek that now waits, and the seeks it cannot pair with because their settings differ (``ladder``: a
+    ladder seek's rating and the ladder around it)."""
+    msg: dict[str, Any] = {"type": "seeking", "seek": seek}
     if others:
         msg["others"] = others
+    if ladder is not None:
+        msg["ladder"] = ladder
     return msg
 
 

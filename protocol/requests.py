@@ -69,13 +69,15 @@ class Join(Request):
 
 class Seek(Request):
     """Ask to be paired for a game: the server pairs you with a waiting seek that matches, or records yours (rated:
-    the game is rated, true by default)."""
+    the game is rated, true by default; ladder: play rated games on the server's ladder for as long as you are
+    connected, paired by rating)."""
 
     game: str
     options: NotRequired[dict[str, Any]]
     time_control: NotRequired[dict[str, Any]]
     games: NotRequired[int]
     rated: NotRequired[bool]
+    ladder: NotRequired[bool]
 
 
 class CancelSeek(Request):

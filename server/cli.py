@@ -15,8 +15,10 @@ from typing import Any
 
 from protocol.games import GAMES
 
-from . import ratings_cli
+from . import analysis_cli, ratings_cli
 from .core.hall import Limits
+from .core.house import HOUSE_LEVELS
+from .core.ladder import LADDER_TIMES, LadderConfig, parse_anchors, parse_ladder_times
 from .io import event_loop
 from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
 from .io.transport import parse_networks
@@ -65,6 +67,25 @@ def register(subparsers: Any) -> None:
                        help="let players open rooms against the server's own bots (the web page's 'play a bot', "
                             "tournaments' local entrants): up to N bot processes at once (default when given: 2; "
                             "a master bot takes about 300 MB)")
+    analysis = serve.add_argument_group(
+        "analysis", "the master engines' verdict on every move of a finished game, computed in worker processes "
+                    "at a lower priority than play and stored with the game (GET /api/games/ID/analysis)")
+    analysis.add_argument("--analyse-finished", action="store_true",
+                          help="analyse every game that ends by play (otherwise only games someone asks for)")
+    analysis.add_argument("--analysis-workers", type=int, default=1, metavar="N",
+                          help="games analysed at once, one worker process each (1 to 16; default 1)")
+    analysis.add_argument("--analysis-nodes", type=int, metavar="N",
+                          help="search nodes per position (default: each game's own budget, docs/ANALYSIS.md)")
+    ladder = serve.add_argument_group(
+        "ladder", "bots that seek with ladder: true (plyhall bot --ladder) play rated games for as long as they are "
+                  "connected, paired by rating (docs/RATINGS.md)")
+    ladder.add_argument("--ladder-time", default="", metavar="GAME=SECONDS,...",
+                        help="seconds a move in the ladder's games, e.g. connect4=5,amazons=30 (default: "
+                             f"{', '.join(f'{game}={seconds:g}' for game, seconds in LADDER_TIMES.items())})")
+    ladder.add_argument("--ladder-anchors", nargs="+", action="extend", default=[], metavar="GAME:LEVEL,...",
+                        help="house bots of these levels play on the ladder of that game as anchors, their ratings "
+                             "pinned (house-LEVEL-GAME), e.g. connect4:random,novice,master amazons:master; they "
+                             "count within --house-bots (which is at least their number)")
     quotas = serve.add_argument_group(
         "quotas", "what one address or one name may hold, so that nobody can fill the server")
     defaults = Limits()
@@ -107,6 +128,7 @@ def register(subparsers: Any) -> None:
     copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
     copy.set_defaults(func=run_db_copy)
     ratings_cli.register(subparsers)
+    analysis_cli.register(subparsers)
 
 
 def serve_option_errors(args: argparse.Namespace) -> list[str]:
@@ -135,10 +157,44 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         parse_networks(args.trusted_proxies)
     except ValueError as exc:
         errors.append(f"--trusted-proxies: {exc}")
+    errors += _analysis_errors(args)
+    errors += _ladder_errors(args)
     if not installed(args.event_loop):
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
     return errors
+
+
+def _analysis_errors(args: argparse.Namespace) -> list[str]:
+    errors = []
+    if not 1 <= args.analysis_workers <= 16:
+        errors.append(f"--analysis-workers must be 1 to 16 processes, not {args.analysis_workers}")
+    if args.analysis_nodes is not None and not 1000 <= args.analysis_nodes <= 10**9:
+        errors.append(f"--analysis-nodes must be 1000 to 1000000000 nodes a position, not {args.analysis_nodes}")
+    return errors
+
+
+def _ladder_errors(args: argparse.Namespace) -> list[str]:
+    errors = []
+    try:
+        parse_ladder_times(args.ladder_time)
+    except ValueError as exc:
+        errors.append(f"--ladder-time: {exc}")
+    try:
+        anchors = parse_anchors(args.ladder_anchors, HOUSE_LEVELS)
+    except ValueError as exc:
+        errors.append(f"--ladder-anchors: {exc}")
+    else:
+        if 0 < args.house_bots < len(anchors):
+            errors.append(f"--ladder-anchors starts {len(anchors)} house bots, more than --house-bots "
+                          f"{args.house_bots} lets run: give --house-bots {len(anchors)} or more (the anchors count "
+                          "within it)")
+    return errors
+
+
+def ladder_config(args: argparse.Namespace) -> LadderConfig:
+    """The ladder the (validated) ``serve`` options ask for."""
+    return LadderConfig(parse_ladder_times(args.ladder_time), tuple(parse_anchors(args.ladder_anchors, HOUSE_LEVELS)))
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -177,8 +233,11 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
                            room_defaults={"grace": args.grace, "illegal_move": args.illegal_move,
                                           "time_control": {"per_move": args.per_move}},
                            rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
-                           organiser_secret=args.organiser_secret, house_bots=args.house_bots, serving_gc=True,
-                           trusted_proxies=parse_networks(args.trusted_proxies))
+                           organiser_secret=args.organiser_secret, serving_gc=True, ladder=ladder_config(args),
+                           house_bots=max(args.house_bots, len(ladder_config(args).anchors)),
+                           trusted_proxies=parse_networks(args.trusted_proxies),
+                           analysis={"finished": args.analyse_finished, "workers": args.analysis_workers,
+                                     "nodes": args.analysis_nodes})
     try:
         await server.start()
     except StorageError as exc:
@@ -234,12 +293,10 @@ async def _signalled() -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write records as JSON lines."""
-    from .storage import StorageError, open_existing
+    from .cli_support import open_database
 
-    try:
-        storage = open_existing(args.db)
-    except StorageError as exc:
-        print(f"plyhall export: {exc}", file=sys.stderr)
+    storage = open_database(args.db, "export")
+    if storage is None:
         return 1
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     count = 0
@@ -253,6 +310,9 @@ def run_export(args: argparse.Namespace) -> int:
         else:
             records = storage.iter_games(tournament=args.tournament, game=args.game)
         for record in records:
+            analysis = storage.get_analysis(record["id"])
+            if analysis is not None:  # the master engines' verdict on every move, when the game was analysed
+                record["analysis"] = analysis
             out.write(json.dumps(record) + "\n")
             count += 1
     finally:

@@ -79,15 +79,13 @@ def _player_text(storage: Any, name: str, limit: int) -> str | None:
 
 def run_ratings(args: argparse.Namespace) -> int:
     """Print a leaderboard or a player's ratings, or check every rating against the stored results."""
-    from .storage import StorageError, open_existing
+    from .cli_support import open_database
 
     if args.limit < 1:
         print("plyhall ratings: --limit must be at least 1", file=sys.stderr)
         return 2
-    try:
-        storage = open_existing(args.db)
-    except StorageError as exc:
-        print(f"plyhall ratings: {exc}", file=sys.stderr)
+    storage = open_database(args.db, "ratings")
+    if storage is None:
         return 1
     try:
         if args.recompute:

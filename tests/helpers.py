@@ -65,8 +65,10 @@ class HallDriver:
         return conn
 
     def take(self, out: HallOutbox) -> list[tuple[Who, dict[str, Any]]]:
-        """Finish ``out``'s secret checks, check and keep every message; the messages by recipient."""
+        """Finish ``out``'s secret checks, check and keep every message; the messages by recipient. As the server
+        does once ``out``'s writes are committed, what that leads to (:meth:`Hall.committed`) follows."""
         out = self.hall.run_checks(out, self.now)
+        out.extend(self.hall.committed(out, self.now))
         self.writes.extend(out.writes)
         clients = {conn: who for who, conn in self.conns.items()}
         self.closed.extend((clients.get(conn, conn), reason) for conn, reason in out.close)
@@ -154,11 +156,14 @@ async def login(url: str, name: str, coords: str = "algebraic", secret: str | No
     return client
 
 
-async def play_out(clients: list[Client], room: str, rng: random.Random) -> dict[str, Any]:
-    """Both seated clients play random legal moves (each in its own coordinates) until game_over.
+async def play_out(clients: list[Client], room: str, rng: random.Random, script: list[str] | None = None
+                   ) -> dict[str, Any]:
+    """Both seated clients play random legal moves (each in its own coordinates) until game_over; with ``script``,
+    those moves (notation) in order, and random ones after them.
 
     Returns the game_over message as seat 0's client saw it.
     """
+    script = list(script or [])
     starts = [await c.expect("game_start", room=room) for c in clients]
     by_seat = {s["seat"]: (c, s) for c, s in zip(clients, starts, strict=True)}
     game = get_game(starts[0]["game"])
@@ -166,7 +171,8 @@ async def play_out(clients: list[Client], room: str, rng: random.Random) -> dict
     to_move = starts[0]["to_move"]
     while True:
         client, _ = by_seat[to_move]
-        move = rng.choice(game.legal_moves(states[to_move]))
+        move = game.parse_move(script.pop(0), states[to_move]) if script else rng.choice(
+            game.legal_moves(states[to_move]))
         await client.send({"type": "move", "room": room, "move": game.format_move(move, client.coords)})
         over = None
         for seat, (c, _) in by_seat.items():

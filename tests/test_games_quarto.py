@@ -7,7 +7,15 @@ import random
 import pytest
 
 from protocol.games import GAMES, IllegalMove
-from protocol.games.quarto import ATTRIBUTES, GRID, LINES, QUARTO, QuartoMove, QuartoState, shared_attributes
+from protocol.games.quarto import (
+    GRID,
+    LINES,
+    QUARTO,
+    VALUE_WORDS,
+    QuartoMove,
+    QuartoState,
+    shared_attributes,
+)
 
 G = QUARTO
 
@@ -120,7 +128,7 @@ def test_every_line_wins_by_every_attribute_with_ones_and_zeros(line: list[str])
             after = G.apply(before, QuartoMove(last, None))
             outcome = G.outcome(after)
             assert outcome is not None and outcome.winner == 0  # seat 0 placed the fourth piece
-            assert ATTRIBUTES[digit] in outcome.reason and f"= {value}" in outcome.reason
+            assert outcome.reason.endswith(f": all {VALUE_WORDS[digit][value]}")  # what the line shares, in words
             assert G.legal_moves(after) == []
             assert after.in_hand is None
             decoded = G.decode_state(G.encode_state(after))

@@ -117,7 +117,7 @@ def test_a_whole_session_fits_the_server_schemas():
     final = rec.send(SUE, {"type": "state", "room": "Wood Lake"})[0]
     assert final["type"] == "room_state" and final["status"] == "finished"
     assert final["last_result"] == {"winner": None, "reason": "draw agreed", "record": draw[0]["record"],
-                                    "status": "finished"}
+                                    "status": "finished", "players": draw[0]["players"]}
     assert rec.send(BOB, {"type": "resign", "room": "Wood Lake"})[0]["code"] == "game_not_running"
     for conn in (5, BOB, SUE):
         assert rec.send(conn, {"type": "leave", "room": "Wood Lake", "id": 12})[-1] == {
@@ -132,6 +132,7 @@ def test_a_whole_session_fits_the_server_schemas():
     assert rec.send(SUE, {"type": "chat", "room": "Nowhere", "text": "hi"})[0] == {
         "type": "error", "code": "no_such_room", "message": "there is no room called 'Nowhere'", "room": "Nowhere"}
     _seeks(rec)
+    _ladder(rec)
     _throttled_logins(rec)
     _organiser_login(rec)
     _house_and_tournaments(rec)
@@ -157,6 +158,25 @@ def _seeks(rec: HallDriver) -> None:
     rec.send(6, {"type": "move", "room": room, "move": "4"})
     rec.send(7, {"type": "resign", "room": room})
     assert rec.last(7, "game_start")["game_no"] == 2  # the series goes on
+
+
+def _ladder(rec: HallDriver) -> None:
+    """Two claimed names on the ladder are paired; the game_over of their rated game carries the ratings storage
+    made of it (set here on the record as storage does). Off the ladder by then, they are not paired again."""
+    for conn in (10, 11):
+        rec.send(conn, {"type": "login", "name": f"l{conn}", "secret": f"l{conn}-pw"})
+    assert rec.send(10, {"type": "seek", "game": "quarto", "ladder": True})[0]["ladder"]["waiting"] == 0
+    room = next(m for m in rec.send(11, {"type": "seek", "game": "quarto", "ladder": True}) if m["type"] == "joined")
+    for conn in (10, 11):
+        rec.send(conn, {"type": "cancel_seek", "game": "quarto"})
+    rec.now += 0.5
+    out = rec.hall.handle(rec.conn(10), {"type": "resign", "room": room["room"]}, rec.now)
+    record = out.ended[0]
+    record.ratings = [{"name": name, "rating": 1500.0 + 100 * (1 - 2 * seat), "deviation": 290.0,
+                       "change": 100.0 * (1 - 2 * seat), "provisional": True}
+                      for seat, name in enumerate(record.players)]
+    rec.take(out)
+    assert rec.last(10, "game_over")["ratings"] == record.ratings
 
 
 def _throttled_logins(rec: HallDriver) -> None:

@@ -30,6 +30,7 @@ from tests.web_helpers import (
     create_room,
     login,
     moves_shown,
+    notation_shown,
     play_by_clicking,
     take_seat,
 )
@@ -153,7 +154,7 @@ def test_two_pages_play_a_whole_game_by_clicking(base, open_page, game_id):
         expect(page.locator(".status")).to_contain_text(outcome.reason)
         verdict = "A draw." if outcome.winner is None else "You won." if outcome.winner == seat else "You lost."
         expect(page.locator(".result .verdict")).to_have_text(verdict)
-        assert moves_shown(page).all_inner_texts() == played
+        assert notation_shown(page) == played
 
 
 def start_connect4(open_page, base: str, room: str, coords: tuple[str, str] = ("algebraic", "algebraic"),
@@ -343,7 +344,7 @@ def test_a_page_plays_a_house_bot_to_the_end(own_server, open_page):
         expect(page.locator(".status")).to_contain_text(re.compile("Your move|won|Draw"), timeout=30_000)
         if page.locator(".result").is_visible():
             break
-        state = game.play(game.initial_state(), *moves_shown(page).all_inner_texts())
+        state = game.play(game.initial_state(), *notation_shown(page))
         if game.outcome(state) is not None:
             continue  # the last move is on the page; its result is on its way
         move = choose_move("connect4", state, rng)

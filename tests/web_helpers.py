@@ -54,6 +54,11 @@ def take_seat(page: Page, room: str) -> None:
     expect(page.get_by_role("heading", name=room)).to_be_visible()
 
 
+def notation_shown(page: Page) -> list[str]:
+    """The moves of a room page in notation (a move said in words, as Quarto's, keeps its notation as its title)."""
+    return page.locator("ol.moves li .mv").evaluate_all("els => els.map((e) => e.title || e.textContent)")
+
+
 def moves_shown(page: Page) -> Any:
     """The moves list of a room page."""
     return page.locator("ol.moves li .mv")

@@ -1,7 +1,8 @@
 """``plyhall bot``: connect one of our bots to a server as a player.
 
 Without ``--room`` the bot seeks a game: the server pairs it with another bot seeking the same
-game (on the same time control and series length), or keeps it waiting until one comes.
+game (on the same time control and series length), or keeps it waiting until one comes. With
+``--ladder`` it plays rated games on the server's ladder for as long as it runs, paired by rating.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from typing import Any
 
 from client.engine import START_TIMEOUT
+from client.play_loop import describe_rating
 from client.sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
 from protocol.games import GAMES
 
@@ -85,6 +87,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--room", help="room to join (created if it does not exist) instead of seeking a game")
     parser.add_argument("--tournament", metavar="NAME",
                         help="play in this tournament: the server seats the bot in each of its games, until the end")
+    parser.add_argument("--ladder", action="store_true",
+                        help="play rated games on the server's ladder of --game for as long as the bot runs: the "
+                             "server pairs it by rating, game after game, at the ladder's time per move (needs a "
+                             "--secret: only claimed names are rated)")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
     parser.add_argument("--games", type=int, help="stop after N games (default: play on)")
     parser.add_argument("--series", type=int, default=1,
@@ -130,7 +136,8 @@ def run_bot(args: argparse.Namespace) -> int:
     if args.per_move is not None:
         room_options["time_control"] = {"per_move": args.per_move}
     options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
-                         tournament=args.tournament, games=args.games, series=args.series, coords=args.coords,
+                         tournament=args.tournament, ladder=args.ladder, games=args.games, series=args.series,
+                         coords=args.coords,
                          room_options=room_options, on_result=score.on_result, on_status=on_status, think=think)
     try:
         asyncio.run(run_player(player, options))
@@ -179,6 +186,14 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
         return "a Kaggle ConnectX agent plays connect4: give --game connect4"
     if args.engine_start_timeout <= 0:
         return "--engine-start-timeout must be positive"
+    if args.ladder:
+        clash = [flag for flag, value in (("--room", args.room), ("--tournament", args.tournament),
+                                          ("--per-move", args.per_move)) if value is not None]
+        if args.series != 1:
+            clash.append("--series")
+        if clash:
+            return f"--ladder cannot go with {' or '.join(clash)}: the ladder pairs by game, one game a room, at its " \
+                   "own time per move (the server's --ladder-time)"
     if args.games is not None and args.games < 1:
         return "--games must be at least 1"
     if not 1 <= args.series <= 1000:
@@ -206,8 +221,9 @@ class Scoreboard:
         self.games += 1
         self.points += result.score
         outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[result.score]
+        rated = f"; rating {describe_rating(result.rating)}" if result.rating else ""
         print(f"game {self.games} in {result.room}: {outcome} against {opponent} ({result.reason}); "
-              f"score {self}", flush=True)
+              f"score {self}{rated}", flush=True)
 
 
 def warm_up(games: list[str]) -> int:

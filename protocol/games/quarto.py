@@ -108,10 +108,20 @@ def _win_through(board: tuple[int, ...], square: int) -> int | None:
     return None
 
 
+VALUE_WORDS = (("light", "dark"), ("square", "round"), ("short", "tall"), ("solid", "hollow"))
+"""Each digit's value in words, 0 then 1 (colour, shape, height, hollow), as people say a piece."""
+
+
+def describe_piece(code: int) -> str:
+    """A piece in words, its digits after it: ``"dark round short hollow (1101)"``."""
+    words = " ".join(VALUE_WORDS[d][(code >> (3 - d)) & 1] for d in range(4))
+    return f"{words} ({piece_text(code)})"
+
+
 def _win_reason(board: tuple[int, ...], line: int) -> str:
     name, squares = LINES[line]
     shared = shared_attributes([board[sq] for sq in squares])
-    what = " and ".join(f"digit {d + 1} ({ATTRIBUTES[d]}) = {v}" for d, v in shared)
+    what = " and ".join(f"all {VALUE_WORDS[d][v]}" for d, v in shared)
     return f"four sharing an attribute on {name}: {what}"
 
 

@@ -9,5 +9,6 @@ they return.
 ``identity``  the rule table of names, claims, resume tokens, back-off
 ``logins``    the hall's login desk: decides every login by the rule table
 ``house``     what the hall knows of house bots: their names, levels and start requests
+``seeks``     the seek desk: plain seeks by settings (``ladder``: the rating ladder, paired by rating)
 ``env``       ids and wall-clock time, injected
 """

@@ -7,7 +7,7 @@ request produces for its sender that is one of the request's reply types
 (``CLIENT_MESSAGES[type].replies``) or an ``error`` carries the request's ``id``.
 
 The decisions live in desks that never call back into the hall: logins (``logins``), seeks
-(``seeks``), tournaments (``tournaments``), house bots (``house``), timers (``timers``) and the
+and the rating ladder (``seeks``), tournaments (``tournaments``), house bots (``house``), timers (``timers``) and the
 room registry (``rooms``). The hall is long because it is the one place that routes: a handler a
 request type, and the routing of every room outbox to connections, seats and timers; split, a
 reader would chase one request across files.
@@ -58,12 +58,13 @@ from ..tournament.director import OVER, Director, TournamentStatus
 from .env import Env
 from .house import HOUSE_ARRIVAL, HOUSE_LEVELS, HOUSE_PREFIX, HouseDesk, HouseStart
 from .identity import Claim, ClaimLookup, Holder, SecretCheck
+from .ladder import Ladder, LadderConfig
 from .logins import Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
 from .outbox import HallOutbox, Refusal, tag_reply
 from .room import Outbox, Room, RoomSettings
 from .rooms import MAX_ROOM_NAME, RoomRegistry
 from .seeks import Pairing, SeekDesk
-from .timers import LOBBY, Timers
+from .timers import LADDER, LOBBY, Timers
 from .tournaments import GOING_ON, UNDER_WAY, TournamentDesk
 
 log = logging.getLogger("plyhall.hall")
@@ -136,15 +137,18 @@ class Hall:
         house_limit: int = 0,
         shared_names: bool = False,
         login_limits: LoginLimits | None = None,
+        ladder: LadderConfig | None = None,
     ) -> None:
         self.env = env or Env.system()
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
         self.logins = Logins(self.env, organiser_secret, shared_names, login_limits or LoginLimits())
         self.house = HouseDesk(house_limit)
-        self.seeks = SeekDesk()
+        self.seeks = SeekDesk(Ladder(ladder, self.room_defaults))
         self.timers = Timers()
-        self.restarted_house: list[HouseStart] = []  # house bots of restored rooms, to start again
+        # house bots to start with the server: the ladder's anchors, and the bots of restored rooms
+        self.restarted_house: list[HouseStart] = [self.house.anchor(game, level)
+                                                  for game, level in (ladder.anchors if ladder else ())]
         self.restored_writes: list[Write] = []  # what restoring changed (rooms nobody comes back to), to store
         self.events = TournamentDesk(self.room_defaults)
         self.sessions: dict[int, Session] = {}  # by connection
@@ -250,7 +254,7 @@ class Hall:
             return out
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
-            self.seeks.drop(session.name)
+            self.seeks.drop(session.name, keep_ladder=self._busy(session.name))  # back in time, it plays on
         for room_name in sorted(session.rooms):
             room = self.rooms.get(room_name)
             if room is not None:
@@ -276,10 +280,44 @@ class Hall:
             elif key in self.events.tournaments:
                 self._push_tournament(out, self.events.tournaments[key])
         for name in sorted(due.rooms):
+            if name == LADDER:
+                self._ladder_pair(out, now)
+                continue
             room = self.rooms.get(name)
             if room is not None:
                 self._apply(out, room, room.tick(now))
         return out
+
+    def committed(self, out: HallOutbox, now: float) -> HallOutbox:
+        """``out``'s writes are committed and its messages about to be sent: the ratings its rated results made
+        (storage put them on the records) go into their ``game_over`` messages and into the ladder's pairing, and
+        the players of its ladder games wait on the ladder again. Returns what that produced (pairings)."""
+        after = HallOutbox()
+        if not out.ended:
+            return after
+        self._now = now
+        back = []
+        for record in out.ended:
+            if record.ratings is not None:
+                self.seeks.ladder.learn(record.game, record.players, record.ratings)
+                for _, msg in out.messages:
+                    if msg["type"] == "game_over" and msg["record"] == record.id:
+                        msg["ratings"] = record.ratings
+            back += self.seeks.ladder.stored(record.id, now)
+        for rung in back:
+            if rung.name in self.house.anchors:
+                self.house.anchor_played(rung.name)
+            if rung.name not in self.by_name:  # it did not come back before its game ended: off the ladder
+                self.seeks.ladder.leave(rung.name, rung.game)
+        rungs = self.seeks.ladder.rungs  # a ladder bot that played another game (one resumed after a restart) is free
+        if back or any((record.game, name) in rungs for record in out.ended for name in record.players):
+            self._ladder_pair(after, now)
+        for rung in back:
+            session = self.by_name.get(rung.name)
+            if session is not None and rung.since is not None:  # not paired at once: it waits
+                after.send(session.conn, m.seeking(self.seeks.ladder.seek_json(rung.game),
+                                                   ladder=self.seeks.ladder.describe(rung)))
+        return after
 
     def next_deadline(self) -> float | None:
         """The earliest time at which :meth:`tick` may have something to do."""
@@ -525,6 +563,8 @@ class Hall:
             room = self.rooms.get(room_name)
             if room is not None and room.tournament is None:
                 self._apply(out, room, room.withdraw(name, now, f"{name} stopped"))
+        if name in self.house.anchors:  # the ladder needs its anchors: started again (a few times, not in a loop)
+            out.house.extend(start for start in [self.house.restart_anchor(name)] if start is not None)
         return out
 
     def _join(self, out: HallOutbox, conn: int, msg: Join, now: float) -> None:
@@ -551,6 +591,9 @@ class Hall:
             out.error(conn, ErrorCode.IN_TOURNAMENT, f"you have games to play in the tournament "
                       f"{event.settings.name}; the server seats you in each of them (log in and wait)")
             return
+        if msg.get("ladder"):
+            self._ladder_seek(out, conn, msg, now)
+            return
         try:
             settings = RoomSettings.parse(msg["game"], msg.get("options"), msg.get("time_control"), None, None,
                                           msg.get("games"), self.room_defaults, msg.get("rated", True))
@@ -574,6 +617,19 @@ class Hall:
         for other in self.seeks.others(found, self.by_name):  # they learn that someone waits on other settings too
             out.send(self.by_name[other.name].conn, m.seeking(other.to_json(),
                                                               self.seeks.describe_others(other, self.by_name)))
+
+    def _ladder_seek(self, out: HallOutbox, conn: int, msg: Seek, now: float) -> None:
+        """A seek with ``ladder: true``: a place on the ladder of its game, paired by rating (docs/RATINGS.md)."""
+        name = self.sessions[conn].name
+        problem = self.seeks.ladder.refusal(name, msg, name in self.logins.claims)
+        if problem is not None:
+            out.error(conn, ErrorCode.BAD_OPTION, problem)
+            return
+        rung = self.seeks.ladder_seek(name, msg["game"], now)
+        waiting = rung.since is not None  # not playing a ladder game now (a bot may seek again after a reconnect)
+        self._ladder_pair(out, now)
+        if not (waiting and rung.since is None):  # not paired at once: the reply says it waits (joined, else)
+            out.send(conn, m.seeking(self.seeks.ladder.seek_json(rung.game), ladder=self.seeks.ladder.describe(rung)))
 
     def _cancel_seek(self, out: HallOutbox, conn: int, msg: CancelSeek, now: float) -> None:
         game = msg["game"]
@@ -730,12 +786,41 @@ class Hall:
         """Open a room for two seeks that pair and seat both."""
         room = Room(self.registry.free_name(), pairing.settings, self.env)
         self.registry.add(room)
-        self.seeks.opened(room.name)
+        self.seeks.opened(room.name, pairing.ladder)
         out.writes.append(_room_saved(room))
-        log.info("paired %s and %s for %s in %s", pairing.first, pairing.second, pairing.settings.game.id, room.name)
+        log.info("paired %s and %s for %s in %s%s", pairing.first, pairing.second, pairing.settings.game.id,
+                 room.name, " (ladder)" if pairing.ladder else "")
         for seat, name in enumerate((pairing.first, pairing.second)):
             session = self.by_name[name]
             self._apply(out, room, room.join(name, session.coords, now, "player", seat))
+
+    def _ladder_pair(self, out: HallOutbox, now: float) -> None:
+        """Open a room for every pair the ladder makes now, and wake the hall when a widening window makes the next."""
+        if len(self.rooms) >= self.limits.seek_rooms:
+            return  # the server is full: the ladder pairs again when a game ends or a seek comes
+        for game in sorted({rung.game for rung in self.seeks.ladder.rungs.values()}):
+            for pairing in self.seeks.ladder_pairings(game, now, self._ready):
+                self._pair(out, pairing, now)
+        self.timers.schedule(LADDER, self.seeks.ladder.next_time(now, self._ready))
+
+    def _ready(self, name: str) -> bool:
+        """True when ``name`` may be paired on the ladder now: connected, holding no seat in a room that plays on."""
+        return name in self.by_name and not self._busy(name)
+
+    def _busy(self, name: str) -> bool:
+        """True when ``name`` holds a seat in a room whose games are not all played."""
+        return any(self.rooms[room].status != RoomStatus.FINISHED for room in self.seat_holders.get(name, ())
+                   if room in self.rooms)
+
+    def _ladder_over(self, out: HallOutbox, room: Room, records: list[GameRecord]) -> None:
+        """A ladder room's game ended: its players leave the room at once (the room goes), and wait on the ladder
+        again once the result, and the ratings it makes, are stored (:meth:`committed`)."""
+        for record in records:
+            self.seeks.ladder.ended(record.id, record.game, record.players)
+        # an anchor leaves first: a house bot left alone in a room between games would be stopped (see _apply)
+        seated = [name for name in room.seats if name is not None]
+        for name in sorted(seated, key=lambda name: name not in self.house.anchors):
+            self._apply(out, room, room.leave(name, self._now))
 
     # Rooms ------------------------------------------------------------------------------
 
@@ -769,9 +854,8 @@ class Hall:
                 out.send(session.conn, msg)
         for name in result.vacated:
             self._vacated(out, room, name)
-        for record in result.ended:  # after the room's own messages: game_over before the next game's start
-            if record.tournament is not None:
-                self._tournament_ended(out, record, self._now)
+        if result.ended and self._games_ended(out, room, result.ended):  # after the room's own messages
+            return
         ended = room.ever_entered or room.status == RoomStatus.FINISHED
         if ended and room.is_empty() and room.status != RoomStatus.PLAYING:
             self._remove_room(out, room)
@@ -783,6 +867,16 @@ class Hall:
         self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)
+
+    def _games_ended(self, out: HallOutbox, room: Room, records: list[GameRecord]) -> bool:
+        """Tell tournaments and the ladder that games of ``room`` ended (after the room's own messages: game_over
+        before the next game's start); True when the room is gone with them (a ladder room)."""
+        for record in records:
+            if record.tournament is not None:
+                self._tournament_ended(out, record, self._now)
+        if room.name in self.seeks.ladder_rooms:
+            self._ladder_over(out, room, records)
+        return room.name not in self.rooms
 
     def _rated(self, room: Room, record: GameRecord) -> bool:
         """True when ``record``, a game that just ended in ``room``, is a rated result: the room's games are rated,

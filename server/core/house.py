@@ -32,8 +32,8 @@ HOUSE_LEVEL = re.compile(r"^(random|novice|master|minimax-[1-8])$")
 
 @dataclass(frozen=True)
 class HouseStart:
-    """Start a house bot ``name`` playing ``level`` at ``game``: in ``room`` (``games`` games), or as an
-    entrant of ``tournament`` (waiting to be seated, game after game)."""
+    """Start a house bot ``name`` playing ``level`` at ``game``: in ``room`` (``games`` games), as an entrant of
+    ``tournament`` (waiting to be seated, game after game), or on the ladder as an anchor (``ladder``)."""
 
     name: str
     game: str
@@ -41,6 +41,7 @@ class HouseStart:
     room: str | None = None
     games: int = 1
     tournament: str | None = None
+    ladder: bool = False
 
     def argv(self, url: str) -> list[str]:
         """The ``plyhall bot`` command line of this bot (its secret reaches it through the environment)."""
@@ -48,6 +49,8 @@ class HouseStart:
                 "--name", self.name, "--url", url]
         if self.tournament is not None:
             argv += ["--tournament", self.tournament]
+        elif self.ladder:
+            argv += ["--ladder"]
         else:
             assert self.room is not None
             argv += ["--room", self.room, "--games", str(self.games), "--series", str(self.games)]
@@ -55,7 +58,7 @@ class HouseStart:
 
 
 HOUSE_ARRIVAL = 120.0  # seconds a house bot process has to start and sit down (a master warms its engine up)
-HOUSE_RESTARTS = 3  # times a tournament's house entrant whose process ended is started again
+HOUSE_RESTARTS = 3  # times a tournament's house entrant (or an anchor, without a game in between) is started again
 HOUSE_MAX_GAMES = 10  # games in one room against a house bot
 
 
@@ -79,7 +82,8 @@ class HouseDesk:
         self.running: dict[str, str] = {}  # bot name -> the room it was started for ("tournament ID" for events)
         self.games: dict[str, tuple[str, str]] = {}  # bot name -> (its opponent's name, that one's address)
         self.serial = 0  # names count on: a name is not handed out twice in one run
-        self.restarts: dict[str, int] = {}  # tournament house entrant -> times started again
+        self.restarts: dict[str, int] = {}  # tournament house entrant or anchor -> times started again
+        self.anchors: dict[str, tuple[str, str]] = {}  # ladder anchor's name -> (game, level), for as long as we run
 
     def refusal(self, level: str, timed: bool, games: int, name: str, address: str,
                 max_per_name: int, max_per_address: int) -> HouseRefusal | None:
@@ -113,10 +117,33 @@ class HouseDesk:
     def anchor_refusal(self, level: str, game: str, held: Callable[[str], bool]) -> HouseRefusal | None:
         """Why the ladder anchor of ``level`` cannot play a rated room of ``game`` now (it is playing), or None."""
         name = anchor_name(level, game)
+        if name in self.anchors:
+            return HouseRefusal(ErrorCode.BUSY, f"{name}, the rated {level} bot, plays on this server's ladder: meet "
+                                "it there (seek with ladder: true), or play this level unrated (rated: false)",
+                                Refusal.HOUSE_BUSY)
         if name in self.running or held(name):
             return HouseRefusal(ErrorCode.BUSY, f"{name}, the rated {level} bot, is playing; try again when its game "
                                 "ends, or play it unrated (rated: false)", Refusal.HOUSE_BUSY)
         return None
+
+    def anchor(self, game: str, level: str) -> HouseStart:
+        """Start the ladder anchor of ``level`` for ``game``: it plays on the ladder for as long as the server runs
+        (and takes one of the house bots' places all that time)."""
+        name = anchor_name(level, game)
+        self.anchors[name] = (game, level)
+        self.running[name] = "the ladder"
+        return HouseStart(name, game, level, ladder=True)
+
+    def restart_anchor(self, name: str) -> HouseStart | None:
+        """Start a ladder anchor whose process ended again, unless it ended often without playing a game since."""
+        game, level = self.anchors[name]
+        if not self._may_restart(name, "the ladder"):
+            return None
+        return self.anchor(game, level)
+
+    def anchor_played(self, name: str) -> None:
+        """A ladder anchor finished a game: its process works, and the count of its restarts begins anew."""
+        self.restarts.pop(name, None)
 
     def room_bot(self, level: str, game: str, room: str, games: int, opponent: str, address: str,
                  held: Callable[[str], bool], name: str | None = None) -> HouseStart:
@@ -156,14 +183,21 @@ class HouseDesk:
 
     def restart(self, name: str, tournament: str, game: str, level: str) -> HouseStart | None:
         """Start a tournament's house entrant again (its event goes on), unless it was restarted often already."""
-        restarts = self.restarts.get(name, 0)
-        if restarts >= HOUSE_RESTARTS:
+        if not self._may_restart(name, f"tournament {tournament}"):
             return None
-        self.restarts[name] = restarts + 1
-        log.warning("house bot %s of tournament %s ended while the event goes on: starting it again (%d of %d)", name,
-                    tournament, restarts + 1, HOUSE_RESTARTS)
         self.running[name] = f"tournament {tournament}"
         return HouseStart(name, game, level, tournament=tournament)
+
+    def _may_restart(self, name: str, what: str) -> bool:
+        """True (and counted, and logged) when house bot ``name`` of ``what``, whose process ended, may start again."""
+        restarts = self.restarts.get(name, 0)
+        if restarts >= HOUSE_RESTARTS:
+            log.error("house bot %s of %s ended %d times in a row: it is not started again", name, what, restarts + 1)
+            return False
+        self.restarts[name] = restarts + 1
+        log.warning("house bot %s of %s ended while it is needed: starting it again (%d of %d)", name, what,
+                    restarts + 1, HOUSE_RESTARTS)
+        return True
 
     def room_over(self, room: str) -> None:
         """``room`` is gone: the game its bot plays is over (the slot frees when the process ends)."""
@@ -174,7 +208,7 @@ class HouseDesk:
         """A restored room's seat belongs to house bot ``name``: start it again (its process did not outlive the
         old server's secret)."""
         level = anchor_level(name, game) or name.removeprefix(HOUSE_PREFIX).rsplit("-", 1)[0]
-        if not HOUSE_LEVEL.fullmatch(level):
+        if not HOUSE_LEVEL.fullmatch(level) or name in self.anchors:  # a ladder anchor resumes the room itself
             return None
         self.running[name] = room
         self.games[name] = (opponent or "", "?")

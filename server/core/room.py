@@ -719,7 +719,7 @@ class Room:
         more = status == GameStatus.FINISHED and self.game_no < self.settings.games and not last
         self.status = RoomStatus.WAITING if more else RoomStatus.FINISHED
         self.last_result = {"winner": outcome.winner, "reason": outcome.reason, "record": self.record_id,
-                            "status": status}
+                            "status": status, "players": list(self.players)}
         self._save(out)
         log.info("game %s in %s ended (%s): %s", self.record_id, self.name, status,
                  f"{winner_name} won" if winner_name else "no winner" if status != GameStatus.FINISHED else "draw")

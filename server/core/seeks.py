@@ -4,7 +4,8 @@ Seeks with the same settings (game, options, time control, series length) pair; 
 comes. The desk decides: :meth:`SeekDesk.seek` either finds the partner (the hall then opens a room for
 the two, first mover alternating between meetings) or records the seek and says what it waits for,
 including the seeks it cannot pair with because their settings differ. ``connected`` tells the desk who
-is logged in now; it never calls back into the hall.
+is logged in now; it never calls back into the hall. Ladder seeks (``ladder: true``) wait on the desk's
+:class:`~server.core.ladder.Ladder`, which pairs by rating; their colours alternate by the same rule.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
+from .ladder import Ladder, Ready, Rung
 from .room import RoomSettings
 
 log = logging.getLogger("plyhall.hall")
@@ -40,20 +42,23 @@ class Seek:
 
 @dataclass(frozen=True)
 class Pairing:
-    """Two seeks that pair: the room the hall opens seats ``first`` in seat 0."""
+    """Two seeks that pair: the room the hall opens seats ``first`` in seat 0 (``ladder``: two ladder rungs)."""
 
     first: str
     second: str
     settings: RoomSettings
+    ladder: bool = False
 
 
 class SeekDesk:
     """Waiting seeks by settings, and the first mover of each pair of names."""
 
-    def __init__(self) -> None:
+    def __init__(self, ladder: Ladder | None = None) -> None:
         self.seeks: dict[str, list[Seek]] = {}  # seek key -> waiting seeks, oldest first
         self.first_of_pair: dict[frozenset[str], str] = {}  # who had seat 0 when two names last met by seek
         self.rooms: set[str] = set()  # open rooms that seeks opened
+        self.ladder = ladder or Ladder()
+        self.ladder_rooms: set[str] = set()  # open rooms that the ladder opened
 
     def seek(self, name: str, settings: RoomSettings, now: float, connected: Container[str]) -> Pairing | Seek:
         """``name`` seeks a game on ``settings``: the pairing with a waiting seek, or the seek that now waits (an
@@ -79,8 +84,23 @@ class SeekDesk:
         """What a ``seeking`` message says of the seeks that wait for the same game but cannot pair with ``seek``."""
         return [{"name": other.name, **other.to_json()} for other in self.others(seek, connected)[:OTHERS_SHOWN]]
 
-    def drop(self, name: str, game: str | None = None) -> None:
-        """Withdraw ``name``'s seeks (for ``game``, or all)."""
+    def ladder_seek(self, name: str, game: str, now: float) -> Rung:
+        """``name`` seeks a place on the ladder of ``game`` (its plain seek for that game is replaced; a rung it has
+        stays as it is)."""
+        self.drop(name, game, keep_ladder=True)
+        if (game, name) not in self.ladder.rungs:
+            log.info("%s is on the ladder of %s", name, game)
+        return self.ladder.join(name, game, now)
+
+    def ladder_pairings(self, game: str, now: float, ready: Ready) -> list[Pairing]:
+        """The pairs the ladder of ``game`` makes now of its rungs that are ``ready``, colours given."""
+        settings = self.ladder.settings[game]
+        return [Pairing(*self._colours(a, b), settings, ladder=True) for a, b in self.ladder.pairings(game, now, ready)]
+
+    def drop(self, name: str, game: str | None = None, keep_ladder: bool = False) -> None:
+        """Withdraw ``name``'s seeks (for ``game``, or all), its ladder rungs too unless ``keep_ladder``."""
+        if not keep_ladder:
+            self.ladder.leave(name, game)
         for key, waiting in list(self.seeks.items()):
             kept = [s for s in waiting if s.name != name or (game is not None and s.settings.game.id != game)]
             if kept:
@@ -88,22 +108,29 @@ class SeekDesk:
             else:
                 del self.seeks[key]
 
-    def opened(self, room: str) -> None:
-        """A room was opened for a pairing (the hall opens it)."""
+    def opened(self, room: str, ladder: bool = False) -> None:
+        """A room was opened for a pairing (the hall opens it; ``ladder``: a ladder pairing)."""
         self.rooms.add(room)
+        if ladder:
+            self.ladder_rooms.add(room)
 
     def closed(self, room: str) -> None:
         """A room is gone (whatever opened it)."""
         self.rooms.discard(room)
+        self.ladder_rooms.discard(room)
 
     def waiting(self) -> int:
-        """Seeks waiting now (for the metrics)."""
-        return sum(len(waiting) for waiting in self.seeks.values())
+        """Seeks waiting now, ladder rungs included (for the metrics)."""
+        return sum(len(waiting) for waiting in self.seeks.values()) + self.ladder.waiting()
 
-    def _pair(self, waiting: str, arriving: str, settings: RoomSettings) -> Pairing:
+    def _colours(self, waiting: str, arriving: str) -> tuple[str, str]:
+        """Who of two names that meet sits in seat 0 (``waiting``, unless it did when they last met) and seat 1."""
         pair = frozenset((waiting, arriving))
         first = waiting if self.first_of_pair.get(pair) != waiting else arriving
         self.first_of_pair[pair] = first
-        self.drop(waiting)
-        self.drop(arriving)
-        return Pairing(first, arriving if first == waiting else waiting, settings)
+        return first, arriving if first == waiting else waiting
+
+    def _pair(self, waiting: str, arriving: str, settings: RoomSettings) -> Pairing:
+        self.drop(waiting, keep_ladder=True)
+        self.drop(arriving, keep_ladder=True)
+        return Pairing(*self._colours(waiting, arriving), settings)

@@ -1,6 +1,7 @@
 """The hall's timers: one heap of deadlines for rooms, and coalesced pushes (the lobby, each tournament).
 
-A room is woken at its next deadline (a flag falls, a grace period ends). A deadline only ever moves later
+A room is woken at its next deadline (a flag falls, a grace period ends); the ladder is woken like a room, under
+the key ``LADDER``, when a widening rating window will make a pair. A deadline only ever moves later
 with a move, so a room's entry is pushed only when it comes earlier than the one waiting: the waiting one
 then finds nothing due and the room is scheduled again (one heap entry a room, not one a move).
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 PUSH_INTERVAL = 0.5  # seconds between two pushes of one key; changes in between are coalesced
 LOBBY = ""  # the lobby's push key (no room has an empty name)
+LADDER = "\x01ladder"  # the ladder's deadline among the rooms' (when a widening rating window makes a pair)
 _PUSH = "\x00"  # prefix of a push key in the heap (no room name has it)
 
 

@@ -21,6 +21,7 @@ from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_js
 
 from ..tournament.director import Director, slug
 from ..tournament.schedule import TournamentSpec
+from .analysis import QueueFull
 from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
 from .metrics import CONTENT_TYPE
 from .static_files import STATIC_PREFIX, StaticFiles
@@ -100,10 +101,42 @@ class Api:
 
     async def _api_game(self, path: str, query: dict[str, str]) -> Response:
         game_id = path.removeprefix("/api/games/")
+        if game_id.endswith("/analysis"):
+            return await self._api_analysis(game_id.removesuffix("/analysis"), query)
         record = await self._read(self.server.storage.get_game, game_id)
         if record is None:
             return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
         return json_response(200, record)
+
+    async def _api_analysis(self, game_id: str, query: dict[str, str]) -> Response:
+        """A game's analysis (200, status done); 202 with the job's progress while it is queued or runs; 200 with
+        status none when there is none (``?request=1`` queues it: asked once, analysed once, stored with the game);
+        404 for no such game."""
+        queue = self.server.analysis
+        stored = await self._read(self.server.storage.get_analysis, game_id) or queue.done(game_id)
+        if stored is not None:
+            return json_response(200, {"game": game_id, "status": "done", "analysis": stored})
+        status = queue.status(game_id)
+        if query.get("request") not in (None, "", "0") and (status is None or status["status"] == "failed"):
+            record = await self._read(self.server.storage.get_game, game_id)
+            if record is None:
+                return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
+            if record["status"] == "running":
+                return json_response(409, {"error": "the game is still running: it is analysed once it has ended"})
+            try:
+                queue.request(game_id)
+            except QueueFull as exc:
+                return json_response(503, {"error": str(exc)})
+            status = queue.status(game_id)
+        if status is None:
+            if await self._read(self.server.storage.get_game, game_id) is None:
+                return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
+            return json_response(200, {"game": game_id, "status": "none",
+                                       "message": "this game has not been analysed; ask with ?request=1"})
+        if status["status"] == "failed":
+            return json_response(500, {"game": game_id, **status, "error": f"the analysis failed: {status['error']}; "
+                                                                           "ask again with ?request=1"})
+        return json_response(202, {"game": game_id, **status})
 
     async def _api_tournaments(self, path: str, query: dict[str, str]) -> Response:
         """Every tournament in the database (all servers sharing it); this server's own ones live."""
@@ -114,6 +147,12 @@ class Api:
 
     async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
         key = unquote(path.removeprefix("/api/tournaments/"))
+        if key.endswith("/analysis"):  # each entrant's accuracy over the event's analysed games
+            key = key.removesuffix("/analysis")
+            director = self.server.hall.tournaments.get(key) or self.server.hall.tournaments.get(slug(key))
+            tournament_id = director.id if director is not None else slug(key)
+            players = await self._read(self.server.storage.tournament_accuracy, tournament_id)
+            return json_response(200, {"tournament": tournament_id, "players": players})
         now = time.monotonic()
         director = self.server.hall.tournaments.get(key) or self.server.hall.tournaments.get(slug(key))
         if director is None:  # another server's event (or a finished one from before a restart)
@@ -136,14 +175,16 @@ class Api:
         return json_response(200, {"games": games, "provisional_deviation": PROVISIONAL_DEVIATION})
 
     async def _api_ratings(self, path: str, query: dict[str, str]) -> Response:
-        """A game's leaderboard: rank, name, rating, deviation (as of now), games, W-D-L, last played, provisional."""
+        """A game's leaderboard: rank, name, rating, deviation (as of now), games, W-D-L, last played, provisional,
+        anchor, and whether the player is on this server's ladder now."""
         game = unquote(path.removeprefix("/api/ratings/"))
         if game not in GAMES:
             return json_response(404, {"error": f"no game {game[:40]!r}; games: {', '.join(GAMES)}"})
         limit = int_param(query, "limit", 500, 1, 10_000)
         board = await self._read(self.server.storage.leaderboard, game)
-        return json_response(200, {"game": game, "players": leaderboard_json(board, time.time())[:limit],
-                                   "provisional_deviation": PROVISIONAL_DEVIATION})
+        on = self.server.hall.seeks.ladder.names(game)  # on this server's ladder now
+        players = [{**row, "ladder": row["name"] in on} for row in leaderboard_json(board, time.time())[:limit]]
+        return json_response(200, {"game": game, "players": players, "provisional_deviation": PROVISIONAL_DEVIATION})
 
     async def _api_player(self, path: str, query: dict[str, str]) -> Response:
         """A player's rating in each game type with its history (the rated games, oldest first), and its latest

@@ -29,12 +29,13 @@ from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
 from protocol.messages import ProtocolError, validate_request
 
 from ..core.env import Env
-from ..core.hall import Hall, HallOutbox, Limits
+from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
 from ..core.outbox import Refusal
 from ..storage import Storage
-from ..storage.records import MovePlayed, Write
+from ..storage.records import AnalysisSaved, MovePlayed, Write
 from ..storage.spill import describe, replay, spill
 from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
+from .analysis import AnalysisQueue
 from .api import Api
 from .checks import Checks
 from .connections import Connection, RateLimit, TokenBucket
@@ -75,6 +76,8 @@ class PlyhallServer:
         house_bots: int = 0,
         serving_gc: bool = False,
         trusted_proxies: list[Network] | None = None,
+        analysis: dict[str, Any] | None = None,
+        ladder: LadderConfig | None = None,
     ) -> None:
         self.storage = storage
         self.trusted_proxies = trusted_proxies or []  # peers whose X-Forwarded-For names the real client
@@ -83,7 +86,7 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
-        self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots, storage.shared)
+        self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots, storage.shared, ladder=ladder)
         self.house: HouseBots | None = None
         self._house_task: asyncio.Task | None = None
         self.connections: dict[int, Connection] = {}
@@ -108,6 +111,10 @@ class PlyhallServer:
         self.replayed: str | None = None  # what the spill file of an earlier stop held (replayed at start)
         self.unsaved: str | None = None  # what this stop could not store in the database
         self.stuck = False  # a thread of the database's was still busy when the stop's time was up
+        analysis = dict(analysis or {})  # workers, nodes, finished (analyse every game that ends), command
+        self.analyse_finished = bool(analysis.pop("finished", False))
+        self.analysis = AnalysisQueue(storage.get_game, self.reads, lambda game_id, data: self.dispatch(
+            HallOutbox(writes=[AnalysisSaved(game_id, data)])), **analysis)
 
     # Life cycle --------------------------------------------------------------------------
 
@@ -120,6 +127,8 @@ class PlyhallServer:
             log.warning("stored %s kept in the spill file of the last stop", self.replayed)
         restored = await loop.run_in_executor(self.reads, self.storage.load)
         self.restored = self.hall.restore(restored, time.monotonic())
+        boards = await loop.run_in_executor(self.reads, self.storage.leaderboards)  # the ladder pairs by rating
+        self.hall.seeks.ladder.learn_boards(boards, time.time())
         if self.storage.commits_inline:
             self.storage.checkpoint_in_background()
             self._writer = LoopWriter(self.storage, loop, self._committed)
@@ -149,6 +158,7 @@ class PlyhallServer:
         self._timer_task = asyncio.create_task(self._timer())
         self._timer_wakeup.set()  # restored rooms have grace deadlines
         self._lag_task = asyncio.create_task(self.metrics.watch_loop())
+        self.analysis.start()
         if self.gc is not None:
             self.gc.start()
         if self.hall.house.limit:
@@ -188,6 +198,7 @@ class PlyhallServer:
         if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
             self._keep_unsaved(self._writer.unsaved())
         self.checks.close()
+        await self.analysis.stop()
         try:
             await asyncio.wait_for(loop.run_in_executor(self.reads, self.storage.close),
                                    max(0.5, deadline - loop.time()))
@@ -395,6 +406,9 @@ class PlyhallServer:
             self._deliver(self._held.popleft()[1])
 
     def _deliver(self, out: HallOutbox) -> None:
+        if self.analyse_finished and out.ended:  # stored now: the analysis worker can read them
+            self.analysis.request_played(out.ended)
+        after = self.hall.committed(out, time.monotonic()) if out.ended else None  # ratings known: the ladder goes on
         metrics = self.metrics
         metrics.sent += len(out.messages)
         frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
@@ -416,6 +430,8 @@ class PlyhallServer:
         deadline = self.hall.next_deadline()
         if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
             self._timer_wakeup.set()
+        if after is not None:
+            self.dispatch(after)
 
     def _run_house(self, out: HallOutbox) -> None:
         for request in out.house:

@@ -28,6 +28,7 @@ TABLES: dict[str, tuple[str, ...]] = {
                 "last_played"),
     "rating_events": ("seq", "game_id", "game", "player0", "player1", "winner", "played_at", "weight", "rating0",
                       "deviation0", "volatility0", "change0", "rating1", "deviation1", "volatility1", "change1"),
+    "analyses": ("game_id", "version", "nodes", "data", "created_at"),
 }
 """Every table with its columns, for copies between databases."""
 
@@ -81,6 +82,14 @@ class Storage:
         """One tournament's snapshot and the summaries of its games, or None."""
         raise NotImplementedError
 
+    def get_analysis(self, game_id: str) -> dict[str, Any] | None:
+        """A game's stored analysis (``bots.analysis``' JSON), or None."""
+        raise NotImplementedError
+
+    def tournament_accuracy(self, tournament_id: str) -> dict[str, dict[str, Any]]:
+        """Each player's accuracy and counts (blunders, mistakes, inaccuracies) over a tournament's analysed games."""
+        raise NotImplementedError
+
     def rated_games(self) -> list[str]:
         """The game types that have ratings."""
         raise NotImplementedError
@@ -88,6 +97,10 @@ class Storage:
     def leaderboard(self, game: str) -> list[tuple[str, Standing, bool]]:
         """Every rated player of ``game``: (name, standing, is a ladder anchor), highest rating first."""
         raise NotImplementedError
+
+    def leaderboards(self) -> dict[str, list[tuple[str, Standing, bool]]]:
+        """The leaderboard of every game type with ratings (what the ladder pairs by when the server starts)."""
+        return {game: self.leaderboard(game) for game in self.rated_games()}
 
     def player_ratings(self, name: str) -> dict[str, tuple[Standing, list[dict[str, Any]]]]:
         """``name``'s standing per game type, each with its rated games (oldest first)."""

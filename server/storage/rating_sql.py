@@ -16,7 +16,16 @@ from typing import Any
 
 from protocol.glicko2 import Rating
 from protocol.messages import GameStatus
-from protocol.ratings import PAIR_WINDOW, RatedGame, RatingChange, Standing, anchor_level, rate, replay
+from protocol.ratings import (
+    PAIR_WINDOW,
+    PROVISIONAL_DEVIATION,
+    RatedGame,
+    RatingChange,
+    Standing,
+    anchor_level,
+    rate,
+    replay,
+)
 
 from .records import GameRecord
 
@@ -80,6 +89,13 @@ def _event_json(row: Sequence[Any], name: str) -> dict[str, Any]:
             "change": round(c0 if seat == 0 else c1, 1)}
 
 
+def rating_json(players: tuple[str, str], change: RatingChange) -> list[dict[str, Any]]:
+    """Each seat's rating after a rated game, as ``game_over.ratings`` shows it."""
+    return [{"name": name, "rating": round(standing.rating.rating, 1), "deviation": round(standing.rating.deviation, 1),
+             "change": round(delta, 1), "provisional": standing.rating.deviation > PROVISIONAL_DEVIATION}
+            for name, standing, delta in zip(players, change.after, change.change, strict=True)]
+
+
 class RatingSQL:
     """Ratings, for :class:`server.storage.sql.SQLStorage` (which provides ``_sql`` and ``_read``)."""
 
@@ -114,6 +130,7 @@ class RatingSQL:
         cur.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM rating_events")
         seq = int(cur.fetchone()[0])
         self._insert_event(cur, seq, game, change)
+        record.ratings = rating_json((p0, p1), change)
         for name, standing in zip((p0, p1), change.after, strict=True):
             r = standing.rating
             cur.execute(sql(

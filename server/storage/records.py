@@ -52,6 +52,8 @@ class GameRecord:
     tournament: str | None = None
     tournament_game: int | None = None  # the game's number in its tournament's schedule
     rated: bool = False  # a rated result (``protocol.ratings``): storing it updates both players' ratings with it
+    ratings: list[dict[str, Any]] | None = None  # what storing a rated result made of each seat's rating (set by
+    # storage in the result's transaction, not stored with the game: game_over carries it; see RatingSQL._rate)
 
     def to_json(self) -> dict[str, Any]:
         """JSON form used by the HTTP API and ``plyhall export``."""
@@ -155,13 +157,21 @@ class TournamentSaved:
     snapshot: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class AnalysisSaved:
+    """A finished game's analysis (``bots.analysis``' JSON), made by an analysis worker (insert or replace)."""
+
+    game_id: str
+    analysis: dict[str, Any]
+
+
 Write = (RoomSaved | RoomRemoved | GameStarted | MovePlayed | GameEnded | ClaimSaved | IdentitySaved | IdentityForgotten
-         | TournamentSaved)
+         | TournamentSaved | AnalysisSaved)
 """Anything the state machines ask storage to commit."""
 
 _WRITES: dict[str, type] = {kind.__name__: kind for kind in (RoomSaved, RoomRemoved, GameStarted, MovePlayed,
                                                               GameEnded, ClaimSaved, IdentitySaved, IdentityForgotten,
-                                                              TournamentSaved)}
+                                                              TournamentSaved, AnalysisSaved)}
 
 
 def write_to_json(write: Write) -> dict[str, Any]:

@@ -16,9 +16,11 @@ from typing import Any
 
 from protocol.messages import GameStatus
 
+from .analysis_sql import ANALYSIS_TABLES, AnalysisSQL
 from .base import TABLES, Storage, StorageError
 from .rating_sql import RATING_TABLES, RatingSQL
 from .records import (
+    AnalysisSaved,
     ClaimSaved,
     GameEnded,
     GameRecord,
@@ -36,7 +38,7 @@ from .records import (
 
 log = logging.getLogger("plyhall.storage")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema this code reads and writes. A database at a newer version is refused."""
 
 def _games_table(name: str, version: int) -> str:
@@ -116,6 +118,7 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",
         *RATING_TABLES,
     ],
+    ANALYSIS_TABLES,  # the analyses of games (server/storage/analysis_sql.py)
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -138,7 +141,7 @@ def _summary(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-class SQLStorage(RatingSQL, Storage):
+class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     """The SQL of every operation, over DB-API connections: one for the writer, one per reading thread.
 
     Statements use ``?`` placeholders; a subclass whose driver wants another style sets
@@ -300,6 +303,8 @@ class SQLStorage(RatingSQL, Storage):
                             " snapshot = excluded.snapshot"),
                         (snap["id"], self.node, snap["name"], snap["status"], json.dumps(snap),
                          snap.get("created_at", now)))
+        elif isinstance(write, AnalysisSaved):
+            self._save_analysis(cur, write)
         else:  # pragma: no cover - every Write type is handled above
             raise TypeError(f"unknown write {write!r}")
 
@@ -439,7 +444,7 @@ class SQLStorage(RatingSQL, Storage):
         assert table in TABLES
         offset = 0
         while True:
-            second = f", {TABLES[table][1]}" if table in ("moves", "rooms", "ratings") else ""
+            second = f", {TABLES[table][1]}" if table in ("moves", "rooms", "ratings") else ""  # the primary key
             page = self._read(f"SELECT {', '.join(TABLES[table])} FROM {table} ORDER BY {TABLES[table][0]}{second}"
                               " LIMIT 1000 OFFSET ?", (offset,))
             yield from page

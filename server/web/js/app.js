@@ -6,11 +6,13 @@
  *   #/room/NAME           a room: play or watch
  *   #/replay              recorded games; #/replay/ID/N one game at move N
  *   #/tournaments         tournaments; #/tournaments/ID one of them
+ *   #/leaderboard         ratings by game (#/leaderboard/GAME); #/players/NAME one player's
  *
- * The lobby and rooms need a login; replays and tournaments do not.
+ * The lobby and rooms need a login; replays, tournaments and ratings do not.
  */
 
 import { h, replace } from "./dom.js";
+import { mountLeaderboard, mountPlayer } from "./leaderboard.js";
 import { identityMenu, mountLogin } from "./login.js";
 import { mountLobby } from "./lobby.js";
 import { mountReplay, mountReplayList } from "./replay.js";
@@ -20,7 +22,7 @@ import { Session } from "./session.js";
 import { loadIdentity, loadPreferences } from "./storage.js";
 import { mountTournament, mountTournamentList } from "./tournaments.js";
 
-const NAV = [["#/lobby", "Lobby"], ["#/replay", "Replays"], ["#/tournaments", "Tournaments"]];
+const NAV = [["#/lobby", "Lobby"], ["#/replay", "Replays"], ["#/tournaments", "Tournaments"], ["#/leaderboard", "Leaderboard"]];
 
 const session = new Session();
 const store = new RoomStore(session);
@@ -70,6 +72,10 @@ function parse(hash) {
       return parts[1] ? { view: "replay", id: parts[1], move: Number(parts[2] || 0) } : { view: "replays", params };
     case "tournaments":
       return parts[1] ? { view: "tournament", id: parts[1] } : { view: "tournaments" };
+    case "leaderboard":
+      return { view: "leaderboard", game: parts[1] || "" };
+    case "players":
+      return parts[1] ? { view: "player", name: parts.slice(1).join("/") } : { view: "leaderboard", game: "" };
     default:
       return { view: "lobby", login: true };
   }
@@ -105,13 +111,19 @@ function route() {
     case "tournament":
       unmount = mountTournament(main, target.id, app);
       break;
+    case "leaderboard":
+      unmount = mountLeaderboard(main, target.game);
+      break;
+    case "player":
+      unmount = mountPlayer(main, target.name);
+      break;
     default:
       unmount = mountLobby(main, app);
   }
 }
 
 function renderHeader(view) {
-  const current = { lobby: "#/lobby", room: "#/lobby", replays: "#/replay", replay: "#/replay", tournaments: "#/tournaments", tournament: "#/tournaments" }[view];
+  const current = { lobby: "#/lobby", room: null, replays: "#/replay", replay: "#/replay", tournaments: "#/tournaments", tournament: "#/tournaments", leaderboard: "#/leaderboard", player: "#/leaderboard" }[view];
   replace(nav, NAV.map(([href, text]) => h("a", { href, text, "aria-current": href === current ? "page" : null })));
   replace(identity, session.loggedIn ? identityMenu(app) : null);
 }

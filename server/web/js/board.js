@@ -28,6 +28,8 @@ export class BoardView {
     this.squares = new Map();
     this.pieces = new Map(); // the pieces off the board (Quarto), by token
     this.element = h("div", { class: `board-wrap game-${game.id}` });
+    this.element.style.setProperty("--w", String(game.width)); // for the page's cap on the board's size
+    this.element.style.setProperty("--h", String(game.height));
     this.grid = this.buildGrid(options.label || `${game.title} board`);
     this.element.append(this.grid);
     if (game.tray) {
@@ -104,6 +106,12 @@ export class BoardView {
     }
     this.showDrop(state.dropped || null);
     if (this.tray) this.updateTray(state, chosen, interactive);
+  }
+
+  /** Outline the squares of a suggested move (the analysis' best move); `[]` clears them. */
+  showBest(squares) {
+    const best = new Set(squares);
+    for (const [name, button] of this.squares) button.classList.toggle("best", best.has(name));
   }
 
   updateTray(state, chosen, interactive) {

@@ -69,3 +69,16 @@ export function field(text, control) {
   if (!control.id) control.id = `field-${++fieldCount}`;
   return h("div", { class: "field" }, h("label", { for: control.id, text }), control);
 }
+
+/**
+ * Scroll `list` (a scrolling box) so that `item` shows, without scrolling the page itself (scrollIntoView would
+ * move the whole page on a phone, where the list sits below the board).
+ * @param {Element} list
+ * @param {Element} item
+ */
+export function scrollWithin(list, item) {
+  const box = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+}

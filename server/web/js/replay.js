@@ -5,9 +5,10 @@
  * names the move shown, so it can be shared.
  */
 
+import { AnalysisView } from "./analysis-view.js";
 import { getJson, query } from "./api.js";
 import { BoardView } from "./board.js";
-import { drawInto, field, h, replace } from "./dom.js";
+import { drawInto, field, h, replace, scrollWithin } from "./dom.js";
 import { formatClock, formatDate, resultText } from "./format.js";
 import { GAMES, gameOf } from "./games/index.js";
 import { loadPreferences, savePreference } from "./storage.js";
@@ -59,7 +60,9 @@ export function mountReplayList(main, params, app) {
 
   getJson(`/api/games${query({ limit: PAGE, offset, game: params.get("game"), player: params.get("player") })}`).then((answer) => {
     if (!answer.games.length) {
-      replace(list, h("p", { class: "empty", text: offset ? "No more games." : "No recorded games yet." }));
+      const filtered = params.get("game") || params.get("player");
+      replace(list, h("p", { class: "empty", text: offset ? "No more games." : filtered
+        ? "No recorded games match these filters." : "No recorded games yet." }));
     } else {
       replace(list, h("table", { class: "games" },
         h("thead", {}, h("tr", {}, ["Ended", "Game", "Players", "Result", "Length", ""].map((text) => h("th", { scope: "col", text })))),
@@ -113,16 +116,22 @@ export function mountReplay(main, id, start, app) {
     const playButton = h("button", { type: "button", class: "primary play-button", "aria-label": "Autoplay", "aria-pressed": "false" });
     const speed = h("select", { name: "speed", "aria-label": "Autoplay speed" },
       SPEEDS.map(([seconds, text]) => h("option", { value: seconds, text, selected: seconds === (loadPreferences().autoplaySeconds || 1) })));
-    const moveList = h("ol", { class: "moves replay-moves", "aria-label": "Moves" },
+    const words = game.moveText;
+    const moveList = h("ol", { class: `moves replay-moves${words ? " in-words" : ""}`, "aria-label": "Moves" },
       record.moves.slice(0, last).map((move, i) => h("li", {}, h("span", { class: "n", text: `${i + 1}.` }),
-        h("button", { type: "button", class: "move mv", "data-seq": i + 1, text: move.move, onclick: () => goTo(i + 1) }))));
+        h("button", { type: "button", class: "move mv", "data-seq": i + 1, text: words ? words(move.move) : move.move,
+          title: words ? move.move : undefined, onclick: () => goTo(i + 1) }))));
     const link = h("a", { class: "move-link" });
+    const analysis = new AnalysisView(record, game, {
+      goTo: (n) => goTo(n), positions, showBest: (squares) => board.showBest(squares),
+      moveButtons: () => [...moveList.querySelectorAll("button.move")],
+    });
 
     function goTo(n) {
       at = Math.min(Math.max(0, n), last);
       board.update(positions[at]);
       slider.value = String(at);
-      where.textContent = at === 0 ? `Start position · ${last} moves` : `Move ${at} of ${last}: ${record.moves[at - 1].move}`;
+      where.textContent = at === 0 ? `Start position · ${last} moves` : `Move ${at} of ${last}: ${words ? words(record.moves[at - 1].move) : record.moves[at - 1].move}`;
       const after = at > 0 ? record.moves[at - 1].clocks_after : null;
       clocks.textContent = after ? record.players.map((name, seat) => `${name} ${formatClock(after[seat])}`).join(" · ") : "";
       moveList.querySelectorAll("button.move").forEach((button, i) => {
@@ -132,11 +141,12 @@ export function mountReplay(main, id, start, app) {
         else button.removeAttribute("aria-current");
       });
       const current = moveList.querySelector("button.current");
-      if (current) current.scrollIntoView({ block: "nearest" });
+      if (current) scrollWithin(moveList, current);
       const hash = `#/replay/${encodeURIComponent(record.id)}/${at}`;
       link.href = hash;
       link.textContent = `Link to this position (move ${at})`;
       if (window.location.hash !== hash) history.replaceState(null, "", hash);
+      analysis.show(at);
       if (at === last) stop();
     }
 
@@ -191,14 +201,18 @@ export function mountReplay(main, id, start, app) {
             iconButton("Forward one move", ICONS.forward, () => goTo(at + 1)),
             iconButton("Last position", ICONS.last, () => goTo(last)),
             speed),
-          slider),
+          slider, analysis.graph),
         h("aside", { class: "side" },
           h("section", { class: "panel" }, h("h2", { text: "Moves" }), moveList),
+          analysis.element,
           h("section", { class: "panel links" }, link, h("a", { href: "#/replay", text: "All recorded games" }))))));
     playButton.addEventListener("click", toggle);
     stop();
     goTo(at);
-    return () => document.removeEventListener("keydown", key);
+    return () => {
+      document.removeEventListener("keydown", key);
+      analysis.close();
+    };
   }
 
   return () => {

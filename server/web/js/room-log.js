@@ -7,7 +7,7 @@
  * each new line once and the lists keep their scroll position.
  */
 
-import { h, keyed } from "./dom.js";
+import { h, keyed, scrollWithin } from "./dom.js";
 import { resultText } from "./format.js";
 
 /** @typedef {import("./room-model.js").RoomModel} RoomModel */
@@ -24,11 +24,15 @@ export function movesList() {
       shown = 0;
     }
     if (shown < 0) shown = 0;
+    const words = model.game && model.game.moveText;
+    element.classList.toggle("in-words", Boolean(words));
     for (let i = shown; i < model.moves.length; i++) {
-      element.append(h("li", { "data-seq": i + 1 }, h("span", { class: "n", text: `${i + 1}.` }), h("span", { class: "mv", text: model.moves[i] })));
+      const notation = model.moves[i];
+      element.append(h("li", { "data-seq": i + 1 }, h("span", { class: "n", text: `${i + 1}.` }),
+        h("span", { class: "mv", text: words ? words(notation) : notation, title: words ? notation : undefined })));
     }
     shown = model.moves.length;
-    if (element.lastElementChild) element.lastElementChild.scrollIntoView({ block: "nearest" });
+    if (element.lastElementChild) scrollWithin(element, element.lastElementChild);
   }
 
   return { element, render };
@@ -60,8 +64,11 @@ export function seriesList() {
 export function chat(current) {
   const log = h("ol", { class: "chat-log", "aria-live": "polite", "aria-label": "Chat" });
   const input = h("input", { type: "text", name: "chat", maxlength: "500", autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
-  const form = h("form", { class: "chat-form", onsubmit: send }, input, h("button", { type: "submit", text: "Send" }));
+  // a refused line (too long, too fast) is said here, beside the chat box, not under the board
+  const note = h("p", { class: "chat-notice", role: "alert" });
+  const form = h("form", { class: "chat-form", onsubmit: send }, input, h("button", { type: "submit", text: "Send" }), note);
   let shown = 0;
+  input.addEventListener("input", () => { note.textContent = ""; });
 
   /** @param {Event} event */
   function send(event) {
@@ -69,7 +76,10 @@ export function chat(current) {
     const text = input.value.trim();
     const model = current();
     if (!text || !model) return;
-    model.act("chat", { text }).then(() => { input.value = ""; }).catch(() => {});
+    model.session.request({ type: "chat", room: model.name, text }).then(() => {
+      input.value = "";
+      note.textContent = "";
+    }).catch((error) => { note.textContent = error.message; });
   }
 
   /** @param {RoomModel} model */
@@ -82,7 +92,7 @@ export function chat(current) {
       const line = model.chat[i];
       log.append(h("li", {}, h("b", { text: line.from }), ": ", line.text));
     }
-    if (model.chat.length > shown && log.lastElementChild) log.lastElementChild.scrollIntoView({ block: "nearest" });
+    if (model.chat.length > shown && log.lastElementChild) scrollWithin(log, log.lastElementChild);
     shown = model.chat.length;
     input.disabled = !model.role;
   }

@@ -54,6 +54,8 @@ export class RoomModel extends EventTarget {
     this.status = "waiting"; // waiting, playing, finished (the room's game)
     /** @type {Result | null} */
     this.result = null;
+    /** @type {string[] | null} who played the last finished game, by seat */
+    this.lastPlayers = null;
     /** @type {string | null} */
     this.record = null;
     this.gameNo = 0;
@@ -155,6 +157,7 @@ export class RoomModel extends EventTarget {
     this.setClocks(msg.clocks);
     this.status = "playing";
     this.result = null;
+    this.lastPlayers = null;
     this.record = msg.record;
     this.gameNo = msg.game_no;
     this.paused = Boolean(msg.paused);
@@ -179,7 +182,10 @@ export class RoomModel extends EventTarget {
       this.record = msg.record;
       if (msg.clocks) this.setClocks(msg.clocks);
     }
-    if (msg.last_result) this.result = { ...msg.last_result, nextGame: msg.status === "waiting" };
+    if (msg.last_result) {
+      this.result = { ...msg.last_result, nextGame: msg.status === "waiting" };
+      if (msg.last_result.players) this.lastPlayers = msg.last_result.players;
+    }
   }
 
   on_moved(msg) {
@@ -208,6 +214,7 @@ export class RoomModel extends EventTarget {
     this.toMove = null;
     this.setClocks(msg.clocks);
     this.seats = msg.players;
+    this.lastPlayers = msg.players; // the names of the finished game, kept when its players leave the room
     this.result = { winner: msg.winner, reason: msg.reason, status: msg.status, record: msg.record, nextGame: msg.next_game };
     this.finished.push({ gameNo: msg.game_no, result: this.result, players: msg.players });
     const score = this.score;

@@ -44,7 +44,10 @@ export function playerBars(onTakeSeat) {
       bar.element.classList.toggle("to-move", model.status === "playing" && model.toMove === seat);
       bar.element.dataset.seat = String(seat);
       drawInto(bar.swatch, game.swatch(seat));
-      replace(bar.who, h("b", { text: seatName || "empty seat" }), seatWord(game, seat), you ? " (you)" : "");
+      // after a game, a player who has left is still named: the finished game was theirs
+      const left = !seatName && model.status === "finished" && model.lastPlayers ? model.lastPlayers[seat] : null;
+      replace(bar.who, h("b", { text: seatName || left || "empty seat" }), seatWord(game, seat), you ? " (you)" : "",
+        left ? h("span", { class: "muted", text: " (left)" }) : null);
       if (!seatName && !model.isPlayer && model.status === "waiting") {
         bar.who.append(" ", h("button", { type: "button", class: "small", text: "Take this seat", onclick: () => onTakeSeat(seat) }));
       }

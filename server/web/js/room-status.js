@@ -33,6 +33,16 @@ export function roomMeta(model, game) {
 }
 
 /**
+ * True while a player waits for the other side: its move (a bot thinking), or a house bot taking its seat.
+ * @param {RoomModel} model
+ */
+export function waitingOnOther(model) {
+  if (!model.isPlayer || model.paused) return false;
+  if (model.status === "waiting") return Boolean(model.expecting && !model.seats[1]);
+  return model.status === "playing" && model.toMove !== null && model.toMove !== model.seat;
+}
+
+/**
  * The status line under the board: who is to move, what to pick next, or how the game ended.
  * @param {RoomModel} model
  * @param {AnyGame} game the room's game
@@ -44,7 +54,7 @@ export function statusText(model, game) {
     return "Waiting for players.";
   }
   if (model.status === "finished" || model.toMove === null) {
-    return model.result ? resultText(model.result, model.seats) : "The game is over.";
+    return model.result ? resultText(model.result, model.lastPlayers || model.seats) : "The game is over.";
   }
   if (model.paused) return "Paused: the game goes on when both players are back.";
   if (model.myTurn) {
@@ -52,5 +62,7 @@ export function statusText(model, game) {
     if (!model.picker) return "Your move: getting the legal moves…";
     return `Your move: ${game.prompt(model.shownState(), model.picker.chosen, model.sayer())}`;
   }
-  return `${model.seats[model.toMove] || `Seat ${model.toMove}`}${seatWord(game, model.toMove)} to move.`;
+  const mover = model.seats[model.toMove] || `Seat ${model.toMove}`;
+  if (model.isPlayer && /^house-/.test(mover)) return `${mover}${seatWord(game, model.toMove)} is thinking…`;
+  return `${mover}${seatWord(game, model.toMove)} to move.`;
 }

@@ -14,7 +14,7 @@ import { h, replace, setText } from "./dom.js";
 import { roomActions } from "./room-actions.js";
 import { chat, movesList, seriesList } from "./room-log.js";
 import { playerBars } from "./room-players.js";
-import { roomMeta, statusText } from "./room-status.js";
+import { roomMeta, statusText, waitingOnOther } from "./room-status.js";
 
 /** @typedef {import("./app.js").App} App */
 /** @typedef {import("./room-model.js").RoomModel} RoomModel */
@@ -86,6 +86,7 @@ export function mountRoom(main, name, app) {
       interactive: Boolean(picker) && !model.sending,
     });
     setText(status, statusText(model, game));
+    status.classList.toggle("waiting-on", waitingOnOther(model)); // a spinner while the other side thinks
     setText(notice, model.notice ? model.notice.text : "");
     notice.className = `notice ${model.notice ? model.notice.kind : ""}`;
     document.title = model.myTurn ? `Your move · ${name} · Plyhall` : `${name} · Plyhall`;

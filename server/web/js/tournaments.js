@@ -11,6 +11,7 @@ import { formatPoints } from "./format.js";
 import { GAMES } from "./games/index.js";
 
 const POLL_MS = 10000;
+const LIST_POLL_MS = 3000;
 
 function gameTitle(id) {
   return GAMES[id] ? GAMES[id].title : id;
@@ -77,8 +78,25 @@ function scheduleTable(schedule) {
   return table("Schedule", ["Game", "Round", "First", "Second", "Opening", "Status", "Result", ""], rows, "schedule");
 }
 
-/** The page of one tournament, from the object `/api/tournaments/ID` answers. */
-export function renderTournament(tournament) {
+const ACCURACY_MS = 5000;
+
+/** Each entrant's accuracy over the event's analysed games (`/api/tournaments/ID/analysis`), or nothing. */
+function accuracyTable(accuracy) {
+  const players = Object.entries((accuracy && accuracy.players) || {});
+  if (!players.length) return null;
+  players.sort(([, a], [, b]) => (b.accuracy ?? -1) - (a.accuracy ?? -1));
+  const rows = players.map(([name, p]) => h("tr", {},
+    h("th", { scope: "row", text: name }),
+    h("td", { class: "num", text: p.accuracy === null ? "–" : `${p.accuracy}%` }),
+    h("td", { class: "num", text: String(p.blunders) }),
+    h("td", { class: "num", text: String(p.mistakes) }),
+    h("td", { class: "num", text: String(p.inaccuracies) }),
+    h("td", { class: "num", text: String(p.games) })));
+  return table("Accuracy (the master engine's analysis)", ["Player", "Accuracy", "Blunders", "Mistakes", "Inaccuracies", "Games analysed"], rows, "accuracy");
+}
+
+/** The page of one tournament, from the object `/api/tournaments/ID` answers (and the entrants' accuracy). */
+export function renderTournament(tournament, accuracy = null) {
   const live = (tournament.schedule || []).filter((game) => game.status === "playing");
   const standings = tournament.standings || { rows: [] };
   const over = tournament.status === "finished" || tournament.status === "cancelled";
@@ -95,29 +113,41 @@ export function renderTournament(tournament) {
         : h("p", { class: "empty", text: "No game is being played right now." })),
     standings.rows.length ? standingsTable(standings) : h("p", { class: "empty", text: "No standings yet." }),
     standings.rows.length ? crosstable(standings) : null,
+    accuracyTable(accuracy),
     (tournament.schedule || []).length ? scheduleTable(tournament.schedule) : null,
     h("p", {}, h("a", { href: "#/tournaments", text: "All tournaments" })));
 }
 
-/** The list of tournaments; "no tournaments" when there are none or the server has none. */
+/** The list of tournaments, kept up to date (an event created or finished shows without a reload); "no
+ * tournaments" when there are none or the server has none. */
 export function mountTournamentList(main) {
   const list = h("div", {}, h("p", { text: "Loading…" }));
   replace(main, h("section", { class: "tournaments" }, h("h1", { text: "Tournaments" }), list));
-  getJson("/api/tournaments").then((answer) => {
-    const tournaments = answer.tournaments || [];
-    if (!tournaments.length) {
-      replace(list, h("p", { class: "empty", text: "No tournaments." }));
-      return;
-    }
-    replace(list, h("ul", { class: "tournament-list" }, tournaments.map((t) => h("li", {},
-      h("a", { href: `#/tournaments/${encodeURIComponent(t.id)}`, text: t.name }),
-      h("span", { class: "meta", text: ` ${gameTitle(t.game)} · ${t.format} · ${t.status} · ${(t.entrants || []).length} entrants` }),
-      progressBar(t.progress),
-      h("span", { class: "meta", text: ` ${progressText(t.progress)}` })))));
-  }).catch((error) => {
-    replace(list, h("p", { class: "empty", text: error.status === 404 ? "No tournaments." : error.message }));
-  });
-  return () => {};
+  let shown = "";
+
+  function load() {
+    getJson("/api/tournaments").then((answer) => {
+      const tournaments = answer.tournaments || [];
+      const text = JSON.stringify(tournaments);
+      if (text === shown) return; // unchanged: the list (and a reader's place in it) stays as it is
+      shown = text;
+      if (!tournaments.length) {
+        replace(list, h("p", { class: "empty", text: "No tournaments." }));
+        return;
+      }
+      replace(list, h("ul", { class: "tournament-list" }, tournaments.map((t) => h("li", {},
+        h("a", { href: `#/tournaments/${encodeURIComponent(t.id)}`, text: t.name }),
+        h("span", { class: "meta", text: ` ${gameTitle(t.game)} · ${t.format} · ${t.status} · ${(t.entrants || []).length} entrants` }),
+        progressBar(t.progress),
+        h("span", { class: "meta", text: ` ${progressText(t.progress)}` })))));
+    }).catch((error) => {
+      replace(list, h("p", { class: "empty", text: error.status === 404 ? "No tournaments." : error.message }));
+    });
+  }
+
+  load();
+  const poll = setInterval(load, LIST_POLL_MS);
+  return () => clearInterval(poll);
 }
 
 /** One tournament, kept up to date. */
@@ -127,8 +157,26 @@ export function mountTournament(main, id, app) {
   /** @type {any} */
   let poll = null; // setInterval's id while polling
 
+  /** @type {any} */
+  let accuracy = null; // the entrants' accuracy, fetched again when more games are done
+  let accuracyAt = -1;
+  let accuracyTime = 0;
+
   function show(tournament) {
-    replace(main, renderTournament(tournament));
+    replace(main, renderTournament(tournament, accuracy));
+    const done = (tournament.progress && tournament.progress.done) || 0;
+    const analysed = Object.values((accuracy && accuracy.players) || {}).reduce((sum, p) => sum + p.games, 0) / 2;
+    const now = Date.now();
+    // again when more games are done, or (every few seconds) while some done games wait for their analysis
+    if (done !== accuracyAt || (analysed < done && now - accuracyTime > ACCURACY_MS)) {
+      accuracyAt = done;
+      accuracyTime = now;
+      getJson(`/api/tournaments/${encodeURIComponent(id)}/analysis`).then((answer) => {
+        const changed = JSON.stringify(answer) !== JSON.stringify(accuracy);
+        accuracy = answer;
+        if (changed) replace(main, renderTournament(tournament, accuracy));
+      }).catch(() => {});
+    }
   }
 
   function load() {

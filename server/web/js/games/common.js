@@ -99,6 +99,8 @@
  * @property {(coords: Coords) => EdgeLabels} [edges]          the board's edge labels, when not the convention's
  * @property {(square: Square, coords: Coords) => string} [spoken]  a square as a screen reader says it, when not
  *     as the convention writes it
+ * @property {(notation: string) => string} [moveText]  a move in words for the move lists, when its notation is
+ *     not how people say it (Quarto's pieces)
  */
 
 /**

@@ -26,11 +26,23 @@ function shape(round, cx, cy, half, cls) {
     : `<rect x="${cx - half}" y="${cy - half}" width="${2 * half}" height="${2 * half}" rx="4" class="${cls}"/>`;
 }
 
-/** The drawing of a piece seen from above and a little in front: size and depth show its height. */
+/**
+ * A move in words, the piece said as people say it: "c2, gives dark round tall hollow" for "c2 1111",
+ * "gives light square short solid" for the opening hand-over "0000", just "c2" for a last placing.
+ * @param {string} notation
+ */
+export function moveText(notation) {
+  const [first, second] = notation.split(" ");
+  if (/^[01]{4}$/.test(first)) return `gives ${describePiece(first)}`;
+  return second ? `${first}, gives ${describePiece(second)}` : first;
+}
+
+/** The drawing of a piece seen from above and a little in front: a tall piece stands on a high side (a
+ * column), a short one on a low one; both are nearly as wide, so height never reads as size alone. */
 export function pieceDrawing(code) {
   const [dark, round, tall, hollow] = [...code].map((digit) => digit === "1");
-  const half = tall ? 35 : 25;
-  const depth = tall ? 10 : 4;
+  const half = tall ? 31 : 29;
+  const depth = tall ? 26 : 5;
   const tone = dark ? "pd" : "pl";
   const top = 50 - depth / 2;
   let body = shape(round, 50, top + depth, half, `${tone} side`) + shape(round, 50, top, half, tone);
@@ -71,6 +83,7 @@ const LINES = (() => {
 export default {
   id: "quarto",
   title: "Quarto",
+  moveText,
   width: SIZE,
   height: SIZE,
   seats: ["", ""], // the pieces belong to nobody

@@ -9,22 +9,32 @@ import { at, copyRanks, emptyRanks, firstSeat, neighbours, put, svg } from "./co
 
 const SIZE = 5;
 const DOME = 4;
-const SEATS = ["dark", "light"];
-const TIERS = [[8, 84], [19, 62], [30, 40]]; // offset and side of the block drawn for levels 1, 2, 3
+const SEATS = ["blue", "gold"]; // the workers' colours
+const GROUND = 94; // where the first block stands (the bottom of a square's drawing)
+const SLAB = 20; // the height of one level's block
 
-function worker(seat) {
-  return `<circle cx="50" cy="58" r="15" class="w${seat}"/><circle cx="50" cy="33" r="10" class="w${seat}"/>`;
+/** A worker standing at height `base` (the top of its square's stack). */
+function worker(seat, base = 76) {
+  return `<path d="M38 ${base} Q38 ${base - 22} 50 ${base - 22} Q62 ${base - 22} 62 ${base} Z" class="w${seat}"/>`
+    + `<circle cx="50" cy="${base - 29}" r="9" class="w${seat}"/>`;
 }
 
+/**
+ * A square seen from the front: its levels as blocks stacked on the ground (each a little narrower than the one
+ * below, with its number on it), a dome on top, and the worker standing on the highest block.
+ */
 function drawing(level, seat) {
   let body = "";
-  for (let i = 0; i < Math.min(level, 3); i++) {
-    const [offset, side] = TIERS[i];
-    body += `<rect x="${offset}" y="${offset}" width="${side}" height="${side}" rx="3" class="lv lv${i + 1}"/>`;
+  const blocks = Math.min(level, 3);
+  for (let i = 0; i < blocks; i++) {
+    const top = GROUND - SLAB * (i + 1);
+    const inset = 6 + 7 * i;
+    body += `<rect x="${inset}" y="${top}" width="${100 - 2 * inset}" height="${SLAB - 1}" rx="2" class="lv lv${i + 1}"/>`;
+    body += `<text x="${inset + 4}" y="${top + 14}" class="lvnum">${i + 1}</text>`;
   }
-  if (level === DOME) body += '<path d="M25 68 A25 25 0 0 1 75 68 Z" class="dome"/>';
-  else if (level) body += `<text x="91" y="95" class="lvnum">${level}</text>`;
-  if (seat !== null) body += worker(seat);
+  const base = GROUND - SLAB * blocks;
+  if (level === DOME) body += `<path d="M30 ${base} A20 20 0 0 1 70 ${base} Z" class="dome"/>`;
+  if (seat !== null) body += worker(seat, base);
   return svg(body);
 }
 
@@ -50,8 +60,8 @@ export default {
   title: "Santorini",
   width: SIZE,
   height: SIZE,
-  seats: ["Dark", "Light"],
-  swatch: (seat) => svg(worker(seat), "25 18 50 58"),
+  seats: ["Blue", "Gold"],
+  swatch: (seat) => svg(worker(seat), "30 32 40 46"),
 
   initial(options) {
     return { levels: emptyRanks(SIZE, SIZE, 0), workers: emptyRanks(SIZE, SIZE, 0), toMove: firstSeat(options), marks: [] };

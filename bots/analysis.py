@@ -1,0 +1,270 @@
+"""Analysis of a recorded game: the master engine's verdict on every move.
+
+For every position of the game the engine gives a value for the side to move (an expected score from 0 to
+1) and its best move; a move is then judged by what it cost its player: the value before the move against
+the value after it (1 less the opponent's value of the next position).
+
+Where the engine is exact the value is exact and says so: Connect Four positions the solver finishes
+within its node budget (win, draw or loss, and in how many plies), Quarto once the search reaches the end
+of the game, and any position whose search proves a win or a loss. Elsewhere the value is the master's
+search score at a fixed node budget, mapped to an expected score by a logistic curve per game: the same
+game gives the same analysis on any machine (no clock is ever looked at).
+
+Labels, from the mover's side (``loss`` = value before − value after):
+
+``blunder``     turns a won or drawn game into a lost one (exact values), or loses 0.3 or more;
+``mistake``     turns a won game into a draw (exact), or loses 0.15 or more;
+``inaccuracy``  loses 0.06 or more;
+``best``        the engine's own move (or, with exact values, a move keeping the best result as fast);
+``good``        anything else.
+
+``only`` marks the only move that keeps the position's exact result (Connect Four, where the solver can
+say it cheaply for every column). A player's accuracy is lichess's formula over the expected scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from protocol.games import get_game
+
+VERSION = 1
+"""Bumped whenever a change would give a different analysis of the same game."""
+
+NODES: dict[str, int] = {
+    "connect4": 4_000_000,
+    "santorini": 300_000,
+    "amazons": 40_000,
+    "magnetic-cave": 300_000,
+    "quarto": 300_000,
+}
+"""The default node budget per position (the Connect Four solver's; its heuristic search gets a tenth)."""
+
+SCALE: dict[str, float] = {"connect4": 40.0, "santorini": 100.0, "amazons": 150.0, "magnetic-cave": 150.0,
+                           "quarto": 400.0}
+"""Score units per step of the logistic curve, per game: a score of ``SCALE`` is an expected score of 0.73.
+Quarto's is wide: its heuristic swings by the parity of the search (±40) in positions that are draws with
+best play, so only its exact values (near the end) move the verdicts."""
+
+BLUNDER, MISTAKE, INACCURACY = 0.3, 0.15, 0.06
+"""Expected score lost by a move from which it is labelled a blunder, a mistake, an inaccuracy."""
+
+OUTCOME_VALUE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+@dataclass(frozen=True)
+class Value:
+    """The engine's verdict on a position, for the side to move."""
+
+    expected: float  # expected score, 0..1
+    exact: bool
+    outcome: str | None = None  # win, draw or loss when exact
+    plies: int | None = None  # plies to the end, when exact and known
+    best: Any = None  # the best move (reference move), None at the end of the game
+    score: int = 0  # the engine's score
+    depth: int = 0
+
+    def to_json(self, game: Any) -> dict[str, Any]:
+        """The verdict in the analysis' JSON."""
+        return {"value": round(self.expected, 4), "exact": self.exact, "outcome": self.outcome, "plies": self.plies,
+                "best": None if self.best is None else game.notation(self.best), "score": self.score,
+                "depth": self.depth}
+
+
+def expected_score(score: int, scale: float) -> float:
+    """A heuristic score as an expected score (0..1) on a logistic curve."""
+    return 1.0 / (1.0 + math.exp(-score / scale))
+
+
+def move_accuracy(before: float, after: float) -> float:
+    """lichess's accuracy of one move, in percent, from the mover's expected scores before and after it."""
+    lost = max(0.0, (before - after) * 100.0)
+    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * lost) - 3.1669))
+
+
+def label(before: Value, after: Value, played_best: bool) -> str:
+    """The label of a move, from the mover's values before and after it (``after`` from the mover's side)."""
+    if before.exact and after.exact and before.outcome and after.outcome:
+        drop = OUTCOME_VALUE[before.outcome] - OUTCOME_VALUE[after.outcome]
+        if drop > 0:
+            return "blunder" if after.outcome == "loss" else "mistake"
+        if played_best or before.plies is None or after.plies is None or before.plies == after.plies:
+            return "best"
+        return "good"
+    lost = before.expected - after.expected
+    if lost >= BLUNDER:
+        return "blunder"
+    if lost >= MISTAKE:
+        return "mistake"
+    if lost >= INACCURACY:
+        return "inaccuracy"
+    return "best" if played_best else "good"
+
+
+def flip(value: Value) -> Value:
+    """A position's value seen from the other side (the mover's value after its move)."""
+    outcome = {"win": "loss", "loss": "win", "draw": "draw", None: None}[value.outcome]
+    plies = None if value.plies is None else value.plies + 1
+    return Value(1.0 - value.expected, value.exact, outcome, plies, None, -value.score, value.depth)
+
+
+class Analyser:
+    """The master engine of one game, set up for reproducible analysis (a node budget, never a clock)."""
+
+    def __init__(self, game_id: str, nodes: int | None = None) -> None:
+        import importlib
+
+        from bots import MASTERS
+
+        self.game = get_game(game_id)
+        self.nodes = NODES[game_id] if nodes is None else nodes
+        if self.nodes < 1000:
+            raise ValueError("the node budget must be at least 1000 nodes a position")
+        module_name, class_name = MASTERS[game_id]
+        module = importlib.import_module(f"bots.engine.{module_name}")
+        search_nodes = self.nodes // 10 if game_id == "connect4" else self.nodes
+        self.engine = getattr(module, class_name)(game_id, "master", 0, node_limit=search_nodes)
+        self.scale = SCALE[game_id]
+
+    def fresh(self) -> None:
+        """Forget every table: each game is analysed from the same empty memory, so the same game always gets
+        the same values."""
+        self.engine.new_game()
+
+    def value(self, state: Any) -> Value:
+        """The value of ``state`` for the side to move."""
+        outcome = self.game.outcome(state)
+        if outcome is not None:
+            if outcome.is_draw:
+                return Value(0.5, True, "draw", 0)
+            won = outcome.winner == self.game.to_move(state)
+            return Value(1.0 if won else 0.0, True, "win" if won else "loss", 0)
+        if self.game.id == "connect4":
+            solved = self._solve_connect4(state)
+            if solved is not None:
+                return solved
+        return self._search(state)
+
+    def _search(self, state: Any) -> Value:
+        from bots.engine.search import MATE, MATE_BOUND
+
+        result = self.engine.think(state)
+        best = self.engine.reference_move(self.engine.engine_position(state), result.move)
+        score = int(result.score)
+        if score > MATE_BOUND:
+            return Value(1.0, True, "win", MATE - score, best, score, result.depth)
+        if score < -MATE_BOUND:
+            return Value(0.0, True, "loss", MATE + score, best, score, result.depth)
+        if self.game.id == "quarto" and result.depth >= _empty_squares(state):
+            return Value(0.5, True, "draw", None, best, score, result.depth)  # searched to the end: a proven draw
+        return Value(expected_score(score, self.scale), False, None, None, best, score, result.depth)
+
+    def _solve_connect4(self, state: Any) -> Value | None:
+        from bots.engine.connect4.position import CELLS, from_state, to_drop
+        from bots.engine.connect4.solver import solve_column
+
+        tables = self._solver_tables()
+        position, mask, stones = from_state(state)
+        column, score, solved = solve_column(np.uint64(position), np.uint64(mask), stones, tables, math.inf)
+        if not solved:
+            return None
+        score = int(score)
+        if score == 0:
+            return Value(0.5, True, "draw", CELLS - stones, to_drop(column), 0, CELLS - stones)
+        # Pons' score: a win scores 22 less the winner's stones at the win
+        winner_stones = (CELLS + 2) // 2 - abs(score)
+        if score > 0:
+            plies = 2 * (winner_stones - stones // 2) - 1
+        else:
+            plies = 2 * (winner_stones - (stones + 1) // 2)
+        return Value(1.0 if score > 0 else 0.0, True, "win" if score > 0 else "loss", plies, to_drop(column), score,
+                     plies)
+
+    def _solver_tables(self) -> Any:
+        from bots.engine.connect4.solver import new_solver_tables
+
+        if not hasattr(self, "_tables"):
+            self._tables = new_solver_tables(self.nodes)
+        return self._tables
+
+    def only_move(self, state: Any, value: Value) -> Any:
+        """The only move keeping ``value``'s exact outcome, or None (Connect Four: every column is solved)."""
+        if self.game.id != "connect4" or not value.exact or value.outcome == "loss":
+            return None
+        keeping = []
+        for move in self.game.legal_moves(state):
+            child = self.value(self.game.apply(state, move))
+            if not child.exact:
+                return None
+            if flip(child).outcome == value.outcome:
+                keeping.append(move)
+            if len(keeping) > 1:
+                return None
+        return keeping[0] if len(keeping) == 1 else None
+
+
+def _empty_squares(state: Any) -> int:
+    return sum(1 for cell in state.board if cell < 0)
+
+
+def analyse(game_id: str, moves: list[str], options: dict[str, Any] | None = None, nodes: int | None = None,
+            progress: Callable[[int, int], None] | None = None, analyser: Analyser | None = None) -> dict[str, Any]:
+    """The analysis of a game given by its moves (notation), as JSON: every position's value, every move's
+    verdict, and each seat's accuracy and counts. ``progress(done, total)`` is called after each position."""
+    analyser = analyser or Analyser(game_id, nodes)
+    analyser.fresh()
+    game = analyser.game
+    state = game.initial_state(**(options or {}))
+    states = [state]
+    played = []
+    for text in moves:
+        move = game.parse_move(text, state)
+        state = game.apply(state, move)
+        played.append(move)
+        states.append(state)
+    values = []
+    for done, position in enumerate(states, 1):
+        values.append(analyser.value(position))
+        if progress is not None:
+            progress(done, len(states))
+    verdicts = [_verdict(analyser, states[i], played[i], values[i], values[i + 1], i) for i in range(len(played))]
+    return {
+        "version": VERSION, "game": game_id, "engine": "master", "nodes": analyser.nodes,
+        "positions": [v.to_json(game) for v in values],
+        "moves": verdicts,
+        "summary": {str(seat): _summary([v for v in verdicts if v["seat"] == seat]) for seat in (0, 1)},
+    }
+
+
+def _verdict(analyser: Analyser, state: Any, move: Any, before: Value, next_value: Value, index: int) -> dict:
+    game = analyser.game
+    seat = game.to_move(state)
+    after = flip(next_value)  # in every game the turn passes after each move: the next value is the opponent's
+    played_best = before.best is not None and game.notation(before.best) == game.notation(move)
+    verdict = {
+        "ply": index + 1, "seat": seat, "move": game.notation(move),
+        "best": None if before.best is None else game.notation(before.best),
+        "before": round(before.expected, 4), "after": round(after.expected, 4),
+        "loss": round(max(0.0, before.expected - after.expected), 4),
+        "exact": before.exact and after.exact,
+        "outcome_before": before.outcome, "outcome_after": after.outcome,
+        "plies_before": before.plies, "plies_after": after.plies,
+        "label": label(before, after, played_best),
+        "accuracy": round(move_accuracy(before.expected, after.expected), 2),
+    }
+    only = analyser.only_move(state, before)
+    verdict["only"] = only is not None and game.notation(only) == game.notation(move)
+    return verdict
+
+
+def _summary(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+    labels = [v["label"] for v in verdicts]
+    accuracy = sum(v["accuracy"] for v in verdicts) / len(verdicts) if verdicts else None
+    return {"moves": len(verdicts), "accuracy": None if accuracy is None else round(accuracy, 1),
+            "blunders": labels.count("blunder"), "mistakes": labels.count("mistake"),
+            "inaccuracies": labels.count("inaccuracy")}

@@ -1,0 +1,219 @@
+"""The analysis queue: finished games analysed by the master engines in worker processes, off the event loop.
+
+The server never imports the engines: a worker is a process of its own (``python -m client.runner.analyse``,
+at a lower priority than the server), fed one game a line and answering with progress and the analysis
+(see that module). At most ``workers`` games are analysed at once; the others wait in order, each game once.
+A finished analysis is stored with the game (an ``AnalysisSaved`` write through the server's writer) and
+served at ``/api/games/ID/analysis``; until then that route answers 202 with the job's progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import logging
+import sys
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("plyhall.analysis")
+
+WORKER = [sys.executable, "-m", "client.runner.analyse"]
+"""The command of an analysis worker."""
+MAX_QUEUED = 200
+"""Games waiting for analysis at most; a request past it is refused (try again later)."""
+
+
+class QueueFull(Exception):
+    """The analysis queue holds :data:`MAX_QUEUED` games already."""
+
+
+@dataclass
+class Job:
+    """One game waiting for or under analysis."""
+
+    game_id: str
+    state: str = "queued"  # queued, running, failed, or done (stored, or being stored)
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    analysis: dict[str, Any] | None = None  # once done: served from here until the store has it
+    waiters: list[asyncio.Future] = field(default_factory=list)
+
+    def to_json(self, ahead: int = 0) -> dict[str, Any]:
+        """The job as ``/api/games/ID/analysis`` shows it while there is no analysis yet."""
+        view: dict[str, Any] = {"status": self.state, "done": self.done, "total": self.total}
+        if self.state == "queued":
+            view["ahead"] = ahead
+        if self.error:
+            view["error"] = self.error
+        return view
+
+
+class Worker:
+    """One worker process and the pipe to it (started on first use, started again after it dies)."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def analyse(self, request: dict[str, Any], progress: Callable[[int, int], None]) -> dict[str, Any]:
+        """Send one request and wait for its analysis (``RuntimeError`` with the worker's reason on failure)."""
+        if self.proc is None or self.proc.returncode is not None:
+            self.proc = await asyncio.create_subprocess_exec(
+                *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL, limit=64 * 1024 * 1024)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write((json.dumps(request) + "\n").encode())
+        await self.proc.stdin.drain()
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                code = await self.proc.wait()
+                raise RuntimeError(f"the analysis worker ended (exit code {code})")
+            answer = json.loads(line)
+            if answer.get("id") != request["id"]:
+                continue
+            if "progress" in answer:
+                progress(*answer["progress"])
+            elif "analysis" in answer:
+                return answer["analysis"]
+            else:
+                raise RuntimeError(answer.get("error") or "the analysis worker failed")
+
+    async def close(self) -> None:
+        """End the worker process."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        self.proc = None
+
+
+class AnalysisQueue:
+    """Games waiting for analysis and the workers analysing them.
+
+    ``read(game_id)`` reads a game's record (moves and options; called on the ``reads`` executor) and
+    ``save(game_id, analysis)`` stores an analysis; both are the server's, so that this module knows neither the
+    database nor the hall.
+    """
+
+    def __init__(self, read: Callable[[str], dict[str, Any] | None], reads: concurrent.futures.Executor,
+                 save: Callable[[str, dict[str, Any]], None], workers: int = 1,
+                 nodes: int | None = None, command: list[str] | None = None) -> None:
+        if workers < 1:
+            raise ValueError("analysis workers must be at least 1")
+        self.read = read
+        self.reads = reads
+        self.save = save
+        self.nodes = nodes
+        self.jobs: OrderedDict[str, Job] = OrderedDict()
+        self.workers = [Worker(command or WORKER) for _ in range(workers)]
+        self._wakeup = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+        self.analysed = 0
+
+    def start(self) -> None:
+        """Start serving the queue (one task per worker)."""
+        self._tasks = [asyncio.create_task(self._serve(worker)) for worker in self.workers]
+
+    async def stop(self) -> None:
+        """Stop every worker at once (a game under analysis is left for another time)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*(worker.close() for worker in self.workers))
+
+    def request(self, game_id: str) -> Job:
+        """Queue ``game_id`` (once; a failed job is tried again): its job. ``QueueFull`` past the bound."""
+        job = self.jobs.get(game_id)
+        if job is not None and job.state not in ("failed", "done"):
+            return job
+        waiting = sum(1 for j in self.jobs.values() if j.state == "queued")
+        if waiting >= MAX_QUEUED:
+            raise QueueFull(f"{waiting} games wait for analysis already; ask again later")
+        job = Job(game_id)
+        self.jobs[game_id] = job
+        self.jobs.move_to_end(game_id)
+        self._wakeup.set()
+        return job
+
+    def request_played(self, records: Iterable[Any]) -> None:
+        """Queue the games of ``records`` (ended games' records) that were played to a result
+        (``plyhall serve --analyse-finished``)."""
+        for record in records:
+            if record.status == "finished" and record.moves:
+                try:
+                    self.request(record.id)
+                except QueueFull as exc:
+                    log.warning("game %s not analysed: %s", record.id, exc)
+
+    def status(self, game_id: str) -> dict[str, Any] | None:
+        """A queued, running or failed job's view, or None when the queue does not know the game."""
+        job = self.jobs.get(game_id)
+        if job is None:
+            return None
+        ahead = 0
+        for other in self.jobs.values():
+            if other is job:
+                break
+            ahead += other.state == "queued"
+        return job.to_json(ahead)
+
+    async def wait(self, game_id: str) -> None:
+        """Wait until ``game_id``'s job is done (stored) or failed."""
+        job = self.jobs.get(game_id)
+        if job is None:
+            return
+        future = asyncio.get_running_loop().create_future()
+        job.waiters.append(future)
+        await future
+
+    def done(self, game_id: str) -> dict[str, Any] | None:
+        """The analysis of a job done lately (it may not be committed to the database yet), or None."""
+        job = self.jobs.get(game_id)
+        return job.analysis if job is not None and job.state == "done" else None
+
+    def _forget_done(self, keep: int = 100) -> None:
+        done = [gid for gid, job in self.jobs.items() if job.state == "done"]
+        for gid in done[:-keep]:
+            del self.jobs[gid]
+
+    def _next(self) -> Job | None:
+        return next((job for job in self.jobs.values() if job.state == "queued"), None)
+
+    async def _serve(self, worker: Worker) -> None:
+        while True:
+            job = self._next()
+            if job is None:
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            job.state = "running"
+            await self._run(worker, job)
+
+    async def _run(self, worker: Worker, job: Job) -> None:
+        def progress(done: int, total: int) -> None:
+            job.done, job.total = done, total
+
+        try:
+            record = await asyncio.get_running_loop().run_in_executor(self.reads, self.read, job.game_id)
+            if record is None or record.get("status") == "running":
+                raise RuntimeError("no finished game with that id")
+            request = {"id": job.game_id, "game": record["game"], "options": record.get("options") or {},
+                       "moves": [m["move"] for m in record["moves"]], "nodes": self.nodes}
+            analysis = await worker.analyse(request, progress)
+        except (RuntimeError, OSError, ValueError) as exc:
+            job.state, job.error = "failed", str(exc)
+            log.warning("analysis of game %s failed: %s", job.game_id, exc)
+            await worker.close()
+        else:
+            self.save(job.game_id, analysis)
+            self.analysed += 1
+            job.state, job.analysis = "done", analysis
+            self._forget_done()
+        for future in job.waiters:
+            if not future.done():
+                future.set_result(None)

@@ -1,0 +1,89 @@
+// @ts-check
+/**
+ * A player's rating over its rated games, as an SVG drawing: the rating after each game as a line with a
+ * dot per game (its title says the game, the opponent and the change), and the band of ± one deviation
+ * around it (narrowing as the rating settles). Built from numbers only; every text goes in as text.
+ */
+
+const SVG = "http://www.w3.org/2000/svg";
+const WIDTH = 640;
+const HEIGHT = 220;
+const PAD = { left: 46, right: 12, top: 12, bottom: 26 };
+
+/**
+ * One rated game of a player's history (/api/players/NAME).
+ * @typedef {{seq: number, id: string, game: string, opponent: string, seat: number, score: number,
+ *   weight: number, played_at: number, rating: number, deviation: number, change: number}} RatedGame
+ */
+
+/**
+ * An SVG element with attributes and children (elements, or strings as text).
+ * @param {string} tag
+ * @param {Record<string, string | number>} attrs
+ * @param {...(Element | string)} children
+ * @returns {SVGElement}
+ */
+function svg(tag, attrs = {}, ...children) {
+  const el = /** @type {SVGElement} */ (document.createElementNS(SVG, tag));
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
+  for (const child of children) el.append(child);
+  return el;
+}
+
+/** A rounded step for the axis labels: 50, 100, 200, 250 or 500 rating points. */
+function step(span) {
+  for (const candidate of [50, 100, 200, 250, 500]) if (span / candidate <= 5) return candidate;
+  return 1000;
+}
+
+/** "won", "drew" or "lost" from a score. */
+export function outcomeWord(score) {
+  return score === 1 ? "won" : score === 0 ? "lost" : "drew";
+}
+
+/** A change of rating as people write it: "+12.3", "−4.0", "±0". */
+export function formatChange(change) {
+  if (!change) return "±0";
+  return `${change > 0 ? "+" : "−"}${Math.abs(change).toFixed(1)}`;
+}
+
+/**
+ * The chart of `history` (oldest first), starting from `start` (a newcomer's 1500) before the first game.
+ * @param {RatedGame[]} history
+ * @param {string} caption what the drawing shows, for screen readers
+ * @returns {SVGElement}
+ */
+export function ratingChart(history, caption, start = 1500) {
+  const points = [{ rating: start, deviation: 350, label: "before the first rated game" }, ...history.map((game, i) => ({
+    rating: game.rating,
+    deviation: game.deviation,
+    label: `game ${i + 1}: ${outcomeWord(game.score)} against ${game.opponent}, ${formatChange(game.change)} to ${Math.round(game.rating)}`,
+  }))];
+  const low = Math.min(...points.map((p) => p.rating - Math.min(p.deviation, 200)));
+  const high = Math.max(...points.map((p) => p.rating + Math.min(p.deviation, 200)));
+  const unit = step(high - low);
+  const bottom = Math.floor(low / unit) * unit;
+  const top = Math.max(bottom + unit, Math.ceil(high / unit) * unit);
+  const x = (i) => PAD.left + (points.length === 1 ? 0 : (i * (WIDTH - PAD.left - PAD.right)) / (points.length - 1));
+  const y = (rating) => PAD.top + ((top - rating) * (HEIGHT - PAD.top - PAD.bottom)) / (top - bottom);
+  const clamp = (rating) => Math.max(bottom, Math.min(top, rating));
+  const chart = svg("svg", { class: "rating-chart", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": caption },
+    svg("title", {}, caption));
+  for (let value = bottom; value <= top; value += unit) {
+    chart.append(svg("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value) }),
+      svg("text", { class: "axis", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
+  }
+  chart.append(svg("text", { class: "axis", x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" },
+    `${history.length} rated game${history.length === 1 ? "" : "s"}`));
+  const upper = points.map((p, i) => `${x(i)},${y(clamp(p.rating + p.deviation))}`);
+  const lower = points.map((p, i) => `${x(i)},${y(clamp(p.rating - p.deviation))}`).reverse();
+  chart.append(svg("polygon", { class: "band", points: [...upper, ...lower].join(" ") }));
+  chart.append(svg("polyline", { class: "line", points: points.map((p, i) => `${x(i)},${y(p.rating)}`).join(" ") }));
+  points.forEach((p, i) => {
+    if (i === 0) return;
+    const won = history[i - 1].score;
+    chart.append(svg("circle", { class: `dot ${outcomeWord(won)}`, cx: x(i), cy: y(p.rating), r: points.length > 60 ? 2 : 3.5 },
+      svg("title", {}, p.label)));
+  });
+  return chart;
+}

@@ -1,0 +1,282 @@
+"""Analysis of recorded games: Connect Four verdicts equal the solver's values before and after every move (a known
+blunder labelled as one), the same game gives byte-identical JSON, ``plyhall analyse`` prints and writes it, and a
+real server analyses finished games in worker processes, stores them, serves them at /api/games/ID/analysis (202
+while it works) and exports them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bots.analysis import Analyser, analyse, label, move_accuracy
+from bots.engine.connect4.position import from_moves
+from bots.engine.connect4.solver import new_solver_tables, solve_column
+from protocol.games import GAMES
+from tests.helpers import http_json, plyhall, running_server, wait_until
+
+C4 = GAMES["connect4"]
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+NODES = 4_000_000
+
+
+def solved(moves: str) -> tuple[str, int]:
+    """The exact outcome for the side to move after ``moves`` (columns 1-7), and the plies to the end, from the
+    solver with no node limit."""
+    outcome = C4.outcome(C4.start(*moves))
+    if outcome is not None:
+        return ("draw" if outcome.is_draw else "loss"), 0
+    position, mask, stones = from_moves(moves)
+    _, score, done = solve_column(np.uint64(position), np.uint64(mask), stones, new_solver_tables(), math.inf)
+    assert done
+    if score == 0:
+        return "draw", 42 - stones
+    winner_stones = 22 - abs(score)
+    if score > 0:
+        return "win", 2 * (winner_stones - stones // 2) - 1
+    return "loss", 2 * (winner_stones - (stones + 1) // 2)
+
+
+def best_line(moves: str) -> str:
+    """``moves`` played on to the end by the solver (fastest win, slowest loss)."""
+    while C4.outcome(C4.start(*moves)) is None:
+        position, mask, stones = from_moves(moves)
+        column, _, done = solve_column(np.uint64(position), np.uint64(mask), stones, new_solver_tables(), math.inf)
+        assert done
+        moves += str(column + 1)
+    return moves
+
+
+def a_blunder_game() -> tuple[str, int]:
+    """A game in which a player throws away a won position (a known blunder), then both play perfectly: the moves,
+    and the blunder's ply."""
+    rng = random.Random(7)
+    moves = "4453"  # Pons' example position; the side to move (first player) wins
+    while True:
+        start = moves + str(rng.randint(1, 7)) + str(rng.randint(1, 7))
+        if C4.outcome(C4.start(*start)) is not None or solved(start)[0] != "win" or len(start) < 14:
+            if len(start) > 20:
+                moves = "4453"
+            else:
+                moves = start if C4.outcome(C4.start(*start)) is None else moves
+            continue
+        for column in "1234567":
+            try:
+                after = C4.start(*(start + column))
+            except ValueError:
+                continue
+            if C4.outcome(after) is None and solved(start + column)[0] == "win":  # the opponent wins now
+                return best_line(start + column), len(start) + 1
+        moves = start
+
+
+def test_connect4_verdicts_are_the_solvers_values_and_a_blunder_is_one() -> None:
+    moves, blunder_ply = a_blunder_game()
+    analysis = analyse("connect4", list(moves), nodes=NODES)
+    positions = analysis["positions"]
+    assert len(positions) == len(moves) + 1 and len(analysis["moves"]) == len(moves)
+    exact = [i for i, p in enumerate(positions) if p["exact"]]
+    assert set(range(16, len(moves) + 1)) <= set(exact)  # from 16 stones on, every position within the budget
+    for i in exact:
+        outcome, plies = solved(moves[:i])
+        assert (positions[i]["outcome"], positions[i]["plies"]) == (outcome, plies), i
+        assert positions[i]["value"] == {"win": 1.0, "draw": 0.5, "loss": 0.0}[outcome]
+    for verdict in [v for v in analysis["moves"] if v["exact"]]:
+        ply = verdict["ply"]
+        before, after = solved(moves[:ply - 1]), solved(moves[:ply])
+        assert verdict["outcome_before"] == before[0]
+        assert verdict["outcome_after"] == {"win": "loss", "loss": "win", "draw": "draw"}[after[0]]
+    verdict = analysis["moves"][blunder_ply - 1]
+    assert (verdict["outcome_before"], verdict["outcome_after"], verdict["label"]) == ("win", "loss", "blunder")
+    assert verdict["best"] != verdict["move"] and verdict["loss"] == 1.0
+    seat = verdict["seat"]
+    assert analysis["summary"][str(seat)]["blunders"] >= 1
+    perfect = analysis["moves"][blunder_ply:]
+    assert perfect and all(v["exact"] and v["label"] in ("best", "good") for v in perfect)  # the solver's line
+
+
+@pytest.mark.skipif(not (DATA / "Test_L2_R1").exists(), reason="the shared test data is not beside the repository")
+def test_exact_values_match_the_public_test_set() -> None:
+    """Pons' published scores (an outside source): the analysis' value of each position says the same."""
+    analyser = Analyser("connect4", NODES)
+    lines = (DATA / "Test_L2_R1").read_text().split("\n")[:25]
+    for line in lines:
+        moves, score = line.split()
+        value = analyser.value(C4.start(*moves))
+        assert value.exact
+        expected = "win" if int(score) > 0 else "loss" if int(score) < 0 else "draw"
+        assert value.outcome == expected, line
+        assert value.score == int(score), line
+
+
+def test_the_same_game_gives_byte_identical_analysis() -> None:
+    game = GAMES["magnetic-cave"]
+    rng = random.Random(3)
+    state, moves = game.initial_state(), []
+    while game.outcome(state) is None:
+        move = rng.choice(game.legal_moves(state))
+        moves.append(game.notation(move))
+        state = game.apply(state, move)
+    first = json.dumps(analyse("magnetic-cave", moves, nodes=20_000), sort_keys=True)
+    again = Analyser("magnetic-cave", 20_000)
+    analyse("connect4", list("4455"), nodes=20_000)  # other work in between changes nothing
+    assert json.dumps(analyse("magnetic-cave", moves, analyser=again), sort_keys=True) == first
+    assert json.dumps(analyse("magnetic-cave", moves, analyser=again), sort_keys=True) == first  # reused engine
+
+
+def test_labels_and_accuracy() -> None:
+    from bots.analysis import Value
+
+    win, draw, loss = (Value(1.0, True, "win", 5), Value(0.5, True, "draw", 9), Value(0.0, True, "loss", 4))
+    assert label(win, loss, False) == "blunder" and label(draw, loss, False) == "blunder"
+    assert label(win, draw, False) == "mistake" and label(win, win, True) == "best"
+    guess = Value(0.6, False)
+    assert label(guess, Value(0.25, False), False) == "blunder"
+    assert label(guess, Value(0.42, False), False) == "mistake"
+    assert label(guess, Value(0.5, False), False) == "inaccuracy"
+    assert label(guess, Value(0.58, False), False) == "good"
+    assert label(guess, Value(0.58, False), True) == "best"
+    assert move_accuracy(0.6, 0.6) == pytest.approx(100.0, abs=0.01)
+    assert move_accuracy(0.9, 0.1) < 5 < move_accuracy(0.6, 0.5) < 100
+
+
+# plyhall analyse, and the server -----------------------------------------------------------------------------
+
+def play_game(port: int, game: str, room: str) -> dict:
+    url = f"ws://127.0.0.1:{port}/ws"
+    bots = [plyhall("bot", "--game", game, "--level", level, "--name", f"{room}-{level}", "--room", room, "--games",
+                    "1", "--seed", "3", "--url", url) for level in ("random", "novice")]
+    for bot in bots:
+        out, err = bot.communicate(timeout=240)
+        assert bot.returncode == 0, out + err
+    status, listing = http_json(port, "/api/games?limit=100")
+    return next(g for g in listing["games"] if g["room"] == room)
+
+
+async def test_the_server_analyses_stores_serves_and_exports(tmp_path: Path) -> None:
+    with running_server(tmp_path, "--analyse-finished", "--analysis-nodes", "20000") as port:
+        game = play_game(port, "magnetic-cave", "auto")
+        got: dict = {}
+
+        def stored() -> bool:
+            status, body = http_json(port, f"/api/games/{game['id']}/analysis")
+            assert status in (200, 202), body
+            got.update(body)
+            return status == 200
+
+        await wait_until(stored, "the finished game's analysis", timeout=120)
+        analysis = got["analysis"]
+        assert len(analysis["moves"]) == game["move_count"] and analysis["nodes"] == 20000
+        assert set(analysis["summary"]) == {"0", "1"}
+        status, body = http_json(port, "/api/games/nosuchgame/analysis?request=1")
+        assert status == 404 and "no game" in body["error"]
+    exported = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(tmp_path / "plyhall.db")],
+                              capture_output=True, text=True, check=True).stdout.splitlines()
+    record = json.loads(exported[0])
+    assert record["analysis"] == analysis  # stored with the game: exported with it
+    printed = subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", str(tmp_path / "plyhall.db"),
+                              "--id", game["id"]], capture_output=True, text=True, check=True).stdout
+    assert f"magnetic-cave game {game['id']}" in printed and "accuracy" in printed  # read back, not analysed again
+    for verdict in analysis["moves"]:
+        assert f"{verdict['ply']:>4}  " in printed
+
+
+async def test_analysis_on_request(tmp_path: Path) -> None:
+    with running_server(tmp_path, "--analysis-nodes", "20000") as port:
+        game = play_game(port, "connect4", "asked")
+        path = f"/api/games/{game['id']}/analysis"
+        status, body = http_json(port, path)
+        assert status == 200 and body["status"] == "none" and "request=1" in body["message"]
+        status, body = http_json(port, path + "?request=1")
+        assert status in (200, 202)
+        assert body["status"] in ("queued", "running", "done")
+        await wait_until(lambda: http_json(port, path)[0] == 200, "the requested analysis", timeout=120)
+        status, body = http_json(port, path + "?request=1")  # asked again: the stored one, not a second job
+        assert status == 200 and len(body["analysis"]["positions"]) == game["move_count"] + 1
+
+
+def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:
+    with running_server(tmp_path) as port:
+        game = play_game(port, "connect4", "cli")
+    db = str(tmp_path / "plyhall.db")
+
+    def analyse_cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", db, *args],
+                              capture_output=True, text=True, timeout=300)
+
+    text = analyse_cli("--id", game["id"], "--nodes", "100000")
+    assert text.returncode == 0, text.stderr
+    assert "analysing game 1/1" in text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0].startswith(f"connect4 game {game['id']}: ") and "100,000 nodes" in lines[0]
+    assert len([line for line in lines if line[:4].strip().isdigit()]) == game["move_count"]
+    assert lines[-2].startswith(game["players"][0] + ": accuracy ")
+    as_json = analyse_cli("--id", game["id"], "--nodes", "100000", "--json")
+    written = json.loads(as_json.stdout)
+    moves = [m["move"] for m in http_json_moves(db, game["id"])]
+    assert written["analysis"] == json.loads(json.dumps(analyse("connect4", moves, nodes=100000)))  # same as here
+    missing = analyse_cli("--id", "nope")
+    assert missing.returncode == 1 and "no game with id nope" in missing.stderr
+    nodb = subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", str(tmp_path / "none.db"), "--id",
+                           "x"], capture_output=True, text=True)
+    assert nodb.returncode == 1 and "no database file" in nodb.stderr
+    bad = analyse_cli("--id", game["id"], "--nodes", "5")
+    assert bad.returncode == 2 and "--nodes must be" in bad.stderr
+
+
+def http_json_moves(db: str, game_id: str) -> list[dict]:
+    from server.storage import open_existing
+
+    storage = open_existing(db)
+    try:
+        return storage.get_game(game_id)["moves"]
+    finally:
+        storage.close()
+
+
+async def test_a_tournaments_games_are_analysed_with_each_entrants_accuracy(tmp_path: Path) -> None:
+    """A small round robin on a server that analyses every finished game: the event's page data gives each
+    entrant's accuracy and counts over its games, and ``plyhall analyse --tournament`` prints every game."""
+    secret = "organiser-secret"
+    with running_server(tmp_path, "--organiser-secret", secret, "--analyse-finished", "--analysis-nodes",
+                        "20000") as port:
+        url = f"ws://127.0.0.1:{port}/ws"
+        names = ("t-rand", "t-nov", "t-nov2")
+        bots = [plyhall("bot", "--game", "connect4", "--level", "random" if name == "t-rand" else "novice",
+                        "--name", name, "--secret", f"{name}-pw", "--tournament", "cup", "--url", url)
+                for name in names]
+        run = subprocess.run([sys.executable, "-m", "client.cli", "tournament", "run", "--url", url, "--secret",
+                              secret, "--name", "Cup", "--game", "connect4", "--format", "round-robin", "--players",
+                              ",".join(names), "--time-control", "10"], capture_output=True, text=True, timeout=240)
+        for bot in bots:
+            bot.communicate(timeout=60)
+        assert run.returncode == 0, run.stdout + run.stderr
+        status, games = http_json(port, "/api/games?tournament=cup&limit=100")
+        played = len(games["games"])
+        assert played >= 3
+        found: dict = {}
+
+        def all_analysed() -> bool:
+            status, body = http_json(port, "/api/tournaments/cup/analysis")
+            assert status == 200
+            found.update(body["players"])
+            return sum(p["games"] for p in body["players"].values()) == 2 * played
+
+        await wait_until(all_analysed, "every game of the event analysed", timeout=180)
+        assert set(found) == set(names)
+        for figures in found.values():
+            assert figures["games"] == 2 * played // len(names) and 0 <= figures["accuracy"] <= 100
+            assert figures["moves"] > 0 and figures["blunders"] >= 0
+    printed = subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", str(tmp_path / "plyhall.db"),
+                              "--tournament", "cup", "--json"], capture_output=True, text=True, timeout=120)
+    assert printed.returncode == 0, printed.stderr
+    lines = [json.loads(line) for line in printed.stdout.splitlines()]
+    assert {line["id"] for line in lines} == {g["id"] for g in games["games"]}
+    assert "analysing" not in printed.stderr  # every one was stored by the server: read back, not made again

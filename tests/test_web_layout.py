@@ -1,0 +1,118 @@
+"""The room page fits the screen, in a real browser (Debian's chromium): at 1280×800, 1366×768 and 390×844, the board,
+both player bars, the status line and (Quarto) the piece tray are all in view without scrolling, for each of the
+five games, at the start of a game — when the first thing to do must be seen. Each board is saved as a screenshot at
+each size in the test's folder (printed), to be looked at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from protocol.games import GAMES
+from tests.helpers import login as sdk_login
+from tests.test_web import browser, open_page, own_server  # noqa: F401 - the browser tests' fixtures
+from tests.web_helpers import CHROMIUM, login
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
+
+SIZES = [(1280, 800), (1366, 768), (390, 844)]
+PARTS = {"top bar": ".play .player >> nth=0", "board": ".play .board", "bottom bar": ".play .player >> nth=1",
+         "status": ".play .status"}
+
+
+class Opponent:
+    """bob, an SDK client in a thread of its own: creates a room of each game and sits in seat 1."""
+
+    def __init__(self, port: int) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.client = self.run(sdk_login(f"ws://127.0.0.1:{port}/ws", "bob-layout"))
+
+    def run(self, coro):  # noqa: ANN001, ANN201 - a coroutine's result
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    def open_room(self, game: str, room: str) -> None:
+        self.run(self.client.request({"type": "create_room", "game": game, "name": room}))
+        self.run(self.client.request({"type": "join", "room": room, "seat": 1}))
+
+    def close(self) -> None:
+        self.run(self.client.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def out_of_view(page, parts: dict[str, str]) -> list[str]:  # noqa: ANN001 - a Playwright page
+    """The parts whose box is not wholly inside the viewport (the page scrolled to its top)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    height = page.evaluate("window.innerHeight")
+    width = page.evaluate("document.documentElement.clientWidth")
+    problems = []
+    for name, selector in parts.items():
+        box = page.locator(selector).bounding_box()
+        if box is None:
+            problems.append(f"{name}: not shown")
+        elif (box["y"] < 0 or box["y"] + box["height"] > height + 0.5 or box["x"] < 0
+              or box["x"] + box["width"] > width + 0.5):
+            problems.append(f"{name}: x {box['x']:.0f}-{box['x'] + box['width']:.0f}, y {box['y']:.0f}-"
+                            f"{box['y'] + box['height']:.0f} in a {width}×{height} view")
+    return problems
+
+
+def test_the_board_bars_status_and_tray_fit_the_screen(own_server, open_page, tmp_path: Path):  # noqa: F811
+    port = own_server()
+    bob = Opponent(port)
+    page = open_page("ann", width=1280, height=800)
+    login(page, f"http://127.0.0.1:{port}", "ann-layout")
+    problems = []
+    try:
+        for game in GAMES:
+            room = f"Fit {game}"
+            bob.open_room(game, room)
+            page.goto(f"http://127.0.0.1:{port}/#/room/{room.replace(' ', '%20')}")
+            page.get_by_role("button", name="Take this seat").click()
+            expect(page.locator(".play .status")).to_contain_text("Your move")
+            parts = dict(PARTS)
+            if game == "quarto":
+                parts["piece tray"] = ".play .tray"
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(100)  # the layout follows the new size
+                problems += [f"{game} at {width}×{height}: {p}" for p in out_of_view(page, parts)]
+                shot = tmp_path / f"{game}-{width}x{height}.png"
+                page.screenshot(path=str(shot))
+            page.set_viewport_size({"width": 1280, "height": 800})
+    finally:
+        bob.close()
+    print(f"screenshots of every board at every size: {tmp_path}")
+    assert not problems, "\n".join(problems)
+
+
+def test_played_quarto_highlights_its_last_move(own_server, open_page):  # noqa: F811
+    """Quarto's squares keep their lines and still show the last move (its highlight used to be hidden); its moves
+    read in words."""
+    port = own_server()
+    bob = Opponent(port)  # seat 1 of a room the page takes seat 0 of
+    try:
+        bob.open_room("quarto", "Marks")
+        page = open_page("ann-q")
+        login(page, f"http://127.0.0.1:{port}", "ann-marks")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Marks")
+        page.get_by_role("button", name="Take this seat").click()
+        expect(page.locator(".play .status")).to_contain_text("Your move")
+        page.locator('.tray .piece[data-piece="0101"]').click()  # the opening hand-over: a piece for bob
+        expect(page.locator("ol.moves li .mv").first).to_have_text("gives light round short hollow")
+        bob.run(bob.client.send({"type": "move", "room": "Marks", "move": "c2 1111"}))
+        marked = page.locator('.sq.mark[data-sq="c2"]')
+        expect(marked).to_have_count(1)
+        shadow = marked.evaluate("e => getComputedStyle(e).boxShadow")
+        plain = page.locator('.sq[data-sq="d2"]').evaluate("e => getComputedStyle(e).boxShadow")
+        assert shadow != plain and shadow.count("inset") == 2, (shadow, plain)  # its lines, and the mark over them
+        expect(page.locator("ol.moves li .mv").nth(1)).to_have_text("c2, gives dark round tall hollow")
+    finally:
+        bob.close()
