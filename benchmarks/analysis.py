@@ -30,7 +30,7 @@ import time
 from typing import Any
 
 import server_load  # benchmarks/ is on sys.path when run as a script; it imports common (the checkout on sys.path)
-from common import heading, log, scratch, script_parser, table_header
+from common import cpu_seconds, heading, log, scratch, script_parser, table_header
 
 GAME_IDS = ["connect4", "santorini", "amazons", "magnetic-cave", "quarto"]
 WORKER = [sys.executable, "-m", "client.runner.analyse"]
@@ -87,6 +87,7 @@ class BusyWorkers:
         self.procs = [subprocess.Popen(WORKER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                       for _ in range(count)]
         self.analysed = 0
+        self.positions = 0  # positions valued (the worker's progress lines)
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._feed, args=(proc,), daemon=True) for proc in self.procs]
 
@@ -98,7 +99,10 @@ class BusyWorkers:
             proc.stdin.write(json.dumps({"id": number, "game": "amazons", "moves": moves}) + "\n")
             proc.stdin.flush()
             while line := proc.stdout.readline():
-                if "analysis" in json.loads(line) or "error" in json.loads(line):
+                answer = json.loads(line)
+                if "progress" in answer:
+                    self.positions += 1
+                elif "analysis" in answer or "error" in answer:
                     break
             if not line:
                 return
@@ -117,19 +121,24 @@ class BusyWorkers:
             proc.wait()
 
 
-def latency(args: argparse.Namespace, tmp: Any) -> tuple[dict[str, Any], dict[str, Any], int]:
+def latency(args: argparse.Namespace, tmp: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
     """The scale phase alone and with busy analysis workers."""
     scale_args = argparse.Namespace(
         games=args.games, spectators=1, scale_seconds=args.scale_seconds, jitter=0.25, scale_procs=2, seed=args.seed,
         database="sqlite", loop=server_load.event_loop.default_event_loop())
     server_load.raise_open_files(20_000)
+    runs = {name: tmp / name for name in ("alone", "loaded")}  # a fresh database each: the same names play
+    for folder in runs.values():
+        folder.mkdir()
     log("latency: the scale phase alone")
-    alone = server_load.scale(scale_args, tmp)
+    alone = server_load.scale(scale_args, runs["alone"])
     log(f"latency: the scale phase with {args.workers} analysis worker(s) busy")
     with BusyWorkers(args.workers, args.seed) as busy:
-        loaded = server_load.scale(scale_args, tmp)
-        analysed = busy.analysed
-    return alone, loaded, analysed
+        before = sum(cpu_seconds(proc.pid) for proc in busy.procs)
+        loaded = server_load.scale(scale_args, runs["loaded"])
+        work = {"games": busy.analysed, "positions": busy.positions,
+                "cpu": sum(cpu_seconds(proc.pid) for proc in busy.procs) - before}
+    return alone, loaded, work
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     if args.only in (None, "latency"):
         with scratch("analysis") as tmp:
-            alone, loaded, analysed = latency(args, tmp)
+            alone, loaded, work = latency(args, tmp)
         heading(f"Play latency at {args.games} games (+1 spectator each), alone and beside {args.workers} busy "
                 "analysis worker(s)")
         table_header(f"{'run':<22} {'moves':>7} {'p50 ms':>8} {'p99 ms':>8} {'server CPU':>10}")
@@ -165,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<22} {r['moves']:>7} {lat['p50']:>8.1f} {lat['p99']:>8.1f} "
                   f"{r['server_cpu']:>10.0%}")
         print(f"p99 with analysis / alone: {loaded['latency']['p99'] / max(alone['latency']['p99'], 1e-9):.2f}; "
-              f"Amazons games analysed meanwhile: {analysed}")
+              f"meanwhile the analysis used {work['cpu']:.1f} CPU seconds and valued {work['positions']} Amazons "
+              f"positions ({work['games']} whole games)")
     return 0
 
 
