@@ -274,3 +274,19 @@ def test_a_long_name_that_is_no_room_is_looked_up_without_a_scan_of_every_room()
     # a name that differs only in case is still found
     reply = desk.send("spammer", {"type": "join", "room": "WOOD LAKE", "role": "spectator"})[0]
     assert reply["room"] == "Wood Lake"
+
+
+def test_the_seek_limit_counts_games_being_played_not_finished_rooms_left_unattended():
+    """A bot whose finished game's room it never left (it dropped, or is simply slow to leave) may seek again; only
+    rooms still playing count against --max-seek-games-per-name."""
+    desk = HallDriver(limits=Limits(max_seek_games_per_name=1))
+    for name in ("ann", "bob"):
+        desk.login(name)
+        desk.send(name, {"type": "seek", "game": "connect4"})
+    start = desk.last("ann", "game_start")
+    refused = desk.send("ann", {"type": "seek", "game": "quarto"})[0]  # a game runs: the limit holds
+    assert_clear_error(refused, "too_many_rooms")
+    desk.send("ann", {"type": "resign", "room": start["room"]})
+    assert desk.last("bob", "game_over")["room"] == start["room"]
+    again = desk.send("ann", {"type": "seek", "game": "quarto"})[0]  # the room is finished, though not left
+    assert again["type"] == "seeking", again

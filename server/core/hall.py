@@ -604,10 +604,11 @@ class Hall:
             out.refuse(conn, Refusal.ROOMS_SERVER, ErrorCode.TOO_MANY_ROOMS, f"the server holds {len(self.rooms)} "
                        "rooms, its limit; try again when some games end")
             return
-        playing = len(self.seat_holders.get(session.name, set()) & self.seeks.rooms)
+        playing = sum(1 for name in self.seat_holders.get(session.name, set()) & self.seeks.rooms
+                      if self.rooms[name].status != RoomStatus.FINISHED)  # a finished room left unattended is free
         if playing >= self.limits.max_seek_games_per_name:
-            out.refuse(conn, Refusal.SEEKS_PER_NAME, ErrorCode.TOO_MANY_ROOMS, f"you sit in {playing} rooms that "
-                       "seeks opened, the limit per name; finish a game first")
+            out.refuse(conn, Refusal.SEEKS_PER_NAME, ErrorCode.TOO_MANY_ROOMS, f"you play {playing} game"
+                       f"{'' if playing == 1 else 's'} that seeks opened, the limit per name; finish one first")
             return
         found = self.seeks.seek(session.name, settings, now, self.by_name)
         if isinstance(found, Pairing):
