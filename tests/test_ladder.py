@@ -394,6 +394,30 @@ def test_an_anchor_plays_on_after_its_games_whichever_seat_it_had():
     assert sorted(seats) == [0, 1] and anchor in hall.house.running
 
 
+def test_an_anchor_seated_first_is_not_stopped_and_its_crash_rates_nobody():
+    """A ladder room seats its players one by one: an anchor paired by the clock (it waited longest) is seated first
+    and is alone in the room for a moment, which must not read as a house bot nobody needs (it was stopped, and its
+    opponent won a rated game). And a game an anchor loses by its process ending is recorded but rated for nobody."""
+    anchor = f"house-novice-{GAME}"
+    hall = Hall(Env.fixed(), house_limit=1, ladder=LadderConfig(anchors=((GAME, "novice"),)))
+    desk = _claimed(HallDriver(hall), "ann")
+    desk.login(anchor, secret=hall.house_secret)
+    hall.seeks.ladder.ratings[(GAME, "ann")] = (1300.0, 50.0)  # 300 above the anchor: paired once her window is
+    _ladder_seek(desk, anchor)
+    desk.now += 1.0  # the anchor has waited longer: paired first, it is seated first
+    assert _ladder_seek(desk, "ann")[0]["type"] == "seeking"
+    desk.now = hall.next_deadline() + 0.01
+    out = hall.tick(desk.now)
+    assert anchor not in out.house_stop, "the anchor is needed: it is never stopped for being alone in a room"
+    desk.take(out)
+    assert desk.last("ann", "game_start")["players"][0] == anchor  # the longest waiter was seated first
+    crashed = hall.house_exited(anchor, desk.now)
+    over = list(crashed.ended)
+    assert len(over) == 1 and over[0].reason == f"{anchor} stopped" and over[0].status == "finished"
+    assert not over[0].rated, "a house bot's crash is nobody's rated result"
+    desk.take(crashed)
+
+
 # A real server ----------------------------------------------------------------------------------------------
 
 

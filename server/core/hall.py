@@ -75,6 +75,11 @@ ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a l
 REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
+def house_stopped(name: str) -> str:
+    """The reason of a game a house bot lost because its process ended (it is never rated)."""
+    return f"{name} stopped"
+
+
 @dataclass
 class Limits:
     """Quotas that keep one address, or one name, from filling the server (docs/OPERATING.md lists each
@@ -562,7 +567,7 @@ class Hall:
         for room_name in sorted(self.seat_holders.get(name, set())):
             room = self.rooms.get(room_name)
             if room is not None and room.tournament is None:
-                self._apply(out, room, room.withdraw(name, now, f"{name} stopped"))
+                self._apply(out, room, room.withdraw(name, now, house_stopped(name)))
         if name in self.house.anchors:  # the ladder needs its anchors: started again (a few times, not in a loop)
             out.house.extend(start for start in [self.house.restart_anchor(name)] if start is not None)
         return out
@@ -863,8 +868,9 @@ class Hall:
             return
         if room.tournament is None and room.status != RoomStatus.PLAYING and room.members and \
                 all(n.startswith(HOUSE_PREFIX) for n in room.members):
-            # nobody but house bots is left in a room between games: they are not needed any more
-            out.house_stop.extend(n for n in room.members if n in self.house.running)
+            # nobody but house bots is left in a room between games: they are not needed any more (a ladder
+            # anchor is: it plays on, and it is alone for a moment in every ladder room it is seated in first)
+            out.house_stop.extend(n for n in room.members if n in self.house.running and n not in self.house.anchors)
         self._schedule(room)
         if result.listing_changed:
             self._lobby_changed(out)
@@ -884,6 +890,8 @@ class Hall:
         it ended by play or on time, and both players may be rated (claimed names, or ladder anchors)."""
         if not room.settings.rated or record.status != GameStatus.FINISHED or record.tournament is not None:
             return False
+        if record.reason in (house_stopped(name) for name in record.players):
+            return False  # a house bot's process ended mid-game: nobody earns (or loses) rating by that
         names = record.players
         return names[0] != names[1] and all(rateable_name(name, record.game, name in self.logins.claims)
                                             for name in names)
