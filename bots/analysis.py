@@ -10,7 +10,9 @@ of the game, and any position whose search proves a win or a loss. Elsewhere the
 search score at a fixed node budget, mapped to an expected score by a logistic curve per game: the same
 game gives the same analysis on any machine (no clock is ever looked at).
 
-Labels, from the mover's side (``loss`` = value before − value after):
+Labels, from the mover's side (``loss`` = the value after the engine's best move − the value after the move
+played, both valued from the opponent's side by the same search, so that an evaluation's bias towards the
+side to move cancels out and the best move loses nothing):
 
 ``blunder``     turns a won or drawn game into a lost one (exact values), or loses 0.3 or more;
 ``mistake``     turns a won game into a draw (exact), or loses 0.15 or more;
@@ -132,9 +134,11 @@ class Analyser:
         self.scale = SCALE[game_id]
 
     def fresh(self) -> None:
-        """Forget every table: each game is analysed from the same empty memory, so the same game always gets
-        the same values."""
+        """Forget every table (the search's and the solver's): each game is analysed from the same empty memory, so
+        the same game always gets the same values, whatever was analysed before it."""
         self.engine.new_game()
+        if hasattr(self, "_tables"):
+            self._tables.entries.fill(0)
 
     def value(self, state: Any) -> Value:
         """The value of ``state`` for the side to move."""
@@ -232,7 +236,10 @@ def analyse(game_id: str, moves: list[str], options: dict[str, Any] | None = Non
         values.append(analyser.value(position))
         if progress is not None:
             progress(done, len(states))
-    verdicts = [_verdict(analyser, states[i], played[i], values[i], values[i + 1], i) for i in range(len(played))]
+    verdicts = []
+    for i, move in enumerate(played):
+        verdicts.append(_verdict(analyser, states[i], move, _value_before(analyser, states[i], move, values[i],
+                                                                          values[i + 1]), values[i + 1], i, values[i]))
     return {
         "version": VERSION, "game": game_id, "engine": "master", "nodes": analyser.nodes,
         "positions": [v.to_json(game) for v in values],
@@ -241,14 +248,36 @@ def analyse(game_id: str, moves: list[str], options: dict[str, Any] | None = Non
     }
 
 
-def _verdict(analyser: Analyser, state: Any, move: Any, before: Value, next_value: Value, index: int) -> dict:
+def _value_before(analyser: Analyser, state: Any, move: Any, position: Value, played_after: Value) -> Value:
+    """The mover's value before ``move``: the position's own when it is exact (its best move keeps it); else the
+    value after the engine's best move, valued from the opponent's side as the move played is (so that a bias of
+    the evaluation towards the side to move cancels out), never exact (the engine's move is no proof)."""
+    game = analyser.game
+    if position.exact:
+        return position
+    best = position.best
+    if best is None or game.notation(best) == game.notation(move):
+        best_after = played_after  # the engine's own move: the best there is, it loses nothing
+    else:
+        best_after = analyser.value(game.apply(state, best))
+    mover = flip(best_after)
+    return Value(mover.expected, False, None, None, best, mover.score, mover.depth)
+
+
+def _verdict(analyser: Analyser, state: Any, move: Any, before: Value, next_value: Value, index: int,
+             position: Value) -> dict:
+    """One move's verdict: ``before`` is the mover's value after the best move, ``next_value`` the opponent's value
+    after the move played (the turn passes after every move, in every game), ``position`` the value of ``state``.
+    Both sides of the comparison are valued from the opponent's side, by the same kind of search: an evaluation
+    that favours the side to move (Magnetic Cave's does) cancels out, and the best move loses nothing."""
     game = analyser.game
     seat = game.to_move(state)
-    after = flip(next_value)  # in every game the turn passes after each move: the next value is the opponent's
-    played_best = before.best is not None and game.notation(before.best) == game.notation(move)
+    after = flip(next_value)
+    best = position.best
+    played_best = best is not None and game.notation(best) == game.notation(move)
     verdict = {
         "ply": index + 1, "seat": seat, "move": game.notation(move),
-        "best": None if before.best is None else game.notation(before.best),
+        "best": None if best is None else game.notation(best),
         "before": round(before.expected, 4), "after": round(after.expected, 4),
         "loss": round(max(0.0, before.expected - after.expected), 4),
         "exact": before.exact and after.exact,
@@ -257,7 +286,7 @@ def _verdict(analyser: Analyser, state: Any, move: Any, before: Value, next_valu
         "label": label(before, after, played_best),
         "accuracy": round(move_accuracy(before.expected, after.expected), 2),
     }
-    only = analyser.only_move(state, before)
+    only = analyser.only_move(state, position)
     verdict["only"] = only is not None and game.notation(only) == game.notation(move)
     return verdict
 

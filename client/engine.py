@@ -92,6 +92,11 @@ class EngineProcess:
                                          bufsize=1)
         except OSError as exc:
             raise EngineError(f"cannot start the engine {shlex.join(argv)}: {exc.strerror or exc}") from None
+        # lines to the engine go through a writer thread: an engine that stops reading (its pipe full) blocks that
+        # thread, never the driver, whose deadline then runs out as for any engine that does not answer
+        self._outgoing: queue.Queue[str | None] = queue.Queue()
+        self._write_failed = False
+        threading.Thread(target=self._write_stdin, daemon=True, name="engine-stdin").start()
         threading.Thread(target=self._read_stdout, daemon=True, name="engine-stdout").start()
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="engine-stderr")
         self._stderr_reader.start()
@@ -109,14 +114,38 @@ class EngineProcess:
             self.stderr_tail.append(text)
             self.say(f"engine stderr: {text}")
 
-    def send(self, *lines: str) -> None:
-        """Write lines to the engine (``EngineCrashed`` when it is gone)."""
+    def _write_stdin(self) -> None:
         assert self.proc.stdin is not None
+        while (text := self._outgoing.get()) is not None:
+            try:
+                self.proc.stdin.write(text)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self._write_failed = True
+                return
         try:
-            self.proc.stdin.write("".join(f"{line}\n" for line in lines))
-            self.proc.stdin.flush()
+            self.proc.stdin.close()
         except (BrokenPipeError, OSError, ValueError):
-            raise EngineCrashed(self.describe_exit()) from None
+            pass
+
+    def send(self, *lines: str) -> None:
+        """Queue lines for the engine, without waiting for it to read them (``EngineCrashed`` when it is gone)."""
+        if self._write_failed or self.proc.poll() is not None:
+            raise EngineCrashed(self.describe_exit())
+        self._outgoing.put("".join(f"{line}\n" for line in lines))
+
+    def drain(self) -> list[str]:
+        """Lines the engine wrote that nobody asked for (left over from an earlier turn), taken off its output."""
+        stale = []
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return stale
+            if line is None:
+                self.lines.put(None)
+                return stale
+            stale.append(line)
 
     def read(self, deadline: float | None) -> str:
         """The engine's next line; ``EngineCrashed`` at the end of its output, ``EngineTimeout`` at
@@ -145,25 +174,16 @@ class EngineProcess:
         return f"the engine {what}{when}" + (f"; its last stderr lines: {tail}" if tail else "")
 
     def stop(self) -> None:
-        """Say ``quit``, close its input, and kill it if it has not exited after :data:`STOP_WAIT` seconds."""
+        """Say ``quit``, close its input, and kill it if it has not exited after :data:`STOP_WAIT` seconds (an engine
+        that no longer reads is killed too: nothing here waits on its input)."""
+        self._outgoing.put("quit\n")
+        self._outgoing.put(None)  # then its input is closed
         if self.proc.poll() is None:
-            try:
-                self.send("quit")
-                assert self.proc.stdin is not None
-                self.proc.stdin.close()
-            except (EngineError, OSError):
-                pass
             try:
                 self.proc.wait(timeout=STOP_WAIT)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if pipe is not None and pipe is not self.proc.stdout:
-                try:
-                    pipe.close()
-                except (OSError, ValueError):
-                    pass
 
 
 @dataclass
@@ -302,15 +322,20 @@ class EnginePlayer(Player):
             process.send(f"newgame {turn.game.id} {turn.seat} {names}")
             self._game = turn.room
         deadline = None if turn.time_left is None else time.monotonic() + turn.time_left + self.grace
+        for stale in process.drain():  # an answer to an earlier turn must not be taken for this one's
+            self.say(f"engine: ignoring {stale.strip()!r}, written before this turn's 'go'")
         process.send(*self.position(turn), "go")
-        for _ in range(MAX_ILLEGAL):
+        for attempt in range(1, MAX_ILLEGAL + 1):
             text = self._await_move(process, deadline)
             try:
                 return self._parse(text, turn)
             except IllegalMove as exc:
                 reason = " ".join(exc.reason.split())
                 self.say(f"the engine's move {text!r} is illegal: {reason}")
-                process.send(f"illegal {reason}", "go")
+                if attempt == MAX_ILLEGAL:  # told why, and asked nothing more: the game is resigned
+                    process.send(f"illegal {reason}")
+                else:
+                    process.send(f"illegal {reason}", "go")
         raise Resign(f"the engine sent {MAX_ILLEGAL} illegal moves in a row")
 
     def _await_move(self, process: EngineProcess, deadline: float | None) -> str:

@@ -7,12 +7,14 @@ agent (or, here, the one named with ``--agent``). The agent is called with ``obs
 
 * ``observation``: ``board`` (42 integers, row-major, the **top** row first; 0 empty, 1 and 2 the
   players' marks), ``mark`` (the agent's mark: 1 or 2), ``step`` (moves played so far),
-  ``remainingOverageTime`` (seconds left on the agent's clock; 60 when the game is untimed);
+  ``remainingOverageTime`` (seconds left on the agent's clock in a game clock; 0 when each move has its own
+  time, which is ``actTimeout``; 60 when the game is untimed);
 * ``configuration``: ``columns`` 7, ``rows`` 6, ``inarow`` 4, ``actTimeout`` and ``timeout`` (the seconds
   a move allows: the room's time per move, or 2 as Kaggle's default), ``agentTimeout`` 60,
   ``episodeSteps`` 1000.
 
-Mark 1 is the seat that moves first in a default room (Plyhall's seat 0), as on Kaggle. An agent that
+Mark 1 is whichever seat moved first (rooms alternate it from game to game), as on Kaggle, where mark 1 always
+moves first. An agent that
 raises, or returns something that is not a free column, loses the game as it would on Kaggle (here:
 the bot resigns, saying what the agent returned).
 """
@@ -89,11 +91,18 @@ def _wants(agent: Any) -> int:
 
 
 def observation(turn: Turn) -> Struct:
-    """What Kaggle gives a ConnectX agent as ``observation`` for this turn."""
+    """What Kaggle gives a ConnectX agent as ``observation`` for this turn. On Kaggle mark 1 always moves first:
+    so here too, whichever seat moved first (rooms alternate it), its stones are 1 and the other's 2."""
     rows = turn.game.encode_state(turn.state, "matrix")["board"]  # the top row first, 1 and 2 by seat
-    board = [int(cell) for row in rows for cell in row]
-    left = OVERAGE if turn.time_left is None else turn.time_left
-    return Struct(board=board, mark=turn.seat + 1, step=len(turn.moves), remainingOverageTime=left)
+    first_seat = turn.seat if len(turn.moves) % 2 == 0 else 1 - turn.seat
+    marks = {0: 0, 1: 1, 2: 2} if first_seat == 0 else {0: 0, 1: 2, 2: 1}
+    board = [marks[int(cell)] for row in rows for cell in row]
+    if turn.per_move is not None:
+        left = 0.0  # each move has its own time (actTimeout): there is no overage to draw on
+    else:
+        left = OVERAGE if turn.time_left is None else turn.time_left
+    mark = 1 if turn.seat == first_seat else 2
+    return Struct(board=board, mark=mark, step=len(turn.moves), remainingOverageTime=left)
 
 
 def configuration(turn: Turn) -> Struct:
@@ -139,6 +148,8 @@ class KaggleAgentPlayer(Player):
     @staticmethod
     def _checked(column: Any, turn: Turn) -> Any:
         try:
+            if isinstance(column, bool):
+                raise TypeError  # Kaggle's schema takes no booleans
             index = operator.index(column)  # ints, numpy integers
         except TypeError:
             raise Resign(f"the agent returned {column!r}: a column is an integer 0-{COLUMNS - 1}") from None

@@ -310,6 +310,11 @@ class PlayerRunner:
         else:
             opponent = msg["players"][1 - msg["seat"]] if msg["seat"] is not None else "?"
             self.status(f"playing game {msg['game_no']} in {msg['room']} against {opponent}")
+        if self.options.ladder and self.options.games is not None and msg.get("seat") is not None and \
+                sum(r.played for r in self.results) + 1 >= self.options.games:
+            # the last game wanted: off the ladder now, or the server would pair the bot again as it ends, and the
+            # bot, gone, would lose that next game on time
+            await client.request({"type": "cancel_seek", "game": msg["game"]}, check=False)
         await self._maybe_move(client, msg["room"])
 
     async def _moved(self, client: Client, msg: dict[str, Any]) -> None:

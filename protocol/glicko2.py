@@ -25,6 +25,9 @@ from dataclasses import dataclass
 
 SCALE = 173.7178
 """Glicko points per Glicko-2 unit (step 2: ``mu = (r - 1500) / 173.7178``)."""
+EXPECTED_FLOOR = 1e-12
+"""The least expected score the update uses (and 1 less it the most): at a gap of some 6,000 points the
+expected score rounds to 0 or 1 exactly, and step 3's variance would divide by zero."""
 BASE = 1500.0
 """The rating of a newcomer, and the centre of the scale."""
 DEFAULT_DEVIATION = 350.0
@@ -125,6 +128,7 @@ def update(player: Rating, results: Iterable[Result], periods: float = 1.0, tau:
         mu_j = (result.opponent.rating - BASE) / SCALE
         g = _g(result.opponent.deviation / SCALE)
         e = _expected(mu, mu_j, result.opponent.deviation / SCALE)
+        e = min(max(e, EXPECTED_FLOOR), 1.0 - EXPECTED_FLOOR)  # a gap of thousands of points: no division by 0
         inverse_v += result.weight * g * g * e * (1.0 - e)
         improvement += result.weight * g * (result.score - e)
     v = 1.0 / inverse_v

@@ -280,3 +280,68 @@ async def test_a_tournaments_games_are_analysed_with_each_entrants_accuracy(tmp_
     lines = [json.loads(line) for line in printed.stdout.splitlines()]
     assert {line["id"] for line in lines} == {g["id"] for g in games["games"]}
     assert "analysing" not in printed.stderr  # every one was stored by the server: read back, not made again
+
+
+@pytest.mark.parametrize("game_id", ["magnetic-cave", "amazons"])
+def test_the_engines_own_moves_are_best_and_lose_nothing(game_id: str) -> None:
+    """A game in which every move is the analysing engine's own best move: every verdict is "best" with no loss
+    (Magnetic Cave's evaluation favours the side to move; judged naively, every move lost about 0.2)."""
+    game = GAMES[game_id]
+    analyser = Analyser(game_id, 20_000)
+    analyser.fresh()
+    state, moves = game.initial_state(), []
+    for _ in range(8):
+        best = analyser.value(state).best
+        moves.append(game.notation(best))
+        state = game.apply(state, best)
+    analysis = analyse(game_id, moves, nodes=20_000)
+    assert [v["label"] for v in analysis["moves"]] == ["best"] * len(moves)
+    assert all(v["loss"] == 0 for v in analysis["moves"])
+
+
+def test_a_reused_analyser_gives_each_game_the_values_it_gets_alone() -> None:
+    """The worker keeps one analyser for many games: what it analysed before never changes a game's values (the
+    Connect Four solver's table is emptied between games as the search's is)."""
+    first = list("4453326")
+    second = list("44533267")
+    alone = json.dumps(analyse("connect4", second, nodes=360_000), sort_keys=True)
+    worker = Analyser("connect4", 360_000)
+    analyse("connect4", first, analyser=worker)
+    assert json.dumps(analyse("connect4", second, analyser=worker), sort_keys=True) == alone
+
+
+async def test_a_failing_job_never_stops_the_queue() -> None:
+    """A database error reading one game, or a worker that dies, fails that job (said, and asked again later) and the
+    queue goes on with the next game."""
+    import concurrent.futures
+    import sqlite3
+
+    from server.io.analysis import AnalysisQueue
+
+    echo = ("import json, sys\n"
+            "for line in sys.stdin:\n"
+            "    r = json.loads(line)\n"
+            "    if r['moves'] == ['crash']: sys.exit(3)\n"
+            "    print(json.dumps({'id': r['id'], 'progress': [1, 1]}), flush=True)\n"
+            "    print(json.dumps({'id': r['id'], 'analysis': {'moves': r['moves']}}), flush=True)\n")
+    records = {"ok": {"status": "finished", "game": "connect4", "moves": [{"move": "4"}]},
+               "dies": {"status": "finished", "game": "connect4", "moves": [{"move": "crash"}]}}
+
+    def read(game_id: str) -> dict:
+        if game_id == "locked":
+            raise sqlite3.OperationalError("database is locked")
+        return records[game_id]
+
+    saved: dict = {}
+    with concurrent.futures.ThreadPoolExecutor(1) as reads:
+        queue = AnalysisQueue(read, reads, saved.__setitem__, command=[sys.executable, "-c", echo])
+        queue.start()
+        try:
+            for game_id in ("locked", "dies", "ok"):
+                queue.request(game_id)
+            await queue.wait("ok")
+        finally:
+            await queue.stop()
+    assert saved == {"ok": {"moves": ["4"]}}
+    assert queue.status("locked")["status"] == "failed" and queue.status("dies")["status"] == "failed"
+    assert "exit code 3" in queue.status("dies")["error"]

@@ -86,12 +86,15 @@ def test_illegal_moves_are_sent_back_and_three_resign(tmp_path: Path, said: list
         assert any("fake: refused: " in line for line in said)  # the engine's stderr is in the bot's log
     finally:
         player.close()
-    stubborn = EnginePlayer(fake("--illegal", "3"), "connect4", say=said.append)
+    stubborn_log = tmp_path / "stubborn.log"
+    stubborn = EnginePlayer(fake("--log", str(stubborn_log), "--illegal", "3"), "connect4", say=said.append)
     try:
         with pytest.raises(Resign, match="3 illegal moves"):
             stubborn.choose(turn())
     finally:
         stubborn.close()
+    words = [line.split()[0] for line in sent(stubborn_log) if line.split()[0] in ("go", "illegal")]
+    assert words == ["go", "illegal", "go", "illegal", "go", "illegal"]  # no fourth go: nothing left unanswered
 
 
 def test_a_crash_restarts_once_then_resigns(tmp_path: Path, said: list[str]) -> None:
@@ -127,6 +130,22 @@ def test_a_hanging_engine_loses_on_time_and_is_replaced(said: list[str]) -> None
         assert player.choose(turn())  # a fresh engine plays the next game
     finally:
         player.close()
+
+
+def test_an_engine_that_stops_reading_loses_on_time_and_never_blocks_the_bot(said: list[str]) -> None:
+    """An engine that no longer reads its input, sent positions bigger than a pipe holds (Amazons with its legal
+    moves as cosc322 JSON: about 90 KB): the driver waits only for its clock, and stopping it waits for nothing."""
+    player = EnginePlayer(fake("--deaf", "--coords", "cosc322"), "amazons", say=said.append, grace=0.2)
+    try:
+        player.warm_up()
+        player.identity.legal = True  # as after 'option legal'
+        with pytest.raises(NoMove):
+            player.choose(turn("amazons", time_left=0.3))
+        with pytest.raises(NoMove):
+            player.choose(turn("amazons", ("d10-d7/g7",), time_left=0.3))  # the fresh engine is deaf too
+    finally:
+        player.close()
+    assert player._process is None
 
 
 def test_an_engine_that_will_not_start_is_a_clear_error(said: list[str]) -> None:

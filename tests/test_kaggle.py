@@ -41,7 +41,7 @@ def test_observation_and_configuration_as_kaggle_gives_them() -> None:
     assert bottom == [1, 0, 0, 1, 0, 0, 0]
     assert obs.board[28:35] == [0, 0, 0, 2, 0, 0, 0]
     assert sum(obs.board[:28]) == 0
-    assert obs.mark == 2 and obs.step == 3 and obs.remainingOverageTime == 7.5
+    assert obs.mark == 2 and obs.step == 3 and obs.remainingOverageTime == 0  # a per-move clock: no overage
     assert (config.columns, config.rows, config.inarow) == (7, 6, 4) == (config["columns"], config["rows"],
                                                                           config["inarow"])
     assert config.actTimeout == config.timeout == 5.0
@@ -152,3 +152,16 @@ def test_kaggles_own_agents_play_each_other(server: int, connectx: Path, tmp_pat
     assert "Kaggle agent negamax_agent from connectx.py ready" in out_negamax
     assert "Kaggle agent random_agent from connectx.py ready" in out_random
     finished_game(server, "kaggle-own")
+
+
+def test_mark_one_is_whoever_moved_first_as_on_kaggle() -> None:
+    """In the second game of a series seat 1 moves first: it is mark 1 and its stones are 1s, as on Kaggle."""
+    state = C4.initial_state(first=1)
+    first = Turn(game=C4, state=state, seat=1, room="r", players=["a", "b"], moves=[], time_left=50.0, per_move=None,
+                 increment=0.0)
+    assert observation(first).mark == 1 and observation(first).remainingOverageTime == 50.0
+    after = C4.apply(state, C4.parse_move("4", state))
+    second = Turn(game=C4, state=after, seat=0, room="r", players=["a", "b"], moves=["4"], time_left=None,
+                  per_move=None, increment=0.0)
+    obs = observation(second)
+    assert obs.mark == 2 and obs.board[35 + 3] == 1  # seat 1's stone is mark 1's

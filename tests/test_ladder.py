@@ -101,6 +101,40 @@ def test_no_rematch_while_anybody_else_waits():
     assert ladder.pairings(GAME, 20.0, everyone) == [("ann", "cat")]
 
 
+def test_a_lone_bot_goes_round_the_anchors_game_after_game():
+    """One bot and two anchors (a new server's usual start): the bot keeps playing, alternating between them; an
+    anchor's previous opponent is no reason not to play it again (the ladder used to stop after one game each)."""
+    random_anchor, novice_anchor = f"house-random-{GAME}", f"house-novice-{GAME}"
+    ladder = ladder_of({random_anchor: (800, 50), novice_anchor: (1000, 50), "ann": (900, 60)})
+    opponents = []
+    now = 0.0
+    for game in range(6):
+        pairs = ladder.pairings(GAME, now, everyone)
+        if not pairs:
+            wake = ladder.next_time(now, everyone)
+            assert wake is not None, f"the ladder stopped after {game} games"
+            now = wake
+            pairs = ladder.pairings(GAME, now, everyone)
+        assert len(pairs) == 1 and "ann" in pairs[0], pairs
+        opponents.append(next(name for name in pairs[0] if name != "ann"))
+        ladder.ended(f"g{game}", GAME, pairs[0])
+        now += 30.0
+        ladder.stored(f"g{game}", now)
+    assert all(a != b for a, b in zip(opponents, opponents[1:], strict=False)), opponents  # round the anchors
+
+
+def test_a_bot_that_waited_a_minute_is_paired_whatever_the_others_windows():
+    """Bots coming back from their games pair at once among themselves; a bot far from them in rating, once it
+    has waited WINDOW_OPEN seconds, is paired with the next of them that comes back instead of starving."""
+    ladder = ladder_of({"far": (2300, 50)}, since=0.0)
+    for name in ("ann", "bob"):
+        ladder.ratings[(GAME, name)] = (1500, 50)
+    ladder.join("ann", GAME, WINDOW_OPEN + 5)
+    ladder.join("bob", GAME, WINDOW_OPEN + 5)
+    pairs = ladder.pairings(GAME, WINDOW_OPEN + 5, everyone)
+    assert pairs and "far" in pairs[0], pairs  # the longest waiter first, though 800 points from both
+
+
 def test_a_far_player_is_waited_for_rather_than_a_rematch():
     ladder = ladder_of({"ann": (1500, 50), "bob": (1510, 50), "cat": (1800, 50)})
     for rung, other in (("ann", "bob"), ("bob", "ann")):
@@ -415,7 +449,8 @@ def test_an_anchor_seated_first_is_not_stopped_and_its_crash_rates_nobody():
     over = list(crashed.ended)
     assert len(over) == 1 and over[0].reason == f"{anchor} stopped" and over[0].status == "finished"
     assert not over[0].rated, "a house bot's crash is nobody's rated result"
-    desk.take(crashed)
+    desk.take(crashed)  # stored: the anchor waits again, but the crash is no game played
+    assert hall.house.restarts.get(anchor) == 1, "restarts after crashes stay counted (capped), not reset by them"
 
 
 # A real server ----------------------------------------------------------------------------------------------
@@ -458,3 +493,40 @@ def test_ladder_bots_and_anchors_play_rated_games_on_a_real_server(tmp_path: Pat
     checked = plyhall("ratings", "--recompute", "--db", str(tmp_path / "plyhall.db"))
     out, err = checked.communicate(timeout=120)
     assert checked.returncode == 0, out + err
+
+
+def test_a_bot_that_drops_while_waiting_leaves_the_ladder_even_when_busy_elsewhere():
+    """ann waits on the Connect Four ladder while she plays an Amazons game from a seek, and drops: she is off the
+    ladder at once (she used to stay "on the ladder" for ever, since she held a seat elsewhere)."""
+    desk = _claimed(HallDriver(), "ann", "bob")
+    desk.send("ann", {"type": "seek", "game": "amazons"})
+    desk.send("bob", {"type": "seek", "game": "amazons"})
+    assert desk.last("ann", "game_start")["game"] == "amazons"
+    _ladder_seek(desk, "ann")
+    assert "ann" in desk.hall.seeks.ladder.names(GAME)
+    desk.disconnect("ann")
+    assert "ann" not in desk.hall.seeks.ladder.names(GAME)
+
+
+def test_a_ladder_bot_told_to_stop_after_n_games_plays_exactly_n(tmp_path: Path):
+    """`plyhall bot --ladder --games 2` against an anchor: the bot leaves the ladder as its last game starts, so the
+    server does not pair it once more as it ends (it used to, and the bot, gone, lost that extra game on time to the
+    anchor, which stays: a rated loss it never played)."""
+    port = free_port()
+    server = start_server(tmp_path / "plyhall.db", port, "--ladder-time", f"{GAME}=0.5", "--grace", "1",
+                          "--ladder-anchors", f"{GAME}:minimax-3")  # pinned at 1300: within a new bot's window
+    try:
+        bot = plyhall("bot", "--game", GAME, "--level", "minimax-1", "--name", "lad-a", "--secret", "lad-a-pw",
+                      "--ladder", "--games", "2", "--url", f"ws://127.0.0.1:{port}/ws")
+        out, err = bot.communicate(timeout=120)
+        assert bot.returncode == 0 and "done: " in out, out + err
+        deadline = time.monotonic() + 30  # only catches a hang: the bot's rooms go as it leaves
+        while any("lad-a" in room.get("players", []) for room in http_json(port, "/api/rooms")[1]["rooms"]):
+            assert time.monotonic() < deadline, http_json(port, "/api/rooms")[1]
+            time.sleep(0.2)
+        time.sleep(1.5)  # past the grace period, a game it was paired into would be lost (and recorded) by now
+        status, games = http_json(port, "/api/games?limit=50&player=lad-a")
+        assert len(games["games"]) == 2, [(g["players"], g["reason"]) for g in games["games"]]
+        assert _board(port)["lad-a"]["games"] == 2
+    finally:
+        stop(server)

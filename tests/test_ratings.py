@@ -166,3 +166,14 @@ def test_replay_is_a_deterministic_function_of_the_results_in_order():
     assert sum(s.games for s in standings.values()) == 2 * len(games)
     other_order, _ = replay(games[1:] + games[:1])
     assert other_order != standings  # per-game updates: the order is part of the record (documented)
+
+
+def test_a_gap_of_thousands_of_points_updates_without_dividing_by_zero():
+    """At a gap of some 6,000 points the expected score rounds to exactly 0 or 1; the update still gives finite
+    ratings (it raised ZeroDivisionError inside the result's transaction, stalling every write after it)."""
+    from protocol.glicko2 import Rating, Result, update
+
+    strong, weak = Rating(9000.0, 30.0, 0.06), Rating(100.0, 30.0, 0.06)
+    for player, opponent, score in ((strong, weak, 1.0), (weak, strong, 0.0), (weak, strong, 1.0)):
+        after = update(player, [Result(opponent, score)])
+        assert all(math.isfinite(x) for x in (after.rating, after.deviation, after.volatility))

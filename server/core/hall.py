@@ -259,7 +259,8 @@ class Hall:
             return out
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
-            self.seeks.drop(session.name, keep_ladder=self._busy(session.name))  # back in time, it plays on
+            self.seeks.drop(session.name, keep_ladder=True)
+            self.seeks.ladder.leave_waiting(session.name)  # a ladder game it plays stays its own, back in time
         for room_name in sorted(session.rooms):
             room = self.rooms.get(room_name)
             if room is not None:
@@ -302,7 +303,9 @@ class Hall:
             return after
         self._now = now
         back = []
+        crashed = set()  # anchors whose process ended mid-game: that game is no game played (restarts stay capped)
         for record in out.ended:
+            crashed.update(name for name in record.players if record.reason == house_stopped(name))
             if record.ratings is not None:
                 self.seeks.ladder.learn(record.game, record.players, record.ratings)
                 for _, msg in out.messages:
@@ -310,7 +313,7 @@ class Hall:
                         msg["ratings"] = record.ratings
             back += self.seeks.ladder.stored(record.id, now)
         for rung in back:
-            if rung.name in self.house.anchors:
+            if rung.name in self.house.anchors and rung.name not in crashed:
                 self.house.anchor_played(rung.name)
             if rung.name not in self.by_name:  # it did not come back before its game ended: off the ladder
                 self.seeks.ladder.leave(rung.name, rung.game)

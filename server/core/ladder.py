@@ -11,12 +11,14 @@ The pairing rules (docs/RATINGS.md states them for bot authors):
 
 * **a window that widens**: a player who has waited ``t`` seconds accepts opponents whose rating is within
   ``max(WINDOW_BASE, its deviation) + WINDOW_GROWTH * t`` points of its own (so a provisional rating, whose
-  deviation is large, starts wide), and anybody once it has waited ``WINDOW_OPEN`` seconds. Two players meet
-  only when each is within the other's window; an anchor accepts anybody (it is there to be played), so only
-  its opponent's window counts;
+  deviation is large, starts wide). Two players meet when each is within the other's window; an anchor accepts
+  anybody (it is there to be played), so only its opponent's window counts; and a bot that has waited
+  ``WINDOW_OPEN`` seconds is paired with whoever may meet it, whatever their windows (nobody starves behind
+  bots that keep pairing among themselves as they come back);
 * **closest first**: the player who has waited longest is paired first, with the closest rating its window
   holds (then the one who waited longest, then by name);
-* **variety**: never the opponent of its previous ladder game while anybody else waits for that game;
+* **variety**: a bot never meets the opponent of its previous ladder game again while anybody else waits for
+  that game (an anchor's previous opponent does not count: a bot alone with anchors goes round them);
 * two **anchors** never meet (both ratings are pinned: their game would move nothing);
 * **colours** alternate per pair: the seek desk seats first whoever had seat 1 when the two last met.
 
@@ -174,6 +176,12 @@ class Ladder:
         for key in [key for key in self.rungs if key[1] == name and game in (None, key[0])]:
             del self.rungs[key]
 
+    def leave_waiting(self, name: str) -> None:
+        """Take ``name`` off every ladder it waits on; a rung in a game stays, to its end (a player back within its
+        grace plays on; one not back is taken off when the result is stored)."""
+        for key in [key for key, rung in self.rungs.items() if key[1] == name and rung.since is not None]:
+            del self.rungs[key]
+
     def names(self, game: str) -> set[str]:
         """The names on the ladder of ``game``."""
         return {name for (g, name) in self.rungs if g == game}
@@ -254,13 +262,28 @@ class Ladder:
         """The rating points between two rungs' players."""
         return abs(self.rating(a.game, a.name)[0] - self.rating(b.game, b.name)[0])
 
-    def may_meet(self, a: Rung, b: Rung, waiting: int) -> bool:
-        """True when ``a`` and ``b`` may be paired whatever their ratings, ``waiting`` rungs waiting in all: not two
-        anchors, and not a rematch while anybody else waits."""
+    def may_meet(self, a: Rung, b: Rung, waiting: list[Rung]) -> bool:
+        """True when ``a`` and ``b`` may be paired whatever their ratings (``waiting``: every rung waiting): not two
+        anchors, and not a bot's previous opponent again while anybody else waits for it. Only a bot's own last
+        opponent counts (an anchor plays whoever comes: it has no say), so a bot alone with anchors goes round
+        them rather than stopping."""
         if anchor_level(a.name, a.game) is not None and anchor_level(b.name, b.game) is not None:
             return False
-        rematch = a.last_opponent == b.name or b.last_opponent == a.name
-        return not rematch or waiting <= 2
+        for bot, other in ((a, b), (b, a)):
+            if bot.last_opponent == other.name and anchor_level(bot.name, bot.game) is None and any(
+                    rung is not bot and rung is not other for rung in waiting):
+                return False
+        return True
+
+    def _long_waiter(self, rung: Rung, now: float) -> bool:
+        """True when ``rung``, a bot, has waited ``WINDOW_OPEN`` seconds: anybody it may meet is paired with it."""
+        assert rung.since is not None
+        return now - rung.since >= WINDOW_OPEN and anchor_level(rung.name, rung.game) is None
+
+    def _acceptable(self, a: Rung, b: Rung, now: float) -> bool:
+        """True when the two ratings are close enough now: within both windows, or one of them has waited long."""
+        return (self.gap(a, b) <= min(self.window(a, now), self.window(b, now))
+                or self._long_waiter(a, now) or self._long_waiter(b, now))
 
     def _waiting(self, game: str, ready: Ready) -> list[Rung]:
         return sorted((rung for rung in self.rungs.values() if rung.game == game and rung.since is not None
@@ -285,9 +308,8 @@ class Ladder:
     def _first_pair(self, waiting: list[Rung], now: float) -> tuple[Rung, Rung] | None:
         """The longest-waiting rung that can be paired now, with its closest acceptable opponent."""
         for a in waiting:
-            window = self.window(a, now)
-            candidates = [b for b in waiting if b is not a and self.may_meet(a, b, len(waiting))
-                          and self.gap(a, b) <= min(window, self.window(b, now))]
+            candidates = [b for b in waiting if b is not a and self.may_meet(a, b, waiting)
+                          and self._acceptable(a, b, now)]
             if candidates:
                 return a, min(candidates, key=lambda b: (self.gap(a, b), b.since, b.name))
         return None
@@ -306,7 +328,11 @@ class Ladder:
             waiting = self._waiting(game, ready)
             for i, a in enumerate(waiting):
                 for b in waiting[i + 1:]:
-                    if self.may_meet(a, b, len(waiting)):
+                    if self.may_meet(a, b, waiting):
                         gap = self.gap(a, b)
-                        soonest = min(soonest, max(self._opens(a, gap), self._opens(b, gap)))
+                        when = max(self._opens(a, gap), self._opens(b, gap))
+                        for bot in (a, b):  # a bot that has waited long is paired whatever the other's window
+                            if anchor_level(bot.name, bot.game) is None and bot.since is not None:
+                                when = min(when, bot.since + WINDOW_OPEN)
+                        soonest = min(soonest, when)
         return None if soonest == math.inf else max(soonest, now) + EPSILON

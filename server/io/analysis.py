@@ -25,6 +25,8 @@ WORKER = [sys.executable, "-m", "client.runner.analyse"]
 """The command of an analysis worker."""
 MAX_QUEUED = 200
 """Games waiting for analysis at most; a request past it is refused (try again later)."""
+JOB_SECONDS, PER_MOVE = 120.0, 30.0
+"""How long one game's analysis may take (seconds, plus so much a move) before its worker is stopped as stuck."""
 
 
 class QueueFull(Exception):
@@ -192,7 +194,13 @@ class AnalysisQueue:
                 await self._wakeup.wait()
                 continue
             job.state = "running"
-            await self._run(worker, job)
+            try:
+                await self._run(worker, job)
+            except Exception:  # a bug or a database error: said, the job failed, and the queue goes on
+                log.exception("analysis of game %s failed", job.game_id)
+                job.state, job.error = "failed", "the server could not analyse it (see its log)"
+                await worker.close()
+                self._wake_waiters(job)
 
     async def _run(self, worker: Worker, job: Job) -> None:
         def progress(done: int, total: int) -> None:
@@ -202,9 +210,16 @@ class AnalysisQueue:
             record = await asyncio.get_running_loop().run_in_executor(self.reads, self.read, job.game_id)
             if record is None or record.get("status") == "running":
                 raise RuntimeError("no finished game with that id")
+            if not record["moves"]:
+                raise RuntimeError("the game has no moves to analyse")
             request = {"id": job.game_id, "game": record["game"], "options": record.get("options") or {},
                        "moves": [m["move"] for m in record["moves"]], "nodes": self.nodes}
-            analysis = await worker.analyse(request, progress)
+            moves = len(request["moves"])
+            analysis = await asyncio.wait_for(worker.analyse(request, progress), JOB_SECONDS + PER_MOVE * moves)
+        except TimeoutError:
+            job.state, job.error = "failed", "the analysis took too long (its worker was stopped)"
+            log.warning("analysis of game %s took too long: its worker is stopped", job.game_id)
+            await worker.close()
         except (RuntimeError, OSError, ValueError) as exc:
             job.state, job.error = "failed", str(exc)
             log.warning("analysis of game %s failed: %s", job.game_id, exc)
@@ -214,6 +229,10 @@ class AnalysisQueue:
             self.analysed += 1
             job.state, job.analysis = "done", analysis
             self._forget_done()
+        self._wake_waiters(job)
+
+    @staticmethod
+    def _wake_waiters(job: Job) -> None:
         for future in job.waiters:
             if not future.done():
                 future.set_result(None)

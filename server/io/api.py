@@ -123,6 +123,8 @@ class Api:
                 return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})
             if record["status"] == "running":
                 return json_response(409, {"error": "the game is still running: it is analysed once it has ended"})
+            if not record["moves"]:
+                return json_response(409, {"error": "the game has no moves: there is nothing to analyse"})
             try:
                 queue.request(game_id)
             except QueueFull as exc:
@@ -151,6 +153,8 @@ class Api:
             key = key.removesuffix("/analysis")
             director = self.server.hall.tournaments.get(key) or self.server.hall.tournaments.get(slug(key))
             tournament_id = director.id if director is not None else slug(key)
+            if director is None and await self._read(self.server.storage.tournament, tournament_id) is None:
+                return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
             players = await self._read(self.server.storage.tournament_accuracy, tournament_id)
             return json_response(200, {"tournament": tournament_id, "players": players})
         now = time.monotonic()

@@ -2,7 +2,7 @@
 first legal move it is given (or a random one), and misbehaves on purpose as its flags say.
 
     python fake_engine.py [--log FILE] [--coords C] [--crash-at-move N] [--crash-once MARKER]
-                          [--hang-at-move N] [--illegal N] [--exit-at-start CODE] [--never-ready]
+                          [--hang-at-move N] [--illegal N] [--exit-at-start CODE] [--never-ready] [--deaf]
 
 Every line it reads is appended to the log file, so a test can check what the driver sent.
 """
@@ -26,6 +26,7 @@ def main() -> int:
     parser.add_argument("--illegal", type=int, default=0, help="answer each turn with N illegal moves first")
     parser.add_argument("--exit-at-start", type=int, help="exit with this code before the handshake")
     parser.add_argument("--never-ready", action="store_true")
+    parser.add_argument("--deaf", action="store_true", help="after 'ready', never read its input again")
     parser.add_argument("--seed", type=int)
     args = parser.parse_args()
     log = Path(args.log).open("a", encoding="utf-8") if args.log else None
@@ -54,6 +55,8 @@ def main() -> int:
                 print("info not getting ready", flush=True)
                 continue
             print("ready", flush=True)
+            if args.deaf:
+                time.sleep(3600)
         elif word in ("picture", "moves", "legal"):
             block = [read() or "" for _ in range(int(rest))]
             if word == "legal":

@@ -51,6 +51,7 @@ export class AnalysisView {
     /** @type {any} */
     this.timer = null;
     this.at = 0;
+    this.closed = false; // set when the replay is left: nothing more is fetched or drawn
     /** @type {(ply: number) => number} the graph's x of a position */
     this.xOf = () => 0;
     /** @type {Element | null} the graph's line at the position shown */
@@ -65,16 +66,23 @@ export class AnalysisView {
   /** Ask the server for the analysis (`request`: have it made if there is none). */
   load(request) {
     clearTimeout(this.timer);
+    if (this.closed) return;
+    if (!this.record.moves.length) {
+      replace(this.body, h("p", { class: "muted", text: "No moves were played: there is nothing to analyse." }));
+      return;
+    }
     if (this.record.ended_at === null) {
       replace(this.body, h("p", { class: "muted", text: "The game is still being played: it can be analysed once it has ended." }));
       return;
     }
     const path = `/api/games/${encodeURIComponent(this.record.id)}/analysis${request ? "?request=1" : ""}`;
     getJson(path).then((answer) => {
+      if (this.closed) return; // the replay was left while the answer was on its way
       if (answer.status === "done") this.render(answer.analysis);
       else if (answer.status === "none") this.offer();
       else this.progress(answer);
     }).catch((error) => {
+      if (this.closed) return;
       replace(this.body, h("p", { class: "notice error", text: error.message }),
         h("button", { type: "button", text: "Try again", onclick: () => this.load(true) }));
     });
@@ -181,6 +189,7 @@ export class AnalysisView {
   }
 
   close() {
+    this.closed = true;
     clearTimeout(this.timer);
   }
 }
