@@ -200,6 +200,21 @@ async def test_analysis_on_request(tmp_path: Path) -> None:
         await wait_until(lambda: http_json(port, path)[0] == 200, "the requested analysis", timeout=120)
         status, body = http_json(port, path + "?request=1")  # asked again: the stored one, not a second job
         assert status == 200 and len(body["analysis"]["positions"]) == game["move_count"] + 1
+        # a game resigned before its first move has nothing to analyse; an unknown event has no accuracy
+        from tests.helpers import login
+
+        ann, bob = await login(f"ws://127.0.0.1:{port}/ws", "ann-q"), await login(f"ws://127.0.0.1:{port}/ws", "bob-q")
+        await ann.request({"type": "create_room", "game": "connect4", "name": "quick"})
+        await ann.request({"type": "join", "room": "quick", "seat": 0})
+        await bob.request({"type": "join", "room": "quick"})
+        await ann.request({"type": "resign", "room": "quick"})
+        over = await bob.expect("game_over", room="quick")
+        status, body = http_json(port, f"/api/games/{over['record']}/analysis?request=1")
+        assert status == 409 and "no moves" in body["error"]
+        await ann.close()
+        await bob.close()
+        status, body = http_json(port, "/api/tournaments/no-such-cup/analysis")
+        assert status == 404 and "no tournament" in body["error"]
 
 
 def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:
