@@ -156,6 +156,25 @@ def test_recomputation_finds_any_tampering(storage_url):
     storage.close()
 
 
+def test_recomputation_on_a_live_database_reads_one_snapshot(storage_url):
+    """A server stores a rated result while `plyhall ratings --recompute` reads: the check sees the database as it
+    was when it began, and finds nothing wrong (it reported the new result's players as differing)."""
+    storage = open_storage(storage_url)
+    storage.apply([GameEnded(result(n, winner=n % 2, at=1000.0 + n)) for n in range(1, 4)])
+    reading = storage.rated_results
+
+    def meanwhile():  # the server stores one more result between the check's reads
+        results = reading()
+        storage.apply([GameEnded(result(9, at=2000.0))])
+        return results
+
+    storage.rated_results = meanwhile
+    assert storage.check_ratings() == (3, [])
+    storage.rated_results = reading
+    assert storage.check_ratings() == (4, [])
+    storage.close()
+
+
 def test_fair_play_and_anchors_in_storage(storage_url):
     storage = open_storage(storage_url)
     farm = [GameEnded(result(n, ("ann", "bob"), at=1000.0 + n)) for n in range(PAIR_DAILY_LIMIT + 6)]

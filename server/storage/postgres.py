@@ -102,6 +102,8 @@ class PostgresStorage(SQLStorage):
                 pass
             self._owner = None
 
+    snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+
     def _lock_ratings(self, cur: Any) -> None:
         """Rated results are stored one transaction at a time across every server sharing the database (the
         ratings of a result depend on every result rated before it)."""

@@ -101,6 +101,7 @@ class RatingSQL:
 
     _sql: Any
     _read: Any
+    _snapshot: Any
 
     def _lock_ratings(self, cur: Any) -> None:
         """Serialise rating updates among the servers sharing a database (nothing to do for one writer)."""
@@ -183,7 +184,12 @@ class RatingSQL:
 
     def check_ratings(self) -> tuple[int, list[str]]:
         """Recompute every rating from the stored rated results and compare with what is stored: the number of
-        rated results, and every disagreement (none for a consistent database)."""
+        rated results, and every disagreement (none for a consistent database). Its reads share one snapshot, so
+        a running server storing results meanwhile changes nothing."""
+        with self._snapshot():
+            return self._check_ratings()
+
+    def _check_ratings(self) -> tuple[int, list[str]]:
         problems = []
         missing = self._read("SELECT id FROM games WHERE rated = 1 AND status = 'finished' AND id NOT IN"
                              " (SELECT game_id FROM rating_events)")

@@ -184,6 +184,20 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             self._drop_reader()  # a database server restarted: one more try on a fresh connection
             return self._reader().execute(self._sql(statement), tuple(args)).fetchall()
 
+    snapshot_begin = "BEGIN"
+    """How a read transaction begins: one consistent view of the database for several reads (SQLite's WAL gives
+    each transaction its snapshot; PostgreSQL says REPEATABLE READ)."""
+
+    @contextlib.contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Reads made inside see one consistent view, whatever the server writes meanwhile."""
+        conn = self._reader()
+        conn.execute(self.snapshot_begin)
+        try:
+            yield
+        finally:
+            conn.execute("COMMIT")
+
     lost_connection: tuple[type[BaseException], ...] = ()
     """Driver errors that mean the connection is gone (it is opened again)."""
 
