@@ -530,3 +530,17 @@ def test_a_ladder_bot_told_to_stop_after_n_games_plays_exactly_n(tmp_path: Path)
         assert _board(port)["lad-a"]["games"] == 2
     finally:
         stop(server)
+
+
+def test_a_server_whose_only_house_bots_are_anchors_offers_no_house_bot_rooms():
+    """`--ladder-anchors` without `--house-bots`: the house bots are all anchors, so the welcome lists no levels to
+    play in rooms, and a room against one is refused with what to do instead (it was refused `busy`, for ever)."""
+    hall = Hall(Env.fixed(), house_limit=1, ladder=LadderConfig(anchors=((GAME, "master"),)))
+    desk = HallDriver(hall)
+    assert "house" not in desk.login("ann")
+    reply = desk.send("ann", {"type": "create_room", "game": GAME, "opponent": "random",
+                              "time_control": {"per_move": 5}})[0]
+    assert_clear_error(reply, "bad_option")
+    assert "ladder's anchors" in reply["message"] and "--house-bots" in reply["message"]
+    more = HallDriver(Hall(Env.fixed(), house_limit=3, ladder=LadderConfig(anchors=((GAME, "master"),))))
+    assert more.login("bob")["house"]  # room beside the anchor: levels offered

@@ -715,7 +715,7 @@ class Hall:
                  " (took over its earlier connection)" if previous is not None else "")
         out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.logins.claims,
                                  sorted(GAMES), sorted(session.rooms), token, session.organiser,
-                                 list(HOUSE_LEVELS) if self.house.limit else None))
+                                 list(HOUSE_LEVELS) if self.house.for_players else None))
         for room_name in sorted(session.rooms):
             room = self.rooms[room_name]
             if room.seat_of(name) is not None:

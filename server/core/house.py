@@ -85,12 +85,21 @@ class HouseDesk:
         self.restarts: dict[str, int] = {}  # tournament house entrant or anchor -> times started again
         self.anchors: dict[str, tuple[str, str]] = {}  # ladder anchor's name -> (game, level), for as long as we run
 
+    @property
+    def for_players(self) -> bool:
+        """True when players may open rooms against house bots: the limit leaves room beside the ladder's anchors."""
+        return self.limit > len(self.anchors)
+
     def refusal(self, level: str, timed: bool, games: int, name: str, address: str,
                 max_per_name: int, max_per_address: int) -> HouseRefusal | None:
         """Why ``name`` (from ``address``) cannot play a house bot of ``level`` in a room of ``games`` games (timed
         or not), or None when it can."""
         bad = ErrorCode.BAD_OPTION
-        if not self.limit:
+        if not self.for_players:
+            if self.anchors:
+                return HouseRefusal(bad, f"this server's {len(self.anchors)} house bots are the ladder's anchors, "
+                                    "played on the ladder (seek with ladder: true); for rooms against house bots the "
+                                    "organiser can allow more with plyhall serve --house-bots N")
             return HouseRefusal(bad, "this server starts no house bots (the organiser can allow them with plyhall "
                                 "serve --house-bots N)")
         if not HOUSE_LEVEL.fullmatch(level):
