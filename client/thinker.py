@@ -19,6 +19,8 @@ def _make(player: Player | Callable[[], Player]) -> Player:
     return player() if callable(player) and not isinstance(player, Player) else player
 
 
+GRACE = 2.0
+"""Seconds past the end of its clock a player thinking in a process is waited for before it is given up on."""
 WARM_UP = "warm-up"
 """What the thinking process is sent to warm its player up (instead of a Turn)."""
 
@@ -66,17 +68,25 @@ class Thinker:
         self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-think")
         self._process: Any = None
         if mode == "process":
-            context = multiprocessing.get_context("spawn")
-            self._channel, child = context.Pipe()
-            self._process = context.Process(target=_worker_main, args=(child, player), daemon=True,
-                                            name="plyhall-thinker")
-            self._process.start()
-            child.close()
+            self._spawn()
         else:
             self.local = _make(player)
 
-    def _ask(self, turn: Turn | GameResult | str) -> Any:
+    def _spawn(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._channel, child = context.Pipe()
+        self._process = context.Process(target=_worker_main, args=(child, self.player), daemon=True,
+                                        name="plyhall-thinker")
+        self._process.start()
+        child.close()
+
+    def _ask(self, turn: Turn | GameResult | str, timeout: float | None = None) -> Any:
         self._channel.send(turn)
+        if timeout is not None and not self._channel.poll(timeout):
+            # the player never answers in time (an agent stuck in a loop): its process is replaced, the move lost
+            self._stop_process()
+            self._spawn()
+            raise NoMove(f"the player did not answer within {timeout:.1f} s; its process was started again")
         try:
             kind, value = self._channel.recv()
         except EOFError:
@@ -95,10 +105,12 @@ class Thinker:
         return await loop.run_in_executor(self.pool, _warm_up, self.local)
 
     async def choose(self, turn: Turn) -> Any:
-        """The player's move for ``turn``."""
+        """The player's move for ``turn``. In a process, a player still thinking when its clock has run out (and
+        :data:`GRACE` more seconds) is given up on: :class:`NoMove`, and a fresh process for the next turn."""
         loop = asyncio.get_running_loop()
         if self.mode == "process":
-            return await loop.run_in_executor(self.pool, self._ask, turn)
+            timeout = None if turn.time_left is None else turn.time_left + GRACE
+            return await loop.run_in_executor(self.pool, self._ask, turn, timeout)
         return await loop.run_in_executor(self.pool, self.local.choose, turn)
 
     async def game_over(self, result: GameResult) -> None:
@@ -110,14 +122,17 @@ class Thinker:
             if hasattr(self.local, "game_over"):
                 await loop.run_in_executor(self.pool, self.local.game_over, result)
 
+    def _stop_process(self) -> None:
+        self._process.terminate()
+        self._process.join(5)
+        self._channel.close()
+        self._process = None
+
     def close(self) -> None:
         """Stop the worker (at once, even mid-search); a player thinking in a thread is closed
         (:meth:`Player.close`: an engine process is stopped)."""
         if self.mode == "thread" and hasattr(self.local, "close"):
             self.local.close()
         if self._process is not None:
-            self._process.terminate()
-            self._process.join(5)
-            self._channel.close()
-            self._process = None
+            self._stop_process()
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -165,3 +165,25 @@ def test_mark_one_is_whoever_moved_first_as_on_kaggle() -> None:
                   per_move=None, increment=0.0)
     obs = observation(second)
     assert obs.mark == 2 and obs.board[35 + 3] == 1  # seat 1's stone is mark 1's
+
+
+async def test_an_agent_that_never_answers_loses_the_move_not_the_bot(tmp_path: Path) -> None:
+    """An agent stuck in a loop: once its clock (and a little grace) has run out its process is replaced and the
+    move given up (the game is lost on time, as on Kaggle); the next turn gets an answer from the fresh process."""
+    from client.player import NoMove
+    from client.thinker import Thinker
+
+    agent = tmp_path / "stuck.py"
+    agent.write_text("def agent(obs, config):\n"
+                     "    while obs.step == 0:\n"
+                     "        pass\n"
+                     "    return 3\n")
+    thinker = Thinker(KaggleAgentPlayer(agent), "process")
+    try:
+        await thinker.warm_up()
+        with pytest.raises(NoMove, match="did not answer"):
+            await thinker.choose(turn(time_left=0.2))
+        move = await thinker.choose(turn("4", time_left=5.0))
+        assert C4.notation(move) == "4"  # column 3 of Kaggle's 0-6
+    finally:
+        thinker.close()
