@@ -42,6 +42,8 @@ GRACE = 2.0
 """Seconds past the end of its clock the driver waits for a move before it treats the engine as hung."""
 MAX_ILLEGAL = 3
 """Illegal moves in a row in one turn after which the game is resigned."""
+MAX_CRASHED_GAMES = 3
+"""Games in a row resigned because the engine crashed twice, after which the bot stops with an error."""
 STOP_WAIT = 2.0
 """Seconds an engine has to exit after ``quit`` before it is killed."""
 STDERR_TAIL = 8
@@ -265,6 +267,7 @@ class EnginePlayer(Player):
         self._process: EngineProcess | None = None
         self._game: str | None = None  # the room of the game the engine was told about
         self._crashes = 0  # crashes in the current game
+        self._crashed_games = 0  # games in a row resigned because the engine crashed twice
 
     # Life of the engine process -------------------------------------------------------------------------
 
@@ -300,14 +303,21 @@ class EnginePlayer(Player):
             self._crashes = 0
         while True:
             try:
-                return self._play_turn(turn)
+                move = self._play_turn(turn)
+                self._crashed_games = 0
+                return move
             except EngineCrashed as exc:
                 self._crashes += 1
                 self.say(f"engine crashed: {exc}; restarting it")
-                self._start()
                 if self._crashes >= 2:
+                    self._crashed_games += 1
+                    if self._crashed_games >= MAX_CRASHED_GAMES:  # broken, not unlucky: it would resign for ever
+                        raise EngineError(f"the engine crashed twice in each of {self._crashed_games} games in a row; "
+                                          "the bot stops (mend the engine, then start the bot again)") from None
+                    self._start()
                     self._game = turn.room  # the game is over for it: no second restart in this game
                     raise Resign("the engine crashed twice in this game") from None
+                self._start()
             except EngineTimeout:
                 self.say("the engine did not answer before its clock ran out; it loses on time, and is restarted")
                 self._start()

@@ -118,6 +118,21 @@ def test_a_crash_restarts_once_then_resigns(tmp_path: Path, said: list[str]) -> 
         always.close()
 
 
+def test_an_engine_that_crashes_in_every_game_stops_the_bot(said: list[str]) -> None:
+    """Resigning game after game would go on for ever (rated losses on a ladder): after three games in a row lost to
+    crashes the bot stops with an error that says so."""
+    player = EnginePlayer(fake("--crash-at-move", "0"), "connect4", say=said.append)
+    try:
+        for game in range(2):
+            with pytest.raises(Resign, match="crashed twice"):
+                player.choose(turn(room=f"r{game}"))
+            player.game_over(GameResult(f"r{game}", 0, 1, "seat 0 resigned", ["ann", "bob"], None))
+        with pytest.raises(EngineError, match="crashed twice in each of 3 games in a row; the bot stops"):
+            player.choose(turn(room="r2"))
+    finally:
+        player.close()
+
+
 def test_a_hanging_engine_loses_on_time_and_is_replaced(said: list[str]) -> None:
     player = EnginePlayer(fake("--hang-at-move", "1"), "connect4", say=said.append, grace=0.2)
     try:
