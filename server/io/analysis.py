@@ -115,7 +115,6 @@ class AnalysisQueue:
         self.workers = [Worker(command or WORKER) for _ in range(workers)]
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
-        self.analysed = 0
 
     def start(self) -> None:
         """Start serving the queue (one task per worker)."""
@@ -226,7 +225,6 @@ class AnalysisQueue:
             await worker.close()
         else:
             self.save(job.game_id, analysis)
-            self.analysed += 1
             job.state, job.analysis = "done", analysis
             self._forget_done()
         self._wake_waiters(job)
