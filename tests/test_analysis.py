@@ -360,3 +360,22 @@ async def test_a_failing_job_never_stops_the_queue() -> None:
     assert saved == {"ok": {"moves": ["4"]}}
     assert queue.status("locked")["status"] == "failed" and queue.status("dies")["status"] == "failed"
     assert "exit code 3" in queue.status("dies")["error"]
+
+
+async def test_a_flood_of_analysis_requests_is_bounded() -> None:
+    """Anybody may ask for analyses over HTTP: each game is queued once however often it is asked for, and past
+    MAX_QUEUED games waiting a request is refused (the route answers 503) instead of growing the queue."""
+    import concurrent.futures
+
+    from server.io.analysis import MAX_QUEUED, AnalysisQueue, QueueFull
+
+    with concurrent.futures.ThreadPoolExecutor(1) as reads:
+        queue = AnalysisQueue(lambda game_id: None, reads, lambda game_id, data: None)  # not started: nothing leaves
+        for _ in range(3):
+            queue.request("same")
+        assert len(queue.jobs) == 1
+        for n in range(MAX_QUEUED - 1):
+            queue.request(f"g{n}")
+        with pytest.raises(QueueFull, match="ask again later"):
+            queue.request("one-too-many")
+        assert len(queue.jobs) == MAX_QUEUED
