@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     NOT_ORGANISER = "not_organiser"
     NO_SUCH_TOURNAMENT = "no_such_tournament"
     IN_TOURNAMENT = "in_tournament"
+    CLUSTER_UNAVAILABLE = "cluster_unavailable"
 
 
 ERROR_CODES: dict[ErrorCode, str] = {
@@ -85,6 +86,8 @@ ERROR_CODES: dict[ErrorCode, str] = {
     ErrorCode.NOT_ORGANISER: "only the organiser may do that",
     ErrorCode.NO_SUCH_TOURNAMENT: "there is no tournament by that name or id",
     ErrorCode.IN_TOURNAMENT: "you have tournament games to play; you are seated automatically",
+    ErrorCode.CLUSTER_UNAVAILABLE: "the room, seek or name is on another node of the cluster, which cannot be "
+                                   "reached now; try again in a few seconds",
 }
 """Every error code with the sentence the docs give for it."""
 

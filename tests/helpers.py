@@ -150,7 +150,9 @@ async def wait_until(condition: Callable[[], bool] | asyncio.Event, what: str, t
 async def login(url: str, name: str, coords: str = "algebraic", secret: str | None = None,
                 subprotocol: str | None = "plyhall.v1.msgpack", resume: str | None = None, **extra: Any) -> Client:
     """A connected client logged in as ``name`` (``extra``: more login fields, e.g. ``organiser``)."""
-    client = Client(url, subprotocol)
+    from tests.cluster_nodes import next_url
+
+    client = Client(next_url(url), subprotocol)
     await client.connect()
     await client.login(name, secret, coords, resume, **extra)
     return client

@@ -55,6 +55,7 @@ from ..storage.records import (
     Write,
 )
 from ..tournament.director import OVER, Director, TournamentStatus
+from .cluster import ClusterView
 from .env import Env
 from .house import HOUSE_ARRIVAL, HOUSE_LEVELS, HOUSE_PREFIX, HouseDesk, HouseStart
 from .identity import Claim, ClaimLookup, Holder, SecretCheck
@@ -163,6 +164,9 @@ class Hall:
         self.rooms = self.registry.rooms  # every open room, by name (the registry's: read here, changed there)
         self.seat_holders: dict[str, set[str]] = {}  # name -> rooms where it holds a seat (even when away)
         self.watchers: set[int] = set()  # connections that watch the lobby
+        self.cluster: ClusterView | None = None  # the other nodes, when this hall is one node of a cluster
+        self.listing_version = 0  # counts changes of this node's listing (a cluster node publishes each)
+        self.held_changed: set[str] = set()  # names whose seats or entries here changed (a cluster node publishes)
         self._now = 0.0
         self._handlers: dict[str, Handler] = {
             "login": Hall._login,
@@ -341,8 +345,41 @@ class Hall:
         return out
 
     def listing(self, game: str | None = None) -> list[dict[str, Any]]:
-        """Every room's summary, optionally for one game."""
+        """Every room's summary, optionally for one game (in a cluster: every node's rooms)."""
+        rooms = self.local_listing(game)
+        return rooms if self.cluster is None else rooms + self.cluster.listing(game)
+
+    def local_listing(self, game: str | None = None) -> list[dict[str, Any]]:
+        """The summary of every room this node owns, optionally for one game."""
         return [r.listing() for r in self.rooms.values() if game is None or r.game.id == game]
+
+    def lobby_changed_elsewhere(self, now: float) -> HallOutbox:
+        """Another node's listing changed: the lobby's watchers here see it too (coalesced like local changes)."""
+        out = HallOutbox()
+        self._now = now
+        if self.watchers and self.timers.changed(LOBBY, now):
+            self._push_lobby(out)
+        return out
+
+    def attach(self, conn: int, name: str, coords: str, address: str, organiser: bool, now: float,
+               resume: bool = False) -> HallOutbox:
+        """A session that another node of the cluster admitted reaches this node (``conn`` stands for its
+        connection there): it takes over any earlier session of the name here and resumes its seats here,
+        as a login does, without a welcome (the other node gave it). Attached again with ``resume``, its
+        seats' state is sent anew."""
+        out = HallOutbox()
+        self._now = now
+        self.addresses[conn] = address
+        previous = self.by_name.get(name)
+        if previous is not None and previous.conn == conn and not resume:
+            return out
+        self._open_session(out, conn, name, coords, organiser, previous, now)
+        return out
+
+    def holder(self, name: str, conn: int | None = None) -> Holder:
+        """Who holds ``name`` now, as the login rule table sees it (``conn``: a login whose own claim of the
+        name does not count)."""
+        return self._holder(name, conn)
 
     def restore(self, restored: Restored, now: float) -> tuple[int, int]:
         """Take back what storage kept: claims, resume tokens of seat holders and entrants, every open room (a
@@ -402,6 +439,31 @@ class Hall:
             self.restarted_house += self.house.start_entrants(director.id, director.settings.game,
                                                               director.settings.local)
 
+    def adopt(self, restored: Restored, now: float) -> tuple[HallOutbox, list[str]]:
+        """Take over the rooms and tournaments of a cluster node that died, as a restart takes back its own: the
+        running games continue from their last stored move (the outage charged to nobody) once their players are
+        back. Returns what to carry out, and the names that hold seats in the adopted rooms (their sessions on
+        other nodes are attached here again)."""
+        self._now = now
+        before = set(self.rooms)
+        self.restore(restored, now)
+        out = HallOutbox(writes=self.restored_writes, house=self.restarted_house)
+        self.restored_writes, self.restarted_house = [], []
+        out.extend(self.resume_tournaments(now))
+        names: set[str] = set()
+        for room_name in sorted(set(self.rooms) - before):
+            room = self.rooms[room_name]
+            for name in room.seats:
+                if name is None:
+                    continue
+                names.add(name)
+                session = self.by_name.get(name)
+                if session is not None:  # already here: back in its seat at once
+                    session.rooms.add(room_name)
+                    self._apply(out, room, room.reconnected(name, session.coords, now))
+        self._lobby_changed(out)
+        return out, sorted(names)
+
     def resume_tournaments(self, now: float) -> HallOutbox:
         """Open the games that restored tournaments have due (after :meth:`restore`)."""
         out = HallOutbox()
@@ -457,7 +519,8 @@ class Hall:
             self._admit(out, conn, msg, now, step.proven)
 
     def _holder(self, name: str, conn: int | None = None) -> Holder:
-        """Who holds ``name`` now (``conn``: a login whose own claim of the name does not count)."""
+        """Who holds ``name`` now (``conn``: a login whose own claim of the name does not count; in a cluster,
+        holders on other nodes count as the last look-up for a login found them)."""
         if name in self.by_name:
             return Holder.SESSION
         if self.logins.known(name):
@@ -467,7 +530,14 @@ class Hall:
                 return Holder.ENTRY
         if self.logins.claiming.get(name, conn) != conn:
             return Holder.CLAIMING
-        return Holder.NOBODY
+        return Holder.NOBODY if self.cluster is None else self.cluster.holder(name)
+
+    def _room_taken(self, name: str) -> bool:
+        """True when a room of this name (ignoring case) is open here, or on another node of the cluster."""
+        return self.registry.taken(name) or (self.cluster is not None and self.cluster.taken(name))
+
+    def _free_name(self) -> str:
+        return self.registry.free_name(None if self.cluster is None else self.cluster.taken)
 
     def _create_room(self, out: HallOutbox, conn: int, msg: CreateRoom, now: float) -> None:
         session = self.sessions[conn]
@@ -481,13 +551,13 @@ class Hall:
             return
         name = msg.get("name")
         if name is None:
-            name = self.registry.free_name()
+            name = self._free_name()
         else:
             name = " ".join(name.split())
             if not ROOM_NAME.match(name):
                 out.error(conn, ErrorCode.BAD_MESSAGE, f"{name[:40]!r} is not a valid room name: use {ROOM_NAME_HELP}")
                 return
-            if self.registry.taken(name):
+            if self._room_taken(name):
                 out.error(conn, ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
                 return
         try:
@@ -649,7 +719,8 @@ class Hall:
         out.send(conn, m.seek_cancelled(game))
 
     def _list_tournaments(self, out: HallOutbox, conn: int, msg: ListTournaments, now: float) -> None:
-        out.send(conn, m.tournaments(self.events.summaries()))
+        elsewhere = [] if self.cluster is None else self.cluster.tournaments()
+        out.send(conn, m.tournaments(self.events.summaries() + elsewhere))
 
     def _watch_tournament(self, out: HallOutbox, conn: int, msg: WatchTournament, now: float) -> None:
         director = self.events.find(out, conn, msg["tournament"])
@@ -691,16 +762,31 @@ class Hall:
         name = msg["name"]
         coords = msg.get("coords", "algebraic")
         previous = self.by_name.get(name)
-        if previous is not None:
-            if not proven:
-                out.error(conn, ErrorCode.NAME_IN_USE, f"{name} is connected already; claim a name with a secret to be "
-                          "able to take over your own session")
-                return
+        if previous is not None and not proven:
+            out.error(conn, ErrorCode.NAME_IN_USE, f"{name} is connected already; claim a name with a secret to be "
+                      "able to take over your own session")
+            return
+        token, digest = self.logins.issue(name)
+        out.writes.append(IdentitySaved(name, digest))
+        log.info("login: %s from %s%s", name, self.addresses.get(conn, "?"),
+                 " (took over its earlier connection)" if previous is not None else "")
+        elsewhere = [] if self.cluster is None else self.cluster.seats.get(name, [])
+        welcome = m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.logins.claims, sorted(GAMES),
+                            [], token, "organiser" in msg, list(HOUSE_LEVELS) if self.house.for_players else None)
+        out.send(conn, welcome)
+        session = self._open_session(out, conn, name, coords, "organiser" in msg, previous, now)
+        welcome["rooms"] = sorted(session.rooms | set(elsewhere))
+
+    def _open_session(self, out: HallOutbox, conn: int, name: str, coords: str, organiser: bool,
+                      previous: Session | None, now: float) -> Session:
+        """Open ``conn``'s session of ``name`` (taking over ``previous``, whose connection goes) and resume the
+        seats the name holds."""
+        if previous is not None and previous.conn != conn:
             # the rightful owner logs in again (a restarted bot): the old connection goes
             out.close.append((previous.conn, "logged in from another connection"))
             self.sessions.pop(previous.conn, None)
             self.watchers.discard(previous.conn)
-        session = Session(conn, name, coords, organiser="organiser" in msg)
+        session = Session(conn, name, coords, organiser=organiser)
         if previous is not None:
             session.rooms = set(previous.rooms)
             session.watching_lobby = previous.watching_lobby
@@ -709,19 +795,13 @@ class Hall:
         session.rooms |= self.seat_holders.get(name, set()) & set(self.rooms)
         self.sessions[conn] = session
         self.by_name[name] = session
-        token, digest = self.logins.issue(name)
-        out.writes.append(IdentitySaved(name, digest))
-        log.info("login: %s from %s%s", name, self.addresses.get(conn, "?"),
-                 " (took over its earlier connection)" if previous is not None else "")
-        out.send(conn, m.welcome(name, coords, f"plyhall {protocol.__version__}", name in self.logins.claims,
-                                 sorted(GAMES), sorted(session.rooms), token, session.organiser,
-                                 list(HOUSE_LEVELS) if self.house.for_players else None))
         for room_name in sorted(session.rooms):
             room = self.rooms[room_name]
             if room.seat_of(name) is not None:
                 self._apply(out, room, room.reconnected(name, coords, now))
             else:
                 session.rooms.discard(room_name)
+        return session
 
     # Tournaments ------------------------------------------------------------------------
 
@@ -740,6 +820,7 @@ class Hall:
     def _tournament_changed(self, out: HallOutbox, director: Director, now: float) -> None:
         """Store the event, open what is due, and push it to its watchers (coalesced)."""
         self._open_due(out, director, now)
+        self.held_changed.update(director.entrants)
         out.writes.append(TournamentSaved(director.snapshot()))
         if not self.events.watching(director.id):
             return
@@ -758,7 +839,7 @@ class Hall:
             name = f"{director.settings.name} {game.round}.{game.board}"
             if director.settings.spec.games_per_pairing > 1:
                 name += f".{game.game}"
-            if self.registry.taken(name):
+            if self._room_taken(name):
                 name = f"{director.settings.name} #{game.number}"
             room_cfg = director.settings.room
             settings = RoomSettings.parse(director.settings.game, room_cfg["options"], room_cfg["time_control"],
@@ -793,7 +874,7 @@ class Hall:
 
     def _pair(self, out: HallOutbox, pairing: Pairing, now: float) -> None:
         """Open a room for two seeks that pair and seat both."""
-        room = Room(self.registry.free_name(), pairing.settings, self.env)
+        room = Room(self._free_name(), pairing.settings, self.env)
         self.registry.add(room)
         self.seeks.opened(room.name, pairing.ladder)
         out.writes.append(_room_saved(room))
@@ -906,10 +987,12 @@ class Hall:
             session.rooms.add(room.name)
         if room.seat_of(name) is not None:
             self.seat_holders.setdefault(name, set()).add(room.name)
+            self.held_changed.add(name)
 
     def _vacated(self, out: HallOutbox, room: Room, name: str) -> None:
         """``name`` is no longer a member of ``room`` (nor holds its seat)."""
         holders = self.seat_holders.get(name)
+        self.held_changed.add(name)
         if holders is not None:
             holders.discard(room.name)
             if not holders:
@@ -926,6 +1009,7 @@ class Hall:
 
     def _lobby_changed(self, out: HallOutbox) -> None:
         """Push the listing to lobby watchers (at most once every push interval)."""
+        self.listing_version += 1
         if self.watchers and self.timers.changed(LOBBY, self._now):
             self._push_lobby(out)
 

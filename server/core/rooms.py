@@ -6,7 +6,7 @@ enforces); rooms opened by seeks count against nobody here (``server.core.seeks`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .room import Room
 
@@ -65,14 +65,15 @@ class RoomRegistry:
         """True when a room of this name (ignoring case) is open."""
         return name.casefold() in self.folded
 
-    def free_name(self) -> str:
-        """A name for a new room: a lake of the Okanagan, numbered once they are all taken."""
+    def free_name(self, elsewhere: Callable[[str], bool] | None = None) -> str:
+        """A name for a new room: a lake of the Okanagan, numbered once they are all taken (here, or
+        ``elsewhere``: on another node of a cluster)."""
         while True:
             lake = LAKES[self._lake % len(LAKES)]
             round_no = self._lake // len(LAKES)
             self._lake += 1
             name = lake if round_no == 0 else f"{lake} {round_no + 1}"
-            if not self.taken(name):
+            if not self.taken(name) and (elsewhere is None or not elsewhere(name)):
                 return name
 
     def created(self, name: str) -> set[str]:

@@ -58,11 +58,16 @@ class Api:
         database = {"ok": writer is None or writer.healthy, "queued": writer.queued if writer else 0}
         if writer is not None and not writer.healthy:
             database["error"] = writer.last_error
-        return json_response(200 if database["ok"] and not self.server.stopping else 503, {
+        health = {
             "ok": not self.server.stopping and bool(database["ok"]), "version": protocol.__version__,
             "rooms": len(self.server.hall.rooms), "connections": len(self.server.connections),
             "uptime": round(time.time() - self.server.started, 1), "database": database,
-        })
+        }
+        cluster = self.server.cluster
+        if cluster is not None:  # a node without Redis still serves its own rooms and clients: degraded, not down
+            health["cluster"] = cluster.status()
+            health["degraded"] = not cluster.up
+        return json_response(200 if database["ok"] and not self.server.stopping else 503, health)
 
     async def _metrics(self, path: str, query: dict[str, str]) -> Response:
         return text_response(200, self.server.metrics.render().decode(), CONTENT_TYPE)

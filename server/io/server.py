@@ -27,6 +27,7 @@ import protocol
 from protocol import messages as m
 from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
 from protocol.messages import ProtocolError, validate_request
+from protocol.requests import ClientMessage
 
 from ..core.env import Env
 from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
@@ -38,6 +39,7 @@ from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
 from .analysis import AnalysisQueue
 from .api import Api
 from .checks import Checks
+from .cluster import ClusterLink
 from .connections import Connection, RateLimit, TokenBucket
 from .gc_policy import ServingGC
 from .http import json_response, text_response
@@ -78,6 +80,8 @@ class PlyhallServer:
         trusted_proxies: list[Network] | None = None,
         analysis: dict[str, Any] | None = None,
         ladder: LadderConfig | None = None,
+        cluster: str | None = None,
+        reuse_port: bool = False,
     ) -> None:
         self.storage = storage
         self.trusted_proxies = trusted_proxies or []  # peers whose X-Forwarded-For names the real client
@@ -86,6 +90,9 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
+        self.reuse_port = reuse_port  # several servers share the port (plyhall serve --workers)
+        self.cluster_url = cluster  # redis://...: this server is a node of a cluster (server.io.cluster)
+        self.cluster: ClusterLink | None = None
         self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots, storage.shared, ladder=ladder)
         self.house: HouseBots | None = None
         self._house_task: asyncio.Task | None = None
@@ -137,6 +144,9 @@ class PlyhallServer:
         if self.hall.restored_writes:
             restored_writes, self.hall.restored_writes = self.hall.restored_writes, []
             self.dispatch(HallOutbox(writes=restored_writes))
+        if self.cluster_url:
+            self.cluster = ClusterLink(self, self.cluster_url, self.storage.node)
+            await self.cluster.start()
         self._server = await serve(
             self._connection,
             self.host,
@@ -148,6 +158,7 @@ class PlyhallServer:
             create_connection=DirectConnection,
             max_size=MAX_MESSAGE_BYTES,
             max_queue=64,
+            reuse_port=self.reuse_port,
             ping_interval=self.ping_interval,
             ping_timeout=self.ping_timeout,
             logger=logging.getLogger("plyhall.websockets"),
@@ -188,6 +199,8 @@ class PlyhallServer:
         await self.flush(timeout=timeout * (0.3 if healthy else 0.05))
         await asyncio.gather(*(c.drain(0.5) for c in self.connections.values()))
         await self._close_connections(max(0.5, min(2.0, deadline - loop.time() - 4.0)))
+        if self.cluster is not None:
+            await self.cluster.stop()
         for task in (self._timer_task, self._lag_task, self._house_task):
             if task is not None:
                 task.cancel()
@@ -306,6 +319,8 @@ class PlyhallServer:
             pass
         finally:
             self.connections.pop(conn_id, None)
+            if self.cluster is not None:
+                self.cluster.disconnected(conn_id)
             if not self.stopping:
                 self.dispatch(self.hall.disconnect(conn_id, time.monotonic()))
             if connection.closing and not self.stopping:
@@ -353,6 +368,12 @@ class PlyhallServer:
         if isinstance(msg, ProtocolError):
             self._refuse(connection, msg)
             return
+        if self.cluster is not None and self.cluster.take(connection.id, msg):
+            return  # another node's business, or a look-up in the cluster comes first
+        self.handle(connection, msg, now)
+
+    def handle(self, connection: Connection, msg: ClientMessage, now: float) -> None:
+        """Let the hall answer a validated message of ``connection``."""
         try:
             out = self.hall.handle(connection.id, msg, now)
         except Exception:  # a bug must cost one reply, never the server
@@ -418,20 +439,32 @@ class PlyhallServer:
                 metrics.errors[msg["code"]] += 1
             elif kind == "welcome":
                 metrics.logins += 1
+                if self.cluster is not None and conn_id > 0:
+                    self.cluster.welcomed(conn_id, msg["name"])
+            if conn_id < 0 and self.cluster is not None:  # a client of another node of the cluster
+                self.cluster.deliver(conn_id, msg)
+                continue
             connection = self.connections.get(conn_id)
             if connection is not None and not connection.push(msg, frames):
                 self._close(connection, 1008, "too slow: too many unsent messages")
-        for conn_id, reason in out.close:
-            connection = self.connections.get(conn_id)
-            if connection is not None:
-                self._close(connection, 1000, reason)
+        self._close_all(out.close)
         # wake the timer only when a deadline earlier than the one it sleeps until appeared:
         # moves push later deadlines almost always, and a wake-up per message is costly
         deadline = self.hall.next_deadline()
         if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
             self._timer_wakeup.set()
+        if self.cluster is not None:
+            self.cluster.changed()
         if after is not None:
             self.dispatch(after)
+
+    def _close_all(self, closes: list[tuple[int, str]]) -> None:
+        for conn_id, reason in closes:
+            if conn_id < 0 and self.cluster is not None:  # a stand-in: the connection is on another node
+                self.cluster.close(conn_id, reason)
+            connection = self.connections.get(conn_id)
+            if connection is not None:
+                self._close(connection, 1000, reason)
 
     def _run_house(self, out: HallOutbox) -> None:
         for request in out.house:

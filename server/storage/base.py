@@ -44,7 +44,7 @@ class Storage:
         """Commit ``writes`` in one transaction, in order (all or none)."""
         raise NotImplementedError
 
-    def load(self) -> Restored:
+    def load(self, node: str | None = None) -> Restored:
         """Everything a starting server takes back: claims, identities of seat holders, open rooms with
         their running games (and moves), tournaments."""
         raise NotImplementedError
@@ -131,6 +131,12 @@ class Storage:
     def own(self) -> None:
         """Become the one server that writes here (for this node): StorageError naming the other server
         when one does already. Held until :meth:`close`."""
+
+    def adopt(self, node: str) -> Restored | None:
+        """Take over the rooms and tournaments of ``node``, another server of this database that has stopped
+        (a cluster node that died): None, changing nothing, while that node still runs. Only a database
+        shared by several servers has other nodes."""
+        return None
 
     @property
     def spill_path(self) -> str | None:

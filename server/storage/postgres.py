@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import StorageError
+from .records import Restored
 from .sql import SQLStorage
 
 SCHEMA_LOCK = 3226232  # the advisory lock taken while the schema is created or migrated
@@ -101,6 +102,26 @@ class PostgresStorage(SQLStorage):
             except Exception:  # the database server is gone: so is the lock
                 pass
             self._owner = None
+
+    def adopt(self, node: str) -> Restored | None:
+        """Take over ``node``'s rooms and tournaments when no server holds that node's lock any more (its
+        process died, and with it the connection that held the lock). The lock is taken for the move, so two
+        servers never adopt the same node and a node that is merely cut off from Redis is never robbed."""
+        if node == self.node:
+            return None
+        with self._connect() as conn:
+            if not conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (NODE_LOCK, node)).fetchone()[0]:
+                return None
+            try:
+                restored = self.load(node)
+                if not restored.rooms and not restored.tournaments:
+                    return restored
+                with conn.transaction():
+                    conn.execute("UPDATE rooms SET node = %s WHERE node = %s", (self.node, node))
+                    conn.execute("UPDATE tournaments SET node = %s WHERE node = %s", (self.node, node))
+                return restored
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (NODE_LOCK, node))
 
     snapshot_begin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 

@@ -340,14 +340,16 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
 
     # Reads -------------------------------------------------------------------------------
 
-    def load(self) -> Restored:
-        """Claims, identities, open rooms with their running games, and tournaments."""
+    def load(self, node: str | None = None) -> Restored:
+        """Claims, identities, open rooms with their running games, and tournaments (this server's, or those
+        of ``node``: the rooms a cluster node adopts from a node that died)."""
+        node = self.node if node is None else node
         restored = Restored()
         restored.claims = {name: (salt, digest) for name, salt, digest in
                            self._read("SELECT name, salt, digest FROM players")}
         restored.identities = dict(self._read("SELECT name, digest FROM identities"))
         restored.rooms = [json.loads(snapshot) for (snapshot,) in
-                          self._read("SELECT snapshot FROM rooms WHERE node = ? ORDER BY updated_at", (self.node,))]
+                          self._read("SELECT snapshot FROM rooms WHERE node = ? ORDER BY updated_at", (node,))]
         wanted = {room.get("record") for room in restored.rooms} - {None}
         for row in self._read(_SUMMARY + " WHERE status = 'running'"):
             if row[0] not in wanted:
@@ -361,7 +363,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
                 summary["tournament"], summary["tournament_game"], summary["rated"])
         restored.tournaments = [json.loads(snapshot) for (snapshot,) in
                                 self._read("SELECT snapshot FROM tournaments WHERE node = ? ORDER BY created_at",
-                                           (self.node,))]
+                                           (node,))]
         for snap in restored.tournaments:
             restored.tournament_games[snap["id"]] = self.list_games(10**9, 0, tournament=snap["id"], status="all")
         return restored

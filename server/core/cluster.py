@@ -1,0 +1,83 @@
+"""What one node of a cluster knows about the others: their rooms and tournaments, and who holds names there.
+
+A cluster (docs/SCALING.md) is several ``plyhall serve`` processes that share a Redis and a
+PostgreSQL database and act as one hall. Each room is owned by one node, which checks its moves
+and clocks; a client connected to another node reaches it through that node, which forwards its
+requests over Redis (``server.io.cluster``). This module is the sans-I/O part the hall reads: the
+other nodes' room listings (for the lobby and for routing), where a room or a tournament lives,
+and who holds a name elsewhere when a login for it arrives. The I/O layer keeps it up to date.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .identity import Holder
+
+
+@dataclass
+class ClusterView:
+    """The other nodes as this node sees them (``node`` is this node's own name)."""
+
+    node: str
+    listings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # node -> its rooms' listing
+    summaries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # node -> its tournaments' summaries
+    rooms: dict[str, str] = field(default_factory=dict)  # casefolded room name -> the node that owns it
+    routes: dict[str, str] = field(default_factory=dict)  # ... learned from the owner's messages, ahead of listings
+    events: dict[str, str] = field(default_factory=dict)  # tournament id -> the node that runs it
+    holders: dict[str, Holder] = field(default_factory=dict)  # name -> who holds it on another node
+    seats: dict[str, list[str]] = field(default_factory=dict)  # name -> rooms elsewhere where it holds a seat
+
+    def learn(self, node: str, rooms: list[dict[str, Any]], tournaments: list[dict[str, Any]]) -> None:
+        """``node`` published its listing."""
+        if node == self.node:
+            return
+        self.forget(node)
+        self.listings[node] = rooms
+        self.summaries[node] = tournaments
+        for room in rooms:
+            self.rooms[room["name"].casefold()] = node
+        for summary in tournaments:
+            self.events[summary["id"]] = node
+
+    def forget(self, node: str) -> None:
+        """``node`` is gone (or about to publish a fresh listing)."""
+        for room in self.listings.pop(node, []):
+            key = room["name"].casefold()
+            if self.rooms.get(key) == node:
+                del self.rooms[key]
+            if self.routes.get(key) == node:
+                del self.routes[key]
+        for summary in self.summaries.pop(node, []):
+            if self.events.get(summary["id"]) == node:
+                del self.events[summary["id"]]
+        for key in [key for key, owner in self.routes.items() if owner == node and key not in self.rooms]:
+            del self.routes[key]
+
+    def route(self, room: str, node: str) -> None:
+        """A message from ``node`` is about ``room``: requests about it go there (until a listing says else)."""
+        if node != self.node:
+            self.routes[" ".join(room.split()).casefold()] = node
+
+    def owner(self, room: str) -> str | None:
+        """The other node that owns ``room`` (a name as a client typed it), or None."""
+        key = " ".join(room.split()).casefold()
+        return self.routes.get(key) or self.rooms.get(key)
+
+    def taken(self, room: str) -> bool:
+        """True when another node has a room of this name (ignoring case)."""
+        return self.owner(room) is not None
+
+    def listing(self, game: str | None = None) -> list[dict[str, Any]]:
+        """The other nodes' rooms, optionally of one game."""
+        return [room for node in sorted(self.listings) for room in self.listings[node]
+                if game is None or room["game"] == game]
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """The other nodes' tournaments' summaries."""
+        return [summary for node in sorted(self.summaries) for summary in self.summaries[node]]
+
+    def holder(self, name: str) -> Holder:
+        """Who holds ``name`` on another node, as the last look-up for a login of it found."""
+        return self.holders.get(name, Holder.NOBODY)

@@ -1,0 +1,706 @@
+"""A node of a cluster: the Redis link that makes several ``plyhall serve`` processes one hall.
+
+Every node runs its own :class:`~server.core.hall.Hall` and owns the rooms opened on it (it checks
+their moves and clocks and stores them in the shared PostgreSQL database). This link carries the
+rest through Redis (docs/SCALING.md has the whole design):
+
+- **Forwarding.** A request of a client of this node about a room another node owns (``join``,
+  ``move``, ``chat``...), a seek (all seeks go to the node holding the matchmaker lease, so two
+  seeks meet wherever they were made) or a tournament run elsewhere is published on that node's
+  channel with the client's name and address. There the client is a session under a stand-in
+  connection id (negative, never a real one), the owner's hall answers as for its own clients,
+  and what it sends to the stand-in comes back on this node's channel, batched per node.
+- **Names.** ``sessions`` (name -> node), ``tokens`` (name -> digest of the latest resume token)
+  and ``held:NAME`` (room -> node, for seats and tournament entries) let any node apply the
+  login rule table to names held elsewhere; a login taking over a session on another node closes
+  that connection there, and a login attaches the name's seats on every node that holds one.
+- **The lobby.** Each node publishes its rooms and tournaments when they change (coalesced);
+  every node lists them all and routes requests by them.
+- **Leases.** A node renews ``node:NAME`` (expiring) while it lives, and the matchmaker lease
+  while it holds it. When a node's lease lapses, another node adopts its rooms and tournaments
+  from PostgreSQL; the node's advisory lock there (held by its process, dropped when it dies) is
+  the fence, so a node merely cut off from Redis is never robbed of its rooms.
+- **Redis down.** Rooms and clients of this node play on; requests that need another node get
+  ``cluster_unavailable``; ``/healthz`` says degraded; when Redis is back every node republishes
+  its listing and re-attaches its forwarded sessions (their owners resend the full state).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from protocol import messages as m
+from protocol.messages import ErrorCode, validate_request
+
+from ..core.cluster import ClusterView
+from ..core.hall import ROOM_REQUESTS
+from ..core.identity import Holder
+from ..tournament.director import slug
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from .server import PlyhallServer
+
+log = logging.getLogger("plyhall.cluster")
+
+PREFIX = "plyhall:"
+ALL = PREFIX + "all"  # every node listens: listings, adoptions, hellos
+LEASE_SECONDS = 2.0  # a node whose lease is this old is dead (unless PostgreSQL says its process still runs)
+BEAT_SECONDS = 0.5  # how often a node renews its leases and looks for dead nodes
+PUBLISH_SECONDS = 0.25  # the longest a change of a node's rooms waits before the other nodes hear of it
+ROOM_KINDS = frozenset({"join", *ROOM_REQUESTS})
+EVENT_KINDS = frozenset({"watch_tournament", "tournament_control"})
+SEEK_KINDS = frozenset({"seek", "cancel_seek"})
+
+# Deletes a name's session entry only when this node still holds it (a login elsewhere may have taken it over).
+_RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end " \
+           "return 0"
+
+
+def channel(node: str) -> str:
+    """The channel a node listens on."""
+    return f"{PREFIX}to:{node}"
+
+
+class ClusterLink:
+    """This node's link to the others (see the module docstring); ``server`` is the node's PlyhallServer."""
+
+    def __init__(self, server: PlyhallServer, url: str, node: str) -> None:
+        self.server = server
+        self.hall = server.hall
+        self.url = url
+        self.node = node
+        self.view = ClusterView(node)
+        self.hall.cluster = self.view
+        self.redis: Redis | None = None
+        self.up = False  # Redis answered the last command
+        self.live: set[str] = {node}  # nodes whose lease is current
+        self.matchmaker: str | None = None  # the node that pairs every seek of the cluster
+        self.stand_ins: dict[tuple[str, int], int] = {}  # (node, its connection) -> the stand-in id here
+        self.homes: dict[int, tuple[str, int]] = {}  # stand-in id -> (node, connection)
+        self.forwarded: dict[int, set[str]] = {}  # a connection here -> nodes holding a session of it
+        self.logins: dict[int, tuple[str | None, list[str]]] = {}  # connection -> (node it takes over, nodes to attach)
+        self.counts: Counter[str] = Counter()  # messages published / received / dropped, by kind
+        self._next_stand_in = 0
+        self._outgoing: dict[str, list[Any]] = {}
+        self._flush_scheduled = False
+        self._queue: asyncio.Queue[list[tuple[str, bytes]]] = asyncio.Queue()
+        self._published = -1  # the listing version last published
+        self._held: dict[str, set[str]] = {}  # name -> rooms (and @tournaments) in the register as held here
+        self._tasks: list[asyncio.Task] = []
+        self._adopting: set[str] = set()
+        self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
+        self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
+        self._registered_version = -1
+        self._ever_up = False
+
+    # Life cycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect to Redis (a Redis that is down is waited for in the background: the node serves meanwhile)."""
+        from redis.asyncio import Redis
+
+        self.redis = Redis.from_url(self.url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        try:
+            await self._beat()
+            await self._load_listings()
+        except Exception as exc:  # the loops below keep trying
+            self._down(exc)
+        self._tasks = [asyncio.create_task(coro) for coro in (self._listen(), self._beats(), self._send_loop(),
+                                                              self._publish_loop())]
+
+    async def stop(self) -> None:
+        """Leave the cluster: stop listening and let the lease lapse (the rooms stay this node's in the database,
+        for another node to adopt unless this one is back first)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.redis is not None:
+            try:
+                if self.up:
+                    await self.redis.delete(f"{PREFIX}node:{self.node}")
+                await self.redis.aclose()
+            except Exception:
+                pass
+
+    def status(self) -> dict[str, Any]:
+        """For /healthz: this node, whether Redis answers, the live nodes and the matchmaker."""
+        return {"node": self.node, "redis": "up" if self.up else "down", "nodes": sorted(self.live),
+                "matchmaker": self.matchmaker, "remote_sessions": len(self.homes)}
+
+    # Requests of this node's clients --------------------------------------------------------
+
+    def take(self, conn: int, msg: dict[str, Any]) -> bool:
+        """Take ``msg`` of connection ``conn`` when it is another node's business or needs a look-up in the
+        cluster first (False: the hall here answers it now). A connection's messages keep their order: while
+        one waits for its look-up, the ones after it wait too."""
+        waiting = self._waiting.get(conn)
+        if waiting is not None:
+            waiting.append(msg)
+            return True
+        return self._process(conn, msg)
+
+    def _process(self, conn: int, msg: dict[str, Any]) -> bool:
+        step = self._step(conn, msg)
+        if step is not None:
+            self._waiting[conn] = []
+            asyncio.create_task(self._run(conn, step))
+            return True
+        return self.forward(conn, msg)
+
+    def _step(self, conn: int, msg: dict[str, Any]) -> Coroutine[Any, Any, None] | None:
+        """The look-up ``msg`` needs before it can be answered or forwarded, if any."""
+        kind = msg["type"]
+        if kind == "login":
+            return self.login(conn, msg)
+        if conn not in self.hall.sessions:
+            return None
+        if kind == "create_room" and msg.get("name") is not None:
+            return self._reserve(conn, msg)
+        if kind in ROOM_KINDS and self.hall.registry.find(msg["room"]) is None and self.view.owner(msg["room"]) is None:
+            return self._find(conn, msg)
+        return None
+
+    async def _run(self, conn: int, step: Coroutine[Any, Any, None]) -> None:
+        try:
+            await step
+        except Exception:
+            log.exception("a cluster look-up failed")
+        finally:
+            waiting = self._waiting.pop(conn, [])
+            while waiting and conn in self.server.connections:
+                msg = waiting.pop(0)
+                if not self._process(conn, msg):
+                    self._local(conn, msg)
+                if conn in self._waiting:  # that one waits for a look-up of its own: the rest wait behind it
+                    self._waiting[conn].extend(waiting)
+                    break
+
+    def _local(self, conn: int, msg: dict[str, Any]) -> None:
+        connection = self.server.connections.get(conn)
+        if connection is not None:
+            self.server.handle(connection, msg, time.monotonic())  # type: ignore[arg-type]
+
+    async def _reserve(self, conn: int, msg: dict[str, Any]) -> None:
+        """A room name is unique across the cluster: it is reserved in the register before the room opens."""
+        name = " ".join(msg["name"].split())
+        if self.hall.registry.taken(name):
+            self._local(conn, msg)  # the hall says it exists
+            return
+        key = name.casefold()
+        try:
+            assert self.redis is not None
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hsetnx(f"{PREFIX}rooms", key, self.node)
+                pipe.hget(f"{PREFIX}rooms", key)
+                _, owner = await pipe.execute()
+        except Exception as exc:
+            self._down(exc)
+            self._unreachable(conn, msg, "the cluster's register of rooms")
+            return
+        owner = owner.decode() if owner else self.node
+        if owner != self.node and owner in self.live:
+            connection = self.server.connections.get(conn)
+            if connection is not None:
+                error = m.error(ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
+                if msg.get("id") is not None:
+                    error["id"] = msg["id"]
+                connection.push(error)
+            return
+        if owner != self.node:  # left by a node that is gone: the name is free again
+            self._command("hset", f"{PREFIX}rooms", key, self.node)
+        self._registered.add(key)
+        self._local(conn, msg)
+
+    async def _find(self, conn: int, msg: dict[str, Any]) -> None:
+        """A room neither here nor in the listings yet (opened a moment ago elsewhere): ask the register."""
+        try:
+            assert self.redis is not None
+            owner = await self.redis.hget(f"{PREFIX}rooms", " ".join(msg["room"].split()).casefold())
+        except Exception as exc:
+            self._down(exc)
+            owner = None
+        if owner and owner.decode() != self.node:
+            self.view.route(msg["room"], owner.decode())
+        if not self.forward(conn, msg):
+            self._local(conn, msg)
+
+    def forward(self, conn: int, msg: dict[str, Any]) -> bool:
+        """Send ``msg`` of connection ``conn`` to the node it is for; False when this node answers it itself."""
+        session = self.hall.sessions.get(conn)
+        if session is None:
+            return False
+        kind = msg["type"]
+        target = None
+        if kind in ROOM_KINDS:
+            if self.hall.registry.find(msg["room"]) is None:
+                target = self.view.owner(msg["room"])
+        elif kind in SEEK_KINDS:
+            target = self.matchmaker
+            if target is None and not self.up:
+                self._unreachable(conn, msg, "the cluster's matchmaker")
+                return True
+        elif kind in EVENT_KINDS:
+            key = msg["tournament"]
+            if key not in self.hall.tournaments and slug(key) not in self.hall.tournaments:
+                target = self.view.events.get(key) or self.view.events.get(slug(key))
+        if target is None or target == self.node:
+            return False
+        if not self.up or target not in self.live:
+            self._unreachable(conn, msg, f"node {target}")
+            return True
+        self.forwarded.setdefault(conn, set()).add(target)
+        address = self.hall.addresses.get(conn, "?")
+        self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg])
+        return True
+
+    def _unreachable(self, conn: int, msg: dict[str, Any], what: str) -> None:
+        error = m.error(ErrorCode.CLUSTER_UNAVAILABLE, f"{what} cannot be reached now (the cluster's Redis is "
+                        f"{'up' if self.up else 'down'}); try again in a few seconds")
+        if "room" in msg:
+            error["room"] = msg["room"]
+        if msg.get("id") is not None:
+            error["id"] = msg["id"]
+        connection = self.server.connections.get(conn)
+        if connection is not None:
+            connection.push(error)
+
+    async def login(self, conn: int, msg: dict[str, Any]) -> None:
+        """Look up who holds ``msg``'s name on other nodes, then let the hall decide the login as if they were
+        here. Without Redis, only a name this node holds (or nobody here has heard of) can be decided: it is."""
+        name = msg["name"]
+        holder, seats, nodes, previous = Holder.NOBODY, [], [], None
+        try:
+            assert self.redis is not None
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hget(f"{PREFIX}sessions", name)
+                pipe.hgetall(f"{PREFIX}held:{name}")
+                pipe.hget(f"{PREFIX}tokens", name)
+                session_node, held, digest = await pipe.execute()
+        except Exception as exc:
+            self._down(exc)
+            if self.hall.holder(name, conn) is Holder.NOBODY and conn in self.server.connections:
+                self._unreachable(conn, msg, "the cluster's register of names")
+                return
+        else:
+            self.up = True
+            here = self.node.encode()
+            session_node = session_node.decode() if session_node else None
+            if session_node is not None and session_node != self.node and session_node in self.live:
+                holder, previous = Holder.SESSION, session_node
+            elsewhere = {room.decode(): node.decode() for room, node in held.items()
+                         if node != here and node.decode() in self.live}
+            if elsewhere and holder is Holder.NOBODY:
+                holder = Holder.SEAT
+            seats = sorted(room for room in elsewhere if not room.startswith("@"))
+            nodes = sorted(set(elsewhere.values()))
+            if digest and holder is not Holder.NOBODY:
+                self.hall.logins.identities[name] = digest.decode()
+        self.view.holders[name] = holder
+        self.view.seats[name] = seats
+        if conn not in self.server.connections:
+            return
+        self.logins[conn] = (previous, nodes)
+        self.server.dispatch(self.hall.handle(conn, msg, time.monotonic()))
+
+    def changed(self) -> None:
+        """The hall's outbox was delivered: register rooms opened here (and release closed ones), and the
+        seats taken and given up, at once."""
+        if self.hall.held_changed:
+            names, self.hall.held_changed = self.hall.held_changed, set()
+            self._publish_held(names)
+        if self.hall.listing_version == self._registered_version:
+            return
+        self._registered_version = self.hall.listing_version
+        rooms = {name.casefold() for name in self.hall.rooms}
+        for key in sorted(rooms - self._registered):
+            self._command("hset", f"{PREFIX}rooms", key, self.node)
+        for key in sorted(self._registered - rooms):
+            self._command("eval", _RELEASE, 1, f"{PREFIX}rooms", key, self.node)
+        self._registered = rooms
+
+    def welcomed(self, conn: int, name: str) -> None:
+        """Connection ``conn`` logged in as ``name`` here: register the session, take it over from another node,
+        and attach its seats on the nodes that hold them."""
+        previous, nodes = self.logins.pop(conn, (None, []))
+        self.view.holders.pop(name, None)
+        self.view.seats.pop(name, None)
+        digest = self.hall.logins.identities.get(name)
+        self._command("hset", f"{PREFIX}sessions", name, self.node)
+        if digest:
+            self._command("hset", f"{PREFIX}tokens", name, digest)
+        if previous is not None and previous != self.node:
+            self._send(previous, ["takeover", name])
+        session = self.hall.sessions.get(conn)
+        if session is None:
+            return
+        for node in nodes:
+            if node != self.node and node in self.live:
+                self._attach(node, conn, session)
+
+    def _attach(self, node: str, conn: int, session: Any) -> None:
+        self.forwarded.setdefault(conn, set()).add(node)
+        self._send(node, ["attach", conn, session.name, session.coords, self.hall.addresses.get(conn, "?"),
+                          session.organiser])
+
+    def disconnected(self, conn: int) -> None:
+        """A connection of this node closed: the nodes that hold a session of it are told."""
+        self.logins.pop(conn, None)
+        self._waiting.pop(conn, None)
+        for node in sorted(self.forwarded.pop(conn, ())):
+            self._send(node, ["gone", conn])
+        session = self.hall.sessions.get(conn)
+        if session is not None and self.hall.by_name.get(session.name) is session:
+            self._command("eval", _RELEASE, 1, f"{PREFIX}sessions", session.name, self.node)
+
+    # What this node's hall sends to stand-ins ------------------------------------------------
+
+    def deliver(self, stand_in: int, msg: dict[str, Any]) -> None:
+        """A message for a client of another node."""
+        home = self.homes.get(stand_in)
+        if home is not None:
+            self._send(home[0], ["msg", home[1], msg])
+
+    def close(self, stand_in: int, reason: str) -> None:
+        """The hall closes a stand-in (its name logged in again): the real connection on its node closes."""
+        home = self.homes.pop(stand_in, None)
+        if home is not None:
+            self.stand_ins.pop(home, None)
+            self._send(home[0], ["close", home[1], reason])
+
+    # Redis: publishing ----------------------------------------------------------------------
+
+    def _send(self, node: str, item: list[Any]) -> None:
+        """Queue ``item`` for ``node``; everything queued in one turn of the event loop goes in one message."""
+        self._outgoing.setdefault(node, []).append(item)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        batch = [(channel(node) if node != ALL else ALL, msgpack.packb([self.node, items], use_bin_type=True))
+                 for node, items in self._outgoing.items()]
+        self._outgoing = {}
+        if not self.up:
+            self.counts["dropped"] += len(batch)
+            return
+        self.counts["published"] += len(batch)
+        self._queue.put_nowait(batch)
+
+    def _command(self, *args: Any) -> None:
+        """Run a Redis command in order with the published messages (its failure only marks Redis down)."""
+        self._queue.put_nowait([("", msgpack.packb(list(args), use_bin_type=True))])
+
+    async def _send_loop(self) -> None:
+        """Publish what is queued, in order, pipelined (one round trip for everything queued meanwhile)."""
+        while True:
+            batch = await self._queue.get()
+            while not self._queue.empty():
+                batch += self._queue.get_nowait()
+            try:
+                assert self.redis is not None
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for target, payload in batch:
+                        if target:
+                            pipe.publish(target, payload)
+                        else:
+                            command = msgpack.unpackb(payload, raw=False)
+                            pipe.execute_command(command[0].upper(), *command[1:])
+                    await pipe.execute()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.counts["dropped"] += len(batch)
+                self._down(exc)
+
+    async def _publish_loop(self) -> None:
+        """Publish this node's listing when it changed (at most every PUBLISH_SECONDS)."""
+        while True:
+            await asyncio.sleep(PUBLISH_SECONDS)
+            if not self.up:
+                continue
+            try:
+                if self.hall.listing_version != self._published:
+                    await self._publish_listing()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._down(exc)
+
+    async def _publish_listing(self) -> None:
+        assert self.redis is not None
+        version = self.hall.listing_version
+        payload = msgpack.packb([self.node, [["listing", self.hall.local_listing(), self.hall.events.summaries()]]],
+                                use_bin_type=True)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(f"{PREFIX}listing:{self.node}", payload)
+            pipe.publish(ALL, payload)
+            await pipe.execute()
+        self._published = version
+
+    def _held_rooms(self, name: str) -> set[str]:
+        """What holds ``name`` here: its seats, and its entries (``@`` and the tournament) in events going on."""
+        held = set(self.hall.seat_holders.get(name, ()))
+        director = self.hall.events.entrant(name)
+        if director is not None:
+            held.add("@" + director.id)
+        return held
+
+    def _publish_held(self, names: Iterable[str]) -> None:
+        """Put the seats and entries of ``names`` held here in the register (a login elsewhere finds them)."""
+        for name in sorted(names):
+            now = self._held_rooms(name)
+            before = self._held.get(name, set())
+            for room in sorted(now - before):
+                self._command("hset", f"{PREFIX}held:{name}", room, self.node)
+            for room in sorted(before - now):
+                self._command("hdel", f"{PREFIX}held:{name}", room)
+            if now:
+                self._held[name] = now
+            else:
+                self._held.pop(name, None)
+
+    # Redis: leases, dead nodes, listings --------------------------------------------------------
+
+    async def _beats(self) -> None:
+        while True:
+            await asyncio.sleep(BEAT_SECONDS)
+            try:
+                await self._beat()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._down(exc)
+
+    async def _beat(self) -> None:
+        """Renew this node's lease (and the matchmaker's, or take it), learn which nodes live, adopt dead ones."""
+        assert self.redis is not None
+        ttl = int(LEASE_SECONDS * 1000)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(f"{PREFIX}node:{self.node}", str(time.time()), px=ttl)
+            pipe.sadd(f"{PREFIX}members", self.node)
+            pipe.set(f"{PREFIX}matchmaker", self.node, px=ttl, nx=True)
+            pipe.get(f"{PREFIX}matchmaker")
+            pipe.smembers(f"{PREFIX}members")
+            _, _, _, matchmaker, members = await pipe.execute()
+        matchmaker = matchmaker.decode() if matchmaker else None
+        if matchmaker == self.node:
+            await self.redis.pexpire(f"{PREFIX}matchmaker", ttl)
+        names = sorted(member.decode() for member in members)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.exists(f"{PREFIX}node:{name}")
+            leases = await pipe.execute()
+        live = {name for name, lease in zip(names, leases, strict=True) if lease} | {self.node}
+        was_up, ever_up = self.up, self._ever_up
+        self.up = self._ever_up = True
+        self.matchmaker = matchmaker
+        for gone in self.live - live:
+            log.warning("node %s stopped renewing its lease", gone)
+            self.view.forget(gone)
+        self.live = live
+        if not was_up:
+            self._back(ever_up)
+        for dead in sorted(set(names) - live):
+            if dead not in self._adopting:
+                self._adopting.add(dead)
+                asyncio.create_task(self._adopt(dead))
+
+    async def _adopt(self, dead: str) -> None:
+        """Take over ``dead``'s rooms and tournaments, unless its process still runs (then it keeps them)."""
+        loop = asyncio.get_running_loop()
+        try:
+            restored = await loop.run_in_executor(self.server.reads, self.server.storage.adopt, dead)
+            if restored is None:
+                return  # its process still holds its lock in PostgreSQL (cut off from Redis only), or it is us
+            assert self.redis is not None
+            await self.redis.srem(f"{PREFIX}members", dead)
+            await self.redis.delete(f"{PREFIX}listing:{dead}")
+            names: list[str] = []
+            if restored.rooms or restored.tournaments:
+                out, names = self.hall.adopt(restored, time.monotonic())
+                self.server.dispatch(out)
+                log.warning("adopted %d rooms and %d tournaments of node %s, which died", len(restored.rooms),
+                            len(restored.tournaments), dead)
+                await self._publish_listing()
+            self._send(ALL, ["adopted", dead, names])
+            self._adopted(self.node, dead, ())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not adopt the rooms of node %s", dead)
+        finally:
+            self._adopting.discard(dead)
+
+    async def _load_listings(self) -> None:
+        assert self.redis is not None
+        for key in await self.redis.keys(f"{PREFIX}listing:*"):
+            payload = await self.redis.get(key)
+            if payload:
+                self._receive(payload)
+
+    def _down(self, exc: BaseException) -> None:
+        if self.up:
+            log.error("lost the cluster's Redis at %s (%s): rooms of other nodes are out of reach until it is back",
+                      self.url, exc)
+        self.up = False
+
+    def _back(self, again: bool) -> None:
+        """Redis answers (``again``: after it was lost): publish this node's listing and register, and re-attach
+        the sessions of other nodes' rooms (their owners resend the full state: what was sent meanwhile was
+        lost)."""
+        if again:
+            log.warning("the cluster's Redis is back")
+        self._published = -1
+        self._held = {}
+        self._publish_held(set(self.hall.seat_holders) | {name for director in self.hall.tournaments.values()
+                                                            for name in director.entrants})
+        self._registered_version = -1
+        self._registered = set()
+        self._send(ALL, ["hello"])
+        for conn, nodes in self.forwarded.items():
+            session = self.hall.sessions.get(conn)
+            if session is not None:
+                for node in sorted(nodes):
+                    self._attach(node, conn, session)
+
+    # Redis: receiving -----------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                assert self.redis is not None
+                async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.subscribe(channel(self.node), ALL)
+                    while True:
+                        message = await pubsub.get_message(timeout=1.0)
+                        if message is not None and message["type"] == "message":
+                            self._receive(message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._down(exc)
+                await asyncio.sleep(0.5)
+
+    def _receive(self, payload: bytes) -> None:
+        try:
+            sender, items = msgpack.unpackb(payload, raw=False, strict_map_key=False)
+        except Exception:
+            log.exception("an undecodable cluster message")
+            return
+        if sender == self.node:
+            return
+        self.counts["received"] += 1
+        for item in items:
+            try:
+                self._handle(sender, item)
+            except Exception:  # one bad item must not cost the others, nor the listener
+                log.exception("could not handle cluster message %s from %s", item[0] if item else "?", sender)
+
+    def _handle(self, sender: str, item: list[Any]) -> None:
+        handler = self._handlers.get(item[0])
+        if handler is None:
+            log.warning("unknown cluster message %r from %s", item[0], sender)
+            return
+        handler(self, sender, item, time.monotonic())
+
+    def _on_msg(self, sender: str, item: list[Any], now: float) -> None:
+        """A message for a client of this node, from the node that owns its room."""
+        conn, msg = item[1], item[2]
+        room = msg.get("room")
+        if isinstance(room, str):
+            self.view.route(room, sender)
+        connection = self.server.connections.get(conn)
+        if connection is not None and not connection.push(msg):
+            self.server._close(connection, 1008, "too slow: too many unsent messages")
+
+    def _on_request(self, sender: str, item: list[Any], now: float) -> None:
+        """A request of a client of ``sender`` about something of this node's."""
+        _, conn, name, coords, address, organiser, msg = item
+        stand_in = self._stand_in(sender, conn, name, coords, address, organiser, now)
+        request = validate_request(msg)
+        if isinstance(request, Exception):
+            self.deliver(stand_in, request.to_message())
+            return
+        self.server.dispatch(self.hall.handle(stand_in, request, now))
+
+    def _on_attach(self, sender: str, item: list[Any], now: float) -> None:
+        _, conn, name, coords, address, organiser = item
+        self._stand_in(sender, conn, name, coords, address, organiser, now, resume=True)
+
+    def _on_gone(self, sender: str, item: list[Any], now: float) -> None:
+        stand_in = self.stand_ins.pop((sender, item[1]), None)
+        if stand_in is not None:
+            del self.homes[stand_in]
+            self.server.dispatch(self.hall.disconnect(stand_in, now))
+
+    def _on_close(self, sender: str, item: list[Any], now: float) -> None:
+        connection = self.server.connections.get(item[1])
+        if connection is not None:
+            self.server._close(connection, 1000, item[2])
+
+    def _on_listing(self, sender: str, item: list[Any], now: float) -> None:
+        self.view.learn(sender, item[1], item[2])
+        self.live.add(sender)
+        self.server.dispatch(self.hall.lobby_changed_elsewhere(now))
+
+    def _on_hello(self, sender: str, item: list[Any], now: float) -> None:
+        self._published = -1  # a node (back) in the cluster: it hears this node's listing at the next publish
+
+    def _on_takeover(self, sender: str, item: list[Any], now: float) -> None:
+        self._taken_over(item[1])
+
+    def _on_adopted(self, sender: str, item: list[Any], now: float) -> None:
+        self._adopted(sender, item[1], item[2])
+
+    _handlers = {"msg": _on_msg, "req": _on_request, "attach": _on_attach, "gone": _on_gone, "close": _on_close,
+                 "listing": _on_listing, "hello": _on_hello, "takeover": _on_takeover, "adopted": _on_adopted}
+
+    def _stand_in(self, node: str, conn: int, name: str, coords: str, address: str, organiser: bool, now: float,
+                  resume: bool = False) -> int:
+        """The stand-in connection of ``node``'s connection ``conn`` here, attached to the hall (a session of
+        ``name``) when new, or when ``resume`` asks to resume its seats again."""
+        key = (node, conn)
+        stand_in = self.stand_ins.get(key)
+        if stand_in is None:
+            self._next_stand_in -= 1
+            stand_in = self._next_stand_in
+            self.stand_ins[key] = stand_in
+            self.homes[stand_in] = key
+        session = self.hall.sessions.get(stand_in)
+        if session is None or resume:  # attached again (after Redis was down, say): the seats' state is sent anew
+            self.server.dispatch(self.hall.attach(stand_in, name, coords, address, organiser, now, resume))
+        return stand_in
+
+    def _taken_over(self, name: str) -> None:
+        """A login on another node took over ``name``: its connection here goes (its seats stay, for the new one)."""
+        session = self.hall.by_name.get(name)
+        self.view.holders[name] = Holder.SESSION  # for whatever the closing decides about the name here
+        if session is not None and session.conn >= 0:
+            connection = self.server.connections.get(session.conn)
+            if connection is not None:
+                self.server._close(connection, 1000, "logged in from another connection")
+
+    def _adopted(self, adopter: str, dead: str, names: Iterable[str]) -> None:
+        """``adopter`` took over ``dead``'s rooms: this node's sessions seated there are attached to it."""
+        self.view.forget(dead)
+        self.live.discard(dead)
+        for nodes in self.forwarded.values():
+            nodes.discard(dead)
+        for key in [key for key in self.stand_ins if key[0] == dead]:  # sessions of the dead node's clients
+            stand_in = self.stand_ins.pop(key)
+            del self.homes[stand_in]
+            self.server.dispatch(self.hall.disconnect(stand_in, time.monotonic()))
+        for name in names:
+            session = self.hall.by_name.get(name)
+            if session is not None and session.conn >= 0:
+                self._attach(adopter, session.conn, session)
