@@ -10,7 +10,9 @@ import logging
 import os
 import re
 import signal
+import socket
 import sys
+import urllib.parse
 from typing import Any
 
 from protocol.games import GAMES
@@ -36,6 +38,10 @@ QUOTAS: tuple[tuple[str, int, str], ...] = (
                        "ends"),
 )
 """The ``serve`` flags of :class:`server.core.hall.Limits`: field, lowest value, what it limits (defaults: Limits')."""
+MAX_WORKERS = 64
+"""The most node processes ``plyhall serve --workers`` starts."""
+CLUSTER_SCHEMES = ("redis://", "rediss://", "unix://")
+"""The URLs ``--cluster`` accepts (those of redis-py's ``Redis.from_url``)."""
 
 
 def register(subparsers: Any) -> None:
@@ -93,6 +99,19 @@ def register(subparsers: Any) -> None:
         quotas.add_argument("--" + field.replace("_", "-"), type=type(getattr(defaults, field)), metavar="N",
                             default=getattr(defaults, field),
                             help=f"{text} (default {getattr(defaults, field):g}{'; 0: no limit' if low == 0 else ''})")
+    cluster = serve.add_argument_group(
+        "cluster (docs/SCALING.md)", "several nodes serving one lobby: they share a Redis and a PostgreSQL database, "
+                                     "each with its own --node name")
+    cluster.add_argument("--cluster", default=os.environ.get("PLYHALL_CLUSTER") or None, metavar="URL",
+                         help="redis://HOST:PORT/DB of the cluster's Redis (rediss:// with TLS, unix:///PATH for a "
+                              "socket; default $PLYHALL_CLUSTER): makes this server a node of that cluster; needs "
+                              "--db postgresql://... and a --node name of its own (pip install 'plyhall[cluster]')")
+    cluster.add_argument("--workers", type=int, default=1, metavar="N",
+                         help="start N node processes on this machine sharing one port (SO_REUSEPORT), nodes "
+                              "NODE-1 to NODE-N of the cluster; needs --cluster and --db postgresql://... (1 to "
+                              f"{MAX_WORKERS}; default 1: this process serves alone)")
+    cluster.add_argument("--reuse-port", action="store_true",
+                         help="listen with SO_REUSEPORT so several servers share the port (set by --workers)")
     serve.add_argument("--trusted-proxies", default="", metavar="ADDRESSES",
                        help="reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For header "
                             "names the real client: quotas and back-off then count by that address (default: none; "
@@ -159,6 +178,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--trusted-proxies: {exc}")
     errors += _analysis_errors(args)
     errors += _ladder_errors(args)
+    errors += _cluster_errors(args)
     if not installed(args.event_loop):
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
@@ -192,9 +212,83 @@ def _ladder_errors(args: argparse.Namespace) -> list[str]:
     return errors
 
 
+def _cluster_errors(args: argparse.Namespace) -> list[str]:
+    errors = []
+    workers = args.workers
+    if not 1 <= workers <= MAX_WORKERS:
+        errors.append(f"--workers must be 1 to {MAX_WORKERS} processes, not {workers}")
+    if args.cluster is not None and not args.cluster.startswith(CLUSTER_SCHEMES):
+        errors.append(f"--cluster must be the URL of the cluster's Redis: redis://HOST:PORT/DB, rediss://HOST:PORT/DB "
+                      f"(TLS) or unix:///PATH/redis.sock, not {_url_shown(args.cluster)}")
+    if workers > 1 and not args.cluster:
+        errors.append(f"--workers {workers} starts {workers} nodes of one cluster on this machine: give --cluster "
+                      "redis://HOST:PORT/DB, the Redis they share (and --db postgresql://..., the database they share)")
+    if args.cluster and not args.db.startswith(("postgresql://", "postgres://")):
+        errors.append("--cluster needs the PostgreSQL database every node shares: --db "
+                      f"postgresql://USER:PASSWORD@HOST/DBNAME, not {_url_shown(args.db)} (a SQLite file belongs to "
+                      "one server)")
+    if args.cluster and args.node == "main":
+        errors.append("--cluster: every node of a cluster needs its own --node NAME (or $PLYHALL_NODE), not the "
+                      f"default main{' (with --workers the nodes are NAME-1 to NAME-N)' if workers > 1 else ''}")
+    if workers > 1 and args.port == 0:
+        errors.append(f"--port 0 picks a free port for each process, but the --workers {workers} share one port: give "
+                      "it, e.g. --port 8765")
+    if workers > 1 and len(f"{args.node}-{workers}") > 64:
+        errors.append(f"--node must be at most {63 - len(str(workers))} characters with --workers {workers} (the "
+                      f"nodes are NAME-1 to NAME-{workers})")
+    if (args.reuse_port or workers > 1) and not hasattr(socket, "SO_REUSEPORT"):
+        errors.append(f"{'--workers' if workers > 1 else '--reuse-port'}: this system has no SO_REUSEPORT, so "
+                      "servers cannot share a port; run one server a port")
+    return errors
+
+
+def _url_shown(url: str) -> str:
+    """A URL or path for an error message, without the password a URL may carry (and cut short)."""
+    if "://" in url:
+        return f"{url.split('://', 1)[0][:20]}://..."
+    return repr(url[:70])
+
+
+def cluster_shown(url: str) -> str:
+    """A ``--cluster`` URL for the log: its password, if any, hidden."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{netloc}"))
+
+
 def ladder_config(args: argparse.Namespace) -> LadderConfig:
     """The ladder the (validated) ``serve`` options ask for."""
     return LadderConfig(parse_ladder_times(args.ladder_time), tuple(parse_anchors(args.ladder_anchors, HOUSE_LEVELS)))
+
+
+SERVE_OWN = {"workers", "node", "reuse_port", "func", "command"}
+"""``serve`` options that :func:`serve_argv` leaves out: ``--workers`` sets each worker's own."""
+
+
+def serve_argv(args: argparse.Namespace) -> list[str]:
+    """The ``serve`` options of ``args`` that every worker gets, as command-line arguments: each option whose
+    value differs from its default (the workers see the same environment, so the defaults are theirs too),
+    except ``--workers``, ``--node`` and ``--reuse-port``."""
+    subparsers = argparse.ArgumentParser().add_subparsers()
+    register(subparsers)
+    serve = subparsers.choices["serve"]
+    argv: list[str] = []
+    for action in serve._actions:  # argparse lists a parser's options nowhere else
+        if not action.option_strings or action.dest in SERVE_OWN or not hasattr(args, action.dest):
+            continue
+        value = getattr(args, action.dest)
+        if value == action.default:
+            continue
+        option = action.option_strings[-1]
+        if action.nargs == 0:  # a flag (store_true)
+            argv.append(option)
+        elif isinstance(value, list):
+            argv += [option, *map(str, value)]
+        else:
+            argv += [option, str(value)]
+    return argv
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -210,6 +304,10 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"plyhall serve: {error}", file=sys.stderr)
     if errors:
         return 2
+    if args.workers > 1:
+        from .workers import run_workers
+
+        return run_workers(args, serve_argv(args))
     try:
         storage = open_storage(args.db, args.node)
     except (OSError, StorageError) as exc:
@@ -237,7 +335,8 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
                            house_bots=max(args.house_bots, len(ladder_config(args).anchors)),
                            trusted_proxies=parse_networks(args.trusted_proxies),
                            analysis={"finished": args.analyse_finished, "workers": args.analysis_workers,
-                                     "nodes": args.analysis_nodes})
+                                     "nodes": args.analysis_nodes},
+                           cluster=args.cluster, reuse_port=args.reuse_port)
     try:
         await server.start()
     except StorageError as exc:
@@ -248,8 +347,9 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
         print(f"plyhall serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         storage.close()
         return 1
+    stop = _stop_on_signal()  # before the start line: whoever reads it may signal at once
     _say_started(args, server, storage)
-    await _signalled()
+    await stop.wait()
     print(f"plyhall: shutting down within {SHUTDOWN_SECONDS:g} s (running games are kept and continue at the next "
           "start; a second Ctrl-C stops at once)", flush=True)
     await server.stop()
@@ -271,12 +371,13 @@ def _say_started(args: argparse.Namespace, server: Any, storage: Any) -> None:
     if rooms:
         print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
               f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
-    print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), "
+    node = f"node {args.node} of cluster {cluster_shown(args.cluster)}, " if args.cluster else ""
+    print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), {node}"
           f"database {getattr(storage, 'where', args.db)}, event loop {args.event_loop}; Ctrl-C stops", flush=True)
 
 
-async def _signalled() -> None:
-    """Wait for SIGINT or SIGTERM; a second one exits at once (the operator does not want to wait)."""
+def _stop_on_signal() -> asyncio.Event:
+    """An event set by SIGINT or SIGTERM; a second one exits at once (the operator does not want to wait)."""
     stop = asyncio.Event()
 
     def signalled() -> None:
@@ -288,7 +389,7 @@ async def _signalled() -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, signalled)
-    await stop.wait()
+    return stop
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""Shared fixtures: a live server on a free loopback port with its own database, and PostgreSQL."""
+"""Shared fixtures: a live server on a free loopback port with its own database, PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ import os
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
+
+if TYPE_CHECKING:
+    from tests.redis_server import RedisServer
 
 
 def free_port() -> int:
@@ -58,6 +62,31 @@ def postgres_cluster() -> Iterator[object]:
 def pg_url(postgres_cluster: object) -> str:
     """The URL of a fresh, empty PostgreSQL database."""
     return postgres_cluster.new_database()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A throwaway Redis (tests/redis_server.py) for this test process: with pytest-xdist each worker has its
+    own. Skipped where redis-server is not installed, unless PLYHALL_REQUIRE_REDIS=1, as in CI."""
+    from tests.redis_server import ENABLE, RedisServer, binary
+
+    if binary() is None:
+        if os.environ.get("PLYHALL_REQUIRE_REDIS") == "1":
+            pytest.fail(ENABLE)
+        pytest.skip(ENABLE)
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The URL of the session's Redis, emptied (FLUSHALL) for this test; running again if a test before left it
+    paused or frozen."""
+    redis_server.revive()
+    redis_server.flushall()
+    return redis_server.url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -214,8 +214,9 @@ def plyhall(*args: str, **popen: Any) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **popen)
 
 
-def read_until(proc: subprocess.Popen, text: str, timeout: float = 60) -> str:
-    """Read ``proc``'s output line by line until a line says ``text``; the lines read so far.
+def read_until(proc: subprocess.Popen, text: str | list[str], timeout: float = 60) -> str:
+    """Read ``proc``'s output line by line until a line says ``text`` (a list: until every one of them has been
+    said, in any order); the lines read so far.
 
     A process that never says it is killed after ``timeout`` seconds, and the test fails; the
     timeout only catches a hang."""
@@ -225,7 +226,7 @@ def read_until(proc: subprocess.Popen, text: str, timeout: float = 60) -> str:
     try:
         while line := proc.stdout.readline():
             lines.append(line)
-            if text in line:
+            if text in line if isinstance(text, str) else all(each in "".join(lines) for each in text):
                 return "".join(lines)
     finally:
         watchdog.cancel()

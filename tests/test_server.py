@@ -16,7 +16,6 @@ from tests.cluster_nodes import NODES, hall
 from tests.helpers import http_json, login, play_out
 
 
-
 @pytest.fixture(params=NODES)
 async def server(request, db_path):
     """Every test here runs on one node, and with its clients on three nodes of a cluster (in turn)."""

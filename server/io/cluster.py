@@ -23,6 +23,10 @@ rest through Redis (docs/SCALING.md has the whole design):
 - **Redis down.** Rooms and clients of this node play on; requests that need another node get
   ``cluster_unavailable``; ``/healthz`` says degraded; when Redis is back every node republishes
   its listing and re-attaches its forwarded sessions (their owners resend the full state).
+
+The module is long because it is the whole of one node's side of the cluster protocol: every kind
+of message is sent and handled here, so a reader follows a request from the client's node to the
+room's and back in one file.
 """
 
 from __future__ import annotations
@@ -98,6 +102,7 @@ class ClusterLink:
         self._tasks: list[asyncio.Task] = []
         self._adopting: set[str] = set()
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
+        self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
         self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
@@ -119,15 +124,16 @@ class ClusterLink:
 
     async def stop(self) -> None:
         """Leave the cluster: stop listening and let the lease lapse (the rooms stay this node's in the database,
-        for another node to adopt unless this one is back first)."""
+        for another node to adopt unless this one is back first). Takes a few seconds at most, whatever Redis does."""
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:  # a Redis client caught mid-command may hold on to a cancellation: never wait for it long
+            await asyncio.wait(self._tasks, timeout=2.0)
         if self.redis is not None:
             try:
                 if self.up:
-                    await self.redis.delete(f"{PREFIX}node:{self.node}")
-                await self.redis.aclose()
+                    await asyncio.wait_for(self.redis.delete(f"{PREFIX}node:{self.node}"), 1.0)
+                await asyncio.wait_for(self.redis.aclose(), 1.0)
             except Exception:
                 pass
 
@@ -258,6 +264,12 @@ class ClusterLink:
             self._unreachable(conn, msg, f"node {target}")
             return True
         self.forwarded.setdefault(conn, set()).add(target)
+        if kind == "watch_tournament":  # a standing request: made again where the event goes if its node dies
+            watches = self._watches.setdefault(conn, {})
+            if msg.get("on", True):
+                watches[msg["tournament"]] = (target, {k: v for k, v in msg.items() if k != "id"})
+            else:
+                watches.pop(msg["tournament"], None)
         address = self.hall.addresses.get(conn, "?")
         self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg])
         return True
@@ -298,8 +310,9 @@ class ClusterLink:
                 holder, previous = Holder.SESSION, session_node
             elsewhere = {room.decode(): node.decode() for room, node in held.items()
                          if node != here and node.decode() in self.live}
-            if elsewhere and holder is Holder.NOBODY:
-                holder = Holder.SEAT
+            if elsewhere and holder is Holder.NOBODY and digest:  # as here: only a name that has logged in is held
+                seated = any(not room.startswith("@") for room in elsewhere)
+                holder = Holder.SEAT if seated else Holder.ENTRY
             seats = sorted(room for room in elsewhere if not room.startswith("@"))
             nodes = sorted(set(elsewhere.values()))
             if digest and holder is not Holder.NOBODY:
@@ -355,6 +368,7 @@ class ClusterLink:
         """A connection of this node closed: the nodes that hold a session of it are told."""
         self.logins.pop(conn, None)
         self._waiting.pop(conn, None)
+        self._watches.pop(conn, None)
         for node in sorted(self.forwarded.pop(conn, ())):
             self._send(node, ["gone", conn])
         session = self.hall.sessions.get(conn)
@@ -566,8 +580,7 @@ class ClusterLink:
                                                             for name in director.entrants})
         self._registered_version = -1
         self._registered = set()
-        self._send(ALL, ["hello"])
-        for conn, nodes in self.forwarded.items():
+        for conn, nodes in sorted(self.forwarded.items()):
             session = self.hall.sessions.get(conn)
             if session is not None:
                 for node in sorted(nodes):
@@ -581,6 +594,7 @@ class ClusterLink:
                 assert self.redis is not None
                 async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
                     await pubsub.subscribe(channel(self.node), ALL)
+                    self._send(ALL, ["hello"])  # listening (again): the others resend what this node missed
                     while True:
                         message = await pubsub.get_message(timeout=1.0)
                         if message is not None and message["type"] == "message":
@@ -654,7 +668,17 @@ class ClusterLink:
         self.server.dispatch(self.hall.lobby_changed_elsewhere(now))
 
     def _on_hello(self, sender: str, item: list[Any], now: float) -> None:
-        self._published = -1  # a node (back) in the cluster: it hears this node's listing at the next publish
+        """``sender`` listens (again, after Redis was away): it hears this node's listing at the next publish, and
+        this node's clients with business there are attached to it again (it resends them the full state)."""
+        self._published = -1
+        for conn, nodes in sorted(self.forwarded.items()):
+            session = self.hall.sessions.get(conn)
+            if sender in nodes and session is not None:
+                self._attach(sender, conn, session)
+                for node, request in list(self._watches.get(conn, {}).values()):
+                    if node == sender:
+                        self._send(sender, ["req", conn, session.name, session.coords,
+                                            self.hall.addresses.get(conn, "?"), session.organiser, request])
 
     def _on_takeover(self, sender: str, item: list[Any], now: float) -> None:
         self._taken_over(item[1])
@@ -704,3 +728,7 @@ class ClusterLink:
             session = self.hall.by_name.get(name)
             if session is not None and session.conn >= 0:
                 self._attach(adopter, session.conn, session)
+        for conn, watches in sorted(self._watches.items()):  # tournaments watched there are watched where they went
+            for node, request in list(watches.values()):
+                if node == dead and conn in self.hall.sessions and not self.forward(conn, request):
+                    self._local(conn, request)

@@ -33,12 +33,13 @@ from ..core.env import Env
 from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
 from ..core.outbox import Refusal
 from ..storage import Storage
-from ..storage.records import AnalysisSaved, MovePlayed, Write
-from ..storage.spill import describe, replay, spill
+from ..storage.records import AnalysisSaved, MovePlayed
+from ..storage.spill import replay
 from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
 from .analysis import AnalysisQueue
 from .api import Api
 from .checks import Checks
+from .closing import close_all, keep_unsaved
 from .cluster import ClusterLink
 from .connections import Connection, RateLimit, TokenBucket
 from .gc_policy import ServingGC
@@ -198,7 +199,7 @@ class PlyhallServer:
         healthy = self._writer is None or self._writer.healthy
         await self.flush(timeout=timeout * (0.3 if healthy else 0.05))
         await asyncio.gather(*(c.drain(0.5) for c in self.connections.values()))
-        await self._close_connections(max(0.5, min(2.0, deadline - loop.time() - 4.0)))
+        await close_all(list(self.connections.values()), self._server, max(0.5, min(2.0, deadline - loop.time() - 4.0)))
         if self.cluster is not None:
             await self.cluster.stop()
         for task in (self._timer_task, self._lag_task, self._house_task):
@@ -209,7 +210,7 @@ class PlyhallServer:
         if self.house is not None:
             await loop.run_in_executor(None, self.house.stop_all, 1.0)
         if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
-            self._keep_unsaved(self._writer.unsaved())
+            self.unsaved = keep_unsaved(self.storage, self._writer.unsaved())
         self.checks.close()
         await self.analysis.stop()
         try:
@@ -219,42 +220,6 @@ class PlyhallServer:
             log.error("the database did not close in time; stopping anyway")
             self.stuck = True
         self.reads.shutdown(wait=False, cancel_futures=True)
-
-    async def _close_connections(self, timeout: float) -> None:
-        """Close every connection at once with 1001; whoever has not answered the close in ``timeout`` seconds
-        (a client that stopped reading) is cut off."""
-        connections = list(self.connections.values())
-        for connection in connections:
-            connection.closing = True
-        closing = [asyncio.ensure_future(c.ws.close(1001, "server shutting down")) for c in connections]
-        if closing:
-            await asyncio.wait(closing, timeout=timeout)
-        for connection, task in zip(connections, closing, strict=True):
-            if not task.done():  # the close handshake still waits for the client's answer: end it now
-                task.cancel()
-                if connection.ws.transport is not None:
-                    connection.ws.transport.abort()
-        if self._server is not None:
-            try:
-                await asyncio.wait_for(self._server.wait_closed(), 1.0)
-            except TimeoutError:
-                log.warning("some connection handlers were still running at shutdown")
-
-    def _keep_unsaved(self, writes: list[Write]) -> None:
-        """The database refused ``writes`` until the end: keep them in the spill file, and say so."""
-        self.unsaved = describe(writes)
-        path = self.storage.spill_path
-        if path is not None:
-            try:
-                spill(path, writes)
-            except OSError as exc:
-                log.error("could not store %s: the database refused them and the spill file %s could not be "
-                          "written either (%s): they are lost", self.unsaved, path, exc)
-                return
-            log.error("the database refused %s; they are kept in %s and stored when the server starts again",
-                      self.unsaved, path)
-        else:
-            log.error("the database refused %s: they are lost", self.unsaved)
 
     async def flush(self, timeout: float | None = None) -> bool:
         """Wait until every write submitted so far is committed and its messages are sent (at most ``timeout``

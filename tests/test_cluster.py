@@ -1,0 +1,193 @@
+"""A cluster of real ``plyhall serve`` nodes (Redis and PostgreSQL started by the tests): a node SIGKILLed in the
+middle of a game loses nothing, and a Redis that stops for a while stops only what needs another node."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import subprocess
+import time
+
+import pytest
+
+from client.sdk import Client, ServerError
+from protocol.games import get_game
+from server.storage import open_storage
+from tests.conftest import free_port
+from tests.helpers import http_json, login, start_server, stop, wait_until
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def node(pg_url: str, redis_url: str, name: str, port: int | None = None, *extra: str):
+    """A real node of the cluster on ``port`` (a free one by default): (process, port, url)."""
+    port = port or free_port()
+    proc = start_server(pg_url, port, "--cluster", redis_url, "--node", name, "--grace", "30", *extra)
+    return proc, port, f"ws://127.0.0.1:{port}/ws"
+
+
+RNG = random.Random(7)
+
+
+async def next_move(client: Client, room: str, game, state) -> tuple[object, str]:
+    """A random legal move for ``client`` in ``state`` and its notation in the client's coordinates."""
+    move = RNG.choice(game.legal_moves(state))
+    return move, game.format_move(move, client.coords)
+
+
+async def test_a_node_killed_mid_game_loses_nothing(pg_url, redis_url):
+    """ann plays on node n1, where her room is; bob plays and sue watches through n2. n1 is SIGKILLed: n2 adopts
+    the room from PostgreSQL, ann comes back through n2 with her resume token, and the game ends with every move
+    that was announced stored, and the clocks not charged for the outage."""
+    n1, _, url1 = node(pg_url, redis_url, "n1")
+    n2, port2, url2 = node(pg_url, redis_url, "n2")
+    clients: list[Client] = []
+    try:
+        ann = await login(url1, "ann")
+        bob = await login(url2, "bob")
+        sue = await login(url2, "sue")
+        clients += [ann, bob, sue]
+        await ann.request({"type": "create_room", "game": "connect4", "name": "Survivor",
+                           "time_control": {"per_move": 20}})
+        await ann.request({"type": "join", "room": "Survivor", "seat": 0})
+        await bob.request({"type": "join", "room": "Survivor", "seat": 1})
+        await sue.request({"type": "join", "room": "Survivor", "role": "spectator"})
+        for client in (ann, bob, sue):
+            await client.expect("game_start", room="Survivor")
+        game = get_game("connect4")
+        state = game.initial_state()
+        announced: list[str] = []
+        for mover in (ann, bob, ann, bob):
+            move, text = await next_move(mover, "Survivor", game, state)
+            await mover.request({"type": "move", "room": "Survivor", "move": text})
+            seen = await sue.expect("moved", room="Survivor")
+            announced.append(seen["notation"])
+            state = game.apply(state, move)
+        killed_at = time.monotonic()
+        n1.send_signal(signal.SIGKILL)
+        n1.communicate(timeout=30)
+        # bob, on n2, gets the game back as soon as n2 has adopted the room: the full state, his seat kept
+        start = await bob.expect("game_start", room="Survivor", timeout=30)
+        adopted_in = time.monotonic() - killed_at
+        assert start["moves"] == announced and start["seat"] == 1
+        # ann's connection died with n1: she comes back through n2 with her resume token
+        await asyncio.wait_for(ann.closed.wait(), 10)
+        ann2 = await login(url2, "ann", resume=ann.welcome["resume"])
+        clients.append(ann2)
+        assert ann2.welcome["rooms"] == ["Survivor"]
+        back = await ann2.expect("game_start", room="Survivor")
+        assert back["moves"] == announced and back["to_move"] == 0
+        assert back["clocks"]["left"][0] > 19.0, "the outage is charged to nobody"
+        players = {0: ann2, 1: bob}
+        to_move = 0
+        while True:
+            mover = players[to_move]
+            move, text = await next_move(mover, "Survivor", game, state)
+            await mover.request({"type": "move", "room": "Survivor", "move": text})
+            seen = await bob.expect("moved", room="Survivor")
+            announced.append(seen["notation"])
+            state = game.apply(state, move)
+            if seen["to_move"] is None:
+                over = await bob.expect("game_over", room="Survivor")
+                break
+            to_move = seen["to_move"]
+        await asyncio.sleep(0.2)
+        status, record = await asyncio.to_thread(http_json, port2, f"/api/games/{over['record']}")
+        assert status == 200 and [m["move"] for m in record["moves"]] == announced
+        assert record["players"] == ["ann", "bob"] and record["winner"] == over["winner"]
+        print(f"adopted and resumed {adopted_in:.2f} s after the kill")
+    finally:
+        for client in clients:
+            await client.close()
+        stop(n2)
+        stop(n1)
+
+
+async def test_redis_down_stops_only_what_needs_another_node(pg_url, redis_server, redis_url):
+    """With Redis stopped for a while: a game whose players are both on its node goes on; a player of another
+    node's room gets cluster_unavailable, not a hang; /healthz says degraded; all recovers when Redis is back."""
+    n1, port1, url1 = node(pg_url, redis_url, "n1")
+    n2, port2, url2 = node(pg_url, redis_url, "n2")
+    clients: list[Client] = []
+    try:
+        ann, bob = await login(url1, "ann"), await login(url1, "bob")
+        cy, dee = await login(url1, "cy"), await login(url2, "dee")
+        clients += [ann, bob, cy, dee]
+        for room, first, second in (("Local", ann, bob), ("Split", cy, dee)):
+            await first.request({"type": "create_room", "game": "connect4", "name": room,
+                                 "time_control": {"per_move": 60}})
+            await first.request({"type": "join", "room": room, "seat": 0})
+            await second.request({"type": "join", "room": room, "seat": 1})
+            for client in (first, second):
+                await client.expect("game_start", room=room)
+        await cy.request({"type": "move", "room": "Split", "move": "4"})
+        assert (await dee.expect("moved", room="Split"))["notation"] == "4"
+        redis_server.pause()
+        await wait_until(lambda: http_json(port2, "/healthz")[1].get("degraded"), "n2 says it is degraded", 15)
+        status, health = await asyncio.to_thread(http_json, port1, "/healthz")
+        assert status == 200 and health["degraded"] and health["cluster"]["redis"] == "down"
+        # the node-local game goes on
+        await ann.request({"type": "move", "room": "Local", "move": "1"})
+        await bob.request({"type": "move", "room": "Local", "move": "2"})
+        assert [(await ann.expect("moved", room="Local"))["notation"] for _ in range(2)] == ["1", "2"]
+        # dee's move must cross to n1: a clear error, at once
+        with pytest.raises(ServerError) as info:
+            await dee.request({"type": "move", "room": "Split", "move": "4"}, timeout=5)
+        assert info.value.code == "cluster_unavailable"
+        await asyncio.sleep(2)
+        redis_server.resume()
+        await wait_until(lambda: not http_json(port2, "/healthz")[1].get("degraded"), "n2 is whole again", 20)
+        # dee's node attached her again: n1 sent her the game's state, and her move goes through
+        start = await dee.expect("game_start", room="Split", timeout=15)
+        assert start["moves"] == ["4"] and start["to_move"] == 1
+        await dee.request({"type": "move", "room": "Split", "move": "4"})
+        assert (await cy.expect("moved", room="Split"))["notation"] == "4"
+        # and new cross-node work is possible again: a seek pairs players of both nodes
+        await bob.send({"type": "seek", "game": "quarto"})
+        await dee.send({"type": "seek", "game": "quarto"})
+        paired = await dee.expect("game_start", timeout=15)
+        assert paired["game"] == "quarto"
+    finally:
+        for client in clients:
+            await client.close()
+        redis_server.revive()
+        stop(n2)
+        stop(n1)
+
+
+def test_a_tournament_survives_its_node_being_killed(pg_url, redis_url):
+    """The director's node n1 is SIGKILLed in the middle of a round robin whose entrants play through n1 and n2.
+    n2 adopts the event (or n1, started again at once as a supervisor would, takes it back): it ends with exactly
+    its scheduled games, none played twice, none lost."""
+    from tests.test_tournament_live import PLYHALL, SECRET, entrant, wait_for
+
+    port1 = free_port()
+    n1, _, url1 = node(pg_url, redis_url, "n1", port1, "--organiser-secret", SECRET)
+    n2, port2, url2 = node(pg_url, redis_url, "n2", None, "--organiser-secret", SECRET)
+    bots = [entrant(name, "random", url) for name, url in (("e1", url1), ("e2", url2), ("e3", url1), ("e4", url2))]
+    try:
+        made = subprocess.run([*PLYHALL, "tournament", "create", "--url", url1, "--secret", SECRET, "--name", "Cup",
+                               "--game", "connect4", "--format", "round-robin", "--players", "e1,e2,e3,e4",
+                               "--games-per-pairing", "1", "--time-control", "30", "--concurrency", "1",
+                               "--start"], capture_output=True, text=True, timeout=60)
+        assert made.returncode == 0, made.stdout + made.stderr
+        wait_for(lambda: http_json(port2, "/api/tournaments/cup")[1]["progress"]["done"] >= 2, 120)
+        n1.send_signal(signal.SIGKILL)
+        n1.communicate(timeout=30)
+        wait_for(lambda: http_json(port2, "/healthz")[1]["cluster"]["nodes"] == ["n2"], 30)
+        n1, _, _ = node(pg_url, redis_url, "n1", port1, "--organiser-secret", SECRET)  # its supervisor restarts it
+        wait_for(lambda: http_json(port2, "/api/tournaments/cup")[1]["status"] == "finished", 180)
+        outputs = [bot.communicate(timeout=60) for bot in bots]
+    finally:
+        for bot in bots:
+            stop(bot)
+        stop(n1)
+        stop(n2)
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and "tournament Cup is finished" in out, out + err
+    storage = open_storage(pg_url, "reader")
+    records = storage.list_games(500, tournament="cup", status="all")
+    storage.close()
+    numbers = sorted(r["tournament_game"] for r in records if r["status"] in ("finished", "forfeit"))
+    assert numbers == [1, 2, 3, 4, 5, 6], records  # every scheduled game once, none twice
