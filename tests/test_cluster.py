@@ -191,3 +191,32 @@ def test_a_tournament_survives_its_node_being_killed(pg_url, redis_url):
     storage.close()
     numbers = sorted(r["tournament_game"] for r in records if r["status"] in ("finished", "forfeit"))
     assert numbers == [1, 2, 3, 4, 5, 6], records  # every scheduled game once, none twice
+
+
+async def test_a_seek_waiting_at_a_matchmaker_that_dies_is_made_again_at_the_next(pg_url, redis_url):
+    """Seeks are paired by one node (the matchmaker lease). ann seeks through n2 while n1 pairs; n1 is SIGKILLed;
+    n2 takes the lease over and ann's seek with it: bob's seek meets hers."""
+    n1, port1, _ = node(pg_url, redis_url, "n1")
+    n2, port2, url2 = node(pg_url, redis_url, "n2")
+    clients: list[Client] = []
+    try:
+        await wait_until(lambda: http_json(port2, "/healthz")[1]["cluster"]["matchmaker"] == "n1",
+                         "n2 knows n1 pairs the seeks", 10)
+        ann = await login(url2, "ann")
+        clients.append(ann)
+        waiting = await ann.request({"type": "seek", "game": "connect4"})
+        assert waiting["type"] == "seeking"
+        n1.send_signal(signal.SIGKILL)
+        n1.communicate(timeout=30)
+        await wait_until(lambda: http_json(port2, "/healthz")[1]["cluster"]["matchmaker"] == "n2",
+                         "n2 pairs the seeks", 15)
+        bob = await login(url2, "bob")
+        clients.append(bob)
+        await bob.send({"type": "seek", "game": "connect4"})
+        starts = [await client.expect("game_start", timeout=15) for client in (ann, bob)]
+        assert starts[0]["room"] == starts[1]["room"] and sorted(starts[0]["players"]) == ["ann", "bob"]
+    finally:
+        for client in clients:
+            await client.close()
+        stop(n2)
+        stop(n1)

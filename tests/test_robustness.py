@@ -31,6 +31,7 @@ from protocol.messages import CLIENT_MESSAGES, ERROR_CODES
 from server.core.hall import Limits
 from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
+from tests.cluster_nodes import NODES, hall, next_url
 from tests.helpers import assert_clear_error, http_json, login, play_out, wait_until
 
 SUBPROTOCOLS = [MSGPACK, JSON]
@@ -57,6 +58,19 @@ async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[P
         await srv.stop()
 
 
+@pytest.fixture(params=NODES)
+async def server(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[PlyhallServer]:
+    """The protocol's misuse tests run on one node, and with their clients on three nodes of a cluster in turn."""
+    async with hall(request.param, request, db_path) as (srv, url):
+        srv.test_url = url  # type: ignore[attr-defined]
+        yield srv
+
+
+@pytest.fixture
+def url(server: PlyhallServer) -> str:
+    return server.test_url  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 async def opened() -> AsyncIterator[list[Client]]:
     """Clients to close at the end of a test (before its servers stop)."""
@@ -72,7 +86,7 @@ def ws_url(server: PlyhallServer) -> str:
 
 
 async def connect(url: str, opened: list[Client], subprotocol: str | None = MSGPACK) -> Client:
-    client = Client(url, subprotocol)
+    client = Client(next_url(url), subprotocol)
     await client.connect()
     opened.append(client)
     return client
@@ -779,6 +793,7 @@ async def test_fuzzed_messages_never_break_the_server(server, url, opened, caplo
     over = await play_out(players, "After The Storm", random.Random(9))
     await assert_recorded(server, over, ["norm-a", "norm-b"])
     status, health = await asyncio.to_thread(http_json, server, "/healthz")
-    assert status == 200 and health["ok"] is True and health["connections"] >= 5
+    connections = sum(len(node.connections) for node in getattr(server, "peers", [server]))  # on every node
+    assert status == 200 and health["ok"] is True and connections >= 5
     status, games = await asyncio.to_thread(http_json, server, "/api/games?limit=500")
     assert status == 200 and any(g["id"] == over["record"] for g in games["games"])

@@ -28,6 +28,7 @@ class ClusterView:
     events: dict[str, str] = field(default_factory=dict)  # tournament id -> the node that runs it
     holders: dict[str, Holder] = field(default_factory=dict)  # name -> who holds it on another node
     seats: dict[str, list[str]] = field(default_factory=dict)  # name -> rooms elsewhere where it holds a seat
+    house_free: dict[str, int] = field(default_factory=dict)  # node -> house bots it may start now
 
     def learn(self, node: str, rooms: list[dict[str, Any]], tournaments: list[dict[str, Any]]) -> None:
         """``node`` published its listing."""
@@ -43,6 +44,7 @@ class ClusterView:
 
     def forget(self, node: str) -> None:
         """``node`` is gone (or about to publish a fresh listing)."""
+        self.house_free.pop(node, None)
         for room in self.listings.pop(node, []):
             key = room["name"].casefold()
             if self.rooms.get(key) == node:

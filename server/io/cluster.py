@@ -63,6 +63,7 @@ PUBLISH_SECONDS = 0.25  # the longest a change of a node's rooms waits before th
 ROOM_KINDS = frozenset({"join", *ROOM_REQUESTS})
 EVENT_KINDS = frozenset({"watch_tournament", "tournament_control"})
 SEEK_KINDS = frozenset({"seek", "cancel_seek"})
+UNKNOWN = "?"  # the target of a seek while no matchmaker is known
 
 # Deletes a name's session entry only when this node still holds it (a login elsewhere may have taken it over).
 _RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end " \
@@ -103,6 +104,7 @@ class ClusterLink:
         self._adopting: set[str] = set()
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
+        self._seeks: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> game -> (matchmaker, seek)
         self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
@@ -244,35 +246,58 @@ class ClusterLink:
         session = self.hall.sessions.get(conn)
         if session is None:
             return False
-        kind = msg["type"]
-        target = None
-        if kind in ROOM_KINDS:
-            if self.hall.registry.find(msg["room"]) is None:
-                target = self.view.owner(msg["room"])
-        elif kind in SEEK_KINDS:
-            target = self.matchmaker
-            if target is None and not self.up:
-                self._unreachable(conn, msg, "the cluster's matchmaker")
-                return True
-        elif kind in EVENT_KINDS:
-            key = msg["tournament"]
-            if key not in self.hall.tournaments and slug(key) not in self.hall.tournaments:
-                target = self.view.events.get(key) or self.view.events.get(slug(key))
+        target = self._target(msg)
         if target is None or target == self.node:
             return False
         if not self.up or target not in self.live:
-            self._unreachable(conn, msg, f"node {target}")
+            self._unreachable(conn, msg, "the cluster's matchmaker" if target == UNKNOWN else f"node {target}")
             return True
         self.forwarded.setdefault(conn, set()).add(target)
-        if kind == "watch_tournament":  # a standing request: made again where the event goes if its node dies
-            watches = self._watches.setdefault(conn, {})
-            if msg.get("on", True):
-                watches[msg["tournament"]] = (target, {k: v for k, v in msg.items() if k != "id"})
-            else:
-                watches.pop(msg["tournament"], None)
+        self._remember(conn, msg, target)
         address = self.hall.addresses.get(conn, "?")
         self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg])
         return True
+
+    def _target(self, msg: dict[str, Any]) -> str | None:
+        """The node ``msg`` is for (None: this one; UNKNOWN: the matchmaker, unknown while Redis is away)."""
+        kind = msg["type"]
+        if kind in ROOM_KINDS:
+            return None if self.hall.registry.find(msg["room"]) is not None else self.view.owner(msg["room"])
+        if kind in SEEK_KINDS:
+            return self.matchmaker or (None if self.up else UNKNOWN)
+        if kind == "create_room" and msg.get("opponent") is not None:
+            return self._house_elsewhere()
+        if kind in EVENT_KINDS:
+            key = msg["tournament"]
+            if key not in self.hall.tournaments and slug(key) not in self.hall.tournaments:
+                return self.view.events.get(key) or self.view.events.get(slug(key))
+        return None
+
+    def _remember(self, conn: int, msg: dict[str, Any], target: str) -> None:
+        """Standing requests (waiting seeks, watched tournaments) are made again where their business goes if
+        ``target`` dies."""
+        kind, request = msg["type"], {k: v for k, v in msg.items() if k != "id"}
+        if kind in SEEK_KINDS:
+            seeks = self._seeks.setdefault(conn, {})
+            if kind == "seek":
+                seeks[msg["game"]] = (target, request)
+            else:
+                seeks.pop(msg["game"], None)
+        elif kind == "watch_tournament":
+            watches = self._watches.setdefault(conn, {})
+            if msg.get("on", True):
+                watches[msg["tournament"]] = (target, request)
+            else:
+                watches.pop(msg["tournament"], None)
+
+    def _house_elsewhere(self) -> str | None:
+        """The node with the most free house bots when this node's are all playing (the cluster's house bots
+        serve any node's players, within their total), else None."""
+        house = self.hall.house
+        if len(house.running) < house.limit:
+            return None
+        free = [(count, node) for node, count in self.view.house_free.items() if count > 0 and node in self.live]
+        return max(free)[1] if free else None
 
     def _unreachable(self, conn: int, msg: dict[str, Any], what: str) -> None:
         error = m.error(ErrorCode.CLUSTER_UNAVAILABLE, f"{what} cannot be reached now (the cluster's Redis is "
@@ -369,6 +394,7 @@ class ClusterLink:
         self.logins.pop(conn, None)
         self._waiting.pop(conn, None)
         self._watches.pop(conn, None)
+        self._seeks.pop(conn, None)
         for node in sorted(self.forwarded.pop(conn, ())):
             self._send(node, ["gone", conn])
         session = self.hall.sessions.get(conn)
@@ -453,8 +479,10 @@ class ClusterLink:
     async def _publish_listing(self) -> None:
         assert self.redis is not None
         version = self.hall.listing_version
-        payload = msgpack.packb([self.node, [["listing", self.hall.local_listing(), self.hall.events.summaries()]]],
-                                use_bin_type=True)
+        house = self.hall.house
+        free = max(0, house.limit - len(house.running))
+        payload = msgpack.packb([self.node, [["listing", self.hall.local_listing(), self.hall.events.summaries(),
+                                              free]]], use_bin_type=True)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(f"{PREFIX}listing:{self.node}", payload)
             pipe.publish(ALL, payload)
@@ -517,17 +545,33 @@ class ClusterLink:
         live = {name for name, lease in zip(names, leases, strict=True) if lease} | {self.node}
         was_up, ever_up = self.up, self._ever_up
         self.up = self._ever_up = True
-        self.matchmaker = matchmaker
         for gone in self.live - live:
             log.warning("node %s stopped renewing its lease", gone)
             self.view.forget(gone)
         self.live = live
+        if matchmaker is not None and matchmaker != self.matchmaker:
+            self._new_matchmaker(matchmaker)
+        self.matchmaker = matchmaker
         if not was_up:
             self._back(ever_up)
         for dead in sorted(set(names) - live):
             if dead not in self._adopting:
                 self._adopting.add(dead)
                 asyncio.create_task(self._adopt(dead))
+
+    def _new_matchmaker(self, matchmaker: str) -> None:
+        """Another node pairs the seeks now: the seeks this node's clients made at one that died are made again."""
+        for conn, seeks in sorted(self._seeks.items()):
+            for game, (node, request) in sorted(seeks.items()):
+                if node not in self.live and conn in self.hall.sessions:  # never twice at two live matchmakers
+                    seeks[game] = (matchmaker, request)
+                    session = self.hall.sessions[conn]
+                    if matchmaker == self.node:
+                        self._local(conn, request)
+                    else:
+                        self.forwarded.setdefault(conn, set()).add(matchmaker)
+                        self._send(matchmaker, ["req", conn, session.name, session.coords,
+                                                self.hall.addresses.get(conn, "?"), session.organiser, request])
 
     async def _adopt(self, dead: str) -> None:
         """Take over ``dead``'s rooms and tournaments, unless its process still runs (then it keeps them)."""
@@ -633,6 +677,10 @@ class ClusterLink:
         room = msg.get("room")
         if isinstance(room, str):
             self.view.route(room, sender)
+        if msg["type"] == "game_start" and not msg.get("paused"):  # a seek of this game was answered
+            seek = self._seeks.get(conn, {}).get(msg.get("game", ""))
+            if seek is not None and not seek[1].get("ladder"):
+                del self._seeks[conn][msg["game"]]
         connection = self.server.connections.get(conn)
         if connection is not None and not connection.push(msg):
             self.server._close(connection, 1008, "too slow: too many unsent messages")
@@ -664,6 +712,7 @@ class ClusterLink:
 
     def _on_listing(self, sender: str, item: list[Any], now: float) -> None:
         self.view.learn(sender, item[1], item[2])
+        self.view.house_free[sender] = item[3] if len(item) > 3 else 0
         self.live.add(sender)
         self.server.dispatch(self.hall.lobby_changed_elsewhere(now))
 
