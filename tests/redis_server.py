@@ -22,9 +22,9 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
-from types import TracebackType
+
+from tests.throwaway import Throwaway
 
 ENABLE = ("Redis is not installed here: install Debian's redis-server package (apt-get install redis-server) and "
           "the cluster tests run against it; CI sets PLYHALL_REQUIRE_REDIS=1, which makes this a failure")
@@ -51,7 +51,7 @@ def _encode(*args: str) -> bytes:
     return b"".join(parts)
 
 
-class RedisServer:
+class RedisServer(Throwaway):
     """One ``redis-server`` process on 127.0.0.1; ``url`` is ``redis://127.0.0.1:PORT/0``.
 
     Use it as a context manager (started on entry, stopped and its folder removed on exit), or call
@@ -86,16 +86,7 @@ class RedisServer:
         :meth:`resume`); returns once it answers PING."""
         if self.root is None:
             self.root = Path(tempfile.mkdtemp(prefix="plyhall-redis-"))
-        for attempt in range(3):
-            self._launch()
-            if self._wait_ready(timeout):
-                return
-            log = self.log
-            self._end_process()
-            if "Address already in use" in log and attempt < 2 and not self._keep_port:
-                self.port = _free_port()
-                continue
-            raise RuntimeError(f"redis-server did not start on 127.0.0.1:{self.port}:\n{log[-2000:]}")
+        self._launch_until_ready(timeout, "redis-server", keep_port=self._keep_port)
 
     def _launch(self) -> None:
         assert self.root is not None
@@ -106,19 +97,8 @@ class RedisServer:
                  "--dir", str(self.root), "--daemonize", "no", "--logfile", ""],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
 
-    def _wait_ready(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                return False
-            try:
-                if self.command("PING", timeout=1) == b"+PONG":
-                    return True
-            except OSError:
-                pass
-            time.sleep(0.05)
-        return False
+    def _answers(self) -> bool:
+        return self.command("PING", timeout=1) == b"+PONG"
 
     def command(self, *args: str, timeout: float = 5) -> bytes:
         """Send one command on a new connection; the first line of the reply (``b"+OK"``, ``b"+PONG"``, …).
@@ -185,20 +165,3 @@ class RedisServer:
         if self.proc is None or self.proc.poll() is not None:
             self.proc = None
             self.resume()
-
-    def stop(self) -> None:
-        """Stop the server (terminate, then kill after 10 s) and remove its folder."""
-        try:
-            self._end_process()
-        finally:
-            if self.root is not None:
-                shutil.rmtree(self.root, ignore_errors=True)
-                self.root = None
-
-    def __enter__(self) -> RedisServer:
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()

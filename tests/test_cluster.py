@@ -220,3 +220,29 @@ async def test_a_seek_waiting_at_a_matchmaker_that_dies_is_made_again_at_the_nex
             await client.close()
         stop(n2)
         stop(n1)
+
+
+async def test_a_house_bot_is_served_by_a_node_with_one_free(pg_url, redis_url):
+    """n1 runs no house bots; n2 runs one: a player of n1 who asks for a game against a house bot gets it, in a
+    room on n2 (the cluster's house bots serve every node, within their total)."""
+    from server.io.server import PlyhallServer
+    from server.storage import open_storage
+    from tests.cluster_nodes import ws_url
+
+    nodes = []
+    try:
+        for name, bots in (("n1", 0), ("n2", 1)):
+            server = PlyhallServer(open_storage(pg_url, name), port=0, cluster=redis_url, house_bots=bots)
+            await server.start()
+            nodes.append(server)
+        await wait_until(lambda: nodes[0].cluster.view.house_free.get("n2") == 1, "n1 hears n2's free house bot", 10)
+        ann = await login(ws_url(nodes[0]), "ann")
+        room = (await ann.request({"type": "create_room", "game": "connect4", "opponent": "random",
+                                   "time_control": {"per_move": 30}}))["room"]
+        assert room["name"] in nodes[1].hall.rooms and room["name"] not in nodes[0].hall.rooms
+        start = await ann.expect("game_start", room=room["name"], timeout=60)
+        assert start["players"][0] == "ann" and start["players"][1].startswith("house-")
+        await ann.close()
+    finally:
+        for server in reversed(nodes):
+            await server.stop()

@@ -70,6 +70,12 @@ _RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis
            "return 0"
 
 
+# Deletes a key only while it holds this node's name.
+_FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+CLAIMING_SECONDS = 1.0  # how long a login being decided on one node keeps the same name from another's (a retry
+# elsewhere within it is told name_in_use, as two logins claiming one name at once are on one node)
+
+
 def channel(node: str) -> str:
     """The channel a node listens on."""
     return f"{PREFIX}to:{node}"
@@ -105,6 +111,7 @@ class ClusterLink:
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
         self._seeks: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> game -> (matchmaker, seek)
+        self._asked: dict[str, dict[tuple[int, Any], dict[str, Any]]] = {}  # node -> requests it has not answered
         self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
@@ -133,8 +140,9 @@ class ClusterLink:
             await asyncio.wait(self._tasks, timeout=2.0)
         if self.redis is not None:
             try:
-                if self.up:
+                if self.up:  # the others take over at once, instead of when the leases lapse
                     await asyncio.wait_for(self.redis.delete(f"{PREFIX}node:{self.node}"), 1.0)
+                    await asyncio.wait_for(self.redis.eval(_FORGET, 1, f"{PREFIX}matchmaker", self.node), 1.0)
                 await asyncio.wait_for(self.redis.aclose(), 1.0)
             except Exception:
                 pass
@@ -254,6 +262,8 @@ class ClusterLink:
             return True
         self.forwarded.setdefault(conn, set()).add(target)
         self._remember(conn, msg, target)
+        if msg.get("id") is not None:  # answered with an error should its node die before it answers
+            self._asked.setdefault(target, {})[(conn, msg["id"])] = msg
         address = self.hall.addresses.get(conn, "?")
         self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg])
         return True
@@ -321,7 +331,9 @@ class ClusterLink:
                 pipe.hget(f"{PREFIX}sessions", name)
                 pipe.hgetall(f"{PREFIX}held:{name}")
                 pipe.hget(f"{PREFIX}tokens", name)
-                session_node, held, digest = await pipe.execute()
+                pipe.set(f"{PREFIX}claiming:{name}", self.node, px=int(CLAIMING_SECONDS * 1000), nx=True)
+                pipe.get(f"{PREFIX}claiming:{name}")
+                session_node, held, digest, _, claiming = await pipe.execute()
         except Exception as exc:
             self._down(exc)
             if self.hall.holder(name, conn) is Holder.NOBODY and conn in self.server.connections:
@@ -338,6 +350,9 @@ class ClusterLink:
             if elsewhere and holder is Holder.NOBODY and digest:  # as here: only a name that has logged in is held
                 seated = any(not room.startswith("@") for room in elsewhere)
                 holder = Holder.SEAT if seated else Holder.ENTRY
+            claiming = claiming.decode() if claiming else self.node
+            if holder is Holder.NOBODY and claiming != self.node and claiming in self.live:
+                holder = Holder.CLAIMING  # a login for the name is being decided on another node right now
             seats = sorted(room for room in elsewhere if not room.startswith("@"))
             nodes = sorted(set(elsewhere.values()))
             if digest and holder is not Holder.NOBODY:
@@ -373,6 +388,7 @@ class ClusterLink:
         self.view.seats.pop(name, None)
         digest = self.hall.logins.identities.get(name)
         self._command("hset", f"{PREFIX}sessions", name, self.node)
+        self._command("eval", _FORGET, 1, f"{PREFIX}claiming:{name}", self.node)
         if digest:
             self._command("hset", f"{PREFIX}tokens", name, digest)
         if previous is not None and previous != self.node:
@@ -543,17 +559,16 @@ class ClusterLink:
                 pipe.exists(f"{PREFIX}node:{name}")
             leases = await pipe.execute()
         live = {name for name, lease in zip(names, leases, strict=True) if lease} | {self.node}
-        was_up, ever_up = self.up, self._ever_up
-        self.up = self._ever_up = True
         for gone in self.live - live:
             log.warning("node %s stopped renewing its lease", gone)
             self.view.forget(gone)
+            for (conn, _), request in sorted(self._asked.pop(gone, {}).items(), key=lambda item: str(item[0])):
+                self._unreachable(conn, request, f"node {gone}")  # it died before it answered
         self.live = live
         if matchmaker is not None and matchmaker != self.matchmaker:
             self._new_matchmaker(matchmaker)
         self.matchmaker = matchmaker
-        if not was_up:
-            self._back(ever_up)
+        self._mark_up()
         for dead in sorted(set(names) - live):
             if dead not in self._adopting:
                 self._adopting.add(dead)
@@ -587,7 +602,8 @@ class ClusterLink:
             if restored.rooms or restored.tournaments:
                 out, names = self.hall.adopt(restored, time.monotonic())
                 self.server.dispatch(out)
-                log.warning("adopted %d rooms and %d tournaments of node %s, which died", len(restored.rooms),
+                log.warning("adopted %d rooms and %d tournaments of node %s (its lease lapsed, its database lock was "
+                            "free)", len(restored.rooms),
                             len(restored.tournaments), dead)
                 await self._publish_listing()
             self._send(ALL, ["adopted", dead, names])
@@ -624,6 +640,28 @@ class ClusterLink:
                                                             for name in director.entrants})
         self._registered_version = -1
         self._registered = set()
+        self._resync()
+
+    def _mark_up(self) -> None:
+        """Redis answered: after it was away (or at the start), this node catches up with the others."""
+        if not self.up:
+            again = self._ever_up
+            self.up = self._ever_up = True
+            self._back(again)
+
+    def _listening(self) -> None:
+        """Subscribed (again): catch up (once Redis answered after it was away, or now)."""
+        if self.up:
+            self._resync()
+        else:
+            self._mark_up()
+
+    def _resync(self) -> None:
+        """The other nodes resend what this node missed (their hello handler), and this node's clients are attached
+        again on the nodes they have business with (which resend the full state). Done whenever this node
+        subscribes or Redis answers again: whichever of two nodes catches up last, the attachments reach a node
+        that listens."""
+        self._send(ALL, ["hello"])
         for conn, nodes in sorted(self.forwarded.items()):
             session = self.hall.sessions.get(conn)
             if session is not None:
@@ -638,7 +676,7 @@ class ClusterLink:
                 assert self.redis is not None
                 async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
                     await pubsub.subscribe(channel(self.node), ALL)
-                    self._send(ALL, ["hello"])  # listening (again): the others resend what this node missed
+                    self._listening()
                     while True:
                         message = await pubsub.get_message(timeout=1.0)
                         if message is not None and message["type"] == "message":
@@ -674,6 +712,8 @@ class ClusterLink:
     def _on_msg(self, sender: str, item: list[Any], now: float) -> None:
         """A message for a client of this node, from the node that owns its room."""
         conn, msg = item[1], item[2]
+        if "id" in msg:
+            self._asked.get(sender, {}).pop((conn, msg["id"]), None)
         room = msg.get("room")
         if isinstance(room, str):
             self.view.route(room, sender)

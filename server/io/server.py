@@ -192,7 +192,9 @@ class PlyhallServer:
         self.stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        self.dispatch(self.hall.shutdown(time.monotonic()))
+        goodbye = self.hall.shutdown(time.monotonic())
+        goodbye.messages = [(conn, msg) for conn, msg in goodbye.messages if conn >= 0]  # not other nodes' clients
+        self.dispatch(goodbye)
         if self._server is not None:
             self._server.close(close_connections=False)  # no new connections from here on
         # what is committed reaches its clients before they are closed (a failing database gets its retries below)
