@@ -85,3 +85,19 @@ async def hall(kind: str, request: pytest.FixtureRequest, db_path: Path, **kwarg
         server = nodes[0]
         server.peers = nodes  # type: ignore[attr-defined]
         yield server, NodeUrls([ws_url(node) for node in nodes])
+
+
+@pytest.fixture(params=NODES, name="server")
+async def hall_server(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[PlyhallServer]:
+    """A test module's ``server`` run both ways (``from tests.cluster_nodes import hall_server, hall_url`` makes
+    them the module's ``server`` and ``url`` fixtures): one node, and the first of three nodes whose clients
+    ``url`` sends to the nodes in turn."""
+    async with hall(request.param, request, db_path) as (server, url):
+        server.test_url = url  # type: ignore[attr-defined]
+        yield server
+
+
+@pytest.fixture(name="url")
+def hall_url(server: PlyhallServer) -> str:
+    """The URL of ``server``'s hall (a :class:`NodeUrls` for three nodes)."""
+    return server.test_url  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ from protocol.messages import CLIENT_MESSAGES, ERROR_CODES
 from server.core.hall import Limits
 from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
-from tests.cluster_nodes import NODES, hall, next_url
+from tests.cluster_nodes import hall_server, hall_url, next_url  # noqa: F401  (this module's server and url: one node, and three)
 from tests.helpers import assert_clear_error, http_json, login, play_out, wait_until
 
 SUBPROTOCOLS = [MSGPACK, JSON]
@@ -56,19 +56,6 @@ async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[P
     yield make
     for srv in servers:
         await srv.stop()
-
-
-@pytest.fixture(params=NODES)
-async def server(request: pytest.FixtureRequest, db_path: Path) -> AsyncIterator[PlyhallServer]:
-    """The protocol's misuse tests run on one node, and with their clients on three nodes of a cluster in turn."""
-    async with hall(request.param, request, db_path) as (srv, url):
-        srv.test_url = url  # type: ignore[attr-defined]
-        yield srv
-
-
-@pytest.fixture
-def url(server: PlyhallServer) -> str:
-    return server.test_url  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import pytest
 from client.sdk import Client, Player, RunOptions, Turn, run_player
 from server.io.server import PlyhallServer
 from server.storage import SQLiteStorage
+from tests.cluster_nodes import hall_server, hall_url, next_url  # noqa: F401  (this module's server and url: one node, and three)
 from tests.conftest import free_port
 from tests.helpers import login, wait_until
 
@@ -46,10 +47,10 @@ def on_status_saying(words: str) -> tuple[asyncio.Event, Callable[[str], None]]:
 
 async def test_two_sdk_bots_play_a_series_in_one_room(server, url):
     results: dict[str, list] = {}
-    opts = dict(url=url, game="santorini", room="Series", games=3, think="thread",
+    opts = dict(game="santorini", room="Series", games=3, think="thread",
                 room_options={"games": 3, "time_control": {"per_move": 20}})
-    a = run_player(RandomPlayer(1), RunOptions(name="ann", coords="cosc322", **opts))
-    b = run_player(RandomPlayer(2), RunOptions(name="bob", coords="matrix", **opts))
+    a = run_player(RandomPlayer(1), RunOptions(name="ann", coords="cosc322", url=next_url(url), **opts))
+    b = run_player(RandomPlayer(2), RunOptions(name="bob", coords="matrix", url=next_url(url), **opts))
     results["ann"], results["bob"] = await asyncio.wait_for(asyncio.gather(a, b), 60)
     assert len(results["ann"]) == 3 and len(results["bob"]) == 3
     for ra, rb in zip(results["ann"], results["bob"], strict=True):
@@ -62,16 +63,16 @@ async def test_two_sdk_bots_play_a_series_in_one_room(server, url):
 async def test_bots_without_a_room_seek_and_are_paired(server, url):
     seeking, on_status = on_status_saying("waiting for an opponent")
     a = asyncio.create_task(run_player(RandomPlayer(3), RunOptions(
-        name="ann", url=url, game="quarto", games=1, think="thread", on_status=on_status)))
+        name="ann", url=next_url(url), game="quarto", games=1, think="thread", on_status=on_status)))
     await wait_until(seeking, "ann waits for an opponent")
     b = asyncio.create_task(run_player(RandomPlayer(4), RunOptions(
-        name="bob", url=url, game="quarto", games=1, think="thread")))
+        name="bob", url=next_url(url), game="quarto", games=1, think="thread")))
     ra, rb = await asyncio.wait_for(asyncio.gather(a, b), 60)
     assert ra[0].record == rb[0].record and ra[0].room == "Kalamalka Lake"
 
 
 async def test_sdk_reconnects_and_resumes_its_seat_after_a_drop(server, url):
-    opts = dict(url=url, game="connect4", room="Drop", games=1, think="thread",
+    opts = dict(game="connect4", room="Drop", games=1, think="thread",
                 room_options={"grace": 30, "time_control": {"per_move": 20}})
     events: list[str] = []
     moved = asyncio.Event()
@@ -81,9 +82,10 @@ async def test_sdk_reconnects_and_resumes_its_seat_after_a_drop(server, url):
         if msg["type"] == "moved":
             moved.set()
 
-    ann = RunOptions(name="ann", secret="pw", on_event=on_event, **opts)
+    ann = RunOptions(name="ann", secret="pw", on_event=on_event, url=next_url(url), **opts)  # on the server's node
     task_a = asyncio.create_task(run_player(RandomPlayer(5, think=0.05), ann))
-    task_b = asyncio.create_task(run_player(RandomPlayer(6, think=0.05), RunOptions(name="bob", **opts)))
+    task_b = asyncio.create_task(run_player(RandomPlayer(6, think=0.05), RunOptions(name="bob", url=next_url(url),
+                                                                                    **opts)))
     await wait_until(moved, "ann saw a move")
     # the server drops ann's connection in the middle of the game
     conn = server.hall.by_name["ann"].conn

@@ -12,22 +12,8 @@ from client.sdk import Client, ServerError
 from protocol.games import GAMES
 from server.io.server import PlyhallServer
 from server.storage import SQLiteStorage
-from tests.cluster_nodes import NODES, hall
+from tests.cluster_nodes import hall_server, hall_url  # noqa: F401  (this module's server and url: one node, and three)
 from tests.helpers import http_json, login, play_out
-
-
-@pytest.fixture(params=NODES)
-async def server(request, db_path):
-    """Every test here runs on one node, and with its clients on three nodes of a cluster (in turn)."""
-    async with hall(request.param, request, db_path) as (srv, url):
-        srv.test_url = url
-        yield srv
-
-
-@pytest.fixture
-def url(server):
-    return server.test_url
-
 
 PAIRS = {
     "connect4": ("algebraic", "matrix"),

@@ -241,11 +241,15 @@ class ClusterLink:
         try:
             assert self.redis is not None
             owner = await self.redis.hget(f"{PREFIX}rooms", " ".join(msg["room"].split()).casefold())
+            owner = owner.decode() if owner else None
+            if owner is not None and owner != self.node and owner not in self.live \
+                    and await self.redis.exists(f"{PREFIX}node:{owner}"):
+                self.live.add(owner)  # a node started a moment ago: its lease is there
         except Exception as exc:
             self._down(exc)
             owner = None
-        if owner and owner.decode() != self.node:
-            self.view.route(msg["room"], owner.decode())
+        if owner is not None and owner != self.node:
+            self.view.route(msg["room"], owner)
         if not self.forward(conn, msg):
             self._local(conn, msg)
 
@@ -696,6 +700,7 @@ class ClusterLink:
         if sender == self.node:
             return
         self.counts["received"] += 1
+        self.live.add(sender)  # it speaks: it lives (a node that just started may not have renewed a lease we saw)
         for item in items:
             try:
                 self._handle(sender, item)
