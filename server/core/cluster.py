@@ -21,7 +21,7 @@ class ClusterView:
     """The other nodes as this node sees them (``node`` is this node's own name)."""
 
     node: str
-    listings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # node -> its rooms' listing
+    listings: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # node -> room name -> listing
     summaries: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # node -> its tournaments' summaries
     rooms: dict[str, str] = field(default_factory=dict)  # casefolded room name -> the node that owns it
     routes: dict[str, str] = field(default_factory=dict)  # ... learned from the owner's messages, ahead of listings
@@ -35,18 +35,37 @@ class ClusterView:
         if node == self.node:
             return
         self.forget(node)
-        self.listings[node] = rooms
+        self.listings[node] = {}
+        self.update(node, {room["name"]: room for room in rooms}, tournaments)
+
+    def update(self, node: str, rooms: dict[str, dict[str, Any] | None], tournaments: list[dict[str, Any]]) -> None:
+        """``node`` published what changed: rooms by name (None: closed), and all its tournaments' summaries."""
+        if node == self.node:
+            return
+        listing = self.listings.setdefault(node, {})
+        for name, room in rooms.items():
+            key = name.casefold()
+            if room is None:
+                listing.pop(name, None)
+                if self.rooms.get(key) == node:
+                    del self.rooms[key]
+                if self.routes.get(key) == node:
+                    del self.routes[key]
+            else:
+                listing[name] = room
+                self.rooms[key] = node
+        for summary in self.summaries.pop(node, []):
+            if self.events.get(summary["id"]) == node:
+                del self.events[summary["id"]]
         self.summaries[node] = tournaments
-        for room in rooms:
-            self.rooms[room["name"].casefold()] = node
         for summary in tournaments:
             self.events[summary["id"]] = node
 
     def forget(self, node: str) -> None:
         """``node`` is gone (or about to publish a fresh listing)."""
         self.house_free.pop(node, None)
-        for room in self.listings.pop(node, []):
-            key = room["name"].casefold()
+        for name in self.listings.pop(node, {}):
+            key = name.casefold()
             if self.rooms.get(key) == node:
                 del self.rooms[key]
             if self.routes.get(key) == node:
@@ -73,7 +92,7 @@ class ClusterView:
 
     def listing(self, game: str | None = None) -> list[dict[str, Any]]:
         """The other nodes' rooms, optionally of one game."""
-        return [room for node in sorted(self.listings) for room in self.listings[node]
+        return [room for node in sorted(self.listings) for room in self.listings[node].values()
                 if game is None or room["game"] == game]
 
     def tournaments(self) -> list[dict[str, Any]]:

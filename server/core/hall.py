@@ -957,6 +957,7 @@ class Hall:
             out.house_stop.extend(n for n in room.members if n in self.house.running and n not in self.house.anchors)
         self._schedule(room)
         if result.listing_changed:
+            self.registry.listing_changed(room.name)
             self._lobby_changed(out)
 
     def _games_ended(self, out: HallOutbox, room: Room, records: list[GameRecord]) -> bool:

@@ -25,6 +25,7 @@ class RoomRegistry:
         self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
         self.created_by: dict[str, set[str]] = {}  # creator's name -> its open rooms
         self.by_address: dict[str, set[str]] = {}  # creator's address -> the open rooms created from it
+        self.changed: set[str] | None = None  # a cluster node's: rooms opened, closed or relisted since it published
         self._lake = 0
 
     def __len__(self) -> int:
@@ -37,6 +38,7 @@ class RoomRegistry:
         """An open room (counted against its creator, if it has one)."""
         self.rooms[room.name] = room
         self.folded[room.name.casefold()] = room.name
+        self.listing_changed(room.name)
         if room.creator is not None:
             self.created_by.setdefault(room.creator, set()).add(room.name)
             if room.address:
@@ -46,12 +48,18 @@ class RoomRegistry:
         """``room`` is gone."""
         self.rooms.pop(room.name, None)
         self.folded.pop(room.name.casefold(), None)
+        self.listing_changed(room.name)
         for index, key in ((self.created_by, room.creator), (self.by_address, room.address)):
             named = index.get(key or "")
             if named is not None:
                 named.discard(room.name)
                 if not named:
                     del index[key or ""]
+
+    def listing_changed(self, name: str) -> None:
+        """Room ``name``'s listing changed (kept only for a cluster node, which publishes the changes)."""
+        if self.changed is not None:
+            self.changed.add(name)
 
     def find(self, name: str) -> Room | None:
         """The room called ``name`` (runs of spaces count as one, case is ignored), or None."""

@@ -47,6 +47,7 @@ from ..core.cluster import ClusterView
 from ..core.hall import ROOM_REQUESTS
 from ..core.identity import Holder
 from ..tournament.director import slug
+from . import resp
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -91,6 +92,7 @@ class ClusterLink:
         self.node = node
         self.view = ClusterView(node)
         self.hall.cluster = self.view
+        self.hall.registry.changed = set()
         self.redis: Redis | None = None
         self.up = False  # Redis answered the last command
         self.live: set[str] = {node}  # nodes whose lease is current
@@ -103,7 +105,7 @@ class ClusterLink:
         self._next_stand_in = 0
         self._outgoing: dict[str, list[Any]] = {}
         self._flush_scheduled = False
-        self._queue: asyncio.Queue[list[tuple[str, bytes]]] = asyncio.Queue()
+        self._writer = resp.Writer()  # publishes and register writes, in order, without waiting for replies
         self._published = -1  # the listing version last published
         self._held: dict[str, set[str]] = {}  # name -> rooms (and @tournaments) in the register as held here
         self._tasks: list[asyncio.Task] = []
@@ -128,7 +130,7 @@ class ClusterLink:
             await self._load_listings()
         except Exception as exc:  # the loops below keep trying
             self._down(exc)
-        self._tasks = [asyncio.create_task(coro) for coro in (self._listen(), self._beats(), self._send_loop(),
+        self._tasks = [asyncio.create_task(coro) for coro in (self._listen(), self._beats(),
                                                               self._publish_loop())]
 
     async def stop(self) -> None:
@@ -136,6 +138,7 @@ class ClusterLink:
         for another node to adopt unless this one is back first). Takes a few seconds at most, whatever Redis does."""
         for task in self._tasks:
             task.cancel()
+        self._writer.close()
         if self._tasks:  # a Redis client caught mid-command may hold on to a cancellation: never wait for it long
             await asyncio.wait(self._tasks, timeout=2.0)
         if self.redis is not None:
@@ -377,12 +380,16 @@ class ClusterLink:
         if self.hall.listing_version == self._registered_version:
             return
         self._registered_version = self.hall.listing_version
-        rooms = {name.casefold() for name in self.hall.rooms}
-        for key in sorted(rooms - self._registered):
-            self._command("hset", f"{PREFIX}rooms", key, self.node)
-        for key in sorted(self._registered - rooms):
-            self._command("eval", _RELEASE, 1, f"{PREFIX}rooms", key, self.node)
-        self._registered = rooms
+        rooms = self.hall.rooms
+        # the rooms changed since the last listing was published (all of them, after Redis was away)
+        for name in sorted(self.hall.registry.changed or ()) if self._registered else sorted(rooms):
+            key = name.casefold()
+            if name in rooms and key not in self._registered:
+                self._command("hset", f"{PREFIX}rooms", key, self.node)
+                self._registered.add(key)
+            elif name not in rooms and key in self._registered:
+                self._command("eval", _RELEASE, 1, f"{PREFIX}rooms", key, self.node)
+                self._registered.discard(key)
 
     def welcomed(self, conn: int, name: str) -> None:
         """Connection ``conn`` logged in as ``name`` here: register the session, take it over from another node,
@@ -447,40 +454,24 @@ class ClusterLink:
 
     def _flush(self) -> None:
         self._flush_scheduled = False
-        batch = [(channel(node) if node != ALL else ALL, msgpack.packb([self.node, items], use_bin_type=True))
+        pack = msgpack.packb
+        batch = [["PUBLISH", ALL if node == ALL else channel(node), pack([self.node, items], use_bin_type=True)]
                  for node, items in self._outgoing.items()]
         self._outgoing = {}
-        if not self.up:
-            self.counts["dropped"] += len(batch)
-            return
-        self.counts["published"] += len(batch)
-        self._queue.put_nowait(batch)
+        self._write(batch)
 
     def _command(self, *args: Any) -> None:
         """Run a Redis command in order with the published messages (its failure only marks Redis down)."""
-        self._queue.put_nowait([("", msgpack.packb(list(args), use_bin_type=True))])
+        self._write([args])
 
-    async def _send_loop(self) -> None:
-        """Publish what is queued, in order, pipelined (one round trip for everything queued meanwhile)."""
-        while True:
-            batch = await self._queue.get()
-            while not self._queue.empty():
-                batch += self._queue.get_nowait()
-            try:
-                assert self.redis is not None
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for target, payload in batch:
-                        if target:
-                            pipe.publish(target, payload)
-                        else:
-                            command = msgpack.unpackb(payload, raw=False)
-                            pipe.execute_command(command[0].upper(), *command[1:])
-                    await pipe.execute()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self.counts["dropped"] += len(batch)
-                self._down(exc)
+    def _write(self, commands: list[Any]) -> None:
+        """Write ``commands`` to Redis now, without waiting for their replies (dropped while Redis is away)."""
+        if self.up and self._writer.write(commands):
+            self.counts["published"] += len(commands)
+            return
+        self.counts["dropped"] += len(commands)
+        if self.up:
+            self._down(ConnectionError("the connection for publishing broke"))
 
     async def _publish_loop(self) -> None:
         """Publish this node's listing when it changed (at most every PUBLISH_SECONDS)."""
@@ -497,14 +488,21 @@ class ClusterLink:
                 self._down(exc)
 
     async def _publish_listing(self) -> None:
+        """The whole listing (at the start, and for a node that says hello), else the rooms that changed."""
         assert self.redis is not None
-        version = self.hall.listing_version
-        house = self.hall.house
+        version, whole = self.hall.listing_version, self._published < 0
+        house, registry = self.hall.house, self.hall.registry
         free = max(0, house.limit - len(house.running))
-        payload = msgpack.packb([self.node, [["listing", self.hall.local_listing(), self.hall.events.summaries(),
-                                              free]]], use_bin_type=True)
+        changed, registry.changed = registry.changed or set(), set()
+        if whole:
+            item = ["listing", self.hall.local_listing(), self.hall.events.summaries(), free]
+        else:
+            rooms = {name: registry.rooms[name].listing() if name in registry.rooms else None for name in changed}
+            item = ["rooms", rooms, self.hall.events.summaries(), free]
+        payload = msgpack.packb([self.node, [item]], use_bin_type=True)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.set(f"{PREFIX}listing:{self.node}", payload)
+            if whole:
+                pipe.set(f"{PREFIX}listing:{self.node}", payload)
             pipe.publish(ALL, payload)
             await pipe.execute()
         self._published = version
@@ -546,6 +544,8 @@ class ClusterLink:
     async def _beat(self) -> None:
         """Renew this node's lease (and the matchmaker's, or take it), learn which nodes live, adopt dead ones."""
         assert self.redis is not None
+        if not self._writer.open:
+            await self._writer.connect(self.url)
         ttl = int(LEASE_SECONDS * 1000)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(f"{PREFIX}node:{self.node}", str(time.time()), px=ttl)
@@ -677,14 +677,13 @@ class ClusterLink:
     async def _listen(self) -> None:
         while True:
             try:
-                assert self.redis is not None
-                async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.subscribe(channel(self.node), ALL)
+                async for payload in resp.subscribed(self.url, [channel(self.node), ALL]):
+                    if payload is not None:
+                        self._receive(payload)
+                        continue
+                    if not self._writer.open:
+                        await self._writer.connect(self.url)
                     self._listening()
-                    while True:
-                        message = await pubsub.get_message(timeout=1.0)
-                        if message is not None and message["type"] == "message":
-                            self._receive(message["data"])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -756,8 +755,12 @@ class ClusterLink:
             self.server._close(connection, 1000, item[2])
 
     def _on_listing(self, sender: str, item: list[Any], now: float) -> None:
-        self.view.learn(sender, item[1], item[2])
-        self.view.house_free[sender] = item[3] if len(item) > 3 else 0
+        """``sender``'s whole listing (``listing``), or the rooms of it that changed (``rooms``)."""
+        if item[0] == "listing":
+            self.view.learn(sender, item[1], item[2])
+        else:
+            self.view.update(sender, item[1], item[2])
+        self.view.house_free[sender] = item[3]
         self.live.add(sender)
         self.server.dispatch(self.hall.lobby_changed_elsewhere(now))
 
@@ -781,7 +784,8 @@ class ClusterLink:
         self._adopted(sender, item[1], item[2])
 
     _handlers = {"msg": _on_msg, "req": _on_request, "attach": _on_attach, "gone": _on_gone, "close": _on_close,
-                 "listing": _on_listing, "hello": _on_hello, "takeover": _on_takeover, "adopted": _on_adopted}
+                 "listing": _on_listing, "rooms": _on_listing, "hello": _on_hello, "takeover": _on_takeover,
+                 "adopted": _on_adopted}
 
     def _stand_in(self, node: str, conn: int, name: str, coords: str, address: str, organiser: bool, now: float,
                   resume: bool = False) -> int:
