@@ -249,3 +249,24 @@ async def test_a_house_bot_is_served_by_a_node_with_one_free(pg_url, redis_url):
     finally:
         for server in reversed(nodes):
             await server.stop()
+
+
+async def test_room_names_are_unique_across_nodes_and_a_refused_room_keeps_none(pg_url, redis_url):
+    """Rooms opened at once on two nodes without a name get different names; a room refused for a bad option
+    leaves its name free for anybody on any node."""
+    from tests.cluster_nodes import cluster, ws_url
+
+    async with cluster(pg_url, redis_url, 2) as nodes:
+        ann, bob = await login(ws_url(nodes[0]), "ann"), await login(ws_url(nodes[1]), "bob")
+        rooms = await asyncio.gather(*(client.request({"type": "create_room", "game": "connect4"})
+                                       for client in (ann, bob, ann, bob)))
+        names = [reply["room"]["name"] for reply in rooms]
+        assert len(set(names)) == 4, names
+        with pytest.raises(ServerError) as info:
+            await ann.request({"type": "create_room", "game": "connect4", "name": "Arena",
+                               "options": {"no such option": 1}})
+        assert info.value.code == "bad_option"
+        made = await bob.request({"type": "create_room", "game": "connect4", "name": "Arena"})
+        assert made["room"]["name"] == "Arena"
+        for client in (ann, bob):
+            await client.close()

@@ -29,6 +29,7 @@ class ClusterView:
     holders: dict[str, Holder] = field(default_factory=dict)  # name -> who holds it on another node
     seats: dict[str, list[str]] = field(default_factory=dict)  # name -> rooms elsewhere where it holds a seat
     house_free: dict[str, int] = field(default_factory=dict)  # node -> house bots it may start now
+    numbers: list[int] = field(default_factory=list)  # room-name numbers reserved for this node (Redis blocks)
 
     def learn(self, node: str, rooms: list[dict[str, Any]], tournaments: list[dict[str, Any]]) -> None:
         """``node`` published its listing."""
@@ -98,6 +99,10 @@ class ClusterView:
     def tournaments(self) -> list[dict[str, Any]]:
         """The other nodes' tournaments' summaries."""
         return [summary for node in sorted(self.summaries) for summary in self.summaries[node]]
+
+    def next_number(self) -> int | None:
+        """The next room-name number reserved for this node, or None when its block ran out."""
+        return self.numbers.pop(0) if self.numbers else None
 
     def holder(self, name: str) -> Holder:
         """Who holds ``name`` on another node, as the last look-up for a login of it found."""

@@ -63,7 +63,7 @@ from .ladder import Ladder, LadderConfig
 from .logins import Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
 from .outbox import HallOutbox, Refusal, tag_reply
 from .room import Outbox, Room, RoomSettings
-from .rooms import MAX_ROOM_NAME, RoomRegistry
+from .rooms import MAX_ROOM_NAME, RoomRegistry, lake_name
 from .seeks import Pairing, SeekDesk
 from .timers import LADDER, LOBBY, Timers
 from .tournaments import GOING_ON, UNDER_WAY, TournamentDesk
@@ -275,7 +275,7 @@ class Hall:
             if room is not None and not room.ever_entered:
                 self._remove_room(out, room)
         if self._holder(session.name) is Holder.NOBODY:
-            if self.logins.forget(session.name):
+            if self.logins.forget(session.name) and self.cluster is None:  # (in a cluster, another node may hold it)
                 out.writes.append(IdentityForgotten(session.name))
         return out
 
@@ -530,14 +530,25 @@ class Hall:
                 return Holder.ENTRY
         if self.logins.claiming.get(name, conn) != conn:
             return Holder.CLAIMING
-        return Holder.NOBODY if self.cluster is None else self.cluster.holder(name)
+        if self.cluster is None:
+            return Holder.NOBODY
+        holder = self.cluster.holder(name)  # a claimed name is never being claimed: its secret is checked
+        return Holder.NOBODY if holder is Holder.CLAIMING and name in self.logins.claims else holder
 
     def _room_taken(self, name: str) -> bool:
         """True when a room of this name (ignoring case) is open here, or on another node of the cluster."""
         return self.registry.taken(name) or (self.cluster is not None and self.cluster.taken(name))
 
     def _free_name(self) -> str:
-        return self.registry.free_name(None if self.cluster is None else self.cluster.taken)
+        """A generated room name, unique in the cluster too: its numbers come in blocks no other node draws from
+        (and should they run out, the name says this node's)."""
+        if self.cluster is None:
+            return self.registry.free_name()
+        while (number := self.cluster.next_number()) is not None:
+            name = lake_name(number)
+            if not self._room_taken(name):
+                return name
+        return self.registry.free_name(self.cluster.taken, suffix=f" {self.cluster.node}")
 
     def _create_room(self, out: HallOutbox, conn: int, msg: CreateRoom, now: float) -> None:
         session = self.sessions[conn]
@@ -998,7 +1009,7 @@ class Hall:
             holders.discard(room.name)
             if not holders:
                 del self.seat_holders[name]
-                if self._holder(name) is Holder.NOBODY and self.logins.forget(name):
+                if self._holder(name) is Holder.NOBODY and self.logins.forget(name) and self.cluster is None:
                     out.writes.append(IdentityForgotten(name))  # its player is gone for good: the token proves nothing
         session = self.by_name.get(name)
         if session is not None and name not in room.coords:

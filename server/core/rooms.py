@@ -17,6 +17,12 @@ LAKES = (
 MAX_ROOM_NAME = 40  # the longest room name; generated names stay below it too
 
 
+def lake_name(number: int) -> str:
+    """The ``number``-th generated room name: the lakes in turn, then numbered (``Wood Lake 2``)."""
+    lake, round_no = LAKES[number % len(LAKES)], number // len(LAKES)
+    return lake if round_no == 0 else f"{lake} {round_no + 1}"
+
+
 class RoomRegistry:
     """Every open room, and which name and address opened each."""
 
@@ -25,7 +31,7 @@ class RoomRegistry:
         self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
         self.created_by: dict[str, set[str]] = {}  # creator's name -> its open rooms
         self.by_address: dict[str, set[str]] = {}  # creator's address -> the open rooms created from it
-        self.changed: set[str] | None = None  # a cluster node's: rooms opened, closed or relisted since it published
+        self.changed: list[set[str]] = []  # a cluster node's sets of rooms opened, closed or relisted (it empties them)
         self._lake = 0
 
     def __len__(self) -> int:
@@ -58,8 +64,8 @@ class RoomRegistry:
 
     def listing_changed(self, name: str) -> None:
         """Room ``name``'s listing changed (kept only for a cluster node, which publishes the changes)."""
-        if self.changed is not None:
-            self.changed.add(name)
+        for changed in self.changed:
+            changed.add(name)
 
     def find(self, name: str) -> Room | None:
         """The room called ``name`` (runs of spaces count as one, case is ignored), or None."""
@@ -73,14 +79,12 @@ class RoomRegistry:
         """True when a room of this name (ignoring case) is open."""
         return name.casefold() in self.folded
 
-    def free_name(self, elsewhere: Callable[[str], bool] | None = None) -> str:
+    def free_name(self, elsewhere: Callable[[str], bool] | None = None, suffix: str = "") -> str:
         """A name for a new room: a lake of the Okanagan, numbered once they are all taken (here, or
-        ``elsewhere``: on another node of a cluster)."""
+        ``elsewhere``: on another node of a cluster; ``suffix`` after the lake)."""
         while True:
-            lake = LAKES[self._lake % len(LAKES)]
-            round_no = self._lake // len(LAKES)
+            name = lake_name(self._lake) + suffix
             self._lake += 1
-            name = lake if round_no == 0 else f"{lake} {round_no + 1}"
             if not self.taken(name) and (elsewhere is None or not elsewhere(name)):
                 return name
 

@@ -64,6 +64,7 @@ PUBLISH_SECONDS = 0.25  # the longest a change of a node's rooms waits before th
 ROOM_KINDS = frozenset({"join", *ROOM_REQUESTS})
 EVENT_KINDS = frozenset({"watch_tournament", "tournament_control"})
 SEEK_KINDS = frozenset({"seek", "cancel_seek"})
+NUMBERS = 64  # room-name numbers a node reserves at a time
 UNKNOWN = "?"  # the target of a seek while no matchmaker is known
 
 # Deletes a name's session entry only when this node still holds it (a login elsewhere may have taken it over).
@@ -92,7 +93,9 @@ class ClusterLink:
         self.node = node
         self.view = ClusterView(node)
         self.hall.cluster = self.view
-        self.hall.registry.changed = set()
+        self._room_changes: set[str] = set()  # rooms opened or closed since the register was written
+        self._listing_changes: set[str] = set()  # rooms relisted since the listing was published
+        self.hall.registry.changed = [self._room_changes, self._listing_changes]
         self.redis: Redis | None = None
         self.up = False  # Redis answered the last command
         self.live: set[str] = {node}  # nodes whose lease is current
@@ -171,7 +174,7 @@ class ClusterLink:
         step = self._step(conn, msg)
         if step is not None:
             self._waiting[conn] = []
-            asyncio.create_task(self._run(conn, step))
+            asyncio.create_task(self._run(conn, step, msg))
             return True
         return self.forward(conn, msg)
 
@@ -188,11 +191,17 @@ class ClusterLink:
             return self._find(conn, msg)
         return None
 
-    async def _run(self, conn: int, step: Coroutine[Any, Any, None]) -> None:
+    async def _run(self, conn: int, step: Coroutine[Any, Any, None], msg: dict[str, Any]) -> None:
         try:
             await step
         except Exception:
             log.exception("a cluster look-up failed")
+            connection = self.server.connections.get(conn)
+            if connection is not None:  # never a request left without an answer
+                error = m.error(ErrorCode.BAD_MESSAGE, "the server could not handle this message")
+                if msg.get("id") is not None:
+                    error["id"] = msg["id"]
+                connection.push(error)
         finally:
             waiting = self._waiting.pop(conn, [])
             while waiting and conn in self.server.connections:
@@ -238,6 +247,9 @@ class ClusterLink:
             self._command("hset", f"{PREFIX}rooms", key, self.node)
         self._registered.add(key)
         self._local(conn, msg)
+        if not self.hall.registry.taken(name):  # refused (an option, a quota): the name is free again
+            self._registered.discard(key)
+            self._command("eval", _RELEASE, 1, f"{PREFIX}rooms", key, self.node)
 
     async def _find(self, conn: int, msg: dict[str, Any]) -> None:
         """A room neither here nor in the listings yet (opened a moment ago elsewhere): ask the register."""
@@ -251,7 +263,7 @@ class ClusterLink:
         except Exception as exc:
             self._down(exc)
             owner = None
-        if owner is not None and owner != self.node:
+        if owner is not None and owner != self.node and owner in self.live:
             self.view.route(msg["room"], owner)
         if not self.forward(conn, msg):
             self._local(conn, msg)
@@ -338,16 +350,17 @@ class ClusterLink:
                 pipe.hget(f"{PREFIX}sessions", name)
                 pipe.hgetall(f"{PREFIX}held:{name}")
                 pipe.hget(f"{PREFIX}tokens", name)
-                pipe.set(f"{PREFIX}claiming:{name}", self.node, px=int(CLAIMING_SECONDS * 1000), nx=True)
+                if msg.get("secret") is not None:  # a login that may claim the name marks it while it is decided
+                    pipe.set(f"{PREFIX}claiming:{name}", self.node, px=int(CLAIMING_SECONDS * 1000), nx=True)
                 pipe.get(f"{PREFIX}claiming:{name}")
-                session_node, held, digest, _, claiming = await pipe.execute()
+                session_node, held, digest, *_, claiming = await pipe.execute()
         except Exception as exc:
             self._down(exc)
             if self.hall.holder(name, conn) is Holder.NOBODY and conn in self.server.connections:
                 self._unreachable(conn, msg, "the cluster's register of names")
                 return
         else:
-            self.up = True
+            self._mark_up()
             here = self.node.encode()
             session_node = session_node.decode() if session_node else None
             if session_node is not None and session_node != self.node and session_node in self.live:
@@ -368,7 +381,7 @@ class ClusterLink:
         self.view.seats[name] = seats
         if conn not in self.server.connections:
             return
-        self.logins[conn] = (previous, nodes)
+        self.logins[conn] = (previous, nodes, name)
         self.server.dispatch(self.hall.handle(conn, msg, time.monotonic()))
 
     def changed(self) -> None:
@@ -382,7 +395,8 @@ class ClusterLink:
         self._registered_version = self.hall.listing_version
         rooms = self.hall.rooms
         # the rooms changed since the last listing was published (all of them, after Redis was away)
-        for name in sorted(self.hall.registry.changed or ()) if self._registered else sorted(rooms):
+        changes, self._room_changes = self._room_changes, set()
+        for name in sorted(changes) if self._registered else sorted(rooms):
             key = name.casefold()
             if name in rooms and key not in self._registered:
                 self._command("hset", f"{PREFIX}rooms", key, self.node)
@@ -394,7 +408,7 @@ class ClusterLink:
     def welcomed(self, conn: int, name: str) -> None:
         """Connection ``conn`` logged in as ``name`` here: register the session, take it over from another node,
         and attach its seats on the nodes that hold them."""
-        previous, nodes = self.logins.pop(conn, (None, []))
+        previous, nodes, _ = self.logins.pop(conn, (None, [], name))
         self.view.holders.pop(name, None)
         self.view.seats.pop(name, None)
         digest = self.hall.logins.identities.get(name)
@@ -418,8 +432,14 @@ class ClusterLink:
 
     def disconnected(self, conn: int) -> None:
         """A connection of this node closed: the nodes that hold a session of it are told."""
-        self.logins.pop(conn, None)
+        login = self.logins.pop(conn, None)
+        if login is not None:  # a login that never ended: what its look-up learned goes
+            self.view.holders.pop(login[2], None)
+            self.view.seats.pop(login[2], None)
         self._waiting.pop(conn, None)
+        for asked in self._asked.values():
+            for key in [key for key in asked if key[0] == conn]:
+                del asked[key]
         self._watches.pop(conn, None)
         self._seeks.pop(conn, None)
         for node in sorted(self.forwarded.pop(conn, ())):
@@ -493,7 +513,8 @@ class ClusterLink:
         version, whole = self.hall.listing_version, self._published < 0
         house, registry = self.hall.house, self.hall.registry
         free = max(0, house.limit - len(house.running))
-        changed, registry.changed = registry.changed or set(), set()
+        changed = set(self._listing_changes)
+        self._listing_changes.clear()
         if whole:
             item = ["listing", self.hall.local_listing(), self.hall.events.summaries(), free]
         else:
@@ -532,9 +553,13 @@ class ClusterLink:
     # Redis: leases, dead nodes, listings --------------------------------------------------------
 
     async def _beats(self) -> None:
+        count = 0
         while True:
             await asyncio.sleep(BEAT_SECONDS)
+            count += 1
             try:
+                if count % 20 == 0:  # every 10 s: nodes the database knows (Redis forgets its members when restarted)
+                    await self._recall_members()
                 await self._beat()
             except asyncio.CancelledError:
                 raise
@@ -546,6 +571,9 @@ class ClusterLink:
         assert self.redis is not None
         if not self._writer.open:
             await self._writer.connect(self.url)
+        if len(self.view.numbers) < NUMBERS // 2:  # generated room names: a block of numbers nobody else uses
+            end = await self.redis.incrby(f"{PREFIX}lakes", NUMBERS)
+            self.view.numbers.extend(range(end - NUMBERS, end))
         ttl = int(LEASE_SECONDS * 1000)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(f"{PREFIX}node:{self.node}", str(time.time()), px=ttl)
@@ -592,6 +620,15 @@ class ClusterLink:
                         self._send(matchmaker, ["req", conn, session.name, session.coords,
                                                 self.hall.addresses.get(conn, "?"), session.organiser, request])
 
+    async def _recall_members(self) -> None:
+        """Put every node that has rooms or tournaments in the database among the members: one that died while
+        Redis was away (which forgot the members) is adopted all the same."""
+        assert self.redis is not None
+        loop = asyncio.get_running_loop()
+        nodes = await loop.run_in_executor(self.server.reads, self.server.storage.nodes)
+        if nodes:
+            await self.redis.sadd(f"{PREFIX}members", *nodes)
+
     async def _adopt(self, dead: str) -> None:
         """Take over ``dead``'s rooms and tournaments, unless its process still runs (then it keeps them)."""
         loop = asyncio.get_running_loop()
@@ -606,6 +643,8 @@ class ClusterLink:
             if restored.rooms or restored.tournaments:
                 out, names = self.hall.adopt(restored, time.monotonic())
                 self.server.dispatch(out)
+                self._publish_held([*names, *(name for director in self.hall.tournaments.values()
+                                              for name in director.entrants)])
                 log.warning("adopted %d rooms and %d tournaments of node %s (its lease lapsed, its database lock was "
                             "free)", len(restored.rooms),
                             len(restored.tournaments), dead)
@@ -642,6 +681,12 @@ class ClusterLink:
         self._held = {}
         self._publish_held(set(self.hall.seat_holders) | {name for director in self.hall.tournaments.values()
                                                             for name in director.entrants})
+        for conn, session in sorted(self.hall.sessions.items()):  # Redis may have lost them (a restart)
+            if conn >= 0 and self.hall.by_name.get(session.name) is session:
+                self._command("hset", f"{PREFIX}sessions", session.name, self.node)
+                digest = self.hall.logins.identities.get(session.name)
+                if digest:
+                    self._command("hset", f"{PREFIX}tokens", session.name, digest)
         self._registered_version = -1
         self._registered = set()
         self._resync()
@@ -665,7 +710,7 @@ class ClusterLink:
         again on the nodes they have business with (which resend the full state). Done whenever this node
         subscribes or Redis answers again: whichever of two nodes catches up last, the attachments reach a node
         that listens."""
-        self._send(ALL, ["hello"])
+        self._send(ALL, ["hello", sorted(self.forwarded)])
         for conn, nodes in sorted(self.forwarded.items()):
             session = self.hall.sessions.get(conn)
             if session is not None:
@@ -768,6 +813,11 @@ class ClusterLink:
         """``sender`` listens (again, after Redis was away): it hears this node's listing at the next publish, and
         this node's clients with business there are attached to it again (it resends them the full state)."""
         self._published = -1
+        alive = set(item[1]) if len(item) > 1 else None  # its connections with business elsewhere
+        for key in [key for key in self.stand_ins if key[0] == sender and alive is not None and key[1] not in alive]:
+            stand_in = self.stand_ins.pop(key)  # its "gone" was lost (Redis away), or it started again
+            del self.homes[stand_in]
+            self.server.dispatch(self.hall.disconnect(stand_in, now))
         for conn, nodes in sorted(self.forwarded.items()):
             session = self.hall.sessions.get(conn)
             if sender in nodes and session is not None:
@@ -793,6 +843,12 @@ class ClusterLink:
         ``name``) when new, or when ``resume`` asks to resume its seats again."""
         key = (node, conn)
         stand_in = self.stand_ins.get(key)
+        session = self.hall.sessions.get(stand_in) if stand_in is not None else None
+        if stand_in is not None and session is not None and session.name != name:
+            # that node started again and numbers its connections anew: the old stand-in is gone
+            del self.stand_ins[key], self.homes[stand_in]
+            self.server.dispatch(self.hall.disconnect(stand_in, now))
+            stand_in = None
         if stand_in is None:
             self._next_stand_in -= 1
             stand_in = self._next_stand_in
@@ -816,6 +872,8 @@ class ClusterLink:
         """``adopter`` took over ``dead``'s rooms: this node's sessions seated there are attached to it."""
         self.view.forget(dead)
         self.live.discard(dead)
+        for (conn, _), request in sorted(self._asked.pop(dead, {}).items(), key=lambda item: str(item[0])):
+            self._unreachable(conn, request, f"node {dead}")  # it died before it answered
         for nodes in self.forwarded.values():
             nodes.discard(dead)
         for key in [key for key in self.stand_ins if key[0] == dead]:  # sessions of the dead node's clients

@@ -132,6 +132,11 @@ class Storage:
         """Become the one server that writes here (for this node): StorageError naming the other server
         when one does already. Held until :meth:`close`."""
 
+    def nodes(self) -> list[str]:
+        """Every node with rooms or tournaments stored here (only a database shared by several servers has
+        others than this one)."""
+        return []
+
     def adopt(self, node: str) -> Restored | None:
         """Take over the rooms and tournaments of ``node``, another server of this database that has stopped
         (a cluster node that died): None, changing nothing, while that node still runs. Only a database
