@@ -103,6 +103,10 @@ class PostgresStorage(SQLStorage):
                 pass
             self._owner = None
 
+    def nodes(self) -> list[str]:
+        """Every node with rooms or tournaments stored here."""
+        return sorted(node for (node,) in self._read("SELECT node FROM rooms UNION SELECT node FROM tournaments"))
+
     def adopt(self, node: str) -> Restored | None:
         """Take over ``node``'s rooms and tournaments when no server holds that node's lock any more (its
         process died, and with it the connection that held the lock). The lock is taken for the move, so two

@@ -368,10 +368,6 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             restored.tournament_games[snap["id"]] = self.list_games(10**9, 0, tournament=snap["id"], status="all")
         return restored
 
-    def nodes(self) -> list[str]:
-        """Every node with rooms or tournaments stored here."""
-        return sorted(node for (node,) in self._read("SELECT node FROM rooms UNION SELECT node FROM tournaments"))
-
     def list_games(self, limit: int = 50, offset: int = 0, game: str | None = None, player: str | None = None,
                    status: str | None = None, tournament: str | None = None) -> list[dict[str, Any]]:
         """Summaries, newest first: ended games, or ``status`` ``running``/``all``/an end status."""
