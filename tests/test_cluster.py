@@ -270,3 +270,29 @@ async def test_room_names_are_unique_across_nodes_and_a_refused_room_keeps_none(
         assert made["room"]["name"] == "Arena"
         for client in (ann, bob):
             await client.close()
+
+
+async def test_seeks_follow_the_matchmaker_lease_when_it_moves_to_a_living_node(pg_url, redis_url):
+    """After a Redis restart the matchmaker lease may go to another node while the old one lives: the seeks that
+    waited at the old one (of its own clients, and of other nodes') are made again at the new one, and meet."""
+    import redis
+
+    from tests.cluster_nodes import cluster, ws_url
+
+    async with cluster(pg_url, redis_url, 2) as nodes:
+        await wait_until(lambda: all(node.cluster.matchmaker == "n1" for node in nodes), "n1 pairs the seeks", 10)
+        ann, bob = await login(ws_url(nodes[1]), "ann"), await login(ws_url(nodes[0]), "bob")
+        assert (await ann.request({"type": "seek", "game": "connect4"}))["type"] == "seeking"  # waits at n1
+        assert (await bob.request({"type": "seek", "game": "quarto"}))["type"] == "seeking"  # n1's own client
+        await asyncio.to_thread(redis.Redis.from_url(redis_url).set, "plyhall:matchmaker", "n2", px=2000)
+        await wait_until(lambda: all(node.cluster.matchmaker == "n2" for node in nodes), "n2 pairs the seeks", 10)
+        await wait_until(lambda: nodes[0].hall.seeks.waiting() == 0 and nodes[1].hall.seeks.waiting() == 2,
+                         "the seeks moved to n2", 10)
+        cy, dee = await login(ws_url(nodes[0]), "cy"), await login(ws_url(nodes[1]), "dee")
+        await cy.send({"type": "seek", "game": "connect4"})
+        await dee.send({"type": "seek", "game": "quarto"})
+        for first, second in ((ann, cy), (bob, dee)):
+            starts = [await client.expect("game_start", timeout=15) for client in (first, second)]
+            assert starts[0]["room"] == starts[1]["room"]
+        for client in (ann, bob, cy, dee):
+            await client.close()

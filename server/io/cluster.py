@@ -275,6 +275,8 @@ class ClusterLink:
             return False
         target = self._target(msg)
         if target is None or target == self.node:
+            if msg["type"] in SEEK_KINDS:  # kept too: handed to the next matchmaker should this node lose the lease
+                self._remember(conn, msg, self.node)
             return False
         if not self.up or target not in self.live:
             self._unreachable(conn, msg, "the cluster's matchmaker" if target == UNKNOWN else f"node {target}")
@@ -597,6 +599,8 @@ class ClusterLink:
             for (conn, _), request in sorted(self._asked.pop(gone, {}).items(), key=lambda item: str(item[0])):
                 self._unreachable(conn, request, f"node {gone}")  # it died before it answered
         self.live = live
+        if self.matchmaker == self.node and matchmaker not in (None, self.node):
+            self._hand_over(matchmaker)  # the lease went elsewhere (Redis restarted): the waiting seeks go with it
         if matchmaker is not None and matchmaker != self.matchmaker:
             self._new_matchmaker(matchmaker)
         self.matchmaker = matchmaker
@@ -605,6 +609,40 @@ class ClusterLink:
             if dead not in self._adopting:
                 self._adopting.add(dead)
                 asyncio.create_task(self._adopt(dead))
+
+    def _hand_over(self, matchmaker: str) -> None:
+        """This node paired the seeks and another does now, this node living on: every seek waiting here is
+        withdrawn and made again there, by the node of its player."""
+        for waiting in list(self.hall.seeks.seeks.values()):
+            for seek in list(waiting):
+                game = seek.settings.game.id
+                self.hall.seeks.drop(seek.name, game, keep_ladder=True)
+                session = self.hall.by_name.get(seek.name)
+                if session is None:
+                    continue
+                if session.conn < 0:
+                    home = self.homes.get(session.conn)
+                    if home is not None:
+                        self._send(home[0], ["reseek", home[1], game, matchmaker])
+                else:
+                    self._reseek(session.conn, game, matchmaker)
+
+    def _reseek(self, conn: int, game: str, matchmaker: str) -> None:
+        """Make the seek of connection ``conn`` for ``game`` again at ``matchmaker``."""
+        entry = self._seeks.get(conn, {}).get(game)
+        session = self.hall.sessions.get(conn)
+        if entry is None or session is None:
+            return
+        self._seeks[conn][game] = (matchmaker, entry[1])
+        if matchmaker == self.node:
+            self._local(conn, entry[1])
+        else:
+            self.forwarded.setdefault(conn, set()).add(matchmaker)
+            self._send(matchmaker, ["req", conn, session.name, session.coords, self.hall.addresses.get(conn, "?"),
+                                    session.organiser, entry[1]])
+
+    def _on_reseek(self, sender: str, item: list[Any], now: float) -> None:
+        self._reseek(item[1], item[2], item[3])
 
     def _new_matchmaker(self, matchmaker: str) -> None:
         """Another node pairs the seeks now: the seeks this node's clients made at one that died are made again."""
@@ -835,7 +873,7 @@ class ClusterLink:
 
     _handlers = {"msg": _on_msg, "req": _on_request, "attach": _on_attach, "gone": _on_gone, "close": _on_close,
                  "listing": _on_listing, "rooms": _on_listing, "hello": _on_hello, "takeover": _on_takeover,
-                 "adopted": _on_adopted}
+                 "adopted": _on_adopted, "reseek": _on_reseek}
 
     def _stand_in(self, node: str, conn: int, name: str, coords: str, address: str, organiser: bool, now: float,
                   resume: bool = False) -> int:
