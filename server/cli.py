@@ -296,7 +296,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from .storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(message)s")
+    node = f"[{args.node}] " if args.cluster else ""  # the nodes of --workers share one terminal
+    logging.basicConfig(level=level, format=f"%(asctime)s {node}%(levelname)s %(message)s")
     if not args.verbose:
         logging.getLogger("plyhall.websockets").setLevel(logging.WARNING)
     errors = serve_option_errors(args)
