@@ -31,19 +31,25 @@ class ClusterView:
     house_free: dict[str, int] = field(default_factory=dict)  # node -> house bots it may start now
     numbers: list[int] = field(default_factory=list)  # room-name numbers reserved for this node (Redis blocks)
 
-    def learn(self, node: str, rooms: list[dict[str, Any]], tournaments: list[dict[str, Any]]) -> None:
-        """``node`` published its listing."""
+    def learn(self, node: str, rooms: list[dict[str, Any]], tournaments: list[dict[str, Any]]) -> bool:
+        """``node`` published its listing; True when its rooms differ from what this node knew."""
         if node == self.node:
-            return
+            return False
+        known = self.listings.get(node, {})
+        whole = {room["name"]: room for room in rooms}
+        changed = known != whole
         self.forget(node)
         self.listings[node] = {}
-        self.update(node, {room["name"]: room for room in rooms}, tournaments)
+        self.update(node, whole, tournaments)
+        return changed
 
-    def update(self, node: str, rooms: dict[str, dict[str, Any] | None], tournaments: list[dict[str, Any]]) -> None:
-        """``node`` published what changed: rooms by name (None: closed), and all its tournaments' summaries."""
+    def update(self, node: str, rooms: dict[str, dict[str, Any] | None], tournaments: list[dict[str, Any]]) -> bool:
+        """``node`` published what changed: rooms by name (None: closed), and all its tournaments' summaries.
+        True when its rooms differ from what this node knew."""
         if node == self.node:
-            return
+            return False
         listing = self.listings.setdefault(node, {})
+        changed = any(listing.get(name) != room for name, room in rooms.items())
         for name, room in rooms.items():
             key = name.casefold()
             if room is None:
@@ -61,6 +67,7 @@ class ClusterView:
         self.summaries[node] = tournaments
         for summary in tournaments:
             self.events[summary["id"]] = node
+        return changed
 
     def forget(self, node: str) -> None:
         """``node`` is gone (or about to publish a fresh listing)."""

@@ -840,10 +840,12 @@ class ClusterLink:
     def _on_listing(self, sender: str, item: list[Any], now: float) -> None:
         """``sender``'s whole listing (``listing``), or the rooms of it that changed (``rooms``)."""
         if item[0] == "listing":
-            self.view.learn(sender, item[1], item[2])
+            changed = self.view.learn(sender, item[1], item[2])
         else:
-            self.view.update(sender, item[1], item[2])
+            changed = self.view.update(sender, item[1], item[2])
         self.view.house_free[sender] = item[3]
+        if not changed:  # the lobby's watchers hear of changes only
+            return
         self.live.add(sender)
         self.server.dispatch(self.hall.lobby_changed_elsewhere(now))
 
