@@ -35,7 +35,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 import msgpack
@@ -120,6 +120,7 @@ class ClusterLink:
         self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
+        self._beats_done = 0
 
     # Life cycle ---------------------------------------------------------------------------
 
@@ -133,8 +134,9 @@ class ClusterLink:
             await self._load_listings()
         except Exception as exc:  # the loops below keep trying
             self._down(exc)
-        self._tasks = [asyncio.create_task(coro) for coro in (self._listen(), self._beats(),
-                                                              self._publish_loop())]
+        loops = (self._listen(), self._repeat(BEAT_SECONDS, self._beat_and_recall),
+                 self._repeat(PUBLISH_SECONDS, self._publish_if_changed))
+        self._tasks = [asyncio.create_task(loop) for loop in loops]
 
     async def stop(self) -> None:
         """Leave the cluster: stop listening and let the lease lapse (the rooms stay this node's in the database,
@@ -196,12 +198,7 @@ class ClusterLink:
             await step
         except Exception:
             log.exception("a cluster look-up failed")
-            connection = self.server.connections.get(conn)
-            if connection is not None:  # never a request left without an answer
-                error = m.error(ErrorCode.BAD_MESSAGE, "the server could not handle this message")
-                if msg.get("id") is not None:
-                    error["id"] = msg["id"]
-                connection.push(error)
+            self._reply_error(conn, msg, ErrorCode.BAD_MESSAGE, "the server could not handle this message")
         finally:
             waiting = self._waiting.pop(conn, [])
             while waiting and conn in self.server.connections:
@@ -236,12 +233,7 @@ class ClusterLink:
             return
         owner = owner.decode() if owner else self.node
         if owner != self.node and owner in self.live:
-            connection = self.server.connections.get(conn)
-            if connection is not None:
-                error = m.error(ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
-                if msg.get("id") is not None:
-                    error["id"] = msg["id"]
-                connection.push(error)
+            self._reply_error(conn, msg, ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
             return
         if owner != self.node:  # left by a node that is gone: the name is free again
             self._command("hset", f"{PREFIX}rooms", key, self.node)
@@ -331,8 +323,12 @@ class ClusterLink:
         return max(free)[1] if free else None
 
     def _unreachable(self, conn: int, msg: dict[str, Any], what: str) -> None:
-        error = m.error(ErrorCode.CLUSTER_UNAVAILABLE, f"{what} cannot be reached now (the cluster's Redis is "
-                        f"{'up' if self.up else 'down'}); try again in a few seconds")
+        self._reply_error(conn, msg, ErrorCode.CLUSTER_UNAVAILABLE, f"{what} cannot be reached now (the cluster's "
+                          f"Redis is {'up' if self.up else 'down'}); try again in a few seconds")
+
+    def _reply_error(self, conn: int, msg: dict[str, Any], code: str, text: str) -> None:
+        """Answer ``msg`` of connection ``conn`` (here) with an error (its ``id``, and its ``room`` if it named one)."""
+        error = m.error(code, text)
         if "room" in msg:
             error["room"] = msg["room"]
         if msg.get("id") is not None:
@@ -495,19 +491,21 @@ class ClusterLink:
         if self.up:
             self._down(ConnectionError("the connection for publishing broke"))
 
-    async def _publish_loop(self) -> None:
-        """Publish this node's listing when it changed (at most every PUBLISH_SECONDS)."""
+    async def _repeat(self, seconds: float, step: Callable[[], Awaitable[None]]) -> None:
+        """Run ``step`` every ``seconds`` for as long as the link lives; a failure only marks Redis down."""
         while True:
-            await asyncio.sleep(PUBLISH_SECONDS)
-            if not self.up:
-                continue
+            await asyncio.sleep(seconds)
             try:
-                if self.hall.listing_version != self._published:
-                    await self._publish_listing()
+                await step()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 self._down(exc)
+
+    async def _publish_if_changed(self) -> None:
+        """Publish this node's listing when it changed (the loop runs it every PUBLISH_SECONDS)."""
+        if self.up and self.hall.listing_version != self._published:
+            await self._publish_listing()
 
     async def _publish_listing(self) -> None:
         """The whole listing (at the start, and for a node that says hello), else the rooms that changed."""
@@ -554,19 +552,13 @@ class ClusterLink:
 
     # Redis: leases, dead nodes, listings --------------------------------------------------------
 
-    async def _beats(self) -> None:
-        count = 0
-        while True:
-            await asyncio.sleep(BEAT_SECONDS)
-            count += 1
-            try:
-                if count % 20 == 0:  # every 10 s: nodes the database knows (Redis forgets its members when restarted)
-                    await self._recall_members()
-                await self._beat()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self._down(exc)
+    async def _beat_and_recall(self) -> None:
+        """A beat; and every 20 beats (10 s), the nodes the database knows (Redis forgets its members when
+        restarted)."""
+        self._beats_done += 1
+        if self._beats_done % 20 == 0:
+            await self._recall_members()
+        await self._beat()
 
     async def _beat(self) -> None:
         """Renew this node's lease (and the matchmaker's, or take it), learn which nodes live, adopt dead ones."""
