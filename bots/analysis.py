@@ -4,9 +4,9 @@ For every position of the game the engine gives a value for the side to move (an
 1) and its best move; a move is then judged by what it cost its player: the value before the move against
 the value after it (1 less the opponent's value of the next position).
 
-Where the engine is exact the value is exact and says so: Connect Four positions the solver finishes
-within its node budget (win, draw or loss, and in how many plies), Quarto once the search reaches the end
-of the game, and any position whose search proves a win or a loss. Elsewhere the value is the master's
+Where the engine is exact the value is exact and says so: Connect Four and Quarto positions their
+solvers finish within the node budget (win, draw or loss, and in how many plies), Quarto positions the
+search sees to the end, and any position whose search proves a win or a loss. Elsewhere the value is the master's
 search score at a fixed node budget, mapped to an expected score by a logistic curve per game: the same
 game gives the same analysis on any machine (no clock is ever looked at).
 
@@ -152,6 +152,10 @@ class Analyser:
             solved = self._solve_connect4(state)
             if solved is not None:
                 return solved
+        if self.game.id == "quarto":
+            solved = self._solve_quarto(state)
+            if solved is not None:
+                return solved
         return self._search(state)
 
     def _search(self, state: Any) -> Value:
@@ -188,6 +192,27 @@ class Analyser:
             plies = 2 * (winner_stones - (stones + 1) // 2)
         return Value(1.0 if score > 0 else 0.0, True, "win" if score > 0 else "loss", plies, to_drop(column), score,
                      plies)
+
+    def _solve_quarto(self, state: Any) -> Value | None:
+        from bots.engine.quarto.master import SOLVER_EMPTIES
+        from bots.engine.quarto.position import encode, from_state, to_quarto_move
+        from bots.engine.quarto.solver import new_solver_tables, solve, to_search_score
+        from bots.engine.search import MATE
+
+        empty = _empty_squares(state)
+        if state.in_hand is None or empty > SOLVER_EMPTIES:
+            return None
+        if not hasattr(self, "_tables"):
+            self._tables = new_solver_tables(self.nodes, 1 << 20)
+        score, square, piece, solved = solve(from_state(state), self._tables)
+        if not solved:
+            return None
+        best = to_quarto_move(encode(int(square), None if piece < 0 else int(piece)))
+        if score == 0:
+            return Value(0.5, True, "draw", None, best, 0, empty)
+        value = to_search_score(int(score), empty)
+        won = score > 0
+        return Value(1.0 if won else 0.0, True, "win" if won else "loss", MATE - abs(value), best, value, empty)
 
     def _solver_tables(self) -> Any:
         from bots.engine.connect4.solver import new_solver_tables

@@ -30,6 +30,8 @@ from bots.engine.quarto.position import (
     to_quarto_move,
     undo,
 )
+from bots.engine.quarto.solver import SolverTables, new_solver_tables, to_search_score
+from bots.engine.quarto.solver import solve as solver_solve
 from bots.engine.search import DRAW, LOSS, MATE, MATE_BOUND, RUNNING, Searcher
 from bots.engine.traps import SHALLOW, trap_chance
 from bots.evaluate.quarto import completes_line as reference_completes_line
@@ -324,3 +326,78 @@ def test_master_keeps_a_draw_and_sets_the_trap_with_the_most_losing_replies() ->
         assert drawing[move] == pytest.approx(best)
         spreads.append(best - min(drawing.values()))
     assert max(spreads) > 0.1  # the choice mattered
+
+
+# --- The exact solver ------------------------------------------------------------------------------
+
+
+def solver_value(state: QuartoState, tables: SolverTables | None = None) -> tuple[int, QuartoMove]:
+    """The exact solver's value of ``state`` as the search scores it, and its move."""
+    position = from_state(state)
+    tables = new_solver_tables(size=1 << 16) if tables is None else tables
+    score, square, piece, solved = solver_solve(position, tables)
+    assert solved
+    move = QuartoMove(int(square), None if piece < 0 else int(piece))
+    return to_search_score(score, sum(v == EMPTY for v in state.board)), move
+
+
+@pytest.mark.parametrize("empties", [3, 4, 5, 6])
+def test_exact_solver_matches_brute_force_over_the_reference(empties: int) -> None:
+    rng = random.Random(f"quarto-solver-{empties}")
+    for _ in range(12 if empties < 6 else 4):
+        state = quiet_position(rng, empties)
+        assert solver_value(state)[0] == brute_force(state), str(state)
+    brute_force.cache_clear()
+
+
+def test_exact_solver_agrees_with_the_search_and_its_moves_keep_the_value() -> None:
+    rng = random.Random("quarto-solver-search")
+    tables = new_solver_tables(size=1 << 18)  # shared across positions, as the master shares it
+    kinds = set()
+    for empties in (7, 8, 9, 9, 10, 10):
+        state = quiet_position(rng, empties)
+        value, move = solver_value(state, tables)
+        assert value == solve(from_state(state), table_bits=18), str(state)
+        assert move in G.legal_moves(state)
+        after = G.apply(state, move)
+        outcome = G.outcome(after)
+        if outcome is not None:
+            assert value == (MATE - 1 if outcome.winner is not None else DRAW)
+        else:
+            assert child_score(solver_value(after)[0]) == value, f"{state}\n{move}"
+        kinds.add((value > MATE_BOUND) - (value < -MATE_BOUND))
+    assert len(kinds) >= 2
+
+
+def test_exact_solver_values_ignore_attribute_relabelling() -> None:
+    rng = random.Random("quarto-solver-relabel")
+    tables = new_solver_tables(size=1 << 16)
+    for _ in range(8):
+        state = quiet_position(rng, 8)
+        value = solver_value(state)[0]
+        twin = relabel(state, rng.randrange(16), tuple(rng.sample(range(4), 4)))
+        assert solver_value(twin, tables)[0] == value  # from a table holding earlier twins' entries too
+        assert solver_value(state, tables)[0] == value
+
+
+def test_exact_solver_stops_at_its_node_limit_and_deadline() -> None:
+    state = quiet_position(random.Random("quarto-solver-limit"), 12)
+    position = from_state(state)
+    assert solver_solve(position, new_solver_tables(node_limit=5_000, size=1 << 16))[3] is False
+    assert solver_solve(position, new_solver_tables(size=1 << 16), 0.0)[3] is False  # the deadline has passed
+
+
+def test_master_keeps_drawn_endgames_drawn_to_the_last_square() -> None:
+    # The solver's draws go to the trap scoring, whose replies may fill the board.
+    rng = random.Random("quarto-last-squares")
+    bot = QuartoMaster(seed=6, node_limit=NODE_LIMIT)
+    played = 0
+    while played < 12:
+        state = quiet_position(rng, rng.choice([2, 3, 4]))
+        if solver_value(state)[0] != DRAW:
+            continue
+        move = bot.choose(state)
+        after = G.apply(state, move)
+        outcome = G.outcome(after)
+        assert (outcome.winner is None) if outcome else child_score(solver_value(after)[0]) == DRAW, str(state)
+        played += 1

@@ -9,6 +9,10 @@ the rest walks into a deeper loss, and plays the best one
 (:meth:`QuartoMaster._trap_move`); within ten plies of the end one
 null-window search settles "drawn or not" first, in half the time of the
 exact solve, to leave the traps more of the move's time.
+
+From ``SOLVER_EMPTIES`` empty squares on, the exact solver (``solver.py``, far
+quicker than the shared search at solving) is asked first: a win is played
+soonest, a loss held out longest, and a draw's traps are scored with it.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import numpy as np
 from protocol.games.quarto import QuartoMove, QuartoState
 
 from ..engine_bot import EngineBot, searched
-from ..search import DRAW, MATE_BOUND, Searcher, describe_score, table_move_at
-from ..traps import DEEP, DRAWN, LOST, QUICK, QUICK_TIE_BREAK, TIME_UP, solved_kind, trap_chance
+from ..search import DRAW, MATE, MATE_BOUND, Searcher, describe_score, table_move_at
+from ..traps import DEEP, DRAWN, LOST, QUICK, QUICK_TIE_BREAK, SHALLOW, TIME_UP, solved_kind, trap_chance
 from .evaluation import generate_moves, search
 from .position import (
     ALL,
@@ -44,7 +48,14 @@ from .position import (
     to_quarto_move,
     undo,
 )
+from .solver import new_solver_tables, solve, to_search_score
 
+SOLVER_EMPTIES = 12
+"""From this many empty squares on (four pieces placed), the exact solver is tried first."""
+SOLVER_SHARE = 0.5
+"""The share of the move's time the solver may take before the shared search takes over."""
+SOLVER_TABLE = 1 << 22
+"""Solver table entries (16 bytes each: 64 MB)."""
 SETTLE_PLIES = 10
 """From this many plies before the end, a null-window search first asks whether the game is a draw."""
 SETTLE_SHARE = 0.5
@@ -64,6 +75,9 @@ def warm_up() -> None:
     searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=10)
     searcher.think(position, 0.0, max_depth=3)
     searcher.window(position, 3, -1, 1, 0.0)  # the trap scoring's search (loading it took a second)
+    for move in (0 * 17 + 1, 5 * 17 + 2):
+        play(position, move)
+    solve(position, new_solver_tables(size=1 << 10), 0.0)
 
 
 class QuartoMaster(EngineBot):
@@ -76,9 +90,14 @@ class QuartoMaster(EngineBot):
     """
 
     GAME_ID = "quarto"
+    MEMORY = ("_solver", "_searcher")
     SEARCH, MAX_MOVES, MOVE_SPACE = search, MAX_MOVES, MOVE_SPACE
     OVERHEAD = 0.01
     _warm_up = staticmethod(warm_up)
+
+    def _memory(self) -> None:
+        self._solver = new_solver_tables(self.node_limit, SOLVER_TABLE)
+        super()._memory()
 
     def engine_position(self, state: QuartoState) -> np.ndarray:
         """The engine position of ``state``."""
@@ -89,6 +108,10 @@ class QuartoMaster(EngineBot):
         if position[IN_HAND] == NO_PIECE and position[EMPTY_SQUARES] == ALL:
             return encode(None, self.rng.randrange(PIECES)), {"opening": True}
         plies = plies_left(position)
+        if position[IN_HAND] != NO_PIECE and plies <= SOLVER_EMPTIES:
+            solved = self._solved_move(position, plies, start + SOLVER_SHARE * (deadline - start), deadline)
+            if solved is not None:
+                return solved
         if plies <= SETTLE_PLIES:
             settled = self._settled_draw(position, plies, start, deadline)
             if settled is not None:
@@ -106,6 +129,24 @@ class QuartoMaster(EngineBot):
     def reference_move(self, position: np.ndarray, move: int) -> QuartoMove:
         """The reference move of an engine move."""
         return to_quarto_move(move)
+
+    def _solved_move(
+        self, position: np.ndarray, empty: int, solver_deadline: float, deadline: float
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The exact solver's move (a draw's best trap), or ``None`` if it did not finish by ``solver_deadline``."""
+        score, square, piece, solved = solve(position, self._solver, solver_deadline)
+        if not solved:
+            return None
+        move = encode(int(square), None if piece < 0 else int(piece))
+        value = to_search_score(score, empty)
+        stats: dict[str, Any] = {"depth": empty, "score": value, "value": describe_score(value), "exact": True,
+                                 "solver": True, "nodes": int(self._solver.counters[0])}
+        if score == 0:
+            traps = self._trap_move(position, deadline, move)
+            if traps is not None:
+                move = traps[0]
+                stats.update(trap=traps[1], trap_moves_checked=traps[2])
+        return move, stats
 
     def _settled_draw(
         self, position: np.ndarray, plies: int, start: float, deadline: float
@@ -200,5 +241,14 @@ class QuartoMaster(EngineBot):
         """After the opponent's reply: ``LOST`` (for us), ``DRAWN``, ``QUICK`` or ``DEEP`` (a win for us)."""
         if position[WON]:
             return LOST
+        if position[EMPTY_SQUARES] == 0:
+            return DRAWN  # the reply filled the board
         plies = plies_left(position)
-        return DRAWN if plies == 0 else solved_kind(self._searcher, position, plies, deadline)
+        if plies > SOLVER_EMPTIES:
+            return solved_kind(self._searcher, position, plies, deadline)
+        score, _, _, solved = solve(position, self._solver, deadline)
+        if not solved:
+            return TIME_UP
+        if score <= 0:
+            return LOST if score < 0 else DRAWN
+        return QUICK if MATE - to_search_score(score, plies) <= SHALLOW else DEEP

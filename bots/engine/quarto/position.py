@@ -299,6 +299,22 @@ def undo(state: np.ndarray, move: int) -> None:
     state[ZOBRIST_KEY] = key ^ ZOBRIST_HAND[hand]
 
 
+@njit(cache=True, _nrt=False)
+def sort4(a: int, b: int, c: int, d: int) -> tuple[int, int, int, int]:
+    """Four ints in ascending order (a sorting network: five compare-and-swaps)."""
+    if a > b:
+        a, b = b, a
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return a, b, c, d
+
+
 @njit(cache=True)
 def canonical_key(state: np.ndarray) -> np.uint64:
     """A key equal for positions that differ only by relabelling attributes (complement, permutation).
@@ -326,17 +342,7 @@ def canonical_key(state: np.ndarray) -> np.uint64:
         c1 |= (relabelled >> 1 & 1) << 16
         c2 |= (relabelled >> 2 & 1) << 16
         c3 |= (relabelled >> 3 & 1) << 16
-    # A sorting network for four values.
-    if c0 > c1:
-        c0, c1 = c1, c0
-    if c2 > c3:
-        c2, c3 = c3, c2
-    if c0 > c2:
-        c0, c2 = c2, c0
-    if c1 > c3:
-        c1, c3 = c3, c1
-    if c1 > c2:
-        c1, c2 = c2, c1
+    c0, c1, c2, c3 = sort4(c0, c1, c2, c3)
     hand_flag = 0 if hand == NO_PIECE else 1
     h = mix(np.uint64(occupied | hand_flag << 16))
     h = mix(h ^ np.uint64(c0 | c1 << 17 | c2 << 34))
