@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from bots.base import TimeBudget
-from bots.engine.santorini.evaluation import game_result, generate_moves
+from bots.engine.santorini.evaluation import evaluate, game_result, generate_moves, order_hint, search
 from bots.engine.santorini.master import SantoriniMaster
 from bots.engine.santorini.position import (
     MAX_MOVES,
+    MOVE_SPACE,
     from_reference,
     from_state,
     key,
@@ -22,7 +23,7 @@ from bots.engine.santorini.position import (
     to_reference,
     undo,
 )
-from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN
+from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN, Searcher, make_search
 from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, WorkerTurn
 from tests.engine_helpers import engine_moves, random_game_states
 
@@ -276,3 +277,30 @@ def test_master_survives_pickling(timed_master: SantoriniMaster) -> None:
     copy = pickle.loads(pickle.dumps(timed_master))
     state = PLAYED[500]
     assert copy.choose(state, TimeBudget(per_move=0.05)) in GAME.legal_moves(state)
+
+
+PLAIN_SEARCH = make_search(
+    "santorini-plain", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
+    game_result=game_result, order_hint=order_hint,
+)
+"""The master's search without its forcing-move extension (``extend``), for comparison."""
+
+
+def test_forcing_moves_are_extended_and_the_wins_they_find_are_real() -> None:
+    # After a move that leaves the opponent facing a climb onto level 3, its few replies are searched
+    # without using up depth, so a shallow search proves wins a plain one of the same depth misses;
+    # every one of them is a win the plain search also proves, at the same distance, given the depth.
+    extended, plain = Searcher(search, MAX_MOVES, MOVE_SPACE, 18), Searcher(PLAIN_SEARCH, MAX_MOVES, MOVE_SPACE, 18)
+    earlier = 0
+    for state in [s for s in PLAYED if s.workers[0] != NO_WORKER and s.workers[2] != NO_WORKER][::3]:
+        position = from_state(state)
+        if game_result(position) != RUNNING:
+            continue
+        found = extended.think(position.copy(), np.inf, max_depth=2)
+        if found.score <= MATE_BOUND:
+            continue
+        plies = MATE - found.score
+        if plain.think(position.copy(), np.inf, max_depth=2).score <= MATE_BOUND:
+            earlier += 1
+        assert plain.think(position.copy(), np.inf, max_depth=plies).score == found.score, str(state)
+    assert earlier > 0

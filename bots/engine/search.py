@@ -5,9 +5,10 @@ variation* form (PVS), with a transposition table, move ordering and a clock.
 It is written once, here, in plain Python that numba compiles; each game plugs
 in its own compiled functions over its own state (a small numpy array the game
 mutates in place): ``generate_moves``, ``play``, ``undo``, ``key``, ``evaluate``,
-``game_result`` and ``order_hint``, whose stand-ins below say what each must do.
+``game_result`` and ``order_hint``, whose stand-ins below say what each must do,
+and optionally ``extend`` (forcing moves whose replies cost no depth).
 Moves are small non-negative ints below the game's ``move_space`` (they index
-the history table). ``make_search`` turns those seven functions into one
+the history table). ``make_search`` turns those functions into one
 compiled ``search`` for the game, and :class:`Searcher` holds its memory.
 
 Why PVS and not MTD(f): PVS needs one pass per depth and copes with any
@@ -277,6 +278,22 @@ def order_hint(state: Any, move: int) -> int:
     raise NotImplementedError
 
 
+@njit(cache=True)
+def never_extend(state: Any) -> bool:
+    """The default ``extend`` hook: no move is forcing."""
+    return False
+
+
+def extend(state: Any) -> bool:
+    """Optional hook, asked after a move: True when the move was forcing (the side now to move has few
+    replies, all answers to a threat), so that the reply does not use up a ply of the depth."""
+    raise NotImplementedError
+
+
+EXTEND_BELOW_PLY = 32
+"""Forcing moves are extended only this near the root (a bound on how long a line can grow)."""
+
+
 # --- The search, compiled once per game by make_search (it calls the game's functions) ----------
 
 TABLE_MOVE_BONUS = 1 << 40
@@ -362,12 +379,15 @@ def move_value(
     :func:`negamax` at every node and by :func:`search` at the root.
     """
     play(state, move)
+    next_depth = depth - 1
+    if ply < EXTEND_BELOW_PLY and extend(state):
+        next_depth = depth  # a forcing move: the forced reply is searched for free
     if first:
-        score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
+        score = -negamax(state, next_depth, -beta, -alpha, ply + 1, table, work, deadline)
     else:
-        score = -negamax(state, depth - 1, -alpha - 1, -alpha, ply + 1, table, work, deadline)
+        score = -negamax(state, next_depth, -alpha - 1, -alpha, ply + 1, table, work, deadline)
         if alpha < score < beta:
-            score = -negamax(state, depth - 1, -beta, -alpha, ply + 1, table, work, deadline)
+            score = -negamax(state, next_depth, -beta, -alpha, ply + 1, table, work, deadline)
     undo(state, move)
     return score
 
@@ -466,10 +486,12 @@ functions that recurse through one another; inlined, ``negamax`` only calls itse
 search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
+OPTIONAL_HOOKS = {"extend": never_extend}
+"""Hooks a game may leave out, and what stands in for them."""
 
 
 def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[int, int, int]]:
-    """The compiled :func:`search` for one game, given its seven compiled functions (see the top).
+    """The compiled :func:`search` for one game, given its compiled functions (see the top).
 
     Each template in ``GAME_TEMPLATES`` is rebuilt over a namespace where the
     hook names mean the game's functions, and compiled with ``cache=True``.
@@ -484,9 +506,11 @@ def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[i
     and must return scalars; keep scratch space in the state array instead.
     """
     missing = [name for name in HOOKS if name not in hooks]
-    unknown = [name for name in hooks if name not in HOOKS]
+    unknown = [name for name in hooks if name not in HOOKS and name not in OPTIONAL_HOOKS]
     if missing or unknown:
-        raise TypeError(f"make_search needs exactly {', '.join(HOOKS)}; missing {missing}, unknown {unknown}")
+        raise TypeError(f"make_search needs exactly {', '.join(HOOKS)} (and may take {', '.join(OPTIONAL_HOOKS)}); "
+                        f"missing {missing}, unknown {unknown}")
+    hooks = {**OPTIONAL_HOOKS, **hooks}
     namespace = dict(globals())
     namespace.update(hooks)
     tag = f"{game}_{_source_digest(hooks.values())}"

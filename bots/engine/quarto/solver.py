@@ -26,10 +26,11 @@ against a C++ reference solver):
   sorted. 80 bits, stored whole, so a table hit is never a different position;
   positions that differ by any of the 384 attribute relabellings share one
   entry.
-* **Move ordering.** The table's best piece first. Placements are tried by a
-  prior: first those that make a line of three sharing an attribute value
-  (they take safe pieces from the opponent), last those that spoil such a line
-  of the opponent's.
+* **Move ordering.** Placements are tried by a prior: first those that make a
+  line of three sharing an attribute value (they take safe pieces from the
+  opponent), last those that spoil such a line. The prior is worked out once a
+  node per attribute value, a byte a square, so a piece's is four additions.
+* **The last two squares** are valued without a search (:func:`_last_two`).
 
 Scores are for the side to move: a win whose winning placement leaves ``e``
 empty squares scores ``e + 1`` (so sooner is more), a loss the negative, a draw
@@ -123,7 +124,12 @@ class SolverTables(NamedTuple):
 
 
 def new_solver_tables(node_limit: int | None = None, size: int = TABLE_SIZE) -> SolverTables:
-    """Empty solver memory, written through once (no page faults mid-search); ``node_limit`` stops each solve."""
+    """Empty solver memory, written through once (no page faults mid-search); ``node_limit`` stops each solve.
+
+    ``size`` (table entries) must be a power of two.
+    """
+    if size < 1 or size & (size - 1):
+        raise ValueError(f"the solver's table size must be a power of two, not {size}")
     return SolverTables(
         entries=np.full(2 * size, 0, np.int64),
         counters=np.array([0, 0, NO_LIMIT if node_limit is None else node_limit, -1, -1], np.int64),

@@ -246,8 +246,14 @@ def order_hint(state: np.ndarray, move: int) -> int:
     return hint
 
 
+@njit(cache=True)
+def extend(state: np.ndarray) -> bool:
+    """A forcing move: it left the side to move facing a climb onto level 3, which it must dome."""
+    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and climb_targets(state, 1 - state[TO_MOVE])[0] > 0
+
+
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
-    game_result=game_result, order_hint=order_hint,
+    game_result=game_result, order_hint=order_hint, extend=extend,
 )
 """The shared search, compiled for Santorini."""
