@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,17 @@ def sent(log: Path) -> list[str]:
 @pytest.fixture
 def said() -> list[str]:
     return []
+
+
+def relayed(said: list[str], text: str, within: float = 10.0) -> bool:
+    """True once a line holding ``text`` reached the bot's log: the engine's stderr is relayed by a thread of
+    its own, so a line may land a moment after the move it explains (``within`` seconds at most)."""
+    deadline = time.monotonic() + within
+    while not any(text in line for line in said):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_handshake_and_position_block(tmp_path: Path, said: list[str]) -> None:
@@ -83,7 +95,7 @@ def test_illegal_moves_are_sent_back_and_three_resign(tmp_path: Path, said: list
         assert GAMES["connect4"].notation(move) in "1234567"
         refusals = [line for line in sent(log) if line.startswith("illegal ")]
         assert len(refusals) == 1 and "z99" in refusals[0]  # the reason names what was wrong
-        assert any("fake: refused: " in line for line in said)  # the engine's stderr is in the bot's log
+        assert relayed(said, "fake: refused: ")  # the engine's stderr is in the bot's log
     finally:
         player.close()
     stubborn_log = tmp_path / "stubborn.log"
@@ -103,6 +115,7 @@ def test_a_crash_restarts_once_then_resigns(tmp_path: Path, said: list[str]) -> 
     try:
         assert once.choose(turn(moves=("4", "4")))  # crashed, restarted, answered
         assert marker.exists() and any("restarting it" in line for line in said)
+        assert relayed(said, "crashing on purpose")
         assert any("exited with code 3" in line and "crashing on purpose" in line for line in said)
     finally:
         once.close()
