@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
                     theirs.append(reference.solve(position))
                 clear(tables)
                 start = time.perf_counter()
-                score, _, _, _ = solve(position, tables)
+                score, _, _ = solve(position, tables)
                 times.append(time.perf_counter() - start)
                 nodes += int(tables.counters[0])
                 values.append(score)

@@ -138,11 +138,22 @@ def _leaf_value(state: np.ndarray, moves: np.ndarray, priors: np.ndarray) -> tup
 
 
 @njit(cache=True)
+def _add_children(
+    node: int, n: int, used: int, moves: np.ndarray, priors: np.ndarray,
+    first: np.ndarray, count: np.ndarray, move_of: np.ndarray, prior: np.ndarray,
+) -> int:
+    """Give ``node`` the ``n`` children ``moves`` (with ``priors``) from slot ``used`` on; the next free slot."""
+    first[node], count[node] = used, n
+    move_of[used : used + n] = moves[:n]
+    prior[used : used + n] = priors[:n]
+    return used + n
+
+
+@njit(cache=True)
 def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tuple[int, int]:
     """``(move, simulations)``: the most visited move after simulations until ``deadline``: UCT with
     playouts, or (``guided``) PUCT with the master's evaluation and move ordering in place of a network."""
     np.random.seed(seed)
-    parent = np.empty(CAPACITY, np.int32)
     first = np.full(CAPACITY, -1, np.int32)
     count = np.zeros(CAPACITY, np.int32)
     move_of = np.zeros(CAPACITY, np.int32)
@@ -153,20 +164,14 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
     moves = np.zeros(MAX_MOVES, np.int32)
     scratch = np.zeros(MAX_MOVES, np.int32)
     path = np.zeros(512, np.int32)
-    used = 1
-    parent[0] = -1
     simulations = 0
     # The root always gets every legal move (a winning climb alone), whatever a verdict says of it.
     n = legal_moves(root, moves)
     for i in range(n):
         if WIN_BASE <= moves[i] < WIN_BASE + 16:
             return moves[i], 0
-    first[0], count[0] = 1, n
-    for i in range(n):
-        parent[1 + i] = 0
-        move_of[1 + i] = moves[i]
-        prior[1 + i] = 1.0 / n
-    used = 1 + n
+    priors[:n] = 1.0 / n
+    used = _add_children(0, n, 1, moves, priors, first, count, move_of, prior)
     while True:
         if simulations & 31 == 0 and clock() > deadline and simulations > 0:
             break
@@ -200,13 +205,7 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
         if guided:
             leaf, n = _leaf_value(state, moves, priors)
             if n > 0 and used + n <= CAPACITY:
-                first[node] = used
-                count[node] = n
-                for i in range(n):
-                    parent[used + i] = node
-                    move_of[used + i] = moves[i]
-                    prior[used + i] = priors[i]
-                used += n
+                used = _add_children(node, n, used, moves, priors, first, count, move_of, prior)
         elif rules_result(state) == LOSS:
             winner = 1 - state[TO_MOVE]
         else:
@@ -219,12 +218,7 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
                 moves[0] = decisive
                 n = 1
             if used + n <= CAPACITY:
-                first[node] = used
-                count[node] = n
-                for i in range(n):
-                    parent[used + i] = node
-                    move_of[used + i] = moves[i]
-                used += n
+                used = _add_children(node, n, used, moves, priors, first, count, move_of, prior)  # (UCT: no priors)
                 node = first[node] + np.random.randint(n)
                 play(state, move_of[node])
                 depth += 1

@@ -195,7 +195,7 @@ class Analyser:
 
     def _solve_quarto(self, state: Any) -> Value | None:
         from bots.engine.quarto.master import SOLVER_EMPTIES
-        from bots.engine.quarto.position import encode, from_state, to_quarto_move
+        from bots.engine.quarto.position import from_state, to_quarto_move
         from bots.engine.quarto.solver import new_solver_tables, solve, to_search_score
         from bots.engine.search import MATE
 
@@ -204,10 +204,10 @@ class Analyser:
             return None
         if not hasattr(self, "_tables"):
             self._tables = new_solver_tables(self.nodes, 1 << 20)
-        score, square, piece, solved = solve(from_state(state), self._tables)
+        score, move, solved = solve(from_state(state), self._tables)
         if not solved:
             return None
-        best = to_quarto_move(encode(int(square), None if piece < 0 else int(piece)))
+        best = to_quarto_move(move)
         if score == 0:
             return Value(0.5, True, "draw", None, best, 0, empty)
         value = to_search_score(int(score), empty)

@@ -335,10 +335,9 @@ def solver_value(state: QuartoState, tables: SolverTables | None = None) -> tupl
     """The exact solver's value of ``state`` as the search scores it, and its move."""
     position = from_state(state)
     tables = new_solver_tables(size=1 << 16) if tables is None else tables
-    score, square, piece, solved = solver_solve(position, tables)
+    score, move, solved = solver_solve(position, tables)
     assert solved
-    move = QuartoMove(int(square), None if piece < 0 else int(piece))
-    return to_search_score(score, sum(v == EMPTY for v in state.board)), move
+    return to_search_score(score, sum(v == EMPTY for v in state.board)), to_quarto_move(move)
 
 
 @pytest.mark.parametrize("empties", [3, 4, 5, 6])
@@ -383,8 +382,8 @@ def test_exact_solver_values_ignore_attribute_relabelling() -> None:
 def test_exact_solver_stops_at_its_node_limit_and_deadline() -> None:
     state = quiet_position(random.Random("quarto-solver-limit"), 12)
     position = from_state(state)
-    assert solver_solve(position, new_solver_tables(node_limit=5_000, size=1 << 16))[3] is False
-    assert solver_solve(position, new_solver_tables(size=1 << 16), 0.0)[3] is False  # the deadline has passed
+    assert solver_solve(position, new_solver_tables(node_limit=5_000, size=1 << 16))[2] is False
+    assert solver_solve(position, new_solver_tables(size=1 << 16), 0.0)[2] is False  # the deadline has passed
 
 
 def test_master_keeps_drawn_endgames_drawn_to_the_last_square() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import popcount
-from ..search import NO_LIMIT, clock
+from ..search import NO_LIMIT, count_node
 from .position import (
     CELLS,
     COLUMN_ORDER,
@@ -74,11 +74,7 @@ def solver_negamax(
 ) -> int:
     """Exact score if within ``(alpha, beta)``, else a bound on that side; the side to move
     must not be able to win at once. Returns 0 once time or the node limit is up (``counters[STOPPED]``)."""
-    counters = tables.counters
-    counters[NODES] += 1
-    if counters[NODES] & SOLVER_CHECK_EVERY == 0 and (counters[NODES] >= counters[LIMIT] or clock() > deadline):
-        counters[STOPPED] = 1
-    if counters[STOPPED]:
+    if count_node(tables.counters, SOLVER_CHECK_EVERY, deadline):
         return 0
 
     candidates = non_losing_moves(position, mask)
@@ -125,7 +121,7 @@ def solver_negamax(
     for j in range(count - 1, -1, -1):
         move = moves[stones, j]
         score = -solver_negamax(position ^ mask, mask | move, stones + 1, -beta, -alpha, tables, deadline)
-        if counters[STOPPED]:
+        if tables.counters[STOPPED]:
             return 0
         if score >= beta:
             tables.entries[slot] = (key << S8) | np.uint64(score + LOWER_OFFSET)

@@ -77,7 +77,7 @@ def warm_up() -> None:
     searcher.window(position, 3, -1, 1, 0.0)  # the trap scoring's search (loading it took a second)
     for move in (0 * 17 + 1, 5 * 17 + 2):
         play(position, move)
-    solve(position, new_solver_tables(size=1 << 10), 0.0)
+    solve(position, new_solver_tables(size=1 << 10), 0.0)  # the exact solver
 
 
 class QuartoMaster(EngineBot):
@@ -134,10 +134,9 @@ class QuartoMaster(EngineBot):
         self, position: np.ndarray, empty: int, solver_deadline: float, deadline: float
     ) -> tuple[int, dict[str, Any]] | None:
         """The exact solver's move (a draw's best trap), or ``None`` if it did not finish by ``solver_deadline``."""
-        score, square, piece, solved = solve(position, self._solver, solver_deadline)
+        score, move, solved = solve(position, self._solver, solver_deadline)
         if not solved:
             return None
-        move = encode(int(square), None if piece < 0 else int(piece))
         value = to_search_score(score, empty)
         stats: dict[str, Any] = {"depth": empty, "score": value, "value": describe_score(value), "exact": True,
                                  "solver": True, "nodes": int(self._solver.counters[0])}
@@ -246,7 +245,7 @@ class QuartoMaster(EngineBot):
         plies = plies_left(position)
         if plies > SOLVER_EMPTIES:
             return solved_kind(self._searcher, position, plies, deadline)
-        score, _, _, solved = solve(position, self._solver, deadline)
+        score, _, solved = solve(position, self._solver, deadline)
         if not solved:
             return TIME_UP
         if score <= 0:

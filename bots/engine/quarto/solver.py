@@ -47,7 +47,7 @@ from numba import njit
 from protocol.games.quarto import LINES
 
 from ..bits import mix
-from ..search import MATE, NO_LIMIT, clock
+from ..search import HASH_MULTIPLIER, MATE, NO_LIMIT, count_node
 from .position import (
     ALL,
     ATTRIBUTE_SQUARES,
@@ -56,6 +56,7 @@ from .position import (
     IN_HAND,
     NO_PIECE,
     WON,
+    encode,
     lowest16,
     popcount16,
     sort4,
@@ -143,6 +144,13 @@ def clear(tables: SolverTables) -> None:
 
 
 @njit(cache=True, _nrt=False)
+def _placed(a0: int, a1: int, a2: int, a3: int, bit: int, piece: int) -> tuple[int, int, int, int]:
+    """The four attribute masks once ``piece`` stands on the square ``bit``."""
+    return (a0 | (bit if piece & 1 else 0), a1 | (bit if piece & 2 else 0),
+            a2 | (bit if piece & 4 else 0), a3 | (bit if piece & 8 else 0))
+
+
+@njit(cache=True, _nrt=False)
 def _having(a0: int, a1: int, a2: int, a3: int, attribute: int) -> int:
     """The squares whose piece has ``attribute`` (one of the four masks)."""
     return a0 if attribute == 0 else a1 if attribute == 1 else a2 if attribute == 2 else a3
@@ -195,10 +203,8 @@ def _prior_parts(taken: int, a0: int, a1: int, a2: int, a3: int, scratch: np.nda
     for line in range(10):
         mask = LINE_MASKS[line]
         pieces = popcount16(mask & taken)
-        if pieces < 2:
-            continue
-        if pieces == 4:
-            continue
+        if pieces < 2 or pieces == 4:
+            continue  # no line of three to make or spoil
         for attribute in range(4):
             having = _having(a0, a1, a2, a3, attribute)
             count = popcount16(having & mask)
@@ -260,10 +266,7 @@ def hand_over(
     Returns 0 once stopped (``counters[STOPPED]``).
     """
     counters = tables.counters
-    counters[NODES] += 1
-    if counters[NODES] & CHECK_EVERY == 0 and (counters[NODES] >= counters[LIMIT] or clock() > deadline):
-        counters[STOPPED] = 1
-    if counters[STOPPED]:
+    if count_node(counters, CHECK_EVERY, deadline):
         return 0
     empty = popcount16(ALL & ~taken)
     if empty == 0:
@@ -294,7 +297,7 @@ def hand_over(
     c0, c1, c2, c3 = sort4(min(a0, taken & ~a0), min(a1, taken & ~a1), min(a2, taken & ~a2), min(a3, taken & ~a3))
     lo = taken | c0 << 16 | c1 << 32 | c2 << 48  # the low 64 bits of the key, as an int64's bits
     hi = c3
-    slot = 2 * (int(mix(np.uint64(lo) ^ np.uint64(hi) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(41))
+    slot = 2 * (int(mix(np.uint64(lo) ^ np.uint64(hi) * HASH_MULTIPLIER) >> np.uint64(41))
                 & (len(tables.entries) // 2 - 1))
     entries = tables.entries
     entry = entries[slot + 1]
@@ -325,12 +328,8 @@ def hand_over(
         left = off & ~(1 << piece)
         for k in range(n):
             bit = 1 << scratch[empty, k]
-            value = hand_over(
-                taken | bit,
-                a0 | (bit if piece & 1 else 0), a1 | (bit if piece & 2 else 0),
-                a2 | (bit if piece & 4 else 0), a3 | (bit if piece & 8 else 0),
-                left, opp_alpha, opp_beta, tables, scratch, deadline,
-            )
+            b0, b1, b2, b3 = _placed(a0, a1, a2, a3, bit, piece)
+            value = hand_over(taken | bit, b0, b1, b2, b3, left, opp_alpha, opp_beta, tables, scratch, deadline)
             if counters[STOPPED]:
                 return 0
             if value > opp_best:
@@ -374,10 +373,8 @@ def _last_two(taken: int, a0: int, a1: int, a2: int, a3: int, off: int, pieces: 
         wins = True
         for here, there in ((first, second), (second, first)):
             bit = 1 << here
-            if not _wins(
-                taken | bit, a0 | (bit if piece & 1 else 0), a1 | (bit if piece & 2 else 0),
-                a2 | (bit if piece & 4 else 0), a3 | (bit if piece & 8 else 0), there, last,
-            ):
+            b0, b1, b2, b3 = _placed(a0, a1, a2, a3, bit, piece)
+            if not _wins(taken | bit, b0, b1, b2, b3, there, last):
                 wins = False
                 break
         if wins:
@@ -434,10 +431,7 @@ def solve_placement(
     for k in range(n):
         square = scratch[SQUARES, k]
         bit = 1 << square
-        b0 = a0 | (bit if hand & 1 else 0)
-        b1 = a1 | (bit if hand & 2 else 0)
-        b2 = a2 | (bit if hand & 4 else 0)
-        b3 = a3 | (bit if hand & 8 else 0)
+        b0, b1, b2, b3 = _placed(a0, a1, a2, a3, bit, hand)
         value = hand_over(taken | bit, b0, b1, b2, b3, off, alpha, beta, tables, scratch, deadline)
         piece = counters[BEST]
         if counters[STOPPED]:
@@ -460,12 +454,15 @@ def board_of(position: np.ndarray) -> tuple[int, int, int, int, int, int]:
     return taken, *attributes, int(position[IN_HAND])
 
 
-def solve(position: np.ndarray, tables: SolverTables, deadline: float = np.inf) -> tuple[int, int, int, bool]:
-    """:func:`solve_placement` of an engine position whose side to move holds a piece."""
+def solve(position: np.ndarray, tables: SolverTables, deadline: float = np.inf) -> tuple[int, int, bool]:
+    """``(score, move, solved)`` of an engine position whose side to move holds a piece: :func:`solve_placement`
+    with its best move as an engine move (``position.encode``)."""
     taken, a0, a1, a2, a3, hand = board_of(position)
     if hand == NO_PIECE:
         raise ValueError("the opening turn hands a piece over: nothing to solve")
-    return solve_placement(taken, a0, a1, a2, a3, hand, int(position[AVAILABLE]), tables, deadline)
+    score, square, piece, solved = solve_placement(taken, a0, a1, a2, a3, hand, int(position[AVAILABLE]), tables,
+                                                   deadline)
+    return int(score), encode(int(square), None if piece < 0 else int(piece)) if solved else -1, solved
 
 
 def to_search_score(score: int, empty: int) -> int:
