@@ -347,10 +347,14 @@ class PlayerRunner:
         if self.options.tournament not in (event.get("id"), event.get("name")):
             return
         if event["status"] in ("finished", "cancelled"):
-            self._tournament_over = True
-            if not self.rooms:
-                self.finished = True
-                self.status(f"tournament {event['name']} is {event['status']}")
+            # Over: none of its games plays on (the server sends each game's game_over before this news). A room
+            # still followed lost its game_over with a server that died between storing the result and sending it.
+            self._tournament_over = self.finished = True
+            for room in sorted(self.rooms):
+                self.status(f"the end of the game in {room} was not heard (a server restarted); the tournament's "
+                            "standings count it")
+            self.rooms.clear()
+            self.status(f"tournament {event['name']} is {event['status']}")
             return
         if not self.rooms:
             progress = event.get("progress", {})

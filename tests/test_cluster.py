@@ -297,3 +297,47 @@ async def test_seeks_follow_the_matchmaker_lease_when_it_moves_to_a_living_node(
             assert starts[0]["room"] == starts[1]["room"]
         for client in (ann, bob, cy, dee):
             await client.close()
+
+
+def test_a_node_restarted_while_another_adopts_its_rooms_waits_for_the_adoption(pg_url):
+    """A supervisor restarts a dead node at once, while another node holds the dead node's lock for the moment
+    it takes to adopt its rooms: the node starts once the adoption is done, instead of stopping as if a second
+    server ran it. A node that another server does run still stops at once, naming that server."""
+    import threading
+
+    from server.storage import StorageError
+    from server.storage.postgres import NODE_LOCK
+
+    running = open_storage(pg_url, "n8")
+    running.own()
+    second = open_storage(pg_url, "n8")
+    with pytest.raises(StorageError, match=r"node n8 of .* is run by another Plyhall server \(plyhall serve node=n8"):
+        second.own()
+    running.close()
+    second.close()
+
+    adopter = open_storage(pg_url, "n2")
+    restarted = open_storage(pg_url, "n9")
+    with adopter._connect() as conn:  # n2 adopts n9's rooms: it holds n9's lock, as adopt() does
+        assert conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (NODE_LOCK, "n9")).fetchone()[0]
+        outcome: list[BaseException | None] = []
+
+        def start() -> None:
+            try:
+                restarted.own()
+                outcome.append(None)
+            except BaseException as exc:  # noqa: BLE001 - told to the test
+                outcome.append(exc)
+
+        thread = threading.Thread(target=start)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not outcome and time.monotonic() < deadline and not conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'plyhall serve node=n9 %'"
+        ).fetchone()[0]:
+            time.sleep(0.05)
+        conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (NODE_LOCK, "n9"))  # the adoption is done
+    thread.join(30)
+    restarted.close()
+    adopter.close()
+    assert outcome == [None]

@@ -291,3 +291,61 @@ def test_the_cli_takes_a_toml_file_and_steers_the_event(tournament_server, tmp_p
     assert "toml-cup" in anybody("list").stdout  # reading what /api/tournaments shows anybody does not
     status = anybody("status", "Toml Cup")
     assert status.returncode == 0 and "0/4 games" in status.stdout and "(cancelled)" in status.stdout, status.stderr
+
+
+def test_an_entrant_whose_game_over_was_lost_in_a_crash_still_ends_with_its_event():
+    """A server that died after storing a game's result but before sending its game_over leaves the entrant's
+    bot following a game that is over. When the news that the event is over comes, the bot stops all the same,
+    and says which game's end it did not hear (it used to wait for that game_over for ever)."""
+    import asyncio
+
+    from client.play_loop import PlayerRunner, RunOptions
+    from client.player import FunctionPlayer
+    from client.thinker import Thinker
+
+    desk = organiser_desk()
+    for name in ("org", "ann", "bob"):
+        desk.login(name, **({"organiser": SECRET} if name == "org" else {}))
+    desk.send("org", {"type": "tournament_create", "name": "Cup", "game": "connect4", "format": "round-robin",
+                      "players": ["ann", "bob"], "games_per_pairing": 1, "start": True,
+                      "time_control": {"untimed": True}})
+    said: list[str] = []
+    runner = PlayerRunner(FunctionPlayer(_first_legal), RunOptions(name="ann", game="connect4", tournament="Cup",
+                                                                   on_status=said.append))
+    runner.thinker = Thinker(runner.player, mode="thread")
+
+    class Relay:
+        """ann's connection: what the bot sends goes to the hall by hand."""
+
+        coords = "algebraic"
+
+        async def send(self, msg: dict[str, Any]) -> None:
+            desk.send("ann", msg)
+
+    async def follow() -> None:
+        runner._tournament_news(desk.send("ann", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"])
+        seen, rng = 0, random.Random(3)
+        while not runner.finished:
+            inbox = desk.inbox["ann"][seen:]
+            seen += len(inbox)
+            for msg in inbox:
+                if msg["type"] != "game_over":  # lost with the server that died
+                    await runner._on_message(Relay(), msg)
+            room = next((r for r in desk.hall.rooms.values() if r.tournament == "cup"), None)
+            if not inbox and room is not None and room.status == "playing":
+                assert room.seats[room.game.to_move(room.state)] == "bob"  # the bot answers at once
+                move = rng.choice(room.game.legal_moves(room.state))
+                desk.send("bob", {"type": "move", "room": room.name, "move": room.game.notation(move)})
+            assert inbox or room is not None and room.status == "playing", said
+
+    asyncio.run(asyncio.wait_for(follow(), 30))
+    runner.thinker.close()
+    room = desk.last("ann", "game_start")["room"]
+    assert desk.last("ann", "game_over")["room"] == room  # the game did end, and the hall sent its end
+    assert said[-2:] == [f"the end of the game in {room} was not heard (a server restarted); the tournament's "
+                         "standings count it", "tournament Cup is finished"]
+    assert runner.rooms == {}
+
+
+def _first_legal(turn: Any) -> Any:
+    return turn.game.legal_moves(turn.state)[0]

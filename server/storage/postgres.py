@@ -9,12 +9,14 @@ retries (``server.storage.writer``) instead of failing.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from .base import StorageError
 from .records import Restored
 from .sql import SQLStorage
 
+ADOPTION_WAIT = 10.0  # seconds a starting node waits for another node to finish adopting its rooms
 SCHEMA_LOCK = 3226232  # the advisory lock taken while the schema is created or migrated
 NODE_LOCK = 3226233  # with the node name's hash: held by the one server running as that node
 RATINGS_LOCK = 3226234  # held by the transaction that rates a result: one rating update at a time, across servers
@@ -73,11 +75,18 @@ class PostgresStorage(SQLStorage):
         me = f"plyhall serve node={self.node} pid={os.getpid()} host={socket.gethostname()}"[:63]
         try:
             owner = psycopg.connect(self.url, autocommit=True, connect_timeout=5, application_name=me)
-            got = owner.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (NODE_LOCK, self.node)).fetchone()[0]
+            deadline = time.monotonic() + ADOPTION_WAIT
+            while True:
+                got = owner.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
+                                    (NODE_LOCK, self.node)).fetchone()[0]
+                rows = [] if got else owner.execute(
+                    "SELECT application_name, client_addr, backend_start FROM pg_stat_activity "
+                    "WHERE application_name LIKE %s AND pid <> pg_backend_pid()",
+                    (f"plyhall serve node={self.node} %",)).fetchall()
+                if got or rows or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)  # no server holds it: another node is adopting this node's rooms, for a moment
             if not got:
-                rows = owner.execute("SELECT application_name, client_addr, backend_start FROM pg_stat_activity "
-                                     "WHERE application_name LIKE %s",
-                                     (f"plyhall serve node={self.node} %",)).fetchall()
                 owner.close()
                 other = "; ".join(f"{name} from {addr or 'a local socket'} since {start:%Y-%m-%d %H:%M:%S}"
                                   for name, addr, start in rows) or "another server"
