@@ -283,6 +283,8 @@ class PlayerRunner:
             await self._moved(client, msg)
         elif kind == "game_over":
             await self._game_over(client, msg)
+        elif kind == "room_state":
+            await self._room_state(client, msg)
         elif kind == "tournament":
             self._tournament_news(msg["tournament"])
         elif kind == "seeking":
@@ -303,7 +305,7 @@ class PlayerRunner:
         self.rooms[msg["room"]] = {
             "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
             "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),
-            "to_move": msg["to_move"], "paused": msg.get("paused", False),
+            "to_move": msg["to_move"], "paused": msg.get("paused", False), "record": msg.get("record"),
         }
         if msg.get("paused"):
             self.status(f"game {msg['game_no']} in {msg['room']} waits for both players after a server restart")
@@ -360,6 +362,17 @@ class PlayerRunner:
             progress = event.get("progress", {})
             self.status(f"waiting to be seated in tournament {event['name']} ({event['status']}, "
                         f"{progress.get('done', 0)} of {progress.get('total', '?')} games played)")
+
+    async def _room_state(self, client: Client, msg: dict[str, Any]) -> None:
+        """A room where no game runs, sent on coming back to a seat: a followed game that ended meanwhile (its
+        game_over sent while the bot was away, or lost with a server that died right after storing the result)
+        ends here as if that game_over had come."""
+        room, result = self.rooms.get(msg["room"]), msg.get("last_result")
+        if room is None or not result or result.get("record") != room["record"]:
+            return
+        await self._game_over(client, {
+            "room": msg["room"], "winner": result["winner"], "reason": result["reason"], "status": result["status"],
+            "players": result["players"], "record": result["record"], "next_game": msg.get("status") == "waiting"})
 
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
         room = self.rooms.pop(msg["room"], None)

@@ -284,3 +284,19 @@ def test_room_names_are_unique_and_found_ignoring_case():
     hall.handle(2, {"type": "login", "name": "bob"}, 2.0)
     hall.handle(2, {"type": "leave", "room": "Wood Lake"}, 2.0)
     assert hall.registry.folded.keys() == {r.casefold() for r in hall.rooms}
+
+
+def test_a_player_away_when_the_game_ends_learns_the_result_on_coming_back():
+    """bob's connection dropped (or the game_over to him was lost with a server that died right after storing
+    the result): on coming back to his seat he gets the room's state with the last result, as a ``state``
+    request would give it, not just ``joined``."""
+    room, _ = seated(grace=30)
+    room.move("ann", "4", 1.0)
+    room.disconnected("bob", 2.0)
+    room.resign("ann", 3.0)  # the hall has no connection of his to send its game_over to
+    out = room.reconnected("bob", "matrix", 4.0)
+    state = msgs(out, "bob", "room_state")[0]
+    assert state["status"] == "finished" and state["moves"] == ["4"]
+    assert state["last_result"] == {"winner": 1, "reason": room.last_result["reason"], "record": state["record"],
+                                    "status": "finished", "players": ["ann", "bob"]}
+    assert "resign" in state["last_result"]["reason"]

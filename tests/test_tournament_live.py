@@ -314,14 +314,6 @@ def test_an_entrant_whose_game_over_was_lost_in_a_crash_still_ends_with_its_even
                                                                    on_status=said.append))
     runner.thinker = Thinker(runner.player, mode="thread")
 
-    class Relay:
-        """ann's connection: what the bot sends goes to the hall by hand."""
-
-        coords = "algebraic"
-
-        async def send(self, msg: dict[str, Any]) -> None:
-            desk.send("ann", msg)
-
     async def follow() -> None:
         runner._tournament_news(desk.send("ann", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"])
         seen, rng = 0, random.Random(3)
@@ -330,7 +322,7 @@ def test_an_entrant_whose_game_over_was_lost_in_a_crash_still_ends_with_its_even
             seen += len(inbox)
             for msg in inbox:
                 if msg["type"] != "game_over":  # lost with the server that died
-                    await runner._on_message(Relay(), msg)
+                    await runner._on_message(Relay(desk, "ann"), msg)
             room = next((r for r in desk.hall.rooms.values() if r.tournament == "cup"), None)
             if not inbox and room is not None and room.status == "playing":
                 assert room.seats[room.game.to_move(room.state)] == "bob"  # the bot answers at once
@@ -345,6 +337,63 @@ def test_an_entrant_whose_game_over_was_lost_in_a_crash_still_ends_with_its_even
     assert said[-2:] == [f"the end of the game in {room} was not heard (a server restarted); the tournament's "
                          "standings count it", "tournament Cup is finished"]
     assert runner.rooms == {}
+
+
+def test_a_bot_away_when_its_game_ended_counts_the_result_on_coming_back():
+    """bob's bot lost its connection (or the game_over to it was lost with a server that died right after
+    storing the result) while ann resigned: back in his seat, the room's state with its last result ends the game
+    for the bot as the game_over would have, so it counts the game and goes on instead of waiting for ever."""
+    import asyncio
+
+    from client.play_loop import PlayerRunner, RunOptions
+    from client.player import FunctionPlayer
+    from client.thinker import Thinker
+
+    desk = HallDriver()
+    desk.login("ann")
+    token = desk.login("bob")["resume"]
+    desk.send("ann", {"type": "create_room", "name": "Lake", "game": "connect4", "grace": 30})
+    desk.send("ann", {"type": "join", "room": "Lake", "seat": 0})
+    desk.send("bob", {"type": "join", "room": "Lake", "seat": 1})
+    runner = PlayerRunner(FunctionPlayer(_first_legal), RunOptions(name="bob", game="connect4", room="Lake",
+                                                                   games=1))
+    runner.thinker = Thinker(runner.player, mode="thread")
+    relay = Relay(desk, "bob")
+
+    async def follow() -> None:
+        for msg in desk.inbox["bob"]:
+            await runner._on_message(relay, msg)
+        desk.send("ann", {"type": "move", "room": "Lake", "move": "4"})
+        await runner._on_message(relay, desk.last("bob", "moved"))  # the bot answers
+        assert desk.hall.rooms["Lake"].notations == ["4", "1"]
+        desk.disconnect("bob")
+        desk.send("ann", {"type": "resign", "room": "Lake"})
+        seen = len(desk.inbox["bob"])
+        desk.login("bob", resume=token)
+        for msg in desk.inbox["bob"][seen:]:
+            await runner._on_message(relay, msg)
+
+    asyncio.run(asyncio.wait_for(follow(), 30))
+    runner.thinker.close()
+    assert [m["type"] for m in desk.inbox["bob"]].count("game_over") == 0  # the hall never reached him with it
+    [result] = runner.results
+    assert result.room == "Lake" and result.winner == 1 and result.seat == 1 and "resign" in result.reason
+    assert runner.finished and runner.rooms == {} and "Lake" not in desk.hall.rooms["Lake"].seats  # left the room
+
+
+class Relay:
+    """A bot's connection driven by hand: what it sends goes to the hall as ``name``."""
+
+    coords = "algebraic"
+
+    def __init__(self, desk: HallDriver, name: str) -> None:
+        self.desk, self.name = desk, name
+
+    async def send(self, msg: dict[str, Any]) -> None:
+        self.desk.send(self.name, msg)
+
+    async def request(self, msg: dict[str, Any], check: bool = True) -> dict[str, Any]:
+        return self.desk.send(self.name, msg)[0]
 
 
 def _first_legal(turn: Any) -> Any:

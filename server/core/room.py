@@ -350,7 +350,9 @@ class Room:
         if self.paused and not self.away:
             out.extend(self._resume(now))
             return out
-        self._send_full_state(out, name, now)
+        # the running game, else the room with its last result: a game_over sent while the player was away (or
+        # lost with a server that died right after storing the result) is not missed
+        self._send_full_state(out, name, now, always=self.last_result is not None)
         if self.status == RoomStatus.WAITING and all(self.seats) and not self.away:
             out.extend(self._start_game(now))
         return out
