@@ -106,15 +106,17 @@ async def test_a_node_killed_mid_game_loses_nothing(pg_url, redis_url):
 
 async def test_redis_down_stops_only_what_needs_another_node(pg_url, redis_server, redis_url):
     """With Redis stopped for 10 s: a game whose players are both on its node goes on; a player of another
-    node's room gets cluster_unavailable, not a hang; /healthz says degraded; all recovers when Redis is back."""
+    node's room gets cluster_unavailable, not a hang; /healthz says degraded; all recovers when Redis is back, and
+    a player whose game ended meanwhile (its game_over dropped with Redis away) gets the result then."""
     n1, port1, url1 = node(pg_url, redis_url, "n1")
     n2, port2, url2 = node(pg_url, redis_url, "n2")
     clients: list[Client] = []
     try:
         ann, bob = await login(url1, "ann"), await login(url1, "bob")
         cy, dee = await login(url1, "cy"), await login(url2, "dee")
-        clients += [ann, bob, cy, dee]
-        for room, first, second in (("Local", ann, bob), ("Split", cy, dee)):
+        eve, fay = await login(url1, "eve"), await login(url2, "fay")
+        clients += [ann, bob, cy, dee, eve, fay]
+        for room, first, second in (("Local", ann, bob), ("Split", cy, dee), ("Gone", eve, fay)):
             await first.request({"type": "create_room", "game": "connect4", "name": room,
                                  "time_control": {"per_move": 60}})
             await first.request({"type": "join", "room": room, "seat": 0})
@@ -137,6 +139,8 @@ async def test_redis_down_stops_only_what_needs_another_node(pg_url, redis_serve
             await dee.request({"type": "move", "room": "Split", "move": "4"}, timeout=5)
         assert info.value.code == "cluster_unavailable"
         await ann.request({"type": "move", "room": "Local", "move": "1"})  # and the local game still goes on
+        await eve.send({"type": "resign", "room": "Gone"})  # its game_over cannot reach fay on n2
+        assert (await eve.expect("game_over", room="Gone"))["winner"] == 1
         await asyncio.sleep(max(0.0, 10.0 - (time.monotonic() - paused_at)))  # Redis stays away 10 s in all
         await bob.request({"type": "move", "room": "Local", "move": "2"})
         redis_server.resume()
@@ -144,6 +148,10 @@ async def test_redis_down_stops_only_what_needs_another_node(pg_url, redis_serve
         # dee's node attached her again: n1 sent her the game's state, and her move goes through
         start = await dee.expect("game_start", room="Split", timeout=15)
         assert start["moves"] == ["4"] and start["to_move"] == 1
+        # and fay's: the game that ended meanwhile comes with its result
+        ended = await fay.expect("room_state", room="Gone", timeout=15)
+        assert ended["status"] == "finished" and ended["last_result"]["winner"] == 1
+        assert "resign" in ended["last_result"]["reason"]
         await dee.request({"type": "move", "room": "Split", "move": "4"})
         assert (await cy.expect("moved", room="Split"))["notation"] == "4"
         # and new cross-node work is possible again: a seek pairs players of both nodes
