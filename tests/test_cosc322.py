@@ -581,3 +581,112 @@ def test_course_bots_carry_on_after_a_server_restart(jar: Path, bots: Path, spaw
     for run, result in zip(runs, results, strict=True):
         check_bot(run, games, *result, calm=False)
         assert "server shutting down" in result[2] and "connected again" in result[2], result[2]
+
+
+class CuttableRelay:
+    """A TCP relay to the server that a test cuts (its connections dropped, new ones refused) and opens again:
+    a network outage for the one process that connects through it."""
+
+    def __init__(self, target: int) -> None:
+        import asyncio
+        import threading
+
+        self.target, self.port = target, free_port()
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.server = None
+        self.writers: set = set()
+        self.open()
+
+    def _call(self, coro) -> None:
+        import asyncio
+
+        asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
+
+    def open(self) -> None:
+        """Accept (and relay) connections again."""
+        self._call(self._open())
+
+    async def _open(self) -> None:
+        import asyncio
+
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+
+    async def _relay(self, reader, writer) -> None:
+        import asyncio
+
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self.writers |= {writer, up_writer}
+
+        async def pump(source, sink) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except (OSError, ConnectionError):
+                pass
+            finally:
+                sink.transport.abort()
+
+        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+
+    def cut(self) -> None:
+        """Refuse new connections and drop the open ones."""
+        self._call(self._cut())
+
+    async def _cut(self) -> None:
+        self.server.close()
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
+    def close(self) -> None:
+        """Stop relaying for good."""
+        self.cut()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+@needs_javac
+def test_a_course_bot_whose_game_ended_while_it_was_away_hears_the_result_on_coming_back(jar: Path, bots: Path,
+                                                                                         live: int, spawn):
+    """The bot's connection drops, and while it is down its opponent resigns: the game_over cannot reach it.
+    Logged in again, back in its seat, it gets the room's state with the last result, logs that game's end and
+    stops after its one game, instead of waiting for ever in a room whose game is over."""
+    import asyncio
+
+    from tests.helpers import login
+
+    relay = CuttableRelay(live)
+
+    async def outage() -> Run:
+        resigner = await login(f"ws://127.0.0.1:{live}/ws", "resigner")
+        try:
+            await resigner.request({"type": "create_room", "game": "amazons", "name": "Cut Lake", "grace": 120})
+            await resigner.request({"type": "join", "room": "Cut Lake", "seat": 0})
+            run = java_bot(spawn, [jar, bots], "ListBot", "cut-lister", relay.port, PLYHALL_ROOM="Cut Lake",
+                           PLYHALL_GAMES="1")
+            await resigner.expect("game_start", room="Cut Lake", timeout=60)
+            deadline = time.monotonic() + 60
+            while "start black=" not in run.out.read_text():  # the bot heard of the game (not lost in the cut)
+                assert run.proc.poll() is None and time.monotonic() < deadline, run.err.read_text()
+                await asyncio.sleep(0.05)
+            relay.cut()
+            await resigner.expect("player_away", room="Cut Lake", timeout=30)
+            await resigner.send({"type": "resign", "room": "Cut Lake"})
+            assert (await resigner.expect("game_over", room="Cut Lake"))["winner"] == 1
+            relay.open()
+            return run
+        finally:
+            await resigner.close()
+
+    try:
+        run = asyncio.run(outage())
+        code, _, err = run.wait()
+    finally:
+        relay.close()
+    assert code == 0, err
+    assert "connected again" in err and "game over in Cut Lake after 0 moves: you won (seat 0 resigned)" in err, err

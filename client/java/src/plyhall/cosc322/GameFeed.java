@@ -160,6 +160,33 @@ final class GameFeed {
                 + msg.get("reason") + "); record " + current.record);
     }
 
+    /**
+     * {@code room_state}, sent on coming back to a seat where no game runs: when it ends the game this player
+     * followed (its {@code game_over} sent while the connection was down, or lost with a server that died right
+     * after storing the result), that game ends here as the {@code game_over} would have ended it.
+     *
+     * @return the {@code game_over} it stands for, or null when it ends no game of ours
+     */
+    Map<String, Object> endedMeanwhile(Map<String, Object> msg) {
+        CourseGame current = game;
+        Object last = msg.get("last_result");
+        if (current == null || !(last instanceof Map) || !current.room.equals(msg.get("room"))) {
+            return null;
+        }
+        Map<?, ?> result = (Map<?, ?>) last;
+        if (!current.record.equals(String.valueOf(result.get("record")))) {
+            return null;
+        }
+        Map<String, Object> over = new LinkedHashMap<>();
+        over.put("room", msg.get("room"));
+        over.put("winner", result.get("winner"));
+        over.put("reason", result.get("reason"));
+        over.put("status", result.get("status"));
+        over.put("next_game", "waiting".equals(msg.get("status")));
+        gameOver(over);
+        return over;
+    }
+
     /** {@code chat}: another player's line goes to the bot's {@code handleMessage(sender, text)}. */
     void chat(Map<String, Object> msg) {
         Object from = msg.get("from");

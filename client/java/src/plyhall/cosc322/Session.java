@@ -428,6 +428,13 @@ public final class Session {
                 feed.gameOver(msg);
                 seating.afterGame(msg);
                 break;
+            case "room_state": {
+                Map<String, Object> over = feed.endedMeanwhile(msg);
+                if (over != null) {
+                    seating.afterGame(over);
+                }
+                break;
+            }
             case "chat":
                 feed.chat(msg);
                 break;
