@@ -7,13 +7,15 @@ import asyncio
 import random
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
 
 from client.sdk import Client, ServerError
 from protocol.games import get_game
-from server.storage import open_storage
+from server.storage import StorageError, open_storage
+from server.storage.postgres import NODE_LOCK
 from tests.conftest import free_port
 from tests.helpers import http_json, login, start_server, stop, wait_until
 
@@ -311,11 +313,6 @@ def test_a_node_restarted_while_another_adopts_its_rooms_waits_for_the_adoption(
     """A supervisor restarts a dead node at once, while another node holds the dead node's lock for the moment
     it takes to adopt its rooms: the node starts once the adoption is done, instead of stopping as if a second
     server ran it. A node that another server does run still stops at once, naming that server."""
-    import threading
-
-    from server.storage import StorageError
-    from server.storage.postgres import NODE_LOCK
-
     running = open_storage(pg_url, "n8")
     running.own()
     second = open_storage(pg_url, "n8")

@@ -14,11 +14,13 @@ The tests skip only when ``javac`` (a JDK) is missing; the one about a missing j
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -30,7 +32,7 @@ import pytest
 from protocol.games import get_game
 from protocol.games.amazons import first_option
 from tests.conftest import free_port
-from tests.helpers import http_json, start_server, stop
+from tests.helpers import http_json, login, start_server, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "cosc322_bots"
@@ -588,9 +590,6 @@ class CuttableRelay:
     a network outage for the one process that connects through it."""
 
     def __init__(self, target: int) -> None:
-        import asyncio
-        import threading
-
         self.target, self.port = target, free_port()
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
@@ -599,8 +598,6 @@ class CuttableRelay:
         self.open()
 
     def _call(self, coro) -> None:
-        import asyncio
-
         asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
 
     def open(self) -> None:
@@ -608,13 +605,9 @@ class CuttableRelay:
         self._call(self._open())
 
     async def _open(self) -> None:
-        import asyncio
-
         self.server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
 
     async def _relay(self, reader, writer) -> None:
-        import asyncio
-
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
         except OSError:
@@ -656,9 +649,6 @@ def test_a_course_bot_whose_game_ended_while_it_was_away_hears_the_result_on_com
     """The bot's connection drops, and while it is down its opponent resigns: the game_over cannot reach it.
     Logged in again, back in its seat, it gets the room's state with the last result, logs that game's end and
     stops after its one game, instead of waiting for ever in a room whose game is over."""
-    import asyncio
-
-    from tests.helpers import login
 
     relay = CuttableRelay(live)
 

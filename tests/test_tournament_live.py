@@ -3,6 +3,7 @@ a restart in the middle, and the figures agreeing with the stored records."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import signal
@@ -13,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from client.play_loop import PlayerRunner, RunOptions
+from client.player import FunctionPlayer
+from client.thinker import Thinker
 from server.core.env import Env
 from server.core.hall import Hall
 from server.storage import SQLiteStorage
@@ -297,12 +301,6 @@ def test_an_entrant_whose_game_over_was_lost_in_a_crash_still_ends_with_its_even
     """A server that died after storing a game's result but before sending its game_over leaves the entrant's
     bot following a game that is over. When the news that the event is over comes, the bot stops all the same,
     and says which game's end it did not hear (it used to wait for that game_over for ever)."""
-    import asyncio
-
-    from client.play_loop import PlayerRunner, RunOptions
-    from client.player import FunctionPlayer
-    from client.thinker import Thinker
-
     desk = organiser_desk()
     for name in ("org", "ann", "bob"):
         desk.login(name, **({"organiser": SECRET} if name == "org" else {}))
@@ -310,9 +308,7 @@ def test_an_entrant_whose_game_over_was_lost_in_a_crash_still_ends_with_its_even
                       "players": ["ann", "bob"], "games_per_pairing": 1, "start": True,
                       "time_control": {"untimed": True}})
     said: list[str] = []
-    runner = PlayerRunner(FunctionPlayer(_first_legal), RunOptions(name="ann", game="connect4", tournament="Cup",
-                                                                   on_status=said.append))
-    runner.thinker = Thinker(runner.player, mode="thread")
+    runner = hand_driven_bot(RunOptions(name="ann", game="connect4", tournament="Cup", on_status=said.append))
 
     async def follow() -> None:
         runner._tournament_news(desk.send("ann", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"])
@@ -343,21 +339,13 @@ def test_a_bot_away_when_its_game_ended_counts_the_result_on_coming_back():
     """bob's bot lost its connection (or the game_over to it was lost with a server that died right after
     storing the result) while ann resigned: back in his seat, the room's state with its last result ends the game
     for the bot as the game_over would have, so it counts the game and goes on instead of waiting for ever."""
-    import asyncio
-
-    from client.play_loop import PlayerRunner, RunOptions
-    from client.player import FunctionPlayer
-    from client.thinker import Thinker
-
     desk = HallDriver()
     desk.login("ann")
     token = desk.login("bob")["resume"]
     desk.send("ann", {"type": "create_room", "name": "Lake", "game": "connect4", "grace": 30})
     desk.send("ann", {"type": "join", "room": "Lake", "seat": 0})
     desk.send("bob", {"type": "join", "room": "Lake", "seat": 1})
-    runner = PlayerRunner(FunctionPlayer(_first_legal), RunOptions(name="bob", game="connect4", room="Lake",
-                                                                   games=1))
-    runner.thinker = Thinker(runner.player, mode="thread")
+    runner = hand_driven_bot(RunOptions(name="bob", game="connect4", room="Lake", games=1))
     relay = Relay(desk, "bob")
 
     async def follow() -> None:
@@ -378,7 +366,7 @@ def test_a_bot_away_when_its_game_ended_counts_the_result_on_coming_back():
     assert [m["type"] for m in desk.inbox["bob"]].count("game_over") == 0  # the hall never reached him with it
     [result] = runner.results
     assert result.room == "Lake" and result.winner == 1 and result.seat == 1 and "resign" in result.reason
-    assert runner.finished and runner.rooms == {} and "Lake" not in desk.hall.rooms["Lake"].seats  # left the room
+    assert runner.finished and runner.rooms == {} and "bob" not in desk.hall.rooms["Lake"].seats  # left the room
 
 
 class Relay:
@@ -394,6 +382,14 @@ class Relay:
 
     async def request(self, msg: dict[str, Any], check: bool = True) -> dict[str, Any]:
         return self.desk.send(self.name, msg)[0]
+
+
+def hand_driven_bot(options: RunOptions) -> PlayerRunner:
+    """The play loop of a bot that plays the first legal move, thinking in a thread, for a test to hand it the
+    hall's messages (with a :class:`Relay` for its connection)."""
+    runner = PlayerRunner(FunctionPlayer(_first_legal), options)
+    runner.thinker = Thinker(runner.player, mode="thread")
+    return runner
 
 
 def _first_legal(turn: Any) -> Any:
