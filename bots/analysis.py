@@ -173,14 +173,20 @@ class Analyser:
         return Value(expected_score(score, self.scale), False, None, None, best, score, result.depth)
 
     def _solve_connect4(self, state: Any) -> Value | None:
+        from bots.engine.connect4.book import shipped_book
         from bots.engine.connect4.position import CELLS, from_state, to_drop
         from bots.engine.connect4.solver import solve_column
 
-        tables = self._solver_tables()
         position, mask, stones = from_state(state)
-        column, score, solved = solve_column(np.uint64(position), np.uint64(mask), stones, tables, math.inf)
-        if not solved:
-            return None
+        book = shipped_book()
+        found = book.best_move(position, mask, stones) if book is not None else None
+        if found is not None:  # the opening book: exact, and far beyond the node budget this early
+            column, score = found
+        else:
+            tables = self._solver_tables()
+            column, score, solved = solve_column(np.uint64(position), np.uint64(mask), stones, tables, math.inf)
+            if not solved:
+                return None
         score = int(score)
         if score == 0:
             return Value(0.5, True, "draw", CELLS - stones, to_drop(column), 0, CELLS - stones)

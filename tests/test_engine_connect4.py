@@ -13,6 +13,7 @@ from bots.base import TimeBudget
 from bots.engine.connect4.evaluation import generate_moves, search
 from bots.engine.connect4.master import Connect4Master
 from bots.engine.connect4.position import (
+    CELLS,
     column_mask,
     drop,
     from_moves,
@@ -196,6 +197,34 @@ def test_master_opens_in_the_centre_and_solves_the_endgame(master: Connect4Maste
     move = master.choose(state)
     assert master.stats()["solved"] and master.stats()["score"] == score
     assert move in GAME.legal_moves(state)
+
+
+def exact_value_of_move(moves: str, column: int, solver_tables: SolverTables) -> int:
+    """The exact score, for the side to move after ``moves``, of dropping in ``column`` (0-based)."""
+    state = GAME.start(*moves)
+    after = GAME.apply(state, Drop(column))
+    if GAME.outcome(after) is not None:  # a win at once: the winner's stones so far decide the score
+        return (CELLS + 1 - len(moves)) // 2
+    position, mask, stones = from_moves(moves + str(column + 1))
+    score, solved = solve(np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf)
+    assert solved
+    return -score
+
+
+def test_master_wins_fastest_where_slower_wins_exist(master: Connect4Master, solver_tables: SolverTables) -> None:
+    """In won positions where the weak solve's column wins too, but later, master plays a fastest win."""
+    checked = 0
+    for moves, score in sample("Test_L2_R1", 100):
+        if score <= 0:
+            continue
+        position, mask, stones = from_moves(moves)
+        weak, _, solved = solve_column(np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf, True)
+        if not solved or exact_value_of_move(moves, weak, solver_tables) == score:
+            continue  # the weak solve's column is a fastest win already: nothing to tell apart
+        move = master.choose(GAME.start(*moves))
+        assert exact_value_of_move(moves, move.column, solver_tables) == score, moves
+        checked += 1
+    assert checked >= 3
 
 
 def test_master_answers_a_tiny_budget_with_a_legal_move() -> None:

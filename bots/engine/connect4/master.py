@@ -11,6 +11,7 @@ from protocol.games.connect4 import C4State, Drop
 
 from ..engine_bot import EngineBot, searched
 from ..search import Searcher
+from .book import shipped_book
 from .evaluation import search
 from .position import CELLS, WIDTH, from_moves, from_state, legal_columns, to_drop
 from .solver import NODES, new_solver_tables, solve_column, solve_many
@@ -22,6 +23,7 @@ SOLVER_SHARE = 0.5
 @cache
 def warm_up() -> None:
     """Load (or, the first time ever, compile) every compiled function once per process."""
+    shipped_book()
     position, mask, stones = from_moves("4453")
     tables = new_solver_tables()
     solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
@@ -56,11 +58,15 @@ class Connect4Master(EngineBot):
         return np.array(from_state(state), np.uint64)
 
     def find_move(self, board: np.ndarray, start: float, deadline: float) -> tuple[int, dict[str, Any]]:
-        """The only column, the centre on an empty board, the solver's column, or else the search's."""
+        """The only column, the opening book's (or the centre on an empty board), the solver's, else the search's."""
         position, mask, stones = board[0], board[1], int(board[2])
         columns = legal_columns(int(mask))
         if len(columns) == 1:
             return columns[0], {"forced": True}
+        book = shipped_book()
+        found = book.best_move(int(position), int(mask), stones) if book is not None else None
+        if found is not None:  # the opening book knows every move's exact score: the best is proven
+            return found[0], {"book": True, "solved": True, "score": found[1]}
         if stones == 0:
             # Known theory (Allis, Allen 1988): the centre is the only first stone that wins,
             # and the empty board is far beyond both the solver and the heuristic's horizon.
@@ -71,10 +77,12 @@ class Connect4Master(EngineBot):
         solver_deadline = start + SOLVER_SHARE * (deadline - start)
         column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline, True)
         solver_nodes = int(self._solver.counters[NODES])
-        if solved and score < 0:
-            # Lost against perfect play: hold out longest, which the exact score tells.
-            column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline)
+        if solved and score != 0:
+            # Won: win fastest; lost: hold out longest. The exact score tells which column does.
+            exact = solve_column(position, mask, stones, self._solver, solver_deadline)
             solver_nodes += int(self._solver.counters[NODES])
+            if exact[2] or score < 0:  # out of time on a win: the weak solve's column still wins
+                column, score, solved = exact
         if solved and column in columns:
             return column, {"solved": True, "score": int(score), "nodes": solver_nodes}
 

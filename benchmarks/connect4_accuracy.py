@@ -1,0 +1,136 @@
+"""How often Connect Four's ``master`` plays a proven-optimal move, by stones on the board, at given times a move.
+
+    .venv/bin/python benchmarks/connect4_accuracy.py [--per-ply 4] [--plies 1-20] [--times 0.1,1]
+
+Positions come from the public test sets in ``../shared/data/connect4`` (each
+line a position and its exact score), a sample of ``--per-ply`` positions for
+every number of stones in ``--plies``. For each position and each time, a fresh
+``master`` chooses a move within that time; the move is *optimal* when its
+exact value equals the position's score (the fastest win, the slowest loss, or
+a draw kept), which one null-window solve of the position after it proves, and
+*keeps the outcome* when it does not turn a win into a draw or loss, or a draw
+into a loss. A check that takes longer than ``--verify-seconds`` is counted as
+unverified, not as right or wrong. The empty board is not in the sets (master
+plays the centre there, the only winning first stone, from theory).
+
+Prints, per number of stones: the positions, and at each time the optimal moves
+and the outcome-changing ones.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from common import ROOT, script_parser
+
+from bots import TimeBudget, make_bot
+from bots.engine.connect4.master import warm_up
+from bots.engine.connect4.position import CELLS, drop, from_moves, playable, winning_squares
+from bots.engine.connect4.solver import STOPPED, new_solver_tables, solver_negamax
+from protocol.games import GAMES
+
+DATA = ROOT.parent / "shared" / "data" / "connect4"
+SETS = ("Test_L1_R1", "Test_L1_R2", "Test_L1_R3", "Test_L2_R1", "Test_L2_R2", "Test_L3_R1")
+GAME = GAMES["connect4"]
+OPTIMAL, KEPT, CHANGED, UNVERIFIED = "optimal", "kept", "changed", "unverified"
+
+
+def read_positions(folder: Path) -> dict[int, list[tuple[str, int]]]:
+    """``(moves, score)`` of every position in the test sets, by number of stones."""
+    found: dict[int, list[tuple[str, int]]] = {}
+    for name in SETS:
+        path = folder / name
+        if not path.exists():
+            continue
+        for line in path.read_text().split("\n"):
+            fields = line.split()
+            if len(fields) == 2:
+                found.setdefault(len(fields[0]), []).append((fields[0], int(fields[1])))
+    return found
+
+
+def judge(moves: str, score: int, column: int, tables: object, seconds: float) -> str:
+    """Whether dropping in ``column`` (0-based) after ``moves`` is optimal, keeps the outcome, or changes it."""
+    board, full, stones = from_moves(moves)
+    position, mask = np.uint64(board), np.uint64(full)
+    if playable(mask) & winning_squares(position, mask) & np.uint64(0x7F << (7 * column)):
+        return OPTIMAL if score == (CELLS + 1 - stones) // 2 else KEPT  # a win at once is the fastest
+    child, child_mask = (np.uint64(value) for value in drop(position, mask, column))
+    deadline = time.perf_counter() + seconds
+
+    def at_most(bound: int) -> bool | None:
+        """Is the position after the move worth at most ``bound`` for the opponent (None: no time)?"""
+        tables.counters[STOPPED] = 0
+        value = solver_negamax(child, child_mask, stones + 1, bound, bound + 1, tables, deadline)
+        return None if tables.counters[STOPPED] else value <= bound
+
+    optimal = at_most(-score)
+    if optimal is None:
+        return UNVERIFIED
+    if optimal:
+        return OPTIMAL
+    outcome = (score > 0) - (score < 0)  # the move keeps a win if the opponent then loses, a draw if it can't win
+    kept = at_most(-1 if outcome > 0 else 0) if outcome >= 0 else True
+    return UNVERIFIED if kept is None else KEPT if kept else CHANGED
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Sample the positions, let master move at each time, check every move."""
+    parser = script_parser(__doc__)
+    parser.add_argument("--per-ply", type=int, default=4, help="positions a number of stones (default 4)")
+    parser.add_argument("--plies", default="1-20", help="numbers of stones, as FIRST-LAST (default 1-20)")
+    parser.add_argument("--times", default="0.1,1", help="seconds a move, separated by commas (default 0.1,1)")
+    parser.add_argument("--verify-seconds", type=float, default=120.0,
+                        help="give up checking one move after this long (default 120)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    try:
+        first, _, last = args.plies.partition("-")
+        plies = range(int(first), int(last or first) + 1)
+        times = [float(text) for text in args.times.split(",")]
+    except ValueError:
+        parser.error("--plies takes FIRST-LAST (numbers of stones), --times seconds separated by commas")
+    if args.per_ply < 1 or not times or min(times) <= 0 or args.verify_seconds <= 0:
+        parser.error("--per-ply must be at least 1, the times positive")
+    positions = read_positions(DATA)
+    if not positions:
+        parser.error(f"no test sets in {DATA} (the shared data folder sits beside the checkout)")
+    rng = random.Random(args.seed)
+    warm_up()
+    tables = new_solver_tables()
+    print(f"{'stones':>6} {'positions':>9}" + "".join(f"{f'optimal {t:g} s':>14}{'changed':>9}" for t in times)
+          + f"{'unverified':>11}", flush=True)
+    totals = {t: [0, 0] for t in times}
+    started = time.perf_counter()
+    for ply in plies:
+        pool = positions.get(ply, [])
+        sample = rng.sample(pool, min(args.per_ply, len(pool)))
+        counts = {t: {OPTIMAL: 0, KEPT: 0, CHANGED: 0, UNVERIFIED: 0} for t in times}
+        for moves, score in sample:
+            state = GAME.initial_state()
+            for char in moves:
+                state = GAME.apply(state, GAME.parse_move(char, state))
+            for seconds in times:
+                bot = make_bot("connect4", "master", args.seed)
+                bot.new_game()
+                move = bot.choose(state, TimeBudget(per_move=seconds))
+                counts[seconds][judge(moves, score, move.column, tables, args.verify_seconds)] += 1
+        unverified = sum(c[UNVERIFIED] for c in counts.values())
+        row = f"{ply:>6} {len(sample):>9}"
+        for seconds in times:
+            c = counts[seconds]
+            row += f"{c[OPTIMAL]:>14}{c[CHANGED]:>9}"
+            totals[seconds][0] += c[OPTIMAL]
+            totals[seconds][1] += len(sample) - c[UNVERIFIED]
+        print(row + f"{unverified:>11}", flush=True)
+    print(f"\n{time.perf_counter() - started:.0f} s; optimal over the checked moves: "
+          + ", ".join(f"{totals[t][0]}/{totals[t][1]} at {t:g} s" for t in times), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
