@@ -225,7 +225,7 @@ def test_line_points_and_four_makers_agree_with_brute_force() -> None:
             others = sum(theirs >> s & 1 for s in window)
             if others == 0 and ours < 4:
                 expected_points += LINE_POINTS[ours]
-            elif ours == 0 and others < 4:
+            if ours == 0 and others < 4:  # an empty line counts for both sides
                 expected_their_points += LINE_POINTS[others]
             if ours == 3 and others == 0:
                 expected_makers |= _bits([s for s in window if not mine >> s & 1])

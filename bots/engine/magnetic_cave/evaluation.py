@@ -15,9 +15,10 @@ The evaluation (only at the search horizon), for the side to move:
   threat squares side by side in a row ``THREAT_PAIR`` more: whoever opens
   one, the owner wins on one of the two;
 * lines of five free of opposing bricks with two or three bricks (open and
-  broken threes) count ``LINE_POINTS``, as does a lone brick a little; the
-  side the evaluation plays for (the root's side to move: ``master``) counts
-  its own lines 1.5 times (``OWN_LINES``), so it builds more than it blocks;
+  broken threes) count ``LINE_POINTS``, as do a lone brick and an empty line
+  a little; the side the evaluation plays for (the root's side to move:
+  ``master``) counts its own lines 1.5 times (``OWN_LINES``), so it builds
+  more than it blocks, and keeps lines open;
 * a win by a chain of fours (``wins_by_fours``, a VCF search over bitboards):
   bricks that each leave one open winning square, so that every reply is a
   forced block, until two open winning squares or a block that opens one of
@@ -88,8 +89,11 @@ FOUR_CHAIN = np.int64(6)
 """Longest chain of fours the evaluation looks for."""
 THREAT = 60
 THREAT_PAIR = 150
-LINE_POINTS = (0, 1, 6, 24)
-"""Points of a line of five free of opposing bricks, by our bricks in it (0-3)."""
+LINE_POINTS = (2, 3, 6, 24)
+"""Points of a line of five free of opposing bricks, by our bricks in it (0-3). An empty line counts for
+both sides, so it is worth something only through ``OWN_LINES``: to the side played for, who thereby keeps
+the board open (see docs/ENGINES.md: with empty lines at 0 and one brick at 1, the second player drew
+more)."""
 OWN_LINES = 6
 """The side the evaluation plays for (``state[3]``) counts its own ``LINE_POINTS`` ``OWN_LINES``
 quarters, 1.5 times, and the opponent's once: it builds more than it blocks."""
@@ -186,6 +190,9 @@ def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, int, np.uint64
             b2 |= b1 & carry
             b1 ^= carry
         starts = WINDOW_STARTS[d]
+        empty_lines = LINE_POINTS[0] * np.int64(popcount(starts & ~(a0 | a1 | a2) & ~(b0 | b1 | b2)))
+        total += empty_lines
+        their_total += empty_lines
         mine_only = starts & ~(b0 | b1 | b2) & ~a2
         theirs_only = starts & ~(a0 | a1 | a2) & ~b2
         total += LINE_POINTS[1] * np.int64(popcount(mine_only & a0 & ~a1))
