@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -149,3 +151,22 @@ def test_event_loop_option_runs_each_loop_and_explains_a_missing_one(monkeypatch
     assert event_loop.default_event_loop() == "asyncio"
     assert serve_option_errors(args) == ["--event-loop uvloop: it is not installed here (pip install uvloop), "
                                          "or use --event-loop asyncio"]
+
+
+def test_the_server_runs_without_the_optional_packages(tmp_path) -> None:
+    """The README's first command installs Plyhall without extras: no redis (``cluster``), no psycopg
+    (``postgres``). The server on its SQLite default must start and serve all the same."""
+    blocked = tmp_path / "blocked"
+    for name in ("redis", "psycopg"):
+        (blocked / name).mkdir(parents=True)
+        (blocked / name / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{name}'\")\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked), os.environ.get("PYTHONPATH", "")])}
+    port = free_port()
+    proc = start_server(tmp_path / "plyhall.db", port, env=env)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert response.status == 200 and b"Plyhall" in response.read()
+        status, games = http_json(port, "/api/games")
+        assert status == 200 and isinstance(games, (list, dict))
+    finally:
+        stop(proc)

@@ -16,8 +16,6 @@ import ssl
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from redis.asyncio.connection import parse_url
-
 log = logging.getLogger("plyhall.cluster")
 
 Command = Sequence[bytes | str | int]
@@ -57,6 +55,8 @@ async def read_reply(reader: asyncio.StreamReader) -> Any:
 
 async def connect(url: str, timeout: float = 2.0) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A connection to the Redis of ``url`` (redis://, rediss://, unix://), authenticated and on its database."""
+    from redis.asyncio.connection import parse_url  # the cluster extra: a server without --cluster needs no redis
+
     options = parse_url(url)
     if "path" in options:
         opened = asyncio.open_unix_connection(options["path"])
