@@ -28,8 +28,9 @@ import numpy as np
 from common import ROOT, script_parser
 
 from bots import TimeBudget, make_bot
+from bots.engine.connect4.book import after, wins_at_once
 from bots.engine.connect4.master import warm_up
-from bots.engine.connect4.position import CELLS, drop, from_moves, playable, winning_squares
+from bots.engine.connect4.position import CELLS, from_moves
 from bots.engine.connect4.solver import STOPPED, new_solver_tables, solver_negamax
 from protocol.games import GAMES
 
@@ -55,11 +56,10 @@ def read_positions(folder: Path) -> dict[int, list[tuple[str, int]]]:
 
 def judge(moves: str, score: int, column: int, tables: object, seconds: float) -> str:
     """Whether dropping in ``column`` (0-based) after ``moves`` is optimal, keeps the outcome, or changes it."""
-    board, full, stones = from_moves(moves)
-    position, mask = np.uint64(board), np.uint64(full)
-    if playable(mask) & winning_squares(position, mask) & np.uint64(0x7F << (7 * column)):
+    position, mask, stones = from_moves(moves)
+    if wins_at_once(position, mask, column):
         return OPTIMAL if score == (CELLS + 1 - stones) // 2 else KEPT  # a win at once is the fastest
-    child, child_mask = (np.uint64(value) for value in drop(position, mask, column))
+    child, child_mask = (np.uint64(value) for value in after(position, mask, column))
     deadline = time.perf_counter() + seconds
 
     def at_most(bound: int) -> bool | None:

@@ -25,6 +25,7 @@ import argparse
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -100,11 +101,13 @@ def layer(plies: int, start: Start = EMPTY) -> list[tuple[int, int]]:
     return found
 
 
-def move_score(position: int, mask: int, stones: int, column: int, scores: dict[int, int]) -> int | None:
-    """The exact score of dropping in ``column``, from the book ``scores`` (None: the book lacks it)."""
+def move_score(position: int, mask: int, stones: int, column: int,
+               lookup: Callable[[int], int | None]) -> int | None:
+    """The exact score of dropping in ``column``, the position after it scored by ``lookup`` (a book key to
+    its score, None when the book lacks it; then so is the move's)."""
     if wins_at_once(position, mask, column):
         return (CELLS + 1 - stones) // 2
-    child = scores.get(book_key(*after(position, mask, column)))
+    child = lookup(book_key(*after(position, mask, column)))
     return None if child is None else -child
 
 
@@ -173,7 +176,7 @@ def build(plies: int, scores: dict[int, int], start: Start = EMPTY) -> dict[int,
     book = dict(scores)
     for stones in range(plies - 1, start[2] - 1, -1):
         for position, mask in layer(stones, start):
-            values = [move_score(position, mask, stones, c, book) for c in open_columns(mask)]
+            values = [move_score(position, mask, stones, c, book.get) for c in open_columns(mask)]
             if None in values:
                 raise ValueError(f"the layer of {plies} stones is not complete: run generate first")
             book[book_key(position, mask)] = max(values)  # every position has a move: none is full this early
@@ -201,7 +204,10 @@ class Book:
 
     def score(self, position: int, mask: int) -> int | None:
         """The exact score of a position for the side to move, or None when the book does not hold it."""
-        key = np.uint64(book_key(position, mask))
+        return self._score_of(book_key(position, mask))
+
+    def _score_of(self, key_value: int) -> int | None:
+        key = np.uint64(key_value)
         index = int(np.searchsorted(self.keys, key))
         if index < len(self.keys) and self.keys[index] == key:
             return int(self.scores[index])
@@ -212,11 +218,7 @@ class Book:
         the position after some move."""
         best: tuple[int, int] | None = None
         for column in sorted(open_columns(mask), key=lambda c: abs(2 * c - (WIDTH - 1))):
-            if wins_at_once(position, mask, column):
-                score: int | None = (CELLS + 1 - stones) // 2
-            else:
-                child = self.score(*after(position, mask, column))
-                score = None if child is None else -child
+            score = move_score(position, mask, stones, column, self._score_of)
             if score is None:
                 return None
             if best is None or score > best[1]:
