@@ -21,13 +21,25 @@ Games start from the 30 placements of ``../shared/data/santorini/opening_positio
 (each played twice, seats swapped), so the set-up is not part of the test.
 Prints master's wins, draws (none in Santorini), losses and score with a 95%
 Wilson interval, and its results moving first and second.
+
+The PUCT opponent's value and priors are the master's own evaluation and
+ordering hint, so a change to them changes the opponent too. To measure such a
+change against an opponent that stays put, ``--master-from OTHER_CHECKOUT``
+plays the master of another checkout (its ``bots`` package, loaded under
+another name) against this checkout's opponent.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import functools
+import importlib
+import importlib.util
 import random
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from common import ROOT, script_parser
@@ -244,14 +256,35 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
     return move_of[best], simulations
 
 
-def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, guided: bool
-              ) -> tuple[int, int, int, int]:
-    """One game from ``opening``, master in seat ``index % 2``: ``(master's seat, the winner (-1: none), MCTS's
-    simulations in all, MCTS's moves)``."""
+CANDIDATE = "candidate_bots"
+"""The name another checkout's ``bots`` package is loaded under (see ``--master-from``)."""
+
+
+@functools.cache
+def master_class(checkout: str | None) -> Any:
+    """``SantoriniMaster`` of this checkout (``None``) or of the checkout at ``checkout``, whose ``bots`` package
+    is loaded as :data:`CANDIDATE` beside this one's (its own relative imports stay within it)."""
+    if checkout is None:
+        return SantoriniMaster
+    package = Path(checkout) / "bots"
+    spec = importlib.util.spec_from_file_location(CANDIDATE, package / "__init__.py",
+                                                  submodule_search_locations=[str(package)])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no bots package in {checkout}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[CANDIDATE] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(f"{CANDIDATE}.engine.santorini.master").SantoriniMaster
+
+
+def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, guided: bool,
+              master_from: str | None = None) -> tuple[int, int, int, int]:
+    """One game from ``opening``, master (this checkout's, or ``master_from``'s) in seat ``index % 2``:
+    ``(master's seat, the winner (-1: none), MCTS's simulations in all, MCTS's moves)``."""
     game = get_game("santorini")
     state = game.start(*opening)
     master_seat = index % 2
-    bot = SantoriniMaster(seed=seed)
+    bot = master_class(master_from)(seed=seed)
     bot.new_game()
     budget = TimeBudget(per_move=seconds)
     sims = moves = 0
@@ -279,12 +312,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--opponent", choices=("puct", "uct"), default="puct",
                         help="puct: guided by the master's evaluation (default); uct: random playouts")
+    parser.add_argument("--master-from", metavar="CHECKOUT", type=Path,
+                        help="play the master of another checkout against this checkout's opponent")
     args = parser.parse_args(argv)
     guided = args.opponent == "puct"
     if args.games < 2 or args.games % 2 or args.time_per_move <= 0 or args.jobs < 1:
         parser.error("--games must be even and at least 2, --time-per-move above 0, --jobs at least 1")
     if not OPENINGS.is_file():
         parser.error(f"{OPENINGS} not found (the shared data folder sits beside the checkout)")
+    master_from = None
+    if args.master_from is not None:
+        if not (args.master_from / "bots" / "engine" / "santorini" / "master.py").is_file():
+            parser.error(f"--master-from: {args.master_from} is not a Plyhall checkout (no bots/engine/santorini)")
+        master_from = str(args.master_from.resolve())
+        print(f"master from {master_from}, opponent from {ROOT}", flush=True)
+        master_class(master_from)(seed=0).new_game()  # compile it here first, as below
     openings = [o.moves for o in parse_openings(OPENINGS.read_text(), "santorini", source=str(OPENINGS))]
     # Load compiled code in this process first (the workers load it from numba's cache).
     mcts_move(from_state(get_game("santorini").start(*openings[0])), 0.0, 0, guided)
@@ -293,7 +335,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(play_game, i, openings[(i // 2) % len(openings)], args.time_per_move, args.seed + i,
-                               guided)
+                               guided, master_from)
                    for i in range(args.games)]
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             results.append(future.result())
