@@ -7,6 +7,7 @@ positions a few stones after a fixed opening, where every value is quick to chec
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -171,3 +172,63 @@ def _legal(moves: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return state[state.rindex(")") + 2] != "Z"
+
+
+def test_a_killed_generation_stops_its_workers(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) on the generate command ends its worker processes too, instead of leaving them
+    solving on their own (they used to go on, orphaned, after the command was gone)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc")
+    # two jobs on the 5-stone layer after "44": positions that take seconds each, so it is still running
+    command = subprocess.Popen([sys.executable, "-m", "bots.engine.connect4.book", "generate", "--plies", "5",
+                                "--from", "44", "--work", str(tmp_path), "--jobs", "2"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        workers: set[int] = set()
+        for _ in range(600):  # up to a minute for the pool (and multiprocessing's resource tracker) to start
+            workers = _children(command.pid)
+            if len(workers) >= 3 or command.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert command.poll() is None and len(workers) >= 3, "the generation did not start its workers"
+        command.send_signal(signal.SIGTERM)
+        assert command.wait(timeout=60) != 0
+        for _ in range(300):
+            if not any(_alive(pid) for pid in workers):
+                break
+            time.sleep(0.1)
+        assert not [pid for pid in workers if _alive(pid)], "workers outlived the generate command"
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait()
+        for pid in workers:  # a failed run stops what it started all the same
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -232,6 +233,10 @@ def shipped_book() -> Book | None:
     return Book.load(BOOK_FILE) if BOOK_FILE.exists() else None
 
 
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``generate`` and ``build`` commands (see the module's notes)."""
     parser = argparse.ArgumentParser(prog="python -m bots.engine.connect4.book", description=__doc__,
@@ -251,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     if not start[2] <= args.plies <= start[2] + 12 or args.jobs < 1:
         parser.error("--plies must be at most 12 beyond --from's stones (0 without it), --jobs at least 1")
     if args.command == "generate":
+        # A plain kill (SIGTERM) ends the command through SystemExit, so that the pool stops its workers on
+        # the way out instead of leaving them solving, orphaned; what they wrote is kept and resumed from.
+        signal.signal(signal.SIGTERM, _exit_on_signal)
         started = time.perf_counter()
         left = generate(args.plies, args.work, args.jobs, start)
         print(f"{'done' if not left else f'{left} positions left'} after {time.perf_counter() - started:.0f} s")
