@@ -90,7 +90,8 @@ def test_every_value_of_a_small_book_is_the_solvers(small_book: tuple[Path, dict
     assert checked == set(values)
 
 
-def test_generation_goes_on_where_it_was_stopped(small_book: tuple[Path, dict[int, int]], tmp_path: Path) -> None:
+def test_generation_goes_on_where_it_was_stopped(small_book: tuple[Path, dict[int, int]], tmp_path: Path,
+                                                 capfd: pytest.CaptureFixture[str]) -> None:
     work, _ = small_book
     solved = read_layer(PLIES, work)
     # a generation killed half way: half the lines, the last one cut short
@@ -101,6 +102,10 @@ def test_generation_goes_on_where_it_was_stopped(small_book: tuple[Path, dict[in
         build(PLIES, read_layer(PLIES, tmp_path), start)
     assert generate(PLIES, tmp_path, jobs=1, start=start) == 0
     assert read_layer(PLIES, tmp_path) == solved
+    total = len(layer(PLIES, start))
+    err = capfd.readouterr().err  # the progress line counts what the killed run had done, and ends at 0 left
+    assert f"{len(lines)} solved already" in err and f"job 0: {total} of {total} solved" in err
+    assert err.rstrip().endswith("about 0 s left")
 
 
 def test_the_book_gives_proven_optimal_moves(small_book: tuple[Path, dict[int, int]], tmp_path: Path,

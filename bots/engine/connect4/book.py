@@ -13,7 +13,8 @@ win, the slowest loss) wherever the book holds the positions after every move.
     python -m bots.engine.connect4.book build --plies 8 --work DIR --out FILE
 
 ``generate`` solves the deepest layer into ``DIR`` (one file a job, a line a
-position, appended as it goes: stop it any time and run it again to go on);
+position, appended as it goes: stop it any time, with ``kill`` or Ctrl-C, and run
+it again to go on; each job says how far it is, and its time left, every minute);
 ``build`` backs the scores up to the empty board and writes the book (``.npz``:
 sorted keys and their scores). ``master`` loads the book shipped beside this
 module (``connect4_book.npz``) when it is there.
@@ -115,6 +116,10 @@ def move_score(position: int, mask: int, stones: int, column: int,
 # --- Generating ------------------------------------------------------------------------------------------
 
 
+PROGRESS_SECONDS = 60.0
+"""A generating job says how far it is at least this often (and every 200 positions)."""
+
+
 def _solve_chunk(job: int, jobs: int, plies: int, work: Path, done: set[int], start: Start = EMPTY) -> int:
     """Solve this job's share of the layer (every ``jobs``-th block, skipping ``done``); returns how many."""
     from .master import warm_up
@@ -130,23 +135,34 @@ def _solve_chunk(job: int, jobs: int, plies: int, work: Path, done: set[int], st
     if path.exists():  # a line cut short when the last run was killed goes (read_layer skipped it too)
         text = path.read_bytes()
         path.write_bytes(text[: text.rfind(b"\n") + 1])
+    mine = [(book_key(position, mask), position, mask) for index, (position, mask) in enumerate(positions)
+            if (index // block) % jobs == job]
+    todo = [entry for entry in mine if entry[0] not in done]
+    reported = started
     with path.open("a") as out:
-        for index, (position, mask) in enumerate(positions):
-            if (index // block) % jobs != job:
-                continue
-            key = book_key(position, mask)
-            if key in done:
-                continue
+        for key, position, mask in todo:
             tables.counters[NODES] = 0
             tables.counters[STOPPED] = 0
             score, _ = solve(np.uint64(position), np.uint64(mask), plies, tables, np.inf)
             out.write(f"{key} {score}\n")
             out.flush()
             solved += 1
-            if solved % 200 == 0:
-                rate = solved / (time.perf_counter() - started)
-                print(f"job {job}: {solved} solved ({rate:.2f} a second)", file=sys.stderr, flush=True)
+            now = time.perf_counter()
+            if solved % 200 == 0 or now - reported >= PROGRESS_SECONDS or solved == len(todo):
+                reported = now
+                left = (len(todo) - solved) * (now - started) / solved
+                print(f"job {job}: {len(mine) - len(todo) + solved} of {len(mine)} solved, "
+                      f"{solved / (now - started):.2f} a second, about {duration(left)} left",
+                      file=sys.stderr, flush=True)
     return solved
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` for people: "40 s", "12 min", "3 h 20 min"."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
 
 
 def read_layer(plies: int, work: Path) -> dict[int, int]:
