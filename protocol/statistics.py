@@ -17,12 +17,15 @@ stronger side the expected score ``1 / (1 + 10 ** (-D / 400))``:
 ``sprt``
     the sequential probability ratio test of cutechess-cli (and fishtest's
     legacy BayesElo SPRT): log-likelihood ratio, bounds and decision.
+``format_duration``
+    a time left as progress lines print it (a tournament's standings, the
+    Connect Four book's generator).
 
 Elo for a whole field of entrants (a maximum-likelihood fit) is the
 tournaments' own: ``server.tournament.ratings``.
 
-This module lives in ``protocol`` because both the client (``plyhall match``)
-and the server (tournaments) use it and ``protocol`` is the one package both
+This module lives in ``protocol`` because both the client (``plyhall match``,
+the bots) and the server (tournaments) use it and ``protocol`` is the one package both
 may import; it imports nothing else of Plyhall's.
 """
 
@@ -41,6 +44,18 @@ Z95 = NormalDist().inv_cdf(0.975)
 def finite_or_none(value: float) -> float | None:
     """``value`` for JSON: ``None`` in place of infinities and NaN, which JSON cannot hold."""
     return value if math.isfinite(value) else None
+
+
+def format_duration(seconds: float) -> str:
+    """``"2h 05m"``, ``"12m 30s"`` or ``"45s"``."""
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"
 
 
 def wilson_interval(score: float, games: int, z: float = Z95) -> tuple[float, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -231,6 +232,20 @@ def read_until(proc: subprocess.Popen, text: str | list[str], timeout: float = 6
     finally:
         watchdog.cancel()
     raise AssertionError(f"the process ended before it said {text!r}:\n{''.join(lines)}{proc.stderr.read()}")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, as Linux's /proc lists them."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
 
 
 def start_server(db: Path, port: int, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen:

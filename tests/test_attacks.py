@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
 import socket
@@ -30,7 +29,7 @@ from websockets.exceptions import InvalidStatus
 from client.sdk import Client, ServerError
 from tests.cluster_nodes import NODES, NodeUrls, next_url
 from tests.conftest import free_port
-from tests.helpers import plyhall, start_server, stop, wait_until
+from tests.helpers import child_pids, plyhall, start_server, stop, wait_until
 
 ORGANISER = "organiser-secret"
 
@@ -335,19 +334,6 @@ async def _house_seat(player: Client, room: str) -> str:
             return seats[1]
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
 async def test_a_house_bot_that_ends_frees_its_seat_its_name_is_never_reused_and_its_secret_is_not_on_its_command_line(
         serve):
     server = serve("--house-bots", "2", "--grace", "1")
@@ -355,8 +341,8 @@ async def test_a_house_bot_that_ends_frees_its_seat_its_name_is_never_reused_and
     leaver, _ = await login(url, "leaver", "127.0.0.2")
     first = (await leaver.request({"type": "create_room", "game": "connect4", "opponent": "random"}))["room"]
     bot_name = await _house_seat(leaver, first["name"])
-    await wait_until(lambda: _children(server.proc.pid), "the house bot process starts")
-    bots = _children(server.proc.pid)
+    await wait_until(lambda: child_pids(server.proc.pid), "the house bot process starts")
+    bots = child_pids(server.proc.pid)
     for pid in bots:
         with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
             argv = cmdline.read().split(b"\0")
@@ -364,7 +350,7 @@ async def test_a_house_bot_that_ends_frees_its_seat_its_name_is_never_reused_and
             secret = [v for v in environ.read().split(b"\0") if v.startswith(b"PLYHALL_SECRET=")]
         assert secret and secret[0].split(b"=", 1)[1] not in b" ".join(argv) and b"--secret" not in argv
     await leaver.close()  # the player goes before the game starts (or at once after)
-    await wait_until(lambda: not _children(server.proc.pid), "the house bot stops once nobody plays it", 60)
+    await wait_until(lambda: not child_pids(server.proc.pid), "the house bot stops once nobody plays it", 60)
     newcomer, _ = await login(url, "newcomer", "127.0.0.3")
     second = (await newcomer.request({"type": "create_room", "game": "connect4", "opponent": "random"}))["room"]
     new_bot = await _house_seat(newcomer, second["name"])

@@ -20,6 +20,7 @@ from bots.engine.connect4.master import Connect4Master
 from bots.engine.connect4.position import CELLS, from_moves, has_four
 from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve
 from protocol.games import GAMES
+from tests.helpers import child_pids
 
 GAME = GAMES["connect4"]
 OPENING = "1234567123"
@@ -105,7 +106,7 @@ def test_generation_goes_on_where_it_was_stopped(small_book: tuple[Path, dict[in
     total = len(layer(PLIES, start))
     err = capfd.readouterr().err  # the progress line counts what the killed run had done, and ends at 0 left
     assert f"{len(lines)} solved already" in err and f"job 0: {total} of {total} solved" in err
-    assert err.rstrip().endswith("about 0 s left")
+    assert err.rstrip().endswith("about 0s left")
 
 
 def test_the_book_gives_proven_optimal_moves(small_book: tuple[Path, dict[int, int]], tmp_path: Path,
@@ -179,20 +180,6 @@ def _legal(moves: str) -> bool:
     return True
 
 
-def _children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text()
@@ -218,7 +205,7 @@ def test_a_killed_generation_stops_its_workers(tmp_path: Path) -> None:
     try:
         workers: set[int] = set()
         for _ in range(600):  # up to a minute for the pool (and multiprocessing's resource tracker) to start
-            workers = _children(command.pid)
+            workers = set(child_pids(command.pid))
             if len(workers) >= 3 or command.poll() is not None:
                 break
             time.sleep(0.1)

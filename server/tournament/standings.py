@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.statistics import format_duration
+
 from .ratings import DEFAULT_PRIOR, Rating, elo_ratings
 from .results import ScoredGame
 from .tally import Crosstable, Scorecard, entrant_names, tally
@@ -152,18 +154,6 @@ class Standings:
 def _number(value: float) -> str:
     """Points as people write them: ``5``, ``5.5``, ``20.25``."""
     return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
-def format_duration(seconds: float) -> str:
-    """``"2h 05m"``, ``"12m 30s"`` or ``"45s"``."""
-    seconds = max(0, int(round(seconds)))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h {minutes:02d}m"
-    if minutes:
-        return f"{minutes}m {secs:02d}s"
-    return f"{secs}s"
 
 
 def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (), *,

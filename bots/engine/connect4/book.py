@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from protocol.statistics import format_duration
+
 from .position import CELLS, HEIGHT, WIDTH, column_mask, from_moves, playable, winning_squares
 
 BOOK_FILE = Path(__file__).with_name("connect4_book.npz")
@@ -152,17 +154,9 @@ def _solve_chunk(job: int, jobs: int, plies: int, work: Path, done: set[int], st
                 reported = now
                 left = (len(todo) - solved) * (now - started) / solved
                 print(f"job {job}: {len(mine) - len(todo) + solved} of {len(mine)} solved, "
-                      f"{solved / (now - started):.2f} a second, about {duration(left)} left",
+                      f"{solved / (now - started):.2f} a second, about {format_duration(left)} left",
                       file=sys.stderr, flush=True)
     return solved
-
-
-def duration(seconds: float) -> str:
-    """``seconds`` for people: "40 s", "12 min", "3 h 20 min"."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
 
 
 def read_layer(plies: int, work: Path) -> dict[int, int]:
