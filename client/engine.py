@@ -275,11 +275,16 @@ class EnginePlayer(Player):
         if self._process is not None:
             self._process.stop()
         self._process = EngineProcess(self.argv, self.say)
-        self.identity = handshake(self._process, self.start_timeout)
         self._game = None
-        games = self.identity.games
-        if games and self.game_id is not None and self.game_id not in games:
-            raise EngineError(f"the engine {self.identity.name} plays {', '.join(games)}, not {self.game_id}")
+        try:
+            self.identity = handshake(self._process, self.start_timeout)
+            games = self.identity.games
+            if games and self.game_id is not None and self.game_id not in games:
+                raise EngineError(f"the engine {self.identity.name} plays only {' '.join(games)} (its 'id games' "
+                                  f"line), not {self.game_id}: start the bot for one of those games")
+        except EngineError:  # a failed start stops the engine here: no process is left running unasked
+            self.close()
+            raise
 
     def warm_up(self) -> str | None:
         """Start the engine and wait for its ``ready``: it is warm before the bot logs in."""

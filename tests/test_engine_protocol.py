@@ -8,10 +8,12 @@ engines when their compilers are present.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import pytest
 from client.engine import EngineError, EnginePlayer, split_command
 from client.player import GameResult, NoMove, Resign, Turn
 from protocol.games import GAMES
-from tests.helpers import http_json, plyhall, running_server
+from tests.helpers import child_pids, http_json, plyhall, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = Path(__file__).resolve().parent / "engines" / "fake_engine.py"
@@ -179,10 +181,21 @@ def test_an_engine_that_stops_reading_loses_on_time_and_never_blocks_the_bot(sai
 def test_an_engine_that_will_not_start_is_a_clear_error(said: list[str]) -> None:
     with pytest.raises(EngineError, match=r"exited with code 5 before it said 'ready'.*failing at start"):
         EnginePlayer(fake("--exit-at-start", "5"), "connect4", say=said.append).warm_up()
+    before = set(threading.enumerate())
     never = EnginePlayer(fake("--never-ready"), "connect4", say=said.append, start_timeout=0.5)
     with pytest.raises(EngineError, match="did not say 'ready' within 0.5 s"):
         never.warm_up()
-    never.close()
+    with pytest.raises(EngineError, match=r"plays only quarto santorini \(its 'id games' line\), not connect4"):
+        EnginePlayer(fake("--games", "quarto santorini"), "connect4", say=said.append).warm_up()
+    # the failed start stopped the engine it started (and its pipe threads): nothing is left running
+    assert not [pid for pid in child_pids(os.getpid()) if str(FAKE) in Path(f"/proc/{pid}/cmdline").read_text()]
+    def pipe_threads() -> list[threading.Thread]:
+        return [t for t in set(threading.enumerate()) - before if t.name.startswith("engine-")]
+
+    ended = time.monotonic() + 10
+    while pipe_threads() and time.monotonic() < ended:  # they end once they read the closed pipes' ends
+        time.sleep(0.05)
+    assert not pipe_threads()
     with pytest.raises(ValueError, match="not on PATH"):
         split_command("no-such-engine-anywhere --fast")
     with pytest.raises(ValueError, match="does not exist"):

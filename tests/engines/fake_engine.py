@@ -3,6 +3,7 @@ first legal move it is given (or a random one), and misbehaves on purpose as its
 
     python fake_engine.py [--log FILE] [--coords C] [--crash-at-move N] [--crash-once MARKER]
                           [--hang-at-move N] [--illegal N] [--exit-at-start CODE] [--never-ready] [--deaf]
+                          [--games 'G ...']
 
 Every line it reads is appended to the log file, so a test can check what the driver sent.
 """
@@ -28,6 +29,7 @@ def main() -> int:
     parser.add_argument("--never-ready", action="store_true")
     parser.add_argument("--deaf", action="store_true", help="after 'ready', never read its input again")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--games", help="say in the handshake that it plays only these games")
     args = parser.parse_args()
     log = Path(args.log).open("a", encoding="utf-8") if args.log else None
     rng = random.Random(args.seed)
@@ -51,6 +53,8 @@ def main() -> int:
         word, _, rest = line.partition(" ")
         if word == "plyhall":
             print("id name fake-engine\nid author tests\n" f"coords {args.coords}\noption legal", flush=True)
+            if args.games:
+                print(f"id games {args.games}", flush=True)
             if args.never_ready:
                 print("info not getting ready", flush=True)
                 continue
