@@ -104,3 +104,35 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
     report = yield
     setattr(item, f"report_{report.when}", report)
     return report
+
+
+CRASH_RERUNS = 1
+"""How many times a test whose worker process died under it is run again on a fresh worker."""
+_crashed: dict[str, int] = {}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: object) -> None:
+    """A pytest-xdist worker that dies (a C extension's fault, from whatever the process ran before) takes
+    down the test it was running at the time, which need not be the culprit: run that test once more on a
+    fresh worker. A test that kills its worker again fails, and every rerun is listed in the summary."""
+    _crashed[crashitem] = _crashed.get(crashitem, 0) + 1
+    if _crashed[crashitem] > CRASH_RERUNS:
+        return  # it failed as a crash
+    sched.mark_test_pending(crashitem)  # type: ignore[attr-defined]
+    report.outcome = "rerun"  # type: ignore[assignment]
+
+
+def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    """A test run again after its worker died shows as R (and 'rerun' in the counts), neither passed nor failed."""
+    if report.outcome == "rerun":
+        return "rerun", "R", "RERUN (its worker died)"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name the tests whose worker died under them, so that a rare crash is seen even when the rerun passed."""
+    if _crashed:
+        terminalreporter.write_sep("=", "worker crashes (the test running was run once more, on a fresh worker)")
+        for nodeid, count in _crashed.items():
+            terminalreporter.write_line(f"{nodeid}: its worker died {count} time(s)")
