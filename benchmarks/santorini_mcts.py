@@ -15,7 +15,10 @@ matter most in Santorini, taken from the MCTS literature:
 
 Each move it runs simulations until its time is up (the full ``T``; the master
 keeps a margin of its own and thinks ``T - min(0.15, T/4)``), from a fresh tree,
-and plays the most visited child. Its simulations a second are printed.
+and plays the most visited child. Its simulations a second are printed. With
+``--equal-thinking`` it thinks as long as the master does (``T`` less the
+master's margin, as a tree search sending its moves over a network would
+have to keep one too): the same thinking time for both, not the same clock.
 
 Games start from the 30 placements of ``../shared/data/santorini/opening_positions.txt``
 (each played twice, seats swapped), so the set-up is not part of the test.
@@ -46,6 +49,7 @@ from common import ROOT, script_parser
 from numba import njit
 
 from bots.base import TimeBudget
+from bots.engine.budget import thinking_seconds
 from bots.engine.santorini.evaluation import evaluate, game_result, generate_moves, order_hint
 from bots.engine.santorini.master import SantoriniMaster
 from bots.engine.santorini.position import (
@@ -277,8 +281,17 @@ def master_class(checkout: str | None) -> Any:
     return importlib.import_module(f"{CANDIDATE}.engine.santorini.master").SantoriniMaster
 
 
+def mcts_seconds(seconds: float, equal_thinking: bool) -> float:
+    """How long the tree search thinks a move when the clock gives ``seconds`` a move: all of it, or with
+    ``equal_thinking`` as long as the master (``seconds`` less its margin)."""
+    if not equal_thinking:
+        return seconds
+    master = SantoriniMaster  # its thinking time: what EngineBot.choose gives its search
+    return thinking_seconds(TimeBudget(per_move=seconds), master.DEFAULT_SECONDS, master.OVERSHOOT) - master.OVERHEAD
+
+
 def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, guided: bool,
-              master_from: str | None = None) -> tuple[int, int, int, int]:
+              master_from: str | None = None, equal_thinking: bool = False) -> tuple[int, int, int, int]:
     """One game from ``opening``, master (this checkout's, or ``master_from``'s) in seat ``index % 2``:
     ``(master's seat, the winner (-1: none), MCTS's simulations in all, MCTS's moves)``."""
     game = get_game("santorini")
@@ -294,7 +307,8 @@ def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, g
             move = bot.choose(state, budget)
         else:
             array = from_state(state)
-            code, count = mcts_move(array, time.perf_counter() + seconds, rng.randrange(2**31), guided)
+            code, count = mcts_move(array, time.perf_counter() + mcts_seconds(seconds, equal_thinking),
+                                    rng.randrange(2**31), guided)
             move = to_reference(array, code)
             sims += count
             moves += 1
@@ -314,6 +328,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="puct: guided by the master's evaluation (default); uct: random playouts")
     parser.add_argument("--master-from", metavar="CHECKOUT", type=Path,
                         help="play the master of another checkout against this checkout's opponent")
+    parser.add_argument("--equal-thinking", action="store_true",
+                        help="the tree search thinks as long as the master (the move's time less the master's "
+                             "margin) rather than the whole move's time")
     args = parser.parse_args(argv)
     guided = args.opponent == "puct"
     if args.games < 2 or args.games % 2 or args.time_per_move <= 0 or args.jobs < 1:
@@ -335,7 +352,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(play_game, i, openings[(i // 2) % len(openings)], args.time_per_move, args.seed + i,
-                               guided, master_from)
+                               guided, master_from, args.equal_thinking)
                    for i in range(args.games)]
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             results.append(future.result())
@@ -349,9 +366,11 @@ def main(argv: list[str] | None = None) -> None:
     first = [r for r in results if r[0] == 0]
     second = [r for r in results if r[0] == 1]
     sims = sum(r[2] for r in results) / max(1, sum(r[3] for r in results))
+    thinks = mcts_seconds(args.time_per_move, args.equal_thinking)
     print(f"\nSantorini: master against {args.opponent.upper()} "
-          f"({sims / args.time_per_move:,.0f} simulations a second, "
-          f"{sims:,.0f} a move), {args.time_per_move} s a move each")
+          f"({sims / thinks:,.0f} simulations a second, {sims:,.0f} a move), {args.time_per_move} s a move each; "
+          f"{args.opponent.upper()} thinks {thinks:.3g} s a move"
+          + (", as long as the master" if args.equal_thinking else ", the whole move"))
     print(f"won {won}  drawn {drawn}  lost {lost}  score {score:.3f}  95% interval {low:.3f} to {high:.3f}")
     print(f"moving first: {sum(r[1] == 0 for r in first)}-{len(first) - sum(r[1] == 0 for r in first)}; "
           f"moving second: {sum(r[1] == 1 for r in second)}-{len(second) - sum(r[1] == 1 for r in second)} "
