@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 
 import pytest
 
-from bots import LEVELS, MAX_MINIMAX_DEPTH, Bot, BotConfigError, TimeBudget, make_bot, parse_level
+from bots import LEVELS, LEVELS_HELP, MAX_MINIMAX_DEPTH, Bot, BotConfigError, TimeBudget, make_bot, parse_level
 from bots.base import MIN_THINK_SECONDS
 from protocol.games import GAMES
 
@@ -90,6 +92,13 @@ def test_unknown_levels_are_refused_with_the_accepted_ones(level: object) -> Non
     message = str(info.value)
     assert "unknown level" in message
     assert "random, novice, minimax-N (N = 1..8)" in message
+
+
+@pytest.mark.parametrize("command", ["match", "play", "bot"])
+def test_the_commands_that_take_a_level_list_every_level_in_their_help(command: str) -> None:
+    out = subprocess.run([sys.executable, "-m", "client.cli", command, "--help"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert LEVELS_HELP in " ".join(out.stdout.split()) and "master" in LEVELS_HELP
 
 
 def test_unknown_game_is_refused_with_the_games() -> None:

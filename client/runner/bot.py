@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from bots import LEVELS_HELP
 from client.engine import START_TIMEOUT
 from client.play_loop import describe_rating
 from client.sdk import DEFAULT_URL, GameResult, Player, RunOptions, Turn, run_player
@@ -68,7 +69,7 @@ def register(subparsers: Any) -> None:
                     "(a seek): two bots seeking the same game are paired at once, whatever order they start in. "
                     "With --room it joins that room, creating it if needed.")
     parser.add_argument("--game", choices=sorted(GAMES), help="game to play (required, but for --warm-up)")
-    parser.add_argument("--level", help=f"bot level: {LEVELS} (default random)")
+    parser.add_argument("--level", help=f"bot level: {LEVELS_HELP} (default random)")
     parser.add_argument("--engine", metavar="CMD",
                         help="play with your own engine program, in any language, speaking the stdio engine protocol "
                              "(docs/ENGINE-PROTOCOL.md), e.g. --engine ./my-engine or --engine 'java -cp out Greedy'; "
@@ -104,9 +105,6 @@ def register(subparsers: Any) -> None:
                              "the first game of a fresh install then starts at once (every bot also warms up before "
                              "it logs in)")
     parser.set_defaults(func=run_bot)
-
-
-LEVELS = "random, novice, minimax-N (N = 1..8), master"
 
 
 def run_bot(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from bots import LEVELS_HELP
 from protocol.statistics import wilson_interval
 
 
@@ -460,14 +461,14 @@ def register(subparsers: Any) -> None:
         help="play local games between two bot levels",
         description=(
             "Play local games between bot level A and bot level B, without a server. "
-            "The levels swap seats every game. Levels: random, novice, minimax-N (N = 1..8)."
+            f"The levels swap seats every game. Levels: {LEVELS_HELP}."
         ),
     )
     from protocol.games import GAMES
 
     parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
     parser.add_argument("level_a", metavar="LEVEL_A",
-                        help="level of bot A: random, novice, minimax-N (N = 1..8) or master")
+                        help=f"level of bot A: {LEVELS_HELP}")
     parser.add_argument("level_b", metavar="LEVEL_B", help="level of bot B (the same choices)")
     parser.add_argument("--games", type=_at_least_one, default=10, help="number of games (default 10)")
     parser.add_argument(

@@ -20,6 +20,8 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+from bots import LEVELS_HELP
+
 MOVES_SHOWN = 200
 """At most this many legal moves are listed at once (the Amazons have 2,176 at the start)."""
 
@@ -155,13 +157,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "play",
         help="play a bot in the terminal",
-        description="Play one game against a bot in the terminal. Levels: random, novice, minimax-N (N = 1..8).",
+        description=f"Play one game against a bot in the terminal. Levels: {LEVELS_HELP}.",
     )
     from protocol.games import GAMES
 
     parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
     parser.add_argument("--level", default="minimax-2",
-                        help="the bot's level: random, novice, minimax-N (N = 1..8) or master (default minimax-2)")
+                        help=f"the bot's level: {LEVELS_HELP} (default minimax-2)")
     parser.add_argument("--seat", type=_seat, default=0, help="your seat: 0 moves first (default), 1 second")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random choices")
     parser.set_defaults(func=run)
