@@ -281,12 +281,12 @@ def master_class(checkout: str | None) -> Any:
     return importlib.import_module(f"{CANDIDATE}.engine.santorini.master").SantoriniMaster
 
 
-def mcts_seconds(seconds: float, equal_thinking: bool) -> float:
+def mcts_seconds(seconds: float, equal_thinking: bool, master: Any = SantoriniMaster) -> float:
     """How long the tree search thinks a move when the clock gives ``seconds`` a move: all of it, or with
-    ``equal_thinking`` as long as the master (``seconds`` less its margin)."""
+    ``equal_thinking`` as long as ``master`` (``seconds`` less its margin: what ``EngineBot.choose`` gives
+    its search)."""
     if not equal_thinking:
         return seconds
-    master = SantoriniMaster  # its thinking time: what EngineBot.choose gives its search
     return thinking_seconds(TimeBudget(per_move=seconds), master.DEFAULT_SECONDS, master.OVERSHOOT) - master.OVERHEAD
 
 
@@ -300,6 +300,7 @@ def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, g
     bot = master_class(master_from)(seed=seed)
     bot.new_game()
     budget = TimeBudget(per_move=seconds)
+    thinks = mcts_seconds(seconds, equal_thinking, type(bot))
     sims = moves = 0
     rng = random.Random(seed)
     while game.outcome(state) is None:
@@ -307,8 +308,7 @@ def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, g
             move = bot.choose(state, budget)
         else:
             array = from_state(state)
-            code, count = mcts_move(array, time.perf_counter() + mcts_seconds(seconds, equal_thinking),
-                                    rng.randrange(2**31), guided)
+            code, count = mcts_move(array, time.perf_counter() + thinks, rng.randrange(2**31), guided)
             move = to_reference(array, code)
             sims += count
             moves += 1

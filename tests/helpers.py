@@ -234,6 +234,17 @@ def read_until(proc: subprocess.Popen, text: str | list[str], timeout: float = 6
     raise AssertionError(f"the process ended before it said {text!r}:\n{''.join(lines)}{proc.stderr.read()}")
 
 
+def poll_until(condition: Callable[[], bool], timeout: float, every: float = 0.1) -> bool:
+    """Call ``condition`` until it is true or ``timeout`` seconds have passed; its last answer. The timeout
+    only bounds a wait for something another process or thread does: the caller's assertion decides."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)
+    return True
+
+
 def child_pids(pid: int) -> list[int]:
     """The processes whose parent is ``pid``, as Linux's /proc lists them."""
     found = []

@@ -7,7 +7,6 @@ positions a few stones after a fixed opening, where every value is quick to chec
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ from bots.engine.connect4.master import Connect4Master
 from bots.engine.connect4.position import CELLS, from_moves, has_four
 from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve
 from protocol.games import GAMES
-from tests.helpers import child_pids
+from tests.helpers import child_pids, poll_until
 
 GAME = GAMES["connect4"]
 OPENING = "1234567123"
@@ -204,18 +203,17 @@ def test_a_killed_generation_stops_its_workers(tmp_path: Path) -> None:
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         workers: set[int] = set()
-        for _ in range(600):  # up to a minute for the pool (and multiprocessing's resource tracker) to start
-            workers = set(child_pids(command.pid))
-            if len(workers) >= 3 or command.poll() is not None:
-                break
-            time.sleep(0.1)
+
+        def started() -> bool:
+            workers.clear()
+            workers.update(child_pids(command.pid))
+            return len(workers) >= 3 or command.poll() is not None
+
+        poll_until(started, timeout=60)  # for the pool (and multiprocessing's resource tracker) to start
         assert command.poll() is None and len(workers) >= 3, "the generation did not start its workers"
         command.send_signal(signal.SIGTERM)
         assert command.wait(timeout=60) != 0
-        for _ in range(300):
-            if not any(_alive(pid) for pid in workers):
-                break
-            time.sleep(0.1)
+        poll_until(lambda: not any(_alive(pid) for pid in workers), timeout=30)
         assert not [pid for pid in workers if _alive(pid)], "workers outlived the generate command"
     finally:
         if command.poll() is None:

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ import pytest
 from client.engine import EngineError, EnginePlayer, split_command
 from client.player import GameResult, NoMove, Resign, Turn
 from protocol.games import GAMES
-from tests.helpers import child_pids, http_json, plyhall, running_server
+from tests.helpers import child_pids, http_json, plyhall, poll_until, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = Path(__file__).resolve().parent / "engines" / "fake_engine.py"
@@ -53,12 +52,7 @@ def said() -> list[str]:
 def relayed(said: list[str], text: str, within: float = 10.0) -> bool:
     """True once a line holding ``text`` reached the bot's log: the engine's stderr is relayed by a thread of
     its own, so a line may land a moment after the move it explains (``within`` seconds at most)."""
-    deadline = time.monotonic() + within
-    while not any(text in line for line in said):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
+    return poll_until(lambda: any(text in line for line in said), timeout=within, every=0.01)
 
 
 def test_handshake_and_position_block(tmp_path: Path, said: list[str]) -> None:
@@ -192,9 +186,7 @@ def test_an_engine_that_will_not_start_is_a_clear_error(said: list[str]) -> None
     def pipe_threads() -> list[threading.Thread]:
         return [t for t in set(threading.enumerate()) - before if t.name.startswith("engine-")]
 
-    ended = time.monotonic() + 10
-    while pipe_threads() and time.monotonic() < ended:  # they end once they read the closed pipes' ends
-        time.sleep(0.05)
+    poll_until(lambda: not pipe_threads(), timeout=10)  # they end once they read the closed pipes' ends
     assert not pipe_threads()
     with pytest.raises(ValueError, match="not on PATH"):
         split_command("no-such-engine-anywhere --fast")
