@@ -50,7 +50,7 @@ from numba import njit
 
 from bots.base import TimeBudget
 from bots.engine.budget import thinking_seconds
-from bots.engine.santorini.evaluation import evaluate, game_result, generate_moves, order_hint
+from bots.engine.santorini.evaluation import evaluate, game_result, generate_moves, order_hints
 from bots.engine.santorini.master import SantoriniMaster
 from bots.engine.santorini.position import (
     NEIGHBOUR,
@@ -131,18 +131,20 @@ def _playout(state: np.ndarray, moves: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _leaf_value(state: np.ndarray, moves: np.ndarray, priors: np.ndarray) -> tuple[float, int]:
+def _leaf_value(state: np.ndarray, moves: np.ndarray, priors: np.ndarray, hints: np.ndarray) -> tuple[float, int]:
     """PUCT's leaf: ``(value for the side to move, moves)``; the moves (the search's, pruned exactly) into
-    ``moves`` with softmax priors of the search's ordering hint into ``priors`` (0 moves: decided)."""
+    ``moves`` with softmax priors of the search's ordering hints (``hints``: scratch) into ``priors`` (0 moves:
+    decided)."""
     result = game_result(state)
     if result == WIN:
         return 1.0, 0
     if result == LOSS:
         return 0.0, 0
     n = generate_moves(state, moves)
+    order_hints(state, moves, n, hints)
     top = -1e9
     for i in range(n):
-        priors[i] = order_hint(state, moves[i]) / PRIOR_TEMPERATURE
+        priors[i] = hints[i] / PRIOR_TEMPERATURE
         top = max(top, priors[i])
     total = 0.0
     for i in range(n):
@@ -178,6 +180,7 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
     prior = np.zeros(CAPACITY, np.float64)
     priors = np.zeros(MAX_MOVES, np.float64)
     moves = np.zeros(MAX_MOVES, np.int32)
+    hints = np.zeros(MAX_MOVES, np.int64)
     scratch = np.zeros(MAX_MOVES, np.int32)
     path = np.zeros(512, np.int32)
     simulations = 0
@@ -219,7 +222,7 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
         winner = -1
         leaf = -1.0  # PUCT: the leaf's value for its side to move
         if guided:
-            leaf, n = _leaf_value(state, moves, priors)
+            leaf, n = _leaf_value(state, moves, priors, hints)
             if n > 0 and used + n <= CAPACITY:
                 used = _add_children(node, n, used, moves, priors, first, count, move_of, prior)
         elif rules_result(state) == LOSS:

@@ -9,7 +9,23 @@ import numpy as np
 import pytest
 
 from bots.base import TimeBudget
-from bots.engine.santorini.evaluation import evaluate, game_result, generate_moves, order_hint, search
+from bots.engine.santorini.evaluation import (
+    CENTRE,
+    CENTRE_POINTS,
+    HEIGHT_POINTS,
+    LEVEL_TWO_POINTS,
+    MOBILITY_POINTS,
+    STEP_UP_POINTS,
+    TEMPO_POINTS,
+    THREAT_POINTS,
+    TRAPPED_POINTS,
+    evaluate,
+    game_result,
+    generate_moves,
+    order_hint,
+    order_hints,
+    search,
+)
 from bots.engine.santorini.master import SantoriniMaster
 from bots.engine.santorini.position import (
     MAX_MOVES,
@@ -24,7 +40,7 @@ from bots.engine.santorini.position import (
     undo,
 )
 from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN, Searcher, make_search
-from protocol.games.santorini import NO_WORKER, SANTORINI, SantoriniState, WorkerTurn
+from protocol.games.santorini import NEIGHBOURS, NO_WORKER, SANTORINI, SantoriniState, WorkerTurn
 from tests.engine_helpers import engine_moves, random_game_states
 
 GAME = SANTORINI
@@ -158,6 +174,54 @@ def test_searched_moves_drop_only_moves_that_lose_at_once(states: list[Santorini
         for code in set(legal) - set(searched):
             after = GAME.apply(state, to_reference(array, code))
             assert can_win_at_once(after), (state, to_reference(array, code))
+
+
+@pytest.mark.parametrize("states", [PLAYED, SET_UP], ids=["played", "set-up"])
+def test_order_hints_at_once_are_the_hints_move_by_move(states: list[SantoriniState]) -> None:
+    hints = np.zeros(MAX_MOVES, np.int64)
+    for state in states:
+        if state.result is not None:
+            continue
+        array = from_state(state)
+        moves = np.zeros(MAX_MOVES, np.int64)
+        n = generate_moves(array, moves)
+        order_hints(array, moves, n, hints)
+        assert list(hints[:n]) == [order_hint(array, move) for move in moves[:n]], state
+
+
+def reference_evaluation(state: SantoriniState) -> int:
+    """The evaluation's terms counted square by square over the reference position (see its constants)."""
+    levels, workers = state.levels, state.workers
+    if NO_WORKER in workers:
+        return CENTRE_POINTS * sum(int(CENTRE[w]) * (1 if i // 2 == state.to_move else -1)
+                                   for i, w in enumerate(workers) if w != NO_WORKER)
+
+    def side(seat: int) -> int:
+        value = 0
+        for square in workers[2 * seat : 2 * seat + 2]:
+            height = levels[square]
+            steps = [to for to in NEIGHBOURS[square]
+                     if to not in workers and levels[to] != 4 and levels[to] <= height + 1]
+            value += int(HEIGHT_POINTS[height]) + CENTRE_POINTS * int(CENTRE[square]) + MOBILITY_POINTS * len(steps)
+            value += sum(int(STEP_UP_POINTS[height]) for to in steps if levels[to] == height + 1)
+            if height == 2:
+                value += LEVEL_TWO_POINTS * sum(levels[to] == 2 for to in steps)
+            if not steps:
+                value -= TRAPPED_POINTS
+        return value
+
+    opponent = 1 - state.to_move
+    threatened = any(levels[w] == 2 and any(levels[to] == 3 and to not in workers for to in NEIGHBOURS[w])
+                     for w in workers[2 * opponent : 2 * opponent + 2])
+    return side(state.to_move) - side(opponent) + TEMPO_POINTS - (THREAT_POINTS if threatened else 0)
+
+
+@pytest.mark.parametrize("states", [PLAYED, SET_UP], ids=["played", "set-up"])
+def test_the_evaluation_counts_what_its_weights_say(states: list[SantoriniState]) -> None:
+    """The compiled evaluation (sets of squares as bit masks) against the same terms counted one square at a time."""
+    for state in states:
+        if state.result is None:
+            assert evaluate(from_state(state)) == reference_evaluation(state), state
 
 
 # --- The master bot -------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ It is written once, here, in plain Python that numba compiles; each game plugs
 in its own compiled functions over its own state (a small numpy array the game
 mutates in place): ``generate_moves``, ``play``, ``undo``, ``key``, ``evaluate``,
 ``game_result`` and ``order_hint``, whose stand-ins below say what each must do,
-and optionally ``extend`` (forcing moves whose replies cost no depth).
+and optionally ``extend`` (forcing moves whose replies cost no depth) and
+``order_hints`` (every move's ``order_hint`` at once, when that is quicker).
 Moves are small non-negative ints below the game's ``move_space`` (they index
 the history table). ``make_search`` turns those functions into one
 compiled ``search`` for the game, and :class:`Searcher` holds its memory.
@@ -298,6 +299,15 @@ def extend(state: Any) -> bool:
     raise NotImplementedError
 
 
+def order_hints(state: Any, moves: np.ndarray, n: int, hints: np.ndarray) -> None:
+    """Optional hook: write ``order_hint(state, moves[i])`` into ``hints[i]`` for the first ``n`` moves, all at once.
+
+    Where a game's hints share work across a node's moves (what stands where, worked out once),
+    this is quicker than asking ``order_hint`` move by move, which the default does; the values must
+    be the same."""
+    raise NotImplementedError
+
+
 EXTEND_BELOW_PLY = 32
 """Forcing moves are extended only this near the root (a bound on how long a line can grow)."""
 
@@ -309,13 +319,20 @@ KILLER_BONUS = 1 << 30
 HINT_WEIGHT = 1 << 20
 
 
+def hint_each_move(state: Any, moves: np.ndarray, n: int, hints: np.ndarray) -> None:
+    """The default ``order_hints`` hook: ``order_hint`` move by move."""
+    for i in range(n):
+        hints[i] = order_hint(state, moves[i])
+
+
 def score_moves(state: Any, ply: int, n: int, table_move: int, work: Workspace) -> None:
     """Ordering scores for this ply's moves: table move, killers, game hint, then history."""
     moves, scores = work.moves[ply], work.scores[ply]
     killers = work.killers[ply]
+    order_hints(state, moves, n, scores)
     for i in range(n):
         move = moves[i]
-        score = order_hint(state, move) * HINT_WEIGHT + work.history[move]
+        score = scores[i] * HINT_WEIGHT + work.history[move]
         if move == table_move:
             score += TABLE_MOVE_BONUS
         elif move == killers[0] or move == killers[1]:
@@ -485,9 +502,11 @@ def bring_to_front(moves: np.ndarray, n: int, move: int) -> None:
 
 # --- Specialising the search for a game ----------------------------------------------------------
 
-GAME_TEMPLATES = (score_moves, move_value, negamax, search, search_window)
+GAME_TEMPLATES = (hint_each_move, score_moves, move_value, negamax, search, search_window)
 """The functions above that call a game's functions: compiled anew for each game."""
-INLINED = frozenset({"move_value"})
+TEMPLATE_HOOKS = {"order_hints": "hint_each_move"}
+"""Optional hooks whose stand-in is a template (it calls the game's other functions)."""
+INLINED = frozenset({"move_value", "hint_each_move"})
 """Templates compiled into their callers (numba's ``inline="always"``), never as functions of their own.
 ``move_value`` and ``negamax`` call each other, and numba crashes (a segmentation fault) loading cached
 functions that recurse through one another; inlined, ``negamax`` only calls itself, as before, and the
@@ -514,9 +533,10 @@ def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[i
     and must return scalars; keep scratch space in the state array instead.
     """
     missing = [name for name in HOOKS if name not in hooks]
-    unknown = [name for name in hooks if name not in HOOKS and name not in OPTIONAL_HOOKS]
+    optional = [*OPTIONAL_HOOKS, *TEMPLATE_HOOKS]
+    unknown = [name for name in hooks if name not in HOOKS and name not in optional]
     if missing or unknown:
-        raise TypeError(f"make_search needs exactly {', '.join(HOOKS)} (and may take {', '.join(OPTIONAL_HOOKS)}); "
+        raise TypeError(f"make_search needs exactly {', '.join(HOOKS)} (and may take {', '.join(optional)}); "
                         f"missing {missing}, unknown {unknown}")
     hooks = {**OPTIONAL_HOOKS, **hooks}
     namespace = dict(globals())
@@ -528,6 +548,9 @@ def make_search(game: str, **hooks: Callable[..., Any]) -> Callable[..., tuple[i
         function.__doc__ = template.__doc__
         inline = "always" if template.__name__ in INLINED else "never"
         namespace[template.__name__] = njit(cache=True, _nrt=False, inline=inline)(function)
+        for hook, stand_in in TEMPLATE_HOOKS.items():
+            if hook not in hooks and template.__name__ == stand_in:
+                namespace[hook] = namespace[stand_in]
     compiled = namespace["search"]
     compiled.window = namespace["search_window"]  # see Searcher.window
     return compiled

@@ -18,20 +18,25 @@ from numba import njit
 from ..search import LOSS, RUNNING, WIN, make_search
 from .position import (
     ADJACENT,
-    DOME,
+    CLIMBED,
+    DIRECTION,
     NEIGHBOUR,
+    NEIGHBOUR_MASK,
     PLACE_BASE,
     SQUARES,
     TO_MOVE,
     WIN_BASE,
     WORKERS,
-    can_step,
+    count_squares,
     key,
     legal_moves,
+    level_masks,
+    lowest_square,
     occupied,
     play,
-    rules_result,
+    reach,
     undo,
+    worker_mask,
 )
 
 CENTRE = np.array(
@@ -84,27 +89,20 @@ def climb_targets(state: np.ndarray, seat: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def can_block(state: np.ndarray, seat: int, target: int) -> bool:
-    """True when some turn of ``seat`` domes ``target`` (or stands on it without climbing there from 2)."""
+def climb_squares(state: np.ndarray, seat: int, workers: int, m3: int) -> int:
+    """The free level-3 squares next to ``seat``'s workers on level 2 (``workers``, ``m3``: see ``level_masks``)."""
+    squares = 0
     base = WORKERS + 2 * seat
     for worker in range(2):
         frm = state[base + worker]
-        for step in range(8):
-            to = NEIGHBOUR[frm, step]
-            if to < 0 or not can_step(state, frm, to):
-                continue
-            if to == target:
-                if state[frm] == 3:
-                    return True  # only in a set-up position: a step across from level 3 blocks
-                continue
-            if ADJACENT[to, target]:
-                return True
-    return False
+        if frm >= 0 and state[frm] == 2:
+            squares |= NEIGHBOUR_MASK[frm] & m3
+    return squares & ~workers
 
 
 @njit(cache=True)
 def generate_moves(state: np.ndarray, moves: np.ndarray) -> int:
-    """The moves worth searching: :func:`legal_moves` less those that lose at once.
+    """The moves worth searching: :func:`legal_moves` less those that lose at once, in the same order.
 
     A climb onto level 3 is the only move needed when there is one. Otherwise,
     when the opponent threatens such a climb, only the moves that dome its
@@ -112,87 +110,111 @@ def generate_moves(state: np.ndarray, moves: np.ndarray) -> int:
     raises a square to level 3 next to an opponent's worker on level 2 hands
     it the win. When every move loses, all of them are kept.
     """
-    n = legal_moves(state, moves)
-    if n == 0 or moves[0] >= PLACE_BASE:
-        return n
-    for i in range(n):
-        if WIN_BASE <= moves[i] < PLACE_BASE:
-            moves[0] = moves[i]
-            return 1
     seat = state[TO_MOVE]
     mine = WORKERS + 2 * seat
-    count, target = climb_targets(state, 1 - seat)
-    other = WORKERS + 2 * (1 - seat)
-    high0 = state[state[other]] == 2
-    high1 = state[state[other + 1]] == 2
-    kept = 0
-    for i in range(n):
-        move = moves[i]
-        frm = state[mine + move // 64]
-        to = NEIGHBOUR[frm, (move // 8) % 8]
-        build = NEIGHBOUR[to, move % 8]
-        if count > 0:
-            keep = build == target or to == target
-        else:
-            keep = not (
-                state[build] == 2
-                and ((high0 and ADJACENT[state[other], build]) or (high1 and ADJACENT[state[other + 1], build]))
-            )
-        if keep:
-            moves[kept] = move
-            kept += 1
-    if kept == 0:
+    if state[mine] < 0:
         return legal_moves(state, moves)
-    return kept
+    m1, m2, m3, m4 = level_masks(state)
+    workers = worker_mask(state)
+    steps0 = reach(state[mine], state[state[mine]], workers, m2, m3, m4)
+    steps1 = reach(state[mine + 1], state[state[mine + 1]], workers, m2, m3, m4)
+    for worker in range(2):  # a climb onto level 3, the first of them in legal_moves' order
+        frm = state[mine + worker]
+        climbs = (steps0 if worker == 0 else steps1) & m3
+        if state[frm] == 2 and climbs:
+            moves[0] = WIN_BASE + worker * 8 + DIRECTION[frm, lowest_square(climbs)]
+            return 1
+    other = WORKERS + 2 * (1 - seat)
+    targets = climb_squares(state, 1 - seat, workers, m3)
+    target = -1
+    if targets:
+        first = state[other]  # the target is a square of the first worker that has one, as searched before
+        own = NEIGHBOUR_MASK[first] & m3 & ~workers if state[first] == 2 else 0
+        target = lowest_square(own if own else targets)
+    handing = 0  # raising these to level 3 would hand the opponent a climb
+    for worker in range(2):
+        square = state[other + worker]
+        if square >= 0 and state[square] == 2:
+            handing |= NEIGHBOUR_MASK[square] & m2
+    n = 0
+    for worker in range(2):
+        frm = state[mine + worker]
+        steps = steps0 if worker == 0 else steps1
+        free = ~m4 & ~(workers & ~(1 << frm))  # where to build once this worker has stepped
+        while steps:
+            to = lowest_square(steps)
+            steps &= steps - 1
+            builds = NEIGHBOUR_MASK[to] & free
+            if target >= 0:
+                if to != target:
+                    builds &= 1 << target
+            else:
+                builds &= ~handing
+            code = worker * 64 + DIRECTION[frm, to] * 8
+            while builds:
+                build = lowest_square(builds)
+                builds &= builds - 1
+                moves[n] = code + DIRECTION[to, build]
+                n += 1
+    if n == 0:
+        return legal_moves(state, moves)
+    return n
 
 
 @njit(cache=True)
 def game_result(state: np.ndarray) -> int:
     """The search's verdict: the rules, plus a climb at hand (``WIN``) or an unstoppable one (``LOSS``)."""
-    result = rules_result(state)
-    if result != RUNNING or state[WORKERS] < 0 or state[WORKERS + 2] < 0:
-        return result
-    seat = state[TO_MOVE]
-    if climb_targets(state, seat)[0] > 0:
-        return WIN
-    count, target = climb_targets(state, 1 - seat)
-    if count == 1 and not can_block(state, seat, target):
+    if state[CLIMBED]:
         return LOSS
-    if count >= 2:
+    if state[WORKERS] < 0 or state[WORKERS + 2] < 0:
+        return RUNNING
+    seat = state[TO_MOVE]
+    m1, m2, m3, m4 = level_masks(state)
+    workers = worker_mask(state)
+    mine = WORKERS + 2 * seat
+    a, b = state[mine], state[mine + 1]
+    height_a, height_b = state[a], state[b]
+    steps_a = reach(a, height_a, workers, m2, m3, m4)
+    steps_b = reach(b, height_b, workers, m2, m3, m4)
+    if not steps_a | steps_b:
+        return LOSS  # no legal turn
+    if (height_a == 2 and steps_a & m3) or (height_b == 2 and steps_b & m3):
+        return WIN
+    targets = climb_squares(state, 1 - seat, workers, m3)
+    if not targets:
+        return RUNNING
+    if targets & (targets - 1):
         # One turn domes one square. (Only in a set-up position can a worker on level 3 step
         # across onto one threatened square and dome another: leave that to the search.)
-        mine = WORKERS + 2 * seat
-        if state[state[mine]] != 3 and state[state[mine + 1]] != 3:
-            return LOSS
-    return RUNNING
+        return RUNNING if height_a == 3 or height_b == 3 else LOSS
+    # Some worker steps next to the target and domes it (or, from level 3, steps onto it).
+    if (steps_a | steps_b) & NEIGHBOUR_MASK[lowest_square(targets)]:
+        return RUNNING
+    if (height_a == 3 and steps_a & targets) or (height_b == 3 and steps_b & targets):
+        return RUNNING
+    return LOSS
 
 
 # --- Evaluation and ordering ----------------------------------------------------------------------
 
 
 @njit(cache=True)
-def side_value(state: np.ndarray, seat: int) -> int:
+def side_value(state: np.ndarray, seat: int, workers: int, m1: int, m2: int, m3: int, m4: int) -> int:
     """Points of ``seat``'s two workers: level, climbs within reach, mobility and centrality."""
     value = 0
     base = WORKERS + 2 * seat
     for worker in range(2):
         frm = state[base + worker]
         height = state[frm]
-        value += HEIGHT_POINTS[height] + CENTRE_POINTS * CENTRE[frm]
-        mobility = 0
-        for step in range(8):
-            to = NEIGHBOUR[frm, step]
-            if to < 0 or occupied(state, to):
-                continue
-            level = state[to]
-            if level == DOME or level > height + 1:
-                continue
-            mobility += 1
-            if level == height + 1:
-                value += STEP_UP_POINTS[height]
-            elif height == 2 and level == 2:
-                value += LEVEL_TWO_POINTS
-        value += MOBILITY_POINTS * mobility
+        steps = reach(frm, height, workers, m2, m3, m4)
+        mobility = count_squares(steps)
+        value += HEIGHT_POINTS[height] + CENTRE_POINTS * CENTRE[frm] + MOBILITY_POINTS * mobility
+        if height == 0:
+            value += STEP_UP_POINTS[0] * count_squares(steps & m1)
+        elif height == 1:
+            value += STEP_UP_POINTS[1] * count_squares(steps & m2)
+        elif height == 2:
+            value += STEP_UP_POINTS[2] * count_squares(steps & m3) + LEVEL_TWO_POINTS * count_squares(steps & m2)
         if mobility == 0:
             value -= TRAPPED_POINTS
     return value
@@ -209,8 +231,11 @@ def evaluate(state: np.ndarray) -> int:
             if square >= 0:
                 value += CENTRE[square] if i // 2 == seat else -CENTRE[square]
         return CENTRE_POINTS * value
-    value = side_value(state, seat) - side_value(state, 1 - seat) + TEMPO_POINTS
-    if climb_targets(state, 1 - seat)[0] > 0:
+    m1, m2, m3, m4 = level_masks(state)
+    workers = worker_mask(state)
+    value = (side_value(state, seat, workers, m1, m2, m3, m4)
+             - side_value(state, 1 - seat, workers, m1, m2, m3, m4) + TEMPO_POINTS)
+    if climb_squares(state, 1 - seat, workers, m3):
         value -= THREAT_POINTS
     return value
 
@@ -247,6 +272,47 @@ def order_hint(state: np.ndarray, move: int) -> int:
 
 
 @njit(cache=True)
+def order_hints(state: np.ndarray, moves: np.ndarray, n: int, hints: np.ndarray) -> None:
+    """:func:`order_hint` of each of the first ``n`` moves, what stands where worked out once for them all."""
+    if n == 0:
+        return
+    if moves[0] >= WIN_BASE:  # placements, or the one winning climb
+        for i in range(n):
+            hints[i] = order_hint(state, moves[i])
+        return
+    m1, m2, m3, m4 = level_masks(state)
+    seat = state[TO_MOVE]
+    mine = WORKERS + 2 * seat
+    other = WORKERS + 2 * (1 - seat)
+    near_high = 0  # next to an opponent on level 2 or higher
+    for i in range(2):
+        square = state[other + i]
+        if square >= 0 and state[square] >= 2:
+            near_high |= NEIGHBOUR_MASK[square]
+    for i in range(n):
+        move = moves[i]
+        if move >= WIN_BASE:
+            hints[i] = order_hint(state, move)
+            continue
+        frm = state[mine + move // 64]
+        to = NEIGHBOUR[frm, (move // 8) % 8]
+        bit = 1 << NEIGHBOUR[to, move % 8]
+        height = state[to]
+        hint = 4 * height + 3 * (height - state[frm])
+        if bit & m3:
+            if bit & near_high:
+                hint += 30
+        elif bit & m2:
+            if bit & near_high:
+                hint -= 20
+            elif height == 2:
+                hint += 8
+        elif bit & m1 and height >= 1:
+            hint += 2
+        hints[i] = hint
+
+
+@njit(cache=True)
 def extend(state: np.ndarray) -> bool:
     """A forcing move: it left the side to move facing a climb onto level 3, which it must dome."""
     return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and climb_targets(state, 1 - state[TO_MOVE])[0] > 0
@@ -254,6 +320,6 @@ def extend(state: np.ndarray) -> bool:
 
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
-    game_result=game_result, order_hint=order_hint, extend=extend,
+    game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend,
 )
 """The shared search, compiled for Santorini."""

@@ -58,6 +58,18 @@ for _square in range(SQUARES):
         if _other >= 0:
             ADJACENT[_square, _other] = True
 
+NEIGHBOUR_MASK = np.zeros(SQUARES, np.int64)
+"""``NEIGHBOUR_MASK[square]``: the squares next to ``square`` as a 25-bit mask (the search's sets of squares)."""
+DIRECTION = np.full((SQUARES, SQUARES), -1, np.int64)
+"""``DIRECTION[square, other]``: the direction from ``square`` to its neighbour ``other`` (-1: not neighbours).
+Directions grow with the square they lead to, so a mask's squares lowest first are its directions in order."""
+for _square in range(SQUARES):
+    for _d, _other in enumerate(NEIGHBOUR[_square]):
+        if _other >= 0:
+            NEIGHBOUR_MASK[_square] |= 1 << _other
+            DIRECTION[_square, _other] = _d
+assert all(np.all(np.diff(row[row >= 0]) > 0) for row in NEIGHBOUR)  # the order DIRECTION's note relies on
+
 _rng = np.random.default_rng(20240521)
 ZOBRIST_LEVEL = _rng.integers(0, np.iinfo(np.uint64).max, (SQUARES, 5), dtype=np.uint64, endpoint=True)
 ZOBRIST_LEVEL[:, 0] = 0
@@ -249,3 +261,58 @@ def rules_result(state: np.ndarray) -> int:
             if to >= 0 and can_step(state, frm, to):
                 return RUNNING
     return LOSS
+
+
+# --- Sets of squares, for the search ----------------------------------------------------------------
+# The search's hot paths (verdicts, evaluation, move generation) work on 25-bit masks of squares
+# built once per call from the levels, rather than square by square.
+
+
+@njit(cache=True)
+def level_masks(state: np.ndarray) -> tuple[int, int, int, int]:
+    """The squares at level 1, 2 and 3 and the domes, as masks."""
+    m1 = m2 = m3 = m4 = 0
+    for square in range(SQUARES):
+        level = state[square]
+        m1 |= int(level == 1) << square
+        m2 |= int(level == 2) << square
+        m3 |= int(level == 3) << square
+        m4 |= int(level == DOME) << square
+    return m1, m2, m3, m4
+
+
+@njit(cache=True)
+def worker_mask(state: np.ndarray) -> int:
+    """The squares the placed workers stand on."""
+    mask = 0
+    for i in range(4):
+        square = state[WORKERS + i]
+        if square >= 0:
+            mask |= 1 << square
+    return mask
+
+
+@njit(cache=True)
+def reach(frm: int, height: int, workers: int, m2: int, m3: int, m4: int) -> int:
+    """The squares a worker on ``frm`` at ``height`` may step onto (``workers``, ``m2``.. as above)."""
+    squares = NEIGHBOUR_MASK[frm] & ~workers & ~m4
+    if height == 0:
+        return squares & ~(m2 | m3)
+    if height == 1:
+        return squares & ~m3
+    return squares
+
+
+@njit(cache=True)
+def count_squares(mask: int) -> int:
+    """How many squares a mask holds (a population count of 25 bits)."""
+    mask = mask - ((mask >> 1) & 0x55555555)
+    mask = (mask & 0x33333333) + ((mask >> 2) & 0x33333333)
+    mask = (mask + (mask >> 4)) & 0x0F0F0F0F
+    return ((mask * 0x01010101) >> 24) & 0xFF
+
+
+@njit(cache=True)
+def lowest_square(mask: int) -> int:
+    """The lowest square of a non-empty mask."""
+    return count_squares((mask & -mask) - 1)
