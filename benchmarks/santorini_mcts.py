@@ -294,15 +294,17 @@ def mcts_seconds(seconds: float, equal_thinking: bool, master: Any = SantoriniMa
 
 
 def play_game(index: int, opening: tuple[str, ...], seconds: float, seed: int, guided: bool,
-              master_from: str | None = None, equal_thinking: bool = False) -> tuple[int, int, int, int]:
+              master_from: str | None = None, equal_thinking: bool = False,
+              master_seconds: float | None = None) -> tuple[int, int, int, int]:
     """One game from ``opening``, master (this checkout's, or ``master_from``'s) in seat ``index % 2``:
-    ``(master's seat, the winner (-1: none), MCTS's simulations in all, MCTS's moves)``."""
+    ``(master's seat, the winner (-1: none), MCTS's simulations in all, MCTS's moves)``. The master's clock
+    gives it ``master_seconds`` a move when set (time odds), else ``seconds`` like its opponent."""
     game = get_game("santorini")
     state = game.start(*opening)
     master_seat = index % 2
     bot = master_class(master_from)(seed=seed)
     bot.new_game()
-    budget = TimeBudget(per_move=seconds)
+    budget = TimeBudget(per_move=seconds if master_seconds is None else master_seconds)
     thinks = mcts_seconds(seconds, equal_thinking, type(bot))
     sims = moves = 0
     rng = random.Random(seed)
@@ -334,10 +336,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--equal-thinking", action="store_true",
                         help="the tree search thinks as long as the master (the move's time less the master's "
                              "margin) rather than the whole move's time")
+    parser.add_argument("--master-time-per-move", type=float, metavar="SECONDS",
+                        help="time odds: the master's seconds a move (default: --time-per-move, as its opponent)")
     args = parser.parse_args(argv)
     guided = args.opponent == "puct"
     if args.games < 2 or args.games % 2 or args.time_per_move <= 0 or args.jobs < 1:
         parser.error("--games must be even and at least 2, --time-per-move above 0, --jobs at least 1")
+    if args.master_time_per_move is not None and args.master_time_per_move <= 0:
+        parser.error("--master-time-per-move must be above 0")
     if not OPENINGS.is_file():
         parser.error(f"{OPENINGS} not found (the shared data folder sits beside the checkout)")
     master_from = None
@@ -355,7 +361,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(play_game, i, openings[(i // 2) % len(openings)], args.time_per_move, args.seed + i,
-                               guided, master_from, args.equal_thinking)
+                               guided, master_from, args.equal_thinking, args.master_time_per_move)
                    for i in range(args.games)]
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             results.append(future.result())
@@ -371,9 +377,11 @@ def main(argv: list[str] | None = None) -> None:
     sims = sum(r[2] for r in results) / max(1, sum(r[3] for r in results))
     thinks = mcts_seconds(args.time_per_move, args.equal_thinking)
     print(f"\nSantorini: master against {args.opponent.upper()} "
-          f"({sims / thinks:,.0f} simulations a second, {sims:,.0f} a move), {args.time_per_move} s a move each; "
-          f"{args.opponent.upper()} thinks {thinks:.3g} s a move"
-          + (", as long as the master" if args.equal_thinking else ", the whole move"))
+          f"({sims / thinks:,.0f} simulations a second, {sims:,.0f} a move), "
+          + (f"{args.time_per_move} s a move each; " if args.master_time_per_move is None else
+             f"master {args.master_time_per_move} s a move, {args.opponent.upper()} {args.time_per_move} s; ")
+          + f"{args.opponent.upper()} thinks {thinks:.3g} s a move"
+          + (", the master's thinking time at that clock" if args.equal_thinking else ", the whole move"))
     print(f"won {won}  drawn {drawn}  lost {lost}  score {score:.3f}  95% interval {low:.3f} to {high:.3f}")
     print(f"moving first: {sum(r[1] == 0 for r in first)}-{len(first) - sum(r[1] == 0 for r in first)}; "
           f"moving second: {sum(r[1] == 1 for r in second)}-{len(second) - sum(r[1] == 1 for r in second)} "
