@@ -40,10 +40,12 @@ import importlib
 import importlib.util
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 from common import ROOT, script_parser
 from numba import njit
@@ -265,6 +267,8 @@ def mcts_move(root: np.ndarray, deadline: float, seed: int, guided: bool) -> tup
 
 CANDIDATE = "candidate_bots"
 """The name another checkout's ``bots`` package is loaded under (see ``--master-from``)."""
+CANDIDATE_CACHE = Path(tempfile.gettempdir()) / "plyhall-candidate-numba-cache"
+"""Where numba caches the other checkout's compiled functions (by their source's full path)."""
 
 
 @functools.cache
@@ -280,8 +284,15 @@ def master_class(checkout: str | None) -> Any:
         raise ImportError(f"no bots package in {checkout}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[CANDIDATE] = module
-    spec.loader.exec_module(module)
-    return importlib.import_module(f"{CANDIDATE}.engine.santorini.master").SantoriniMaster
+    # numba would cache the candidate's compiled functions beside its sources, under this other package
+    # name, and that checkout would then fail to load its own cache: keep them in a folder of their own.
+    cache_dir = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(CANDIDATE_CACHE)
+    try:
+        spec.loader.exec_module(module)
+        return importlib.import_module(f"{CANDIDATE}.engine.santorini.master").SantoriniMaster
+    finally:
+        numba.config.CACHE_DIR = cache_dir
 
 
 def mcts_seconds(seconds: float, equal_thinking: bool, master: Any = SantoriniMaster) -> float:
