@@ -20,8 +20,10 @@ from bots.engine.santorini.evaluation import (
     THREAT_POINTS,
     TRAPPED_POINTS,
     evaluate,
+    extend,
     game_result,
     generate_moves,
+    legal,
     order_hint,
     order_hints,
     search,
@@ -187,6 +189,35 @@ def test_order_hints_at_once_are_the_hints_move_by_move(states: list[SantoriniSt
         n = generate_moves(array, moves)
         order_hints(array, moves, n, hints)
         assert list(hints[:n]) == [order_hint(array, move) for move in moves[:n]], state
+
+
+@pytest.mark.parametrize("states", [PLAYED, SET_UP], ids=["played", "set-up"])
+def test_legal_says_which_move_codes_are_legal(states: list[SantoriniState]) -> None:
+    """The search tries killers from other positions before generating a node's moves: ``legal`` must
+    accept exactly the codes ``legal_moves`` lists, out of every code there is."""
+    for state in states:
+        if state.result is not None:
+            continue
+        array = from_state(state)
+        codes = set(engine_moves(array, legal_moves, MAX_MOVES))
+        assert {code for code in range(MOVE_SPACE) if legal(array, code)} == codes, state
+
+
+def test_trying_killers_before_generating_changes_no_value() -> None:
+    """The search with the ``legal`` hook (table move and killers before the node's moves) finds the same
+    values as without it."""
+    plain = make_search("santorini_plain", generate_moves=generate_moves, play=play, undo=undo, key=key,
+                        evaluate=evaluate, game_result=game_result, order_hint=order_hint, order_hints=order_hints,
+                        extend=extend)
+    compared = 0
+    for state in PLAYED[::40]:
+        if state.result is not None:
+            continue
+        staged = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=16).think(from_state(state), float("inf"), 4)
+        generated = Searcher(plain, MAX_MOVES, MOVE_SPACE, table_bits=16).think(from_state(state), float("inf"), 4)
+        assert staged.score == generated.score, state
+        compared += 1
+    assert compared >= 40
 
 
 def reference_evaluation(state: SantoriniState) -> int:

@@ -299,6 +299,22 @@ def extend(state: Any) -> bool:
     raise NotImplementedError
 
 
+@njit(cache=True, inline="always")
+def never_legal(state: Any, move: int) -> bool:
+    """The default ``legal`` hook: nothing is searched before the node's moves are generated."""
+    return False
+
+
+def legal(state: Any, move: int) -> bool:
+    """Optional hook: True when ``move`` (any code below the game's move space) is legal in ``state``.
+
+    With it, the search tries the table's move and the ply's killers before generating the node's
+    moves, and a cutoff by one of them spares the generating and ordering (most cutoffs come from
+    the first move tried). A legal move that ``generate_moves`` would have pruned may be searched
+    this way: it must only prune moves that do not change the node's value."""
+    raise NotImplementedError
+
+
 def order_hints(state: Any, moves: np.ndarray, n: int, hints: np.ndarray) -> None:
     """Optional hook: write ``order_hint(state, moves[i])`` into ``hints[i]`` for the first ``n`` moves, all at once.
 
@@ -368,16 +384,43 @@ def negamax(
     if value != NO_VALUE:
         return value
 
+    original_alpha = alpha
+    best, best_move = -INFINITY, NO_MOVE
+    # The table's move and the killers first, before generating the rest (games with a ``legal`` hook).
+    tried0, tried1, tried2 = NO_MOVE, NO_MOVE, NO_MOVE
+    tried = 0
+    for k in range(3):
+        move = table_move if k == 0 else work.killers[ply][k - 1]
+        if move == NO_MOVE or move == tried0 or move == tried1 or not legal(state, move):
+            continue
+        score = move_value(state, move, tried == 0, depth, alpha, beta, ply, table, work, deadline)
+        if work.counters[STOPPED]:
+            return 0
+        if tried == 0:
+            tried0 = move
+        else:
+            tried1 = move if tried == 1 else tried1
+            tried2 = move if tried == 2 else tried2
+        tried += 1
+        if score > best:
+            best, best_move = score, move
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    remember_cutoff(work, ply, move, depth)
+                    store(table, position, depth, best, original_alpha, beta, best_move, ply)
+                    return best
+
     n = generate_moves(state, work.moves[ply])
     if n == 0:
         return LOSS * (MATE - ply)  # no legal turn loses (Amazons, Santorini)
     score_moves(state, ply, n, table_move, work)
 
-    original_alpha = alpha
-    best, best_move = -INFINITY, NO_MOVE
     for i in range(n):
         move = pick_next(work, ply, i, n)
-        score = move_value(state, move, i == 0, depth, alpha, beta, ply, table, work, deadline)
+        if tried and (move == tried0 or move == tried1 or move == tried2):
+            continue
+        score = move_value(state, move, best == -INFINITY, depth, alpha, beta, ply, table, work, deadline)
         if work.counters[STOPPED]:
             return 0
         if score > best:
@@ -513,7 +556,7 @@ functions that recurse through one another; inlined, ``negamax`` only calls itse
 search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
-OPTIONAL_HOOKS = {"extend": never_extend}
+OPTIONAL_HOOKS = {"extend": never_extend, "legal": never_legal}
 """Hooks a game may leave out, and what stands in for them."""
 
 

@@ -20,6 +20,7 @@ from .position import (
     ADJACENT,
     CLIMBED,
     DIRECTION,
+    DOME,
     NEIGHBOUR,
     NEIGHBOUR_MASK,
     PLACE_BASE,
@@ -313,6 +314,34 @@ def order_hints(state: np.ndarray, moves: np.ndarray, n: int, hints: np.ndarray)
 
 
 @njit(cache=True)
+def legal(state: np.ndarray, move: int) -> bool:
+    """True when ``move`` is a legal move code in ``state`` (any code, e.g. a killer from another position)."""
+    seat = state[TO_MOVE]
+    mine = WORKERS + 2 * seat
+    if move >= PLACE_BASE:
+        if state[mine] >= 0 or move >= PLACE_BASE + SQUARES * SQUARES:
+            return False
+        first, second = (move - PLACE_BASE) // SQUARES, (move - PLACE_BASE) % SQUARES
+        return (first < second and state[first] != DOME and state[second] != DOME
+                and not occupied(state, first) and not occupied(state, second))
+    if state[mine] < 0 or state[WORKERS + 2 * (1 - seat)] < 0:
+        return False
+    if move >= WIN_BASE:
+        frm = state[mine + (move - WIN_BASE) // 8]
+        to = NEIGHBOUR[frm, (move - WIN_BASE) % 8]
+        return to >= 0 and state[frm] == 2 and state[to] == 3 and not occupied(state, to)
+    frm = state[mine + move // 64]
+    to = NEIGHBOUR[frm, (move // 8) % 8]
+    if to < 0 or occupied(state, to):
+        return False
+    height = state[to]
+    if height == DOME or height > state[frm] + 1 or (height == 3 and state[frm] == 2):
+        return False  # (a step from level 2 onto level 3 is a winning climb, which has its own code)
+    build = NEIGHBOUR[to, move % 8]
+    return build >= 0 and state[build] != DOME and (build == frm or not occupied(state, build))
+
+
+@njit(cache=True)
 def extend(state: np.ndarray) -> bool:
     """A forcing move: it left the side to move facing a climb onto level 3, which it must dome."""
     return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and climb_targets(state, 1 - state[TO_MOVE])[0] > 0
@@ -320,6 +349,6 @@ def extend(state: np.ndarray) -> bool:
 
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
-    game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend,
+    game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
 )
 """The shared search, compiled for Santorini."""
