@@ -386,40 +386,34 @@ def negamax(
 
     original_alpha = alpha
     best, best_move = -INFINITY, NO_MOVE
-    # The table's move and the killers first, before generating the rest (games with a ``legal`` hook).
+    # With a ``legal`` hook, the table's move and the two killers are tried first (stages 0-2), and the
+    # node's moves are generated and ordered only when none of them made a cutoff (stage 3 on).
     tried0, tried1, tried2 = NO_MOVE, NO_MOVE, NO_MOVE
-    tried = 0
-    for k in range(3):
-        move = table_move if k == 0 else work.killers[ply][k - 1]
-        if move == NO_MOVE or move == tried0 or move == tried1 or not legal(state, move):
-            continue
-        score = move_value(state, move, tried == 0, depth, alpha, beta, ply, table, work, deadline)
-        if work.counters[STOPPED]:
-            return 0
-        if tried == 0:
-            tried0 = move
+    stage, n, i = 0, -1, 0
+    while True:
+        if stage < 3:
+            move = table_move if stage == 0 else work.killers[ply][stage - 1]
+            stage += 1
+            if move == NO_MOVE or move == tried0 or move == tried1 or not legal(state, move):
+                continue
+            if tried0 == NO_MOVE:
+                tried0 = move
+            elif tried1 == NO_MOVE:
+                tried1 = move
+            else:
+                tried2 = move
         else:
-            tried1 = move if tried == 1 else tried1
-            tried2 = move if tried == 2 else tried2
-        tried += 1
-        if score > best:
-            best, best_move = score, move
-            if score > alpha:
-                alpha = score
-                if alpha >= beta:
-                    remember_cutoff(work, ply, move, depth)
-                    store(table, position, depth, best, original_alpha, beta, best_move, ply)
-                    return best
-
-    n = generate_moves(state, work.moves[ply])
-    if n == 0:
-        return LOSS * (MATE - ply)  # no legal turn loses (Amazons, Santorini)
-    score_moves(state, ply, n, table_move, work)
-
-    for i in range(n):
-        move = pick_next(work, ply, i, n)
-        if tried and (move == tried0 or move == tried1 or move == tried2):
-            continue
+            if n < 0:
+                n = generate_moves(state, work.moves[ply])
+                if n == 0:
+                    return LOSS * (MATE - ply)  # no legal turn loses (Amazons, Santorini)
+                score_moves(state, ply, n, table_move, work)
+            if i == n:
+                break
+            move = pick_next(work, ply, i, n)
+            i += 1
+            if tried0 != NO_MOVE and (move == tried0 or move == tried1 or move == tried2):
+                continue
         score = move_value(state, move, best == -INFINITY, depth, alpha, beta, ply, table, work, deadline)
         if work.counters[STOPPED]:
             return 0
