@@ -6,8 +6,10 @@ It is written once, here, in plain Python that numba compiles; each game plugs
 in its own compiled functions over its own state (a small numpy array the game
 mutates in place): ``generate_moves``, ``play``, ``undo``, ``key``, ``evaluate``,
 ``game_result`` and ``order_hint``, whose stand-ins below say what each must do,
-and optionally ``extend`` (forcing moves whose replies cost no depth) and
-``order_hints`` (every move's ``order_hint`` at once, when that is quicker).
+and optionally ``extend`` (forcing moves whose replies cost no depth),
+``order_hints`` (every move's ``order_hint`` at once, when that is quicker) and
+``legal`` (whether a move code is legal here, so that the table's move and the
+killers are tried before the node's moves are generated).
 Moves are small non-negative ints below the game's ``move_space`` (they index
 the history table). ``make_search`` turns those functions into one
 compiled ``search`` for the game, and :class:`Searcher` holds its memory.
