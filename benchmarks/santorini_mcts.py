@@ -30,6 +30,9 @@ ordering hint, so a change to them changes the opponent too. To measure such a
 change against an opponent that stays put, ``--master-from OTHER_CHECKOUT``
 plays the master of another checkout (its ``bots`` package, loaded under
 another name) against this checkout's opponent.
+
+``--master-time-per-move S`` gives the master a longer (or shorter) clock than
+its opponent: time odds, to measure how far from equal strength it is.
 """
 
 from __future__ import annotations
