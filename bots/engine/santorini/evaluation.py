@@ -72,21 +72,19 @@ TEMPO_POINTS = 5
 
 
 @njit(cache=True)
-def climb_targets(state: np.ndarray, seat: int) -> tuple[int, int]:
-    """Free level-3 squares next to a level-2 worker of ``seat``: how many (0, 1 or 2+), and one of them."""
-    count, target = 0, -1
+def threatens_climb(state: np.ndarray, seat: int) -> bool:
+    """True when a worker of ``seat`` on level 2 stands next to a free level-3 square (no sets of squares
+    needed: the search asks this after every move, and most workers are not on level 2)."""
     base = WORKERS + 2 * seat
     for worker in range(2):
         frm = state[base + worker]
-        if state[frm] != 2:
+        if frm < 0 or state[frm] != 2:
             continue
         for step in range(8):
             to = NEIGHBOUR[frm, step]
-            if to >= 0 and state[to] == 3 and to != target and not occupied(state, to):
-                if target >= 0:
-                    return 2, target
-                count, target = 1, to
-    return count, target
+            if to >= 0 and state[to] == 3 and not occupied(state, to):
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -344,7 +342,7 @@ def legal(state: np.ndarray, move: int) -> bool:
 @njit(cache=True)
 def extend(state: np.ndarray) -> bool:
     """A forcing move: it left the side to move facing a climb onto level 3, which it must dome."""
-    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and climb_targets(state, 1 - state[TO_MOVE])[0] > 0
+    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and threatens_climb(state, 1 - state[TO_MOVE])
 
 
 search = make_search(

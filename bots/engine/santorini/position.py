@@ -305,7 +305,8 @@ def reach(frm: int, height: int, workers: int, m2: int, m3: int, m4: int) -> int
 
 @njit(cache=True)
 def count_squares(mask: int) -> int:
-    """How many squares a mask holds (a population count of 25 bits)."""
+    """How many squares a mask holds (a population count of 25 bits). Masks here are ``int64``, not the
+    ``uint64`` words of :mod:`~bots.engine.bits`: numba types a mix of the two as ``float64``."""
     mask = mask - ((mask >> 1) & 0x55555555)
     mask = (mask & 0x33333333) + ((mask >> 2) & 0x33333333)
     mask = (mask + (mask >> 4)) & 0x0F0F0F0F
