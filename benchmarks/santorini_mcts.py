@@ -41,6 +41,7 @@ import concurrent.futures
 import functools
 import importlib
 import importlib.util
+import math
 import random
 import sys
 import tempfile
@@ -354,10 +355,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="time odds: the master's seconds a move (default: --time-per-move, as its opponent)")
     args = parser.parse_args(argv)
     guided = args.opponent == "puct"
-    if args.games < 2 or args.games % 2 or args.time_per_move <= 0 or args.jobs < 1:
-        parser.error("--games must be even and at least 2, --time-per-move above 0, --jobs at least 1")
-    if args.master_time_per_move is not None and args.master_time_per_move <= 0:
-        parser.error("--master-time-per-move must be above 0")
+    if args.games < 2 or args.games % 2 or not 0 < args.time_per_move < math.inf or args.jobs < 1:
+        parser.error("--games must be even and at least 2, --time-per-move a number of seconds above 0, "
+                     "--jobs at least 1")
+    if args.master_time_per_move is not None and not 0 < args.master_time_per_move < math.inf:
+        parser.error("--master-time-per-move must be a number of seconds above 0")
     if not OPENINGS.is_file():
         parser.error(f"{OPENINGS} not found (the shared data folder sits beside the checkout)")
     master_from = None
