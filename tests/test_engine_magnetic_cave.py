@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -378,17 +379,22 @@ def exact(master: MagneticCaveMaster, position: np.ndarray) -> int | None:
     return None
 
 
+def random_running_states(seed: str, bricks: int) -> Iterator[CaveState]:
+    """Positions of random games once ``bricks`` bricks are down (games over by then are left out), endlessly."""
+    rng = random.Random(seed)
+    while True:
+        state = G.initial_state()
+        while G.outcome(state) is None and sum(1 for cell in state.board if cell) < bricks:
+            state = G.apply(state, rng.choice(G.legal_moves(state)))
+        if G.outcome(state) is None:
+            yield state
+
+
 def test_the_drawing_trap_keeps_the_draw(timed_master: MagneticCaveMaster) -> None:
     master = timed_master  # no node limit: its searches here are exact
-    rng = random.Random("cave-draw-traps")
     searcher = master._searcher
     checked = 0
-    while checked < 3:
-        state = G.initial_state()
-        while G.outcome(state) is None and sum(1 for c in state.board if c) < 46:
-            state = G.apply(state, rng.choice(G.legal_moves(state)))
-        if G.outcome(state) is not None:
-            continue
+    for state in random_running_states("cave-draw-traps", 46):
         position = from_state(state)
         searcher.clear()
         if exact(master, position) != 0:
@@ -400,3 +406,35 @@ def test_the_drawing_trap_keeps_the_draw(timed_master: MagneticCaveMaster) -> No
         after = from_state(G.apply(state, Brick(move)))
         assert game_result(after) != RUNNING or exact(master, after) == 0
         checked += 1
+        if checked == 3:
+            break
+
+
+def test_master_keeps_a_won_endgame_its_search_cannot_see_to_the_end() -> None:
+    """Near the end, master first asks a null-window search to the full board whether the game is won,
+    which answers within budgets where iterative deepening does not reach the end: master reports the win
+    as proven, and its brick keeps it. (Without that search, master's heuristic brick kept these wins too,
+    but unproven: in its games it let such wins go, see docs/ENGINES.md.)"""
+    master = MagneticCaveMaster(seed=1, node_limit=NODE_LIMIT)
+    exact_searcher = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=20)
+    for state in random_running_states("cave-settled-wins", 42):
+        position = from_state(state)
+        plies = plies_left(position)
+        exact_searcher.clear()
+        if exact_searcher.window(position, plies, -1, 1, float("inf")) <= 0:
+            continue  # not a win for the side to move
+        limited = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=20, node_limit=NODE_LIMIT)
+        if limited.window(position, plies, -1, 1, float("inf")) is None:
+            continue  # too deep for the budget either way
+        limited.clear()
+        result = limited.think(position, float("inf"), max_depth=plies)
+        if result.depth >= plies or abs(result.score) > MATE_BOUND:
+            continue  # iterative deepening solves this one within the budget: not the case looked for
+        master.new_game()
+        after = G.apply(state, master.choose(state))
+        assert master.stats()["score"] > MATE_BOUND, str(state)
+        if G.outcome(after) is None:
+            exact_searcher.clear()
+            child = from_state(after)
+            assert exact_searcher.window(child, plies_left(child), -1, 1, float("inf")) < 0, str(state)
+        break  # one such position (they take a while to find)
