@@ -23,8 +23,8 @@ import numpy as np
 from protocol.games.magnetic_cave import Brick, CaveState
 
 from ..engine_bot import EngineBot, searched
-from ..search import DRAW, NODES, RUNNING, Searcher, describe_score, table_move_at
-from ..traps import DEEP, DRAWN, solved_kind
+from ..search import DRAW, NODES, RUNNING, Searcher, describe_score
+from ..traps import DEEP, DRAWN, settle, solved_kind
 from .evaluation import generate_moves, search
 from .position import MAX_MOVES, MOVE_SPACE, from_state, game_result, key, legal_moves, play, plies_left, to_brick, undo
 
@@ -96,14 +96,12 @@ class MagneticCaveMaster(EngineBot):
         The brick is the one that search found best at the root (its table
         entry): the winning brick, or the drawing brick the traps fall back on.
         """
-        verdict = self._searcher.window(position, plies, -1, 1, start + (deadline - start) * SETTLE_SHARE)
-        if verdict is None or verdict < DRAW:
+        settled = settle(self._searcher, position, plies, start + (deadline - start) * SETTLE_SHARE,
+                         generate_moves, key, MAX_MOVES)
+        if settled is None or settled[0] < DRAW:
             return None
+        verdict, move = settled
         nodes = int(self._searcher.work.counters[NODES])
-        move = table_move_at(self._searcher.table, np.uint64(key(position)))
-        moves = np.zeros(MAX_MOVES, np.int32)
-        if move not in moves[: generate_moves(position, moves)]:
-            return None
         traps = 0
         if verdict == DRAW:
             move, traps = self._drawing_trap(position, move, deadline)

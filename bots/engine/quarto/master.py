@@ -25,8 +25,8 @@ import numpy as np
 from protocol.games.quarto import QuartoMove, QuartoState
 
 from ..engine_bot import EngineBot, searched
-from ..search import DRAW, MATE, MATE_BOUND, Searcher, describe_score, table_move_at
-from ..traps import DEEP, DRAWN, LOST, QUICK, QUICK_TIE_BREAK, SHALLOW, TIME_UP, solved_kind, trap_chance
+from ..search import DRAW, MATE, MATE_BOUND, Searcher, describe_score
+from ..traps import DEEP, DRAWN, LOST, QUICK, QUICK_TIE_BREAK, SHALLOW, TIME_UP, settle, solved_kind, trap_chance
 from .evaluation import generate_moves, search
 from .position import (
     ALL,
@@ -157,13 +157,11 @@ class QuartoMaster(EngineBot):
         move's time. A win or a loss (``None``) is left to the full search,
         whose table this search has already filled.
         """
-        verdict = self._searcher.window(position, plies, -1, 1, start + (deadline - start) * SETTLE_SHARE)
-        if verdict != DRAW:
+        settled = settle(self._searcher, position, plies, start + (deadline - start) * SETTLE_SHARE,
+                         generate_moves, key, MAX_MOVES)
+        if settled is None or settled[0] != DRAW:
             return None
-        drawing = table_move_at(self._searcher.table, np.uint64(key(position)))  # the move found to draw
-        moves = np.zeros(MAX_MOVES, np.int32)
-        if drawing not in moves[: generate_moves(position, moves)]:
-            return None
+        drawing = settled[1]  # the move found to draw
         traps = self._trap_move(position, deadline, drawing)
         if traps is None:
             return None
