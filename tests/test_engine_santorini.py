@@ -24,8 +24,10 @@ from bots.engine.santorini.evaluation import (
     game_result,
     generate_moves,
     legal,
+    may_pass,
     order_hint,
     order_hints,
+    pass_turn,
     search,
 )
 from bots.engine.santorini.master import SantoriniMaster
@@ -399,3 +401,52 @@ def test_forcing_moves_are_extended_and_the_wins_they_find_are_real() -> None:
             earlier += 1
         assert plain.think(position.copy(), np.inf, max_depth=plies).score == found.score, str(state)
     assert earlier > 0
+
+
+NO_PASS_SEARCH = make_search(
+    "santorini-no-pass", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
+    game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
+)
+"""The master's search without null-move pruning (``may_pass``), for comparison."""
+
+
+def test_a_pass_is_allowed_after_setup_and_never_against_a_threat() -> None:
+    allowed = 0
+    for state in PLAYED:
+        if state.result is not None:
+            continue
+        position = from_state(state)
+        placed = NO_WORKER not in state.workers
+        threatened = extend(position) if placed else False
+        assert may_pass(position) == (placed and not threatened), str(state)
+        allowed += may_pass(position)
+        before, before_key = position.copy(), key(position)
+        pass_turn(position)
+        assert key(position) != before_key
+        pass_turn(position)
+        assert np.array_equal(position, before) and key(position) == before_key
+    assert allowed > 100
+
+
+def test_null_moves_reach_a_depth_in_fewer_nodes_and_prove_only_what_the_full_search_proves() -> None:
+    # Null-move pruning cuts the nodes where passing would still leave the side to move ahead: the
+    # master reaches a depth with fewer nodes, so deeper in its time; a forced result it proves at a depth
+    # is one the search without pruning proves at that depth too.
+    with_pass = Searcher(search, MAX_MOVES, MOVE_SPACE, 18)
+    without = Searcher(NO_PASS_SEARCH, MAX_MOVES, MOVE_SPACE, 18)
+    nodes_with = nodes_without = proven = 0
+    for state in [s for s in PLAYED if NO_WORKER not in s.workers and s.result is None][::12]:
+        position = from_state(state)
+        if game_result(position) != RUNNING:
+            continue
+        with_pass.clear()
+        without.clear()
+        pruned = with_pass.think(position.copy(), np.inf, max_depth=5)
+        full = without.think(position.copy(), np.inf, max_depth=5)
+        nodes_with += pruned.nodes
+        nodes_without += full.nodes
+        if abs(pruned.score) > MATE_BOUND:
+            proven += 1
+            assert full.score == pruned.score, str(state)
+    assert proven > 0
+    assert nodes_with < 0.8 * nodes_without, (nodes_with, nodes_without)

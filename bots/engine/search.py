@@ -9,7 +9,9 @@ mutates in place): ``generate_moves``, ``play``, ``undo``, ``key``, ``evaluate``
 and optionally ``extend`` (forcing moves whose replies cost no depth),
 ``order_hints`` (every move's ``order_hint`` at once, when that is quicker) and
 ``legal`` (whether a move code is legal here, so that the table's move and the
-killers are tried before the node's moves are generated).
+killers are tried before the node's moves are generated), and ``may_pass`` with
+``pass_turn`` (null-move pruning: where passing is allowed, a side that would still
+be ahead after handing the opponent a free move is not searched further).
 Moves are small non-negative ints below the game's ``move_space`` (they index
 the history table). ``make_search`` turns those functions into one
 compiled ``search`` for the game, and :class:`Searcher` holds its memory.
@@ -86,6 +88,10 @@ ROOT_PLY = np.int64(0)
 """The root's ply, a numpy int on purpose: numba compiles a separate version of a function for
 each literal int argument, and a cached recursive function compiled for a literal crashes when
 loaded again (numba issue #6061)."""
+
+MOVED, PASSED = np.int64(0), np.int64(1)
+"""``negamax``'s ``after_pass``: whether the last move was a null move. numpy ints, like ``ROOT_PLY``, and
+not ``True``/``False``, which numba would type as literals (with the crash that note describes)."""
 
 HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 SHIFT_32 = np.uint64(32)
@@ -330,6 +336,40 @@ EXTEND_BELOW_PLY = 32
 """Forcing moves are extended only this near the root (a bound on how long a line can grow)."""
 
 
+@njit(cache=True, inline="always")
+def never_pass(state: Any) -> bool:
+    """The default ``may_pass`` hook: no null-move pruning."""
+    return False
+
+
+@njit(cache=True, inline="always")
+def no_pass(state: Any) -> None:
+    """The default ``pass_turn`` hook: never called, since ``never_pass`` never allows a pass."""
+
+
+def may_pass(state: Any) -> bool:
+    """Optional hook: True where the search may try a *null move* (the side to move passes) to prune.
+
+    A pass is not a legal move: it asks "if I did nothing, would the opponent still fail to
+    bring my score below beta?"; at a node where the answer is yes, a real move is assumed to do
+    at least as well (no zugzwang), and the node is cut off after a shallow search. Allow it only
+    where having to move cannot hurt and no threat is pending (the opponent's free move would
+    otherwise only waste the probe)."""
+    raise NotImplementedError
+
+
+def pass_turn(state: Any) -> None:
+    """Optional hook, with ``may_pass``: hand the move to the other side, nothing else changed (and
+    ``key`` changing with it). Called twice, it must restore ``state``."""
+    raise NotImplementedError
+
+
+NULL_REDUCTION = 2
+"""How many plies shallower than the node's moves the null move is searched (the usual R = 2)."""
+NULL_MIN_DEPTH = NULL_REDUCTION + 2
+"""Null moves are tried only with at least this many plies left: nearer the horizon they save little."""
+
+
 # --- The search, compiled once per game by make_search (it calls the game's functions) ----------
 
 TABLE_MOVE_BONUS = 1 << 40
@@ -360,12 +400,13 @@ def score_moves(state: Any, ply: int, n: int, table_move: int, work: Workspace) 
 
 def negamax(
     state: Any, depth: int, alpha: int, beta: int, ply: int,
-    table: np.ndarray, work: Workspace, deadline: float,
+    table: np.ndarray, work: Workspace, deadline: float, after_pass: bool,
 ) -> int:
     """Value of ``state`` for the side to move, looking ``depth`` plies ahead (fail-soft PVS).
 
     Exact when strictly inside ``(alpha, beta)``, else a bound on that side.
-    Once time is up it returns 0, which the caller ignores.
+    Once time is up it returns 0, which the caller ignores. ``after_pass`` is
+    ``PASSED`` when the last move was a null move (two never follow each other), else ``MOVED``.
     """
     if out_of_time(work, deadline):
         return 0
@@ -385,6 +426,18 @@ def negamax(
     value, table_move = probe(table, position, depth, alpha, beta, ply)
     if value != NO_VALUE:
         return value
+
+    # Null-move pruning, only in null-window searches (never on the principal variation) and never
+    # against a forced result; the static value must already reach beta.
+    if (after_pass == MOVED and depth >= NULL_MIN_DEPTH and beta - alpha == 1 and abs(beta) < MATE_BOUND
+            and may_pass(state) and evaluate(state) >= beta):
+        pass_turn(state)
+        value = -negamax(state, depth - 1 - NULL_REDUCTION, -beta, 1 - beta, ply + 1, table, work, deadline, PASSED)
+        pass_turn(state)
+        if work.counters[STOPPED]:
+            return 0
+        if value >= beta:
+            return beta if value > MATE_BOUND else value
 
     original_alpha = alpha
     best, best_move = -INFINITY, NO_MOVE
@@ -447,11 +500,11 @@ def move_value(
     if ply < EXTEND_BELOW_PLY and extend(state):
         next_depth = depth  # a forcing move: the forced reply is searched for free
     if first:
-        score = -negamax(state, next_depth, -beta, -alpha, ply + 1, table, work, deadline)
+        score = -negamax(state, next_depth, -beta, -alpha, ply + 1, table, work, deadline, MOVED)
     else:
-        score = -negamax(state, next_depth, -alpha - 1, -alpha, ply + 1, table, work, deadline)
+        score = -negamax(state, next_depth, -alpha - 1, -alpha, ply + 1, table, work, deadline, MOVED)
         if alpha < score < beta:
-            score = -negamax(state, next_depth, -beta, -alpha, ply + 1, table, work, deadline)
+            score = -negamax(state, next_depth, -beta, -alpha, ply + 1, table, work, deadline, MOVED)
     undo(state, move)
     return score
 
@@ -516,7 +569,7 @@ def search_window(
     work.counters[NODES] = 0
     work.counters[STOPPED] = 0
     work.killers[:] = NO_MOVE
-    return negamax(state, depth, alpha, beta, ROOT_PLY, table, work, deadline)
+    return negamax(state, depth, alpha, beta, ROOT_PLY, table, work, deadline, MOVED)
 
 
 @njit(cache=True)
@@ -552,7 +605,7 @@ functions that recurse through one another; inlined, ``negamax`` only calls itse
 search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
-OPTIONAL_HOOKS = {"extend": never_extend, "legal": never_legal}
+OPTIONAL_HOOKS = {"extend": never_extend, "legal": never_legal, "may_pass": never_pass, "pass_turn": no_pass}
 """Hooks a game may leave out, and what stands in for them."""
 
 

@@ -345,8 +345,21 @@ def extend(state: np.ndarray) -> bool:
     return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and threatens_climb(state, 1 - state[TO_MOVE])
 
 
+@njit(cache=True)
+def may_pass(state: np.ndarray) -> bool:
+    """Null-move pruning after setup, except against a climb the side to move must dome."""
+    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and not threatens_climb(state, 1 - state[TO_MOVE])
+
+
+@njit(cache=True)
+def pass_turn(state: np.ndarray) -> None:
+    """Hand the move to the other seat (a null move: its own inverse)."""
+    state[TO_MOVE] ^= 1
+
+
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
+    may_pass=may_pass, pass_turn=pass_turn,
 )
 """The shared search, compiled for Santorini."""
