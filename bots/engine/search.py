@@ -400,7 +400,7 @@ def score_moves(state: Any, ply: int, n: int, table_move: int, work: Workspace) 
 
 def negamax(
     state: Any, depth: int, alpha: int, beta: int, ply: int,
-    table: np.ndarray, work: Workspace, deadline: float, after_pass: bool,
+    table: np.ndarray, work: Workspace, deadline: float, after_pass: int,
 ) -> int:
     """Value of ``state`` for the side to move, looking ``depth`` plies ahead (fail-soft PVS).
 
