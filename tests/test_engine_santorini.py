@@ -207,7 +207,7 @@ def test_legal_says_which_move_codes_are_legal(states: list[SantoriniState]) -> 
 
 def test_trying_killers_before_generating_changes_no_value() -> None:
     """The search with the ``legal`` hook (table move and killers before the node's moves) finds the same
-    values as without it."""
+    values as without it (both without the prunings whose choices depend on the order moves are tried in)."""
     plain = make_search("santorini_plain", generate_moves=generate_moves, play=play, undo=undo, key=key,
                         evaluate=evaluate, game_result=game_result, order_hint=order_hint, order_hints=order_hints,
                         extend=extend)
@@ -215,7 +215,7 @@ def test_trying_killers_before_generating_changes_no_value() -> None:
     for state in PLAYED[::40]:
         if state.result is not None:
             continue
-        staged = Searcher(search, MAX_MOVES, MOVE_SPACE, table_bits=16).think(from_state(state), float("inf"), 4)
+        staged = Searcher(NO_PASS_SEARCH, MAX_MOVES, MOVE_SPACE, 16).think(from_state(state), float("inf"), 4)
         generated = Searcher(plain, MAX_MOVES, MOVE_SPACE, table_bits=16).think(from_state(state), float("inf"), 4)
         assert staged.score == generated.score, state
         compared += 1
@@ -407,7 +407,37 @@ NO_PASS_SEARCH = make_search(
     "santorini-no-pass", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
 )
-"""The master's search without null-move pruning (``may_pass``), for comparison."""
+"""The master's search without null-move pruning (``may_pass``) or late move reductions, for comparison."""
+NO_REDUCE_SEARCH = make_search(
+    "santorini-no-reduce", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
+    game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
+    may_pass=may_pass, pass_turn=pass_turn,
+)
+"""The master's search without late move reductions (``reduce_late``), for comparison."""
+
+
+def depth_five_searches(pruned: object, plain: object) -> tuple[list[tuple[np.ndarray, int]], int, int]:
+    """Positions of the random games after setup (still running by the search's verdict), each searched to
+    depth 5 from an empty table by the compiled searches ``pruned`` and ``plain``: ``pruned``'s score by
+    position, and the nodes each search took in all."""
+    first, second = Searcher(pruned, MAX_MOVES, MOVE_SPACE, 18), Searcher(plain, MAX_MOVES, MOVE_SPACE, 18)
+    scores, nodes_first, nodes_second = [], 0, 0
+    positions = [from_state(s) for s in PLAYED if NO_WORKER not in s.workers and s.result is None][::12]
+    for position in [p for p in positions if game_result(p) == RUNNING]:
+        first.clear()
+        second.clear()
+        found = first.think(position.copy(), np.inf, max_depth=5)
+        nodes_first += found.nodes
+        nodes_second += second.think(position.copy(), np.inf, max_depth=5).nodes
+        scores.append((position, found.score))
+    return scores, nodes_first, nodes_second
+
+
+def proven_by_the_full_search(position: np.ndarray, score: int) -> bool:
+    """True when the search without null moves or reductions proves the forced result ``score`` (a win or
+    loss that many plies ahead), at that depth."""
+    proof = Searcher(NO_PASS_SEARCH, MAX_MOVES, MOVE_SPACE, 18).think(position.copy(), np.inf, MATE - abs(score))
+    return proof.score == score
 
 
 def test_a_pass_is_allowed_after_setup_and_never_against_a_threat() -> None:
@@ -428,25 +458,20 @@ def test_a_pass_is_allowed_after_setup_and_never_against_a_threat() -> None:
     assert allowed > 100
 
 
-def test_null_moves_reach_a_depth_in_fewer_nodes_and_prove_only_what_the_full_search_proves() -> None:
-    # Null-move pruning cuts the nodes where passing would still leave the side to move ahead: the
-    # master reaches a depth with fewer nodes, so deeper in its time; a forced result it proves at a depth
-    # is one the search without pruning proves at that depth too.
-    with_pass = Searcher(search, MAX_MOVES, MOVE_SPACE, 18)
-    without = Searcher(NO_PASS_SEARCH, MAX_MOVES, MOVE_SPACE, 18)
-    nodes_with = nodes_without = proven = 0
-    for state in [s for s in PLAYED if NO_WORKER not in s.workers and s.result is None][::12]:
-        position = from_state(state)
-        if game_result(position) != RUNNING:
-            continue
-        with_pass.clear()
-        without.clear()
-        pruned = with_pass.think(position.copy(), np.inf, max_depth=5)
-        full = without.think(position.copy(), np.inf, max_depth=5)
-        nodes_with += pruned.nodes
-        nodes_without += full.nodes
-        if abs(pruned.score) > MATE_BOUND:
-            proven += 1
-            assert full.score == pruned.score, str(state)
-    assert proven > 0
-    assert nodes_with < 0.8 * nodes_without, (nodes_with, nodes_without)
+@pytest.mark.parametrize(("pruned", "plain", "most"), [
+    ("NO_REDUCE_SEARCH", "NO_PASS_SEARCH", 0.8),  # null moves, against the search without them
+    ("search", "NO_REDUCE_SEARCH", 0.9),  # the master's: late move reductions on top of null moves
+], ids=["null moves", "late move reductions"])
+def test_prunings_reach_a_depth_in_fewer_nodes_and_prove_only_what_the_full_search_proves(
+    pruned: str, plain: str, most: float
+) -> None:
+    # Null moves cut the nodes where passing would still leave the side to move ahead; late moves searched
+    # a ply shallower first are searched again only when they look better. Either way the master reaches a
+    # depth with fewer nodes, so deeper in its time, and a win or loss it proves is one the search without
+    # either pruning proves too, at the same distance.
+    searches = {"search": search, "NO_REDUCE_SEARCH": NO_REDUCE_SEARCH, "NO_PASS_SEARCH": NO_PASS_SEARCH}
+    scores, nodes_pruned, nodes_plain = depth_five_searches(searches[pruned], searches[plain])
+    proven = [(position, score) for position, score in scores if abs(score) > MATE_BOUND]
+    assert proven
+    assert all(proven_by_the_full_search(position, score) for position, score in proven)
+    assert nodes_pruned < most * nodes_plain, (nodes_pruned, nodes_plain)

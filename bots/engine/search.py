@@ -11,7 +11,8 @@ and optionally ``extend`` (forcing moves whose replies cost no depth),
 ``legal`` (whether a move code is legal here, so that the table's move and the
 killers are tried before the node's moves are generated), and ``may_pass`` with
 ``pass_turn`` (null-move pruning: where passing is allowed, a side that would still
-be ahead after handing the opponent a free move is not searched further).
+be ahead after handing the opponent a free move is not searched further), and
+``reduce_late`` (late move reductions: late moves searched a ply shallower first).
 Moves are small non-negative ints below the game's ``move_space`` (they index
 the history table). ``make_search`` turns those functions into one
 compiled ``search`` for the game, and :class:`Searcher` holds its memory.
@@ -364,6 +365,29 @@ def pass_turn(state: Any) -> None:
     raise NotImplementedError
 
 
+@njit(cache=True, inline="always")
+def never_reduce(state: Any) -> bool:
+    """The default ``reduce_late`` hook: every move is searched to the full depth."""
+    return False
+
+
+def reduce_late(state: Any) -> bool:
+    """Optional hook, asked at a node: True when its late moves may be searched shallower first.
+
+    At a node searched with a null window, a move tried after the first ``REDUCE_AFTER`` (the
+    ordering's best guesses, table move and killers among them) is searched ``REDUCTION`` ply less
+    deep, unless it is forcing (``extend``); only if it then beats alpha is it searched again to the
+    full depth. Moves late in a good ordering rarely cut off, so this buys depth for the early ones."""
+    raise NotImplementedError
+
+
+REDUCE_AFTER = 3
+"""Late move reductions start with the node's fourth move."""
+REDUCE_FROM_DEPTH = 3
+"""... and only with at least this many plies left."""
+REDUCTION = 1
+"""How many plies shallower a late move is searched first."""
+
 NULL_REDUCTION = 2
 """How many plies shallower than the node's moves the null move is searched (the usual R = 2)."""
 NULL_MIN_DEPTH = NULL_REDUCTION + 2
@@ -444,7 +468,7 @@ def negamax(
     # With a ``legal`` hook, the table's move and the two killers are tried first (stages 0-2), and the
     # node's moves are generated and ordered only when none of them made a cutoff (stage 3 on).
     tried0, tried1, tried2 = NO_MOVE, NO_MOVE, NO_MOVE
-    stage, n, i = 0, -1, 0
+    stage, n, i, searched = 0, -1, 0, 0
     while True:
         if stage < 3:
             move = table_move if stage == 0 else work.killers[ply][stage - 1]
@@ -469,7 +493,18 @@ def negamax(
             i += 1
             if tried0 != NO_MOVE and (move == tried0 or move == tried1 or move == tried2):
                 continue
-        score = move_value(state, move, best == -INFINITY, depth, alpha, beta, ply, table, work, deadline)
+        # A late move at a null-window node, unless forcing, is first searched REDUCTION plies shallower
+        # (with the ``reduce_late`` hook); only one that then beats alpha is searched to the full depth.
+        score, reduced = NO_VALUE, False
+        if searched >= REDUCE_AFTER and depth >= REDUCE_FROM_DEPTH and beta - alpha == 1 and reduce_late(state):
+            play(state, move)
+            if not extend(state):
+                reduced = True
+                score = -negamax(state, depth - 1 - REDUCTION, -beta, -alpha, ply + 1, table, work, deadline, MOVED)
+            undo(state, move)
+        if not reduced or score > alpha:
+            score = move_value(state, move, best == -INFINITY, depth, alpha, beta, ply, table, work, deadline)
+        searched += 1
         if work.counters[STOPPED]:
             return 0
         if score > best:
@@ -605,7 +640,8 @@ functions that recurse through one another; inlined, ``negamax`` only calls itse
 search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
-OPTIONAL_HOOKS = {"extend": never_extend, "legal": never_legal, "may_pass": never_pass, "pass_turn": no_pass}
+OPTIONAL_HOOKS = {"extend": never_extend, "legal": never_legal, "may_pass": never_pass, "pass_turn": no_pass,
+                  "reduce_late": never_reduce}
 """Hooks a game may leave out, and what stands in for them."""
 
 

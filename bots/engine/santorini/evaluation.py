@@ -357,9 +357,15 @@ def pass_turn(state: np.ndarray) -> None:
     state[TO_MOVE] ^= 1
 
 
+@njit(cache=True)
+def reduce_late(state: np.ndarray) -> bool:
+    """Late moves are searched shallower first once setup is over (setup's placements are all searched in full)."""
+    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0
+
+
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
-    may_pass=may_pass, pass_turn=pass_turn,
+    may_pass=may_pass, pass_turn=pass_turn, reduce_late=reduce_late,
 )
 """The shared search, compiled for Santorini."""
