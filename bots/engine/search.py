@@ -297,8 +297,9 @@ def order_hint(state: Any, move: int) -> int:
 
 
 @njit(cache=True, inline="always")  # nothing to call at every node of the games without the hook
-def never_extend(state: Any) -> bool:
-    """The default ``extend`` hook: no move is forcing."""
+def never(state: Any) -> bool:
+    """The default of the yes-or-no hooks ``extend``, ``may_pass`` and ``reduce_late``: no move is forcing,
+    no side passes, no move is reduced."""
     return False
 
 
@@ -338,14 +339,8 @@ EXTEND_BELOW_PLY = 32
 
 
 @njit(cache=True, inline="always")
-def never_pass(state: Any) -> bool:
-    """The default ``may_pass`` hook: no null-move pruning."""
-    return False
-
-
-@njit(cache=True, inline="always")
 def no_pass(state: Any) -> None:
-    """The default ``pass_turn`` hook: never called, since ``never_pass`` never allows a pass."""
+    """The default ``pass_turn`` hook: never called, since ``never`` allows no pass."""
 
 
 def may_pass(state: Any) -> bool:
@@ -363,12 +358,6 @@ def pass_turn(state: Any) -> None:
     """Optional hook, with ``may_pass``: hand the move to the other side, nothing else changed (and
     ``key`` changing with it). Called twice, it must restore ``state``."""
     raise NotImplementedError
-
-
-@njit(cache=True, inline="always")
-def never_reduce(state: Any) -> bool:
-    """The default ``reduce_late`` hook: every move is searched to the full depth."""
-    return False
 
 
 def reduce_late(state: Any) -> bool:
@@ -495,14 +484,13 @@ def negamax(
                 continue
         # A late move at a null-window node, unless forcing, is first searched REDUCTION plies shallower
         # (with the ``reduce_late`` hook); only one that then beats alpha is searched to the full depth.
-        score, reduced = NO_VALUE, False
+        score = NO_VALUE  # (below alpha) until a reduced search gives the move a score
         if searched >= REDUCE_AFTER and depth >= REDUCE_FROM_DEPTH and beta - alpha == 1 and reduce_late(state):
             play(state, move)
             if not extend(state):
-                reduced = True
                 score = -negamax(state, depth - 1 - REDUCTION, -beta, -alpha, ply + 1, table, work, deadline, MOVED)
             undo(state, move)
-        if not reduced or score > alpha:
+        if score == NO_VALUE or score > alpha:
             score = move_value(state, move, best == -INFINITY, depth, alpha, beta, ply, table, work, deadline)
         searched += 1
         if work.counters[STOPPED]:
@@ -640,8 +628,7 @@ functions that recurse through one another; inlined, ``negamax`` only calls itse
 search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
-OPTIONAL_HOOKS = {"extend": never_extend, "legal": never_legal, "may_pass": never_pass, "pass_turn": no_pass,
-                  "reduce_late": never_reduce}
+OPTIONAL_HOOKS = {"extend": never, "legal": never_legal, "may_pass": never, "pass_turn": no_pass, "reduce_late": never}
 """Hooks a game may leave out, and what stands in for them."""
 
 

@@ -340,15 +340,22 @@ def legal(state: np.ndarray, move: int) -> bool:
 
 
 @njit(cache=True)
+def past_setup(state: np.ndarray) -> bool:
+    """Both seats' workers are placed. The search's ``reduce_late`` hook: late moves are searched shallower
+    first once setup is over (setup's placements are all searched in full)."""
+    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0
+
+
+@njit(cache=True)
 def extend(state: np.ndarray) -> bool:
     """A forcing move: it left the side to move facing a climb onto level 3, which it must dome."""
-    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and threatens_climb(state, 1 - state[TO_MOVE])
+    return past_setup(state) and threatens_climb(state, 1 - state[TO_MOVE])
 
 
 @njit(cache=True)
 def may_pass(state: np.ndarray) -> bool:
     """Null-move pruning after setup, except against a climb the side to move must dome."""
-    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0 and not threatens_climb(state, 1 - state[TO_MOVE])
+    return past_setup(state) and not threatens_climb(state, 1 - state[TO_MOVE])
 
 
 @njit(cache=True)
@@ -357,15 +364,9 @@ def pass_turn(state: np.ndarray) -> None:
     state[TO_MOVE] ^= 1
 
 
-@njit(cache=True)
-def reduce_late(state: np.ndarray) -> bool:
-    """Late moves are searched shallower first once setup is over (setup's placements are all searched in full)."""
-    return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0
-
-
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
-    may_pass=may_pass, pass_turn=pass_turn, reduce_late=reduce_late,
+    may_pass=may_pass, pass_turn=pass_turn, reduce_late=past_setup,
 )
 """The shared search, compiled for Santorini."""
