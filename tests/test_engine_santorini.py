@@ -28,6 +28,7 @@ from bots.engine.santorini.evaluation import (
     order_hint,
     order_hints,
     pass_turn,
+    past_setup,
     search,
 )
 from bots.engine.santorini.master import SantoriniMaster
@@ -413,7 +414,13 @@ NO_REDUCE_SEARCH = make_search(
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
     may_pass=may_pass, pass_turn=pass_turn,
 )
-"""The master's search without late move reductions (``reduce_late``), for comparison."""
+"""The master's search without late move reductions or pruning (``reduce_late``, ``prune_late``), for comparison."""
+NO_PRUNE_SEARCH = make_search(
+    "santorini-no-prune", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
+    game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
+    may_pass=may_pass, pass_turn=pass_turn, reduce_late=past_setup,
+)
+"""The master's search without late move pruning (``prune_late``), for comparison."""
 
 
 def depth_five_searches(pruned: object, plain: object) -> tuple[list[tuple[np.ndarray, int]], int, int]:
@@ -460,16 +467,18 @@ def test_a_pass_is_allowed_after_setup_and_never_against_a_threat() -> None:
 
 @pytest.mark.parametrize(("pruned", "plain", "most"), [
     ("NO_REDUCE_SEARCH", "NO_PASS_SEARCH", 0.8),  # null moves, against the search without them
-    ("search", "NO_REDUCE_SEARCH", 0.9),  # the master's: late move reductions on top of null moves
-], ids=["null moves", "late move reductions"])
+    ("NO_PRUNE_SEARCH", "NO_REDUCE_SEARCH", 0.9),  # late move reductions on top of null moves
+    ("search", "NO_PRUNE_SEARCH", 0.8),  # the master's: late move pruning on top of both
+], ids=["null moves", "late move reductions", "late move pruning"])
 def test_prunings_reach_a_depth_in_fewer_nodes_and_prove_only_what_the_full_search_proves(
     pruned: str, plain: str, most: float
 ) -> None:
     # Null moves cut the nodes where passing would still leave the side to move ahead; late moves searched
-    # a ply shallower first are searched again only when they look better. Either way the master reaches a
-    # depth with fewer nodes, so deeper in its time, and a win or loss it proves is one the search without
-    # either pruning proves too, at the same distance.
-    searches = {"search": search, "NO_REDUCE_SEARCH": NO_REDUCE_SEARCH, "NO_PASS_SEARCH": NO_PASS_SEARCH}
+    # a ply shallower first are searched again only when they look better; near the horizon the latest are
+    # left out. Each way the master reaches a depth with fewer nodes, so deeper in its time, and a win or loss
+    # it proves is one the search without any of these prunings proves too, at the same distance.
+    searches = {"search": search, "NO_PRUNE_SEARCH": NO_PRUNE_SEARCH, "NO_REDUCE_SEARCH": NO_REDUCE_SEARCH,
+                "NO_PASS_SEARCH": NO_PASS_SEARCH}
     scores, nodes_pruned, nodes_plain = depth_five_searches(searches[pruned], searches[plain])
     proven = [(position, score) for position, score in scores if abs(score) > MATE_BOUND]
     assert proven

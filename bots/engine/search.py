@@ -12,7 +12,8 @@ and optionally ``extend`` (forcing moves whose replies cost no depth),
 killers are tried before the node's moves are generated), and ``may_pass`` with
 ``pass_turn`` (null-move pruning: where passing is allowed, a side that would still
 be ahead after handing the opponent a free move is not searched further), and
-``reduce_late`` (late move reductions: late moves searched a ply shallower first).
+``reduce_late`` (late move reductions: late moves searched a ply shallower first) and
+``prune_late`` (late move pruning: near the horizon, the latest moves not searched at all).
 Moves are small non-negative ints below the game's ``move_space`` (they index
 the history table). ``make_search`` turns those functions into one
 compiled ``search`` for the game, and :class:`Searcher` holds its memory.
@@ -298,8 +299,8 @@ def order_hint(state: Any, move: int) -> int:
 
 @njit(cache=True, inline="always")  # nothing to call at every node of the games without the hook
 def never(state: Any) -> bool:
-    """The default of the yes-or-no hooks ``extend``, ``may_pass`` and ``reduce_late``: no move is forcing,
-    no side passes, no move is reduced."""
+    """The default of the yes-or-no hooks ``extend``, ``may_pass``, ``reduce_late`` and ``prune_late``: no
+    move is forcing, no side passes, no move is reduced or pruned."""
     return False
 
 
@@ -370,12 +371,25 @@ def reduce_late(state: Any) -> bool:
     raise NotImplementedError
 
 
+def prune_late(state: Any) -> bool:
+    """Optional hook, asked at a node: True when its latest moves may be left out near the horizon.
+
+    At a node searched with a null window with fewer than ``REDUCE_FROM_DEPTH`` plies left, once
+    ``PRUNE_AFTER[depth]`` moves are searched, the rest are not, unless forcing (``extend``); the
+    node then fails low to alpha rather than to the best of the moves it tried. Never while every
+    move tried loses by force, nor in a search for a forced result (beta a mate score), so that no
+    win or loss is proven from a node that left moves out."""
+    raise NotImplementedError
+
+
 REDUCE_AFTER = 3
 """Late move reductions start with the node's fourth move."""
 REDUCE_FROM_DEPTH = 3
 """... and only with at least this many plies left."""
 REDUCTION = 1
 """How many plies shallower a late move is searched first."""
+PRUNE_AFTER = np.array([0, 10, 20], dtype=np.int64)
+"""With the ``prune_late`` hook, how many moves a null-window node searches with 1 or 2 plies left."""
 
 NULL_REDUCTION = 2
 """How many plies shallower than the node's moves the null move is searched (the usual R = 2)."""
@@ -458,6 +472,7 @@ def negamax(
     # node's moves are generated and ordered only when none of them made a cutoff (stage 3 on).
     tried0, tried1, tried2 = NO_MOVE, NO_MOVE, NO_MOVE
     stage, n, i, searched = 0, -1, 0, 0
+    pruned = False  # (by ``prune_late``)
     while True:
         if stage < 3:
             move = table_move if stage == 0 else work.killers[ply][stage - 1]
@@ -484,12 +499,21 @@ def negamax(
                 continue
         # A late move at a null-window node, unless forcing, is first searched REDUCTION plies shallower
         # (with the ``reduce_late`` hook); only one that then beats alpha is searched to the full depth.
+        # Nearer the horizon the latest are not searched at all (with the ``prune_late`` hook).
         score = NO_VALUE  # (below alpha) until a reduced search gives the move a score
-        if searched >= REDUCE_AFTER and depth >= REDUCE_FROM_DEPTH and beta - alpha == 1 and reduce_late(state):
-            play(state, move)
-            if not extend(state):
-                score = -negamax(state, depth - 1 - REDUCTION, -beta, -alpha, ply + 1, table, work, deadline, MOVED)
-            undo(state, move)
+        if searched >= REDUCE_AFTER and beta - alpha == 1:
+            reduce = depth >= REDUCE_FROM_DEPTH and reduce_late(state)
+            prune = (depth < REDUCE_FROM_DEPTH and searched >= PRUNE_AFTER[depth] and best > -MATE_BOUND
+                     and abs(beta) < MATE_BOUND and prune_late(state))
+            if reduce or prune:
+                play(state, move)
+                forcing = extend(state)
+                if reduce and not forcing:
+                    score = -negamax(state, depth - 1 - REDUCTION, -beta, -alpha, ply + 1, table, work, deadline, MOVED)
+                undo(state, move)
+                if prune and not forcing:
+                    pruned = True
+                    continue
         if score == NO_VALUE or score > alpha:
             score = move_value(state, move, best == -INFINITY, depth, alpha, beta, ply, table, work, deadline)
         searched += 1
@@ -502,6 +526,8 @@ def negamax(
                 if alpha >= beta:
                     remember_cutoff(work, ply, move, depth)
                     break
+    if pruned and best < alpha:
+        best = alpha  # an upper bound no lower than alpha: the moves left out might have scored more
     store(table, position, depth, best, original_alpha, beta, best_move, ply)
     return best
 
@@ -628,7 +654,8 @@ functions that recurse through one another; inlined, ``negamax`` only calls itse
 search pays no extra call per node."""
 
 HOOKS = ("generate_moves", "play", "undo", "key", "evaluate", "game_result", "order_hint")
-OPTIONAL_HOOKS = {"extend": never, "legal": never_legal, "may_pass": never, "pass_turn": no_pass, "reduce_late": never}
+OPTIONAL_HOOKS = {"extend": never, "legal": never_legal, "may_pass": never, "pass_turn": no_pass, "reduce_late": never,
+                  "prune_late": never}
 """Hooks a game may leave out, and what stands in for them."""
 
 

@@ -341,8 +341,9 @@ def legal(state: np.ndarray, move: int) -> bool:
 
 @njit(cache=True)
 def past_setup(state: np.ndarray) -> bool:
-    """Both seats' workers are placed. The search's ``reduce_late`` hook: late moves are searched shallower
-    first once setup is over (setup's placements are all searched in full)."""
+    """Both seats' workers are placed. The search's ``reduce_late`` and ``prune_late`` hooks: late moves are
+    searched shallower first, or near the horizon not at all, once setup is over (setup's placements are all
+    searched in full)."""
     return state[WORKERS] >= 0 and state[WORKERS + 2] >= 0
 
 
@@ -367,6 +368,6 @@ def pass_turn(state: np.ndarray) -> None:
 search = make_search(
     "santorini", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
-    may_pass=may_pass, pass_turn=pass_turn, reduce_late=past_setup,
+    may_pass=may_pass, pass_turn=pass_turn, reduce_late=past_setup, prune_late=past_setup,
 )
 """The shared search, compiled for Santorini."""
