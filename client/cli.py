@@ -9,6 +9,7 @@ commands (``serve``, ``export``) and the programs that run bots (``client.runner
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import protocol
@@ -45,6 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Whoever read the output stopped reading (``plyhall export | head``): stop quietly, as Unix tools
+        # do, with SIGPIPE's status. Standard output goes to /dev/null first, or Python's flush at exit
+        # would raise the same error again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
 
 
 if __name__ == "__main__":  # pragma: no cover

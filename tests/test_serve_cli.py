@@ -82,6 +82,28 @@ def test_export_reports_missing_database_and_game(tmp_path):
     assert out.returncode == 2 and "connect4" in out.stderr  # --game is a game type, as everywhere else
 
 
+def test_export_into_a_closed_pipe_stops_quietly(tmp_path):
+    """``plyhall export | head -1`` on a database of many games: head exits, and export stops without a traceback."""
+    from server.storage import open_storage
+    from server.storage.records import GameEnded, GameRecord, MoveRecord
+
+    db = tmp_path / "many.db"
+    storage = open_storage(str(db))
+    storage.apply([GameEnded(GameRecord(f"g{i}", "Lake", "connect4", {"first": 0}, {"per_move": 30.0}, ["ann", "bob"],
+                                        [MoveRecord(1, 0, "4", 10, [29.5, 30.0])], 0, "resigned", "finished",
+                                        100.0 + i, 160.0 + i, None, None)) for i in range(3)])
+    storage.close()
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line: every write fails with EPIPE
+    try:
+        out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db)],
+                             stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert out.returncode == 141, out.stderr
+    assert "Traceback" not in out.stderr and "Error" not in out.stderr
+
+
 def test_a_series_survives_kill_9_in_its_second_game(tmp_path):
     """The real server, SIGKILLed in the middle of game 2 of a 3-game series between two plyhall bot processes,
     started again on the same database: the series finishes with exactly three recorded games, and game 2
