@@ -25,7 +25,7 @@ from protocol.games import get_game
 from protocol.messages import ERROR_CODES, SERVER_MESSAGES, ProtocolError, validate
 from server.core.env import Env
 from server.core.hall import Hall, HallOutbox
-from server.storage.records import Write
+from server.storage.records import GameRecord, MoveRecord, Write
 
 Who = int | str
 """A client of a :class:`HallDriver`: any label (a number, or the name it logs in with); each has a
@@ -300,3 +300,13 @@ def stop(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:
     except subprocess.TimeoutExpired:
         proc.kill()
         return proc.communicate(timeout=timeout)
+
+
+def game_record(game_id: str, status: str = "finished", moves: int = 3, tournament: str | None = None,
+                started: float = 100.0) -> GameRecord:
+    """A Connect Four record between ann and bob for storage tests: ``moves`` moves, won by ann when finished."""
+    return GameRecord(game_id, "Lake", "connect4", {"first": 0}, {"per_move": 30.0}, ["ann", "bob"],
+                      [MoveRecord(i + 1, i % 2, str(i % 7 + 1), 10 * i, [29.5, 30.0]) for i in range(moves)],
+                      0 if status == "finished" else None, "four in a row" if status == "finished" else "",
+                      status, started, None if status == "running" else started + 60, tournament,
+                      1 if tournament else None)

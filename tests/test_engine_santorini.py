@@ -408,7 +408,8 @@ NO_PASS_SEARCH = make_search(
     "santorini-no-pass", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
 )
-"""The master's search without null-move pruning (``may_pass``) or late move reductions, for comparison."""
+"""The master's search without null-move pruning (``may_pass``) or late move reductions and pruning, for
+comparison."""
 NO_REDUCE_SEARCH = make_search(
     "santorini-no-reduce", generate_moves=generate_moves, play=play, undo=undo, key=key, evaluate=evaluate,
     game_result=game_result, order_hint=order_hint, order_hints=order_hints, extend=extend, legal=legal,
@@ -441,8 +442,8 @@ def depth_five_searches(pruned: object, plain: object) -> tuple[list[tuple[np.nd
 
 
 def proven_by_the_full_search(position: np.ndarray, score: int) -> bool:
-    """True when the search without null moves or reductions proves the forced result ``score`` (a win or
-    loss that many plies ahead), at that depth."""
+    """True when the search without null moves or late move reductions and pruning proves the forced result
+    ``score`` (a win or loss that many plies ahead), at that depth."""
     proof = Searcher(NO_PASS_SEARCH, MAX_MOVES, MOVE_SPACE, 18).think(position.copy(), np.inf, MATE - abs(score))
     return proof.score == score
 

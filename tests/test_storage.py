@@ -14,25 +14,15 @@ from server.storage import StorageError, open_storage
 from server.storage.records import (
     ClaimSaved,
     GameEnded,
-    GameRecord,
     GameStarted,
     IdentitySaved,
     MovePlayed,
-    MoveRecord,
     RoomRemoved,
     RoomSaved,
     TournamentSaved,
 )
 from server.storage.sql import MIGRATIONS, SCHEMA_VERSION
-
-
-def record(game_id: str, status: str = "finished", moves: int = 3, tournament: str | None = None,
-           started: float = 100.0) -> GameRecord:
-    return GameRecord(game_id, "Lake", "connect4", {"first": 0}, {"per_move": 30.0}, ["ann", "bob"],
-                      [MoveRecord(i + 1, i % 2, str(i % 7 + 1), 10 * i, [29.5, 30.0]) for i in range(moves)],
-                      0 if status == "finished" else None, "four in a row" if status == "finished" else "",
-                      status, started, None if status == "running" else started + 60, tournament,
-                      1 if tournament else None)
+from tests.helpers import game_record as record
 
 
 def test_writes_come_back_after_a_restart(storage_url):
