@@ -7,6 +7,7 @@ and a few random opening plies so the games differ.
 
     .venv/bin/python benchmarks/strength.py --games 100 --time-per-move 0.2 --jobs 2
     .venv/bin/python benchmarks/strength.py --game quarto --games 20
+    .venv/bin/python benchmarks/strength.py --game magnetic-cave --depth 4 --master-seat second --seed 5
 
 Prints, per game: N, minimax-N's mean move time, and master's wins, draws,
 losses and score with a 95% Wilson interval (target: 90% or more), and its
@@ -81,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opening-plies", type=int, default=2, help="random plies before each pair of games")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--depth", type=int, help="use this minimax depth instead of measuring one")
+    parser.add_argument("--master-seat", choices=("first", "second"),
+                        help="play only master's games in this seat (the same games as in a run of twice as many)")
     args = parser.parse_args(argv)
+    seat = None if args.master_seat is None else ("first", "second").index(args.master_seat)
     if args.games < 1 or args.time_per_move <= 0 or args.jobs < 1:
         parser.error("--games and --jobs must be at least 1 and --time-per-move positive")
     games = GAME_ORDER if args.game == "all" else [args.game]
@@ -97,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {game_id}: {done}/{total} games", file=sys.stderr, flush=True)
 
         result = play_match(game_id, "master", f"minimax-{depth}", args.games, time_per_move=args.time_per_move,
-                            seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies, progress=progress)
+                            seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies, progress=progress,
+                            seat=seat)
         low, high = result.a_interval()
         tally = result.a
         first, second = result.a_first, result.a_second
@@ -105,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{first.wins}-{first.draws}-{first.losses}", f"{second.wins}-{second.draws}-{second.losses}",
                      time.perf_counter() - started))
     print(f"\nmaster vs minimax-N, {args.games} games each, {args.time_per_move:g} s a move for master, "
-          f"colours alternated, {args.opening_plies} random opening plies, seed {args.seed}\n")
+          f"{'colours alternated' if seat is None else 'master ' + args.master_seat}, "
+          f"{args.opening_plies} random opening plies, seed {args.seed}\n")
     print(f"{'game':<14}{'N':>3}{'mm s/move':>11}{'won':>6}{'drawn':>7}{'lost':>6}{'score':>8}"
           f"{'95% interval':>17}{'W-D-L 1st':>11}{'W-D-L 2nd':>11}{'seconds':>9}")
     for game_id, depth, mean, won, drawn, lost, score, low, high, first, second, seconds in rows:

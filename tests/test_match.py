@@ -64,6 +64,17 @@ def test_random_openings_are_shared_by_each_pair_of_games() -> None:
     assert "starts with the same 3 random moves" in result.table()
 
 
+def test_one_seat_plays_that_half_of_the_match_twice_as_long() -> None:
+    whole = play_match("connect4", "novice", "minimax-1", 6, seed=5, opening_plies=2)
+    second = play_match("connect4", "novice", "minimax-1", 3, seed=5, opening_plies=2, seat=1)
+    assert [r.index for r in second.records] == [1, 3, 5]
+    assert [(r.moves, r.winner) for r in second.records] == [
+        (r.moves, r.winner) for r in whole.records if r.a_seat == 1
+    ]
+    assert second.a_first.games == 0 and second.a_second.games == 3
+    assert_totals_add_up(second)
+
+
 def test_deterministic_levels_replay_their_games_without_an_opening() -> None:
     # Connect Four's evaluation rarely ties, so minimax-2 against itself repeats the same two games
     plain = play_match("connect4", "minimax-2", "minimax-2", 6, seed=2)
@@ -102,6 +113,7 @@ def test_time_per_move_is_passed_on_and_overruns_only_counted() -> None:
         ({"jobs": 0}, "jobs must be"),
         ({"time_per_move": -1.0}, "positive number of seconds"),
         ({"opening_plies": -1}, "0 or more"),
+        ({"seat": 2}, "the seat must be 0 (first"),
     ],
 )
 def test_bad_options_are_refused_clearly(kwargs: dict, message: str) -> None:

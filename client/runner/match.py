@@ -345,6 +345,7 @@ def play_match(
     jobs: int = 1,
     opening_plies: int = 0,
     progress: ProgressCallback | None = None,
+    seat: int | None = None,
 ) -> MatchResult:
     """Play ``games`` games between two levels, swapping seats every game.
 
@@ -354,11 +355,15 @@ def play_match(
     ``opening_plies`` random moves start each pair of games (one per seating),
     so that deterministic bots do not replay the same two games.
     ``progress(done, total, result_so_far)`` is called after each game.
+    ``seat`` (0 or 1) plays only the games with A in that seat: the same games
+    as in a match of twice as many, A's other half left out.
     Raises ``ValueError`` for bad options and :class:`MatchError` when a bot fails.
     """
     level_a, level_b = check_match_options(
         game_id, level_a, level_b, games, time_per_move, jobs, opening_plies
     )
+    if seat not in (None, 0, 1) or isinstance(seat, bool):
+        raise ValueError(f"the seat must be 0 (first) or 1 (second), not {seat!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     result = MatchResult(game_id, level_a, level_b, seed, games, time_per_move, opening_plies)
@@ -369,7 +374,8 @@ def play_match(
             progress(len(result.records), games, result)
 
     arguments = [
-        (game_id, level_a, level_b, index, seed, time_per_move, opening_plies) for index in range(games)
+        (game_id, level_a, level_b, index, seed, time_per_move, opening_plies)
+        for index in (range(games) if seat is None else range(seat, 2 * games, 2))
     ]
     if jobs == 1 or games == 1:
         for args in arguments:
