@@ -11,6 +11,7 @@ import pytest
 
 from bots import TimeBudget
 from bots.engine.magnetic_cave.evaluation import (
+    DIRECTION_QUARTERS,
     FOUR_CHAIN,
     LATE_FROM,
     LATE_RAMP,
@@ -214,25 +215,55 @@ def _bits(squares: list[int]) -> int:
     return sum(1 << s for s in squares)
 
 
+def test_a_four_along_a_row_always_has_its_fifth_square_open() -> None:
+    """Why lines along the rows count nothing (``DIRECTION_QUARTERS``): by the reference rules, the empty
+    square of a four along a row is always one a brick may go on, so it is a win at hand or a forced block,
+    never a lasting threat square; along columns and diagonals it often is not."""
+    from protocol.games.magnetic_cave import WINDOWS
+
+    fours = {1: 0, 8: 0}  # along a row, along a column
+    closed = {1: 0, 8: 0}
+    for state in random_game_states(G, 40, "cave-engine-rows", finished=False):
+        legal = {brick.square for brick in G.legal_moves(state)}
+        for window in WINDOWS:
+            cells = [state.board[s] for s in window]
+            step = abs(window[1] - window[0])
+            if step in fours and cells.count(0) == 1 and len(set(cells)) == 2:
+                fours[step] += 1
+                closed[step] += window[cells.index(0)] not in legal
+    assert fours[1] > 100 and closed[1] == 0
+    assert closed[8] > 0
+
+
+DIRECTION_STEPS = (1, 8, 9, 7)
+"""The square-index step along a row, a column, and the two diagonals: the order of ``DIRECTION_QUARTERS``."""
+
+
 def test_line_points_and_four_makers_agree_with_brute_force() -> None:
     from protocol.games.magnetic_cave import WINDOWS
 
     for state in random_game_states(G, 12, "cave-engine-lines"):
         mine, theirs = _sides(state)
         points, their_points, makers, their_makers = line_points(np.uint64(mine), np.uint64(theirs))
-        expected_points, expected_their_points, expected_makers, expected_their_makers = 0, 0, 0, 0
+        by_direction = {step: [0, 0] for step in DIRECTION_STEPS}
+        expected_makers, expected_their_makers = 0, 0
         for window in WINDOWS:
             ours = sum(mine >> s & 1 for s in window)
             others = sum(theirs >> s & 1 for s in window)
+            counts = by_direction[abs(window[1] - window[0])]
             if others == 0 and ours < 4:
-                expected_points += LINE_POINTS[ours]
+                counts[0] += LINE_POINTS[ours]
             if ours == 0 and others < 4:  # an empty line counts for both sides
-                expected_their_points += LINE_POINTS[others]
+                counts[1] += LINE_POINTS[others]
             if ours == 3 and others == 0:
                 expected_makers |= _bits([s for s in window if not mine >> s & 1])
             if others == 3 and ours == 0:
                 expected_their_makers |= _bits([s for s in window if not theirs >> s & 1])
-        assert (points, their_points) == (expected_points, expected_their_points)
+        expected = [0, 0]
+        for step, quarters in zip(DIRECTION_STEPS, DIRECTION_QUARTERS, strict=True):
+            for side in (0, 1):
+                expected[side] += by_direction[step][side] * quarters // 4
+        assert [points, their_points] == expected
         assert int(makers) == expected_makers == int(four_makers(np.uint64(mine), np.uint64(theirs)))
         assert int(their_makers) == expected_their_makers
 

@@ -18,7 +18,10 @@ The evaluation (only at the search horizon), for the side to move:
   broken threes) count ``LINE_POINTS``, as do a lone brick and an empty line
   a little; the side the evaluation plays for (the root's side to move:
   ``master``) counts its own lines 1.5 times (``OWN_LINES``), so it builds
-  more than it blocks, and keeps lines open;
+  more than it blocks, and keeps lines open. Only columns and diagonals
+  count (``DIRECTION_QUARTERS``): a row fills from its two ends, so the empty
+  square of a four along it is always open, a win at hand or a forced block,
+  never a threat square that lasts;
 * a win by a chain of fours (``wins_by_fours``, a VCF search over bitboards):
   bricks that each leave one open winning square, so that every reply is a
   forced block, until two open winning squares or a block that opens one of
@@ -97,6 +100,12 @@ more)."""
 OWN_LINES = 6
 """The side the evaluation plays for (``state[3]``) counts its own ``LINE_POINTS`` ``OWN_LINES``
 quarters, 1.5 times, and the opponent's once: it builds more than it blocks."""
+DIRECTION_QUARTERS = (0, 8, 8, 8)
+"""Quarters of its ``LINE_POINTS`` a line counts, by direction: along a row, a column, and the two
+diagonals. A row's bricks grow from its two ends, so its empty squares are one run in the middle and a
+four along it always has its fifth square open: such lines make only forcing moves, which the search and
+``wins_by_fours`` see, never the lasting threat squares the game is won by. Counting them as much as the
+others drew more games (see docs/ENGINES.md, *Lines along the rows*)."""
 LATE_FROM = 28
 """Bricks on the board after which the endgame evaluation starts to take over."""
 LATE_RAMP = 16
@@ -173,6 +182,8 @@ def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, int, np.uint64
     makers = ZERO
     their_makers = ZERO
     for d in range(4):
+        points = 0
+        their_points = 0
         # Count each side's bricks in every line of five with bit-sliced adders (64 lines at once).
         a0, a1, a2 = mine, ZERO, ZERO
         b0, b1, b2 = theirs, ZERO, ZERO
@@ -191,18 +202,20 @@ def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, int, np.uint64
             b1 ^= carry
         starts = WINDOW_STARTS[d]
         empty_lines = LINE_POINTS[0] * np.int64(popcount(starts & ~(a0 | a1 | a2) & ~(b0 | b1 | b2)))
-        total += empty_lines
-        their_total += empty_lines
+        points += empty_lines
+        their_points += empty_lines
         mine_only = starts & ~(b0 | b1 | b2) & ~a2
         theirs_only = starts & ~(a0 | a1 | a2) & ~b2
-        total += LINE_POINTS[1] * np.int64(popcount(mine_only & a0 & ~a1))
-        their_total += LINE_POINTS[1] * np.int64(popcount(theirs_only & b0 & ~b1))
-        total += LINE_POINTS[2] * np.int64(popcount(mine_only & ~a0 & a1))
-        their_total += LINE_POINTS[2] * np.int64(popcount(theirs_only & ~b0 & b1))
+        points += LINE_POINTS[1] * np.int64(popcount(mine_only & a0 & ~a1))
+        their_points += LINE_POINTS[1] * np.int64(popcount(theirs_only & b0 & ~b1))
+        points += LINE_POINTS[2] * np.int64(popcount(mine_only & ~a0 & a1))
+        their_points += LINE_POINTS[2] * np.int64(popcount(theirs_only & ~b0 & b1))
         threes = mine_only & a0 & a1
         their_threes = theirs_only & b0 & b1
-        total += LINE_POINTS[3] * np.int64(popcount(threes))
-        their_total += LINE_POINTS[3] * np.int64(popcount(their_threes))
+        points += LINE_POINTS[3] * np.int64(popcount(threes))
+        their_points += LINE_POINTS[3] * np.int64(popcount(their_threes))
+        total += (points * DIRECTION_QUARTERS[d]) // 4
+        their_total += (their_points * DIRECTION_QUARTERS[d]) // 4
         for _ in range(5):
             makers |= threes
             their_makers |= their_threes
