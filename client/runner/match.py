@@ -307,6 +307,7 @@ def check_match_options(
     time_per_move: float | None,
     jobs: int,
     opening_plies: int = 0,
+    seat: int | None = None,
 ) -> tuple[str, str]:
     """Validate a match's options; returns the two level names in canonical form.
 
@@ -328,6 +329,8 @@ def check_match_options(
         raise ValueError(f"the time per move must be a positive number of seconds, not {time_per_move!r}")
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"the random opening must be a whole number of moves, 0 or more, not {opening_plies!r}")
+    if seat not in (None, 0, 1) or isinstance(seat, bool):
+        raise ValueError(f"the seat must be 0 (first) or 1 (second), not {seat!r}")
     return names[0], names[1]
 
 
@@ -360,10 +363,8 @@ def play_match(
     Raises ``ValueError`` for bad options and :class:`MatchError` when a bot fails.
     """
     level_a, level_b = check_match_options(
-        game_id, level_a, level_b, games, time_per_move, jobs, opening_plies
+        game_id, level_a, level_b, games, time_per_move, jobs, opening_plies, seat
     )
-    if seat not in (None, 0, 1) or isinstance(seat, bool):
-        raise ValueError(f"the seat must be 0 (first) or 1 (second), not {seat!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     result = MatchResult(game_id, level_a, level_b, seed, games, time_per_move, opening_plies)

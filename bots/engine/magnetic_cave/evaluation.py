@@ -182,8 +182,6 @@ def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, int, np.uint64
     makers = ZERO
     their_makers = ZERO
     for d in range(4):
-        points = 0
-        their_points = 0
         # Count each side's bricks in every line of five with bit-sliced adders (64 lines at once).
         a0, a1, a2 = mine, ZERO, ZERO
         b0, b1, b2 = theirs, ZERO, ZERO
@@ -202,8 +200,8 @@ def line_points(mine: np.uint64, theirs: np.uint64) -> tuple[int, int, np.uint64
             b1 ^= carry
         starts = WINDOW_STARTS[d]
         empty_lines = LINE_POINTS[0] * np.int64(popcount(starts & ~(a0 | a1 | a2) & ~(b0 | b1 | b2)))
-        points += empty_lines
-        their_points += empty_lines
+        points = empty_lines
+        their_points = empty_lines
         mine_only = starts & ~(b0 | b1 | b2) & ~a2
         theirs_only = starts & ~(a0 | a1 | a2) & ~b2
         points += LINE_POINTS[1] * np.int64(popcount(mine_only & a0 & ~a1))
