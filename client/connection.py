@@ -68,7 +68,8 @@ def check_url(url: str) -> str:
         raise ServerURLError(f"no server address given; use {DEFAULT_URL}")
     parts = urlsplit(url)
     if parts.scheme in ("http", "https"):
-        fixed = urlunsplit(("ws" if parts.scheme == "http" else "wss", parts.netloc, parts.path or "/ws", "", ""))
+        path = parts.path if parts.path.rstrip("/") else "/ws"  # the page's own address (/) is not the endpoint
+        fixed = urlunsplit(("ws" if parts.scheme == "http" else "wss", parts.netloc, path, "", ""))
         raise ServerURLError(f"{url} is a web address; bots connect to the WebSocket address: use {fixed} "
                              "(ws://HOST:PORT/ws)")
     if parts.scheme not in ("ws", "wss") or not parts.netloc:

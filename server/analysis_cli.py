@@ -15,6 +15,8 @@ import json
 import sys
 from typing import Any
 
+from .cli_support import add_db_option
+
 LABEL_MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", "best": "", "good": ""}
 
 
@@ -26,7 +28,7 @@ def register(subparsers: Any) -> None:
                     "each move labelled best, inaccuracy (?!), mistake (?) or blunder (??); exact where the engine "
                     "is (Connect Four's solver, proven wins and losses, Quarto's endgame). Reproducible: a fixed "
                     "node budget, never the clock.")
-    parser.add_argument("--db", default="plyhall.db", help="database file or URL (default plyhall.db)")
+    add_db_option(parser)
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--id", dest="game_id", help="the game's id (as in /api/games)")
     which.add_argument("--tournament", help="every game of this tournament (its id)")

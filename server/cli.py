@@ -18,6 +18,7 @@ from typing import Any
 from protocol.games import GAMES
 
 from . import analysis_cli, ratings_cli
+from .cli_support import add_db_option
 from .core.hall import Limits
 from .core.house import HOUSE_LEVELS
 from .core.ladder import LADDER_TIMES, LadderConfig, parse_anchors, parse_ladder_times
@@ -25,7 +26,6 @@ from .io import event_loop
 from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
 from .io.transport import parse_networks
 
-DEFAULT_DB = "plyhall.db"
 QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_connections_per_address", 0, "WebSocket connections open from one address"),
     ("max_rooms_per_address", 0, "open rooms created from one address"),
@@ -54,9 +54,7 @@ def register(subparsers: Any) -> None:
                        help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 lets bots on "
                             "other machines connect)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
-    serve.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
-                       help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB), or "
-                            "postgresql://USER:PASSWORD@HOST/DBNAME (pip install 'plyhall[postgres]')")
+    add_db_option(serve, "postgresql://USER:PASSWORD@HOST/DBNAME (pip install 'plyhall[postgres]')")
     serve.add_argument("--node", default=os.environ.get("PLYHALL_NODE", "main"),
                        help="this server's name among servers sharing one PostgreSQL database: its rooms and "
                             "tournaments are its own (default main, or $PLYHALL_NODE)")
@@ -129,8 +127,7 @@ def register(subparsers: Any) -> None:
     export = subparsers.add_parser(
         "export", help="write recorded games as JSON lines",
         description="Write recorded games from a server database as JSON lines (one game a line, oldest first).")
-    export.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
-                        help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB), or a PostgreSQL URL")
+    add_db_option(export)
     export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
     export.add_argument("--id", dest="record", help="only the game with this record id")
     export.add_argument("--tournament", metavar="ID", help="only the games of this tournament")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import sys
 import time
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from protocol.games import GAMES
 from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_json
 
-DEFAULT_DB = "plyhall.db"
+from .cli_support import add_db_option
 
 
 def register(subparsers: Any) -> None:
@@ -30,8 +29,7 @@ def register(subparsers: Any) -> None:
         "ratings", help="show a game's leaderboard, a player's ratings, or check the ratings",
         description="Show the rating leaderboard of a game (--game), a player's ratings (--player), or recompute "
                     "every rating from the stored rated results and compare (--recompute).")
-    parser.add_argument("--db", default=os.environ.get("PLYHALL_DB", DEFAULT_DB),
-                        help=f"database: a SQLite file (default {DEFAULT_DB}, or $PLYHALL_DB), or a PostgreSQL URL")
+    add_db_option(parser)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--game", choices=sorted(GAMES), help="the leaderboard of this game")
     what.add_argument("--player", metavar="NAME", help="this player's ratings and latest rated games")

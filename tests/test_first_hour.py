@@ -7,6 +7,7 @@ Everything runs as the README says it: a real ``plyhall serve`` process and ``pl
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import random
 import re
 import signal
@@ -136,6 +137,7 @@ def test_the_same_name_and_secret_twice_says_who_logged_in_elsewhere(live):
 
 @pytest.mark.parametrize(("url", "words"), [
     ("http://127.0.0.1:{port}/ws", ["is a web address", "use ws://127.0.0.1:{port}/ws"]),
+    ("http://127.0.0.1:{port}/", ["is a web address", "use ws://127.0.0.1:{port}/ws "]),
     ("127.0.0.1:{port}/ws", ["has no ws:// scheme", "use ws://127.0.0.1:{port}/ws"]),
     ("ws://127.0.0.1:{port}", ["add /ws", "ws://127.0.0.1:{port}/ws"]),
     ("wss://127.0.0.1:{port}/ws", ["TLS", "ws://127.0.0.1:{port}/ws"]),
@@ -182,3 +184,13 @@ def test_help_lists_every_level_and_http_refuses_unknown_games(live):
 
 def plyhall_argv() -> list[str]:
     return [sys.executable, "-m", "client.cli"]
+
+
+@pytest.mark.parametrize("command", [["analyse", "--id", "g1"], ["export"], ["ratings", "--game", "connect4"]])
+def test_every_command_that_reads_the_database_honours_plyhall_db(tmp_path, command):
+    """$PLYHALL_DB names the database for every command that reads one, as for `serve`."""
+    db = tmp_path / "elsewhere.db"
+    proc = plyhall(*command, cwd=tmp_path, env={**os.environ, "PLYHALL_DB": str(db)})
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, (out, err)
+    assert str(db) in err and "plyhall.db" not in err.replace(str(db), ""), err
