@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "sprt"):
             r = sprt_run(args, tmp)
             event, test = r["event"], r["event"]["sprt"]
-            row = {row["name"]: row for row in event["standings"]["rows"]}["house-master"]
+            # house entrants are named house-LEVEL-N: the gauntlet's master is the one row of its level
+            row = next(row for row in event["standings"]["rows"] if row["name"].startswith("house-master"))
             print(f"\nSPRT: gauntlet of master against minimax-4 ({args.game}, {args.per_move:g} s a move), "
                   f"elo0={r['elo0']:g} elo1={r['elo1']:g} alpha=beta=0.05")
             print(f"{'games needed':<40}{test['games']:>10}")
