@@ -234,6 +234,17 @@ def describe_progress(event: dict[str, Any]) -> str:
     return line
 
 
+def new_forfeits(event: dict[str, Any], reported: set[int]) -> list[str]:
+    """A line for each forfeited game of ``event`` not in ``reported`` (which it joins): who forfeited and why."""
+    lines = []
+    for game in event.get("schedule") or []:
+        if game["status"] == "forfeit" and game["number"] not in reported:
+            reported.add(game["number"])
+            lines.append(f"forfeit: game {game['number']} (round {game['round']}) {game['white']} {game['result']} "
+                         f"{game['black']}: {game.get('reason') or 'no reason recorded'}")
+    return lines
+
+
 async def _organiser(args: argparse.Namespace) -> Client:
     secret = args.secret or os.environ.get("PLYHALL_ORGANISER_SECRET")
     if not secret:
@@ -305,10 +316,13 @@ async def _follow(client: Client, args: argparse.Namespace, tournament: str) -> 
     """Print progress as games finish; the results when the event ends. A server that restarts (the event goes on
     where it was) is reconnected to."""
     shown = -1
+    forfeits: set[int] = set()  # the forfeited games already reported
     while True:
         try:
             event = (await client.request({"type": "watch_tournament", "tournament": tournament}))["tournament"]
             while event["status"] not in ("finished", "cancelled"):
+                for line in new_forfeits(event, forfeits):
+                    print(line, flush=True)
                 if event["progress"]["done"] != shown:
                     shown = event["progress"]["done"]
                     print(describe_progress(event), flush=True)
@@ -319,6 +333,8 @@ async def _follow(client: Client, args: argparse.Namespace, tournament: str) -> 
         except ConnectionError as exc:
             await client.close()
             client = await _reconnect(args, exc)
+    for line in new_forfeits(event, forfeits):
+        print(line, flush=True)
     print(describe_progress(event) + f" ({event['status']}"
           + (f": {event['stopped_early']}" if event.get("stopped_early") else "") + ")", flush=True)
     await client.close()

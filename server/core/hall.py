@@ -675,10 +675,9 @@ class Hall:
 
     def _seek(self, out: HallOutbox, conn: int, msg: Seek, now: float) -> None:
         session = self.sessions[conn]
-        event = self.events.entered_in(session.name)
-        if event is not None:
-            out.error(conn, ErrorCode.IN_TOURNAMENT, f"you have games to play in the tournament "
-                      f"{event.settings.name}; the server seats you in each of them (log in and wait)")
+        refusal = self.events.seek_refusal(session.name)
+        if refusal is not None:
+            out.error(conn, ErrorCode.IN_TOURNAMENT, refusal)
             return
         if msg.get("ladder"):
             self._ladder_seek(out, conn, msg, now)
@@ -876,7 +875,7 @@ class Hall:
         if director is None or record.tournament_game is None:
             return
         duration = None if record.ended_at is None else record.ended_at - record.started_at
-        if director.ended(record.tournament_game, record.winner, record.status, record.id, duration):
+        if director.ended(record.tournament_game, record.winner, record.status, record.id, duration, record.reason):
             log.info("tournament %s finished%s", director.settings.name,
                      f" ({director.stopped_early})" if director.stopped_early else "")
         self._tournament_changed(out, director, now)
@@ -933,6 +932,9 @@ class Hall:
         out.writes.append(RoomRemoved(room.name))
         log.info("room %s closed", room.name)
         self._lobby_changed(out)
+        director = None if room.tournament is None else self.events.room_closed(room.tournament, room.name)
+        if director is not None:  # its game has no result: it is opened again (never "playing" with no room)
+            self._tournament_changed(out, director, self._now)
 
     def _room(self, out: HallOutbox, session: Session, msg: RoomRequest | Join) -> Room | None:
         room = self.registry.find(msg["room"])

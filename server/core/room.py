@@ -291,7 +291,8 @@ class Room:
         return out
 
     def leave(self, name: str, now: float) -> Outbox:
-        """Leave the room; a player leaving a running game forfeits it."""
+        """Leave the room; a player leaving a running game loses it, and an entrant leaving its seat of a tournament
+        game that has not started forfeits that game (the event never waits for a seat nobody will take)."""
         out = Outbox()
         seat = self.seat_of(name)
         if seat is None and name not in self.spectators:
@@ -299,6 +300,8 @@ class Room:
         if seat is not None and self.status == RoomStatus.PLAYING:
             # no next game starts with a seat that is being emptied
             out.extend(self._finish(Outcome(1 - seat, "the opponent left"), now, start_next=False))
+        elif seat is not None and self.tournament is not None and self.status == RoomStatus.WAITING:
+            out.extend(self._forfeit([seat], now, "left the room before the game started"))
         out.send(name, m.left(self.name))
         if seat is not None:
             self.seats[seat] = None
@@ -490,7 +493,7 @@ class Room:
                 out.extend(self._finish(Outcome(None, "neither player came back"), now, status=GameStatus.ABORTED))
             else:
                 out.extend(self._finish(Outcome(1 - seat, f"seat {seat} disconnected"), now))
-        elif self.status == RoomStatus.WAITING and self.tournament is not None and self.game_no == 0:
+        elif self.status == RoomStatus.WAITING and self.tournament is not None:  # its one game has no result yet
             out.extend(self._forfeit(expired, now))
         for seat in expired:
             if seat in self.away and now >= self.away[seat]:
@@ -685,8 +688,9 @@ class Room:
             fields["last_result"] = self.last_result
         out.send(name, m.room_state(**fields))
 
-    def _forfeit(self, absent: list[int], now: float) -> Outbox:
-        """A kept seat's player never came: the game is recorded as a forfeit, not as a played game."""
+    def _forfeit(self, absent: list[int], now: float, why: str = "did not come") -> Outbox:
+        """A kept seat's player never came (or left before the game started): the game is recorded as a forfeit by
+        ``absent``, not as a played game, with ``why`` in its reason."""
         self.record_id = self.env.new_id()
         self.players = [n or "" for n in self.seats]
         self.game_no = 1
@@ -695,7 +699,7 @@ class Room:
         self.state = None
         self.clocks = Clocks(self.settings.time_control, 0, now)
         names = " and ".join(f"seat {s} ({self.seats[s]})" for s in absent)
-        outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, f"{names} did not come")
+        outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, f"{names} {why}")
         self.status = RoomStatus.PLAYING
         return self._finish(outcome, now, status=GameStatus.FORFEIT)
 

@@ -58,11 +58,34 @@ class TournamentDesk:
         return None
 
     def entered_in(self, name: str) -> Director | None:
-        """The running tournament in which ``name`` still has games, if any."""
+        """The tournament not over yet (created, running or paused) in which ``name`` still has games, if any."""
         for director in self.tournaments.values():
-            if director.status in UNDER_WAY and director.has_games_for(name):
+            if director.status in GOING_ON and director.has_games_for(name):
                 return director
         return None
+
+    def seek_refusal(self, name: str) -> str | None:
+        """Why ``name`` may not seek a game now (it has games to play in an event, even one not started yet: an
+        early entrant is never paired in the lobby while it waits for its event), or None when it may."""
+        director = self.entered_in(name)
+        if director is None:
+            return None
+        event = director.settings.name
+        if director.status == TournamentStatus.CREATED:
+            return (f"you are an entrant of the tournament {event}, which has not started yet; once the organiser "
+                    "starts it the server seats you in each of your games (stay logged in and wait; do not seek)")
+        return (f"you have games to play in the tournament {event}; the server seats you in each of them (log in and "
+                "wait)")
+
+    def room_closed(self, tournament: str, room: str) -> Director | None:
+        """``room`` of ``tournament`` closed: the event's director when a game of it lost its room without a result
+        (it is opened again: the hall asks for the games due), else None."""
+        director = self.tournaments.get(tournament)
+        if director is None or director.room_closed(room) is None:
+            return None
+        log.warning("tournament %s: room %s closed without a result; its game is played again", director.settings.name,
+                    room)
+        return director
 
     def restored(self) -> list[Director]:
         """The events taken back at start whose due games are still to be opened (each once)."""

@@ -161,6 +161,7 @@ class EndedGame:
     result: ScoredGame
     record: str  # the stored game's id
     status: GameStatus  # finished or forfeit
+    reason: str = ""  # how it ended, as its record says (for a forfeit: who did not play, and why)
 
 
 class Director:
@@ -253,15 +254,26 @@ class Director:
                 del self.open[number]
                 self.started.pop(number, None)
 
+    def room_closed(self, room: str) -> int | None:
+        """The hall closed ``room``: if it held a game of this event that has no result (nobody came back to a
+        game lost in a restart), that game is played again in a new room; its number, or None."""
+        for number, name in list(self.open.items()):
+            if name == room and number not in self.ended_games:
+                del self.open[number]
+                self.started.pop(number, None)
+                return number
+        return None
+
     def close_rooms(self) -> list[str]:
         """The event is called off: the rooms of its open games (for the hall to dissolve), which it forgets."""
         rooms = sorted(self.open.values())
         self.open.clear()
         return rooms
 
-    def ended(self, number: int, winner: int | None, status: str, record: str, duration: float | None) -> bool:
-        """Game ``number`` ended; True when that ends the event. An aborted game has no result: it is
-        played again."""
+    def ended(self, number: int, winner: int | None, status: str, record: str, duration: float | None,
+              reason: str = "") -> bool:
+        """Game ``number`` ended (``reason``: how, as its record says); True when that ends the event. An aborted
+        game has no result: it is played again."""
         self.open.pop(number, None)
         self.started.pop(number, None)
         if status not in ENDED or number in self.ended_games:
@@ -274,7 +286,7 @@ class Director:
         else:
             result = "1-0" if winner == 0 else "0-1"
         self.ended_games[number] = EndedGame(ScoredGame(game.white, game.black, result, game.round, forfeit,
-                                                        duration), record, status)
+                                                        duration), record, status, reason)
         self._schedule = None
         return self._check_end()
 
@@ -337,7 +349,8 @@ class Director:
             if number is None or summary["status"] not in ENDED:
                 continue
             duration = None if summary["ended_at"] is None else summary["ended_at"] - summary["started_at"]
-            director.ended(number, summary["winner"], summary["status"], summary["id"], duration)
+            director.ended(number, summary["winner"], summary["status"], summary["id"], duration,
+                           summary.get("reason") or "")
         director.status = TournamentStatus(snapshot["status"])  # ended() may have concluded what the snapshot says
         director.open = {int(n): room for n, room in snapshot.get("open", {}).items() if int(n) not in
                          director.ended_games}
@@ -372,13 +385,28 @@ class Director:
                     pairs.append((first, second, stats))
         return pairs
 
+    def forfeits(self) -> list[str]:
+        """One line per forfeited game, in schedule order: ``game 3 (round 2) bob 1-0 ann: seat 1 (ann) did not
+        come``."""
+        lines = []
+        for number in sorted(self.ended_games):
+            ended = self.ended_games[number]
+            if ended.status == GameStatus.FORFEIT:
+                result = ended.result
+                lines.append(f"game {number} (round {result.round}) {result.white} {result.result} {result.black}: "
+                             f"{ended.reason or 'forfeit'}")
+        return lines
+
     def to_text(self, now: float) -> str:
-        """The report ``plyhall tournament results`` prints: standings, crosstable, pairings, SPRT."""
+        """The report ``plyhall tournament results`` prints: standings, crosstable, pairings, forfeits, SPRT."""
         standings = self.standings(now)
         parts = [f"{self.settings.name}: {self.settings.game} {self.settings.spec.format}, {self.status}"
                  + (f" ({self.stopped_early})" if self.stopped_early else ""), standings.to_text(),
                  standings.crosstable_text()]
         parts += [stats.describe(first, second) for first, second, stats in self.pairings()]
+        forfeits = self.forfeits()
+        if forfeits:
+            parts.append("Forfeits:\n" + "\n".join(f"  {line}" for line in forfeits))
         found = self._sprt_state()
         if found is not None:
             parts.append(found[0].describe())
@@ -397,7 +425,8 @@ class Director:
             schedule.append({"number": game.number, "round": game.round, "board": game.board, "white": game.white,
                              "black": game.black, "opening": game.opening, "status": status.value,
                              "room": self.open.get(game.number), "record": ended.record if ended else None,
-                             "result": ended.result.result if ended else None})
+                             "result": ended.result.result if ended else None,
+                             "reason": ended.reason if ended else None})
         pairings = [{"first": first, "second": second, **stats.to_json(), "text": stats.describe(first, second)}
                     for first, second, stats in self.pairings()]
         return {**self.summary(), "progress": body["progress"], "settings": self.settings.to_json(),

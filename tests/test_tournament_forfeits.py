@@ -1,0 +1,162 @@
+"""A tournament never stalls on an entrant's mistake: an entrant that leaves its seat before its game starts, or never
+comes back, forfeits that game (with the reason on the record, in the standings and in ``tournament run``'s lines),
+a game whose room closes without a result is played again, and an entrant of an event not started yet is never
+paired in the lobby by a seek."""
+
+from __future__ import annotations
+
+import random
+
+from client.tournament import new_forfeits
+from server.core.outbox import HallOutbox
+from server.storage import SQLiteStorage
+from tests.helpers import HallDriver
+
+SECRET = "organiser-secret"
+LEFT = "left the room before the game started"
+
+
+def organiser_desk() -> HallDriver:
+    """A hall with a logged-in organiser, driven by hand."""
+    desk = HallDriver(organiser_secret=SECRET)
+    desk.login("org", organiser=SECRET)
+    return desk
+
+
+def event(desk: HallDriver, tournament: str) -> dict:
+    """The event as its watchers see it."""
+    return desk.send("org", {"type": "watch_tournament", "tournament": tournament})[0]["tournament"]
+
+
+def play_and_leave(desk: HallDriver, rng: random.Random, leavers: set[str]) -> None:
+    """One step of the field: a ``leavers`` entrant leaves every seat it is pushed into while its game waits (what a
+    course bot without PLYHALL_TOURNAMENT did), every running game gets one random legal move, and the players of a
+    finished game leave its room."""
+    for room in list(desk.hall.rooms.values()):
+        for name in list(room.seats):
+            if name in leavers and room.status == "waiting" and name in desk.hall.by_name \
+                    and room.seat_of(name) not in room.away:
+                desk.send(name, {"type": "leave", "room": room.name})
+                # falls back to a seek, as the course library did: refused, it waits
+                assert desk.send(name, {"type": "seek", "game": room.game.id})[0]["code"] == "in_tournament"
+    for room in list(desk.hall.rooms.values()):
+        if room.status == "playing" and not room.paused:
+            move = rng.choice(room.game.legal_moves(room.state))
+            desk.send(room.seats[room.game.to_move(room.state)], {"type": "move", "room": room.name,
+                                                                  "move": room.game.notation(move)})
+        if room.status == "finished":
+            for name in list(room.seats):
+                if name is not None and name in desk.hall.by_name and room.seat_of(name) not in room.away:
+                    desk.send(name, {"type": "leave", "room": room.name})
+
+
+def test_an_entrant_leaving_its_waiting_seat_forfeits_and_the_event_ends():
+    """The issue's stall: entrants connect one after another, so a course bot is seated in a room still waiting for
+    its opponent; it answers ``leave`` and falls back to a seek. Its game is forfeited at once (the event showed it
+    "playing" with no room for good), and the round robin of four ends with every game played or forfeited."""
+    desk = organiser_desk()
+    desk.login("dee")  # the course bot is first: seated in game 1, still waiting for ann
+    desk.send("org", {"type": "tournament_create", "name": "Class", "game": "connect4", "format": "round-robin",
+                      "players": ["dee", "ann", "bob", "cy"], "games_per_pairing": 1, "concurrency": 2, "grace": 30,
+                      "start": True, "time_control": {"untimed": True}})
+    rng = random.Random(5)
+    play_and_leave(desk, rng, {"dee"})
+    for name in ("ann", "bob", "cy"):  # the others connect one after another while the event runs
+        desk.tick(2.0)
+        desk.login(name)
+        play_and_leave(desk, rng, {"dee"})
+    for _ in range(2000):
+        if event(desk, "class")["status"] == "finished":
+            break
+        play_and_leave(desk, rng, {"dee"})
+        desk.tick(1.0)
+    view = event(desk, "class")
+    assert view["status"] == "finished" and view["progress"]["done"] == 6
+    assert all(g["status"] in ("finished", "forfeit") and g["reason"] and g["room"] is None for g in view["schedule"])
+    forfeits = [g for g in view["schedule"] if g["status"] == "forfeit"]
+    first = view["schedule"][0]
+    assert "dee" in (first["white"], first["black"]) and first in forfeits  # dee's game that used to stall
+    for game in forfeits:
+        dee_seat = (game["white"], game["black"]).index("dee")
+        assert game["result"] == ("0-1" if dee_seat == 0 else "1-0")
+        assert game["reason"] == f"seat {dee_seat} (dee) {LEFT}"
+    rows = {row["name"]: row for row in view["standings"]["rows"]}
+    assert rows["dee"]["forfeit_losses"] == len(forfeits) and rows["dee"]["played"] == 3 - len(forfeits)
+    # what plyhall tournament run prints for them, and the results text
+    lines = new_forfeits(view, set())
+    assert len(lines) == len(forfeits) and all(line.startswith("forfeit: game ") and f"(dee) {LEFT}" in line
+                                               for line in lines)
+    assert new_forfeits(view, {g["number"] for g in forfeits}) == []
+    text = desk.hall.tournaments["class"].to_text(desk.now)
+    assert "Forfeits:" in text and text.count(LEFT) == len(forfeits)
+    # the forfeits are stored games with their reason
+    storage = SQLiteStorage(":memory:")
+    storage.apply(desk.writes)
+    stored = {g["tournament_game"]: g for g in storage.list_games(100, tournament="class", status="all")}
+    assert {n: g["reason"] for n, g in stored.items() if g["status"] == "forfeit"} == {
+        g["number"]: g["reason"] for g in forfeits}
+
+
+def test_an_entrant_that_disconnects_and_never_comes_back_forfeits_after_the_grace():
+    desk = organiser_desk()
+    desk.login("ann")
+    desk.login("bob")
+    desk.send("org", {"type": "tournament_create", "name": "Gone", "game": "quarto", "format": "round-robin",
+                      "players": ["ann", "bob"], "games_per_pairing": 1, "grace": 10, "start": True,
+                      "time_control": {"untimed": True}, "options": {}})
+    room = next(r for r in desk.hall.rooms.values() if r.tournament == "gone")
+    assert room.status == "playing"
+    first = room.game.legal_moves(room.state)[0]
+    desk.send(room.seats[room.game.to_move(room.state)], {"type": "move", "room": room.name,
+                                                          "move": room.game.notation(first)})
+    gone = room.seats[room.game.to_move(room.state)]
+    desk.disconnect(gone)
+    desk.tick(9.0)
+    assert event(desk, "gone")["schedule"][0]["status"] == "playing"  # its seat is kept for the grace
+    desk.tick(2.0)
+    view = event(desk, "gone")
+    assert view["status"] == "finished"
+    game = view["schedule"][0]
+    assert game["status"] == "finished" and f"seat {room.players.index(gone)} disconnected" == game["reason"]
+
+
+def test_two_absent_entrants_both_forfeit_and_a_lost_room_is_played_again():
+    desk = organiser_desk()
+    desk.send("org", {"type": "tournament_create", "name": "Empty", "game": "connect4", "format": "round-robin",
+                      "players": ["ann", "bob", "cy"], "games_per_pairing": 1, "concurrency": 1, "grace": 5,
+                      "start": True, "time_control": {"untimed": True}})
+    desk.tick(6.0)  # nobody came to game 1: a double forfeit
+    view = event(desk, "empty")
+    first = view["schedule"][0]
+    assert first["status"] == "forfeit" and first["result"] == "0-0" and "did not come" in first["reason"]
+    # game 2's room closes with no result (as a room nobody came back to after a crash did): it is opened again
+    director = desk.hall.tournaments["empty"]
+    number, name = next(iter(director.open.items()))
+    room = desk.hall.rooms[name]
+    out = HallOutbox()
+    desk.hall._apply(out, room, room.dissolve(desk.now, "closed by hand"))
+    desk.take(out)
+    game = event(desk, "empty")["schedule"][number - 1]
+    assert game["status"] == "playing" and game["room"] in desk.hall.rooms
+    assert desk.hall.rooms[game["room"]] is not room and desk.hall.rooms[game["room"]].tournament_game == number
+
+
+def test_an_entrant_of_an_event_not_started_is_not_paired_in_the_lobby():
+    desk = organiser_desk()
+    desk.send("org", {"type": "tournament_create", "name": "Soon", "game": "amazons", "format": "round-robin",
+                      "players": ["ann", "bob"]})
+    for name in ("ann", "bob"):
+        desk.login(name)
+        refused = desk.send(name, {"type": "seek", "game": "amazons"})[0]
+        assert refused["code"] == "in_tournament"
+        assert "Soon" in refused["message"] and "has not started yet" in refused["message"]
+    assert not desk.hall.rooms  # no lobby game paired them
+    desk.login("cy")  # not an entrant: seeks as ever
+    assert desk.send("cy", {"type": "seek", "game": "amazons"})[0]["type"] == "seeking"
+    desk.send("org", {"type": "tournament_control", "tournament": "soon", "action": "start"})
+    room = next(r for r in desk.hall.rooms.values() if r.tournament == "soon")
+    assert sorted(room.seats) == ["ann", "bob"] and room.status == "playing"
+    # after the event, its entrants seek again
+    desk.send("org", {"type": "tournament_control", "tournament": "soon", "action": "cancel"})
+    assert all(reply["type"] != "error" for reply in desk.send("ann", {"type": "seek", "game": "amazons"}))
+    assert any(sorted(r.seats) == ["ann", "cy"] and r.tournament is None for r in desk.hall.rooms.values())
