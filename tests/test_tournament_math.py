@@ -207,14 +207,11 @@ def test_sprt_is_antisymmetric():
 
 
 def test_sprt_without_draws():
-    cutechess = sprt(120, 0, 40, elo0=0, elo1=20, regularize=False)
-    assert cutechess.llr == 0 and cutechess.status is SprtStatus.CONTINUE  # cutechess waits for a draw
-    drawless = sprt(120, 0, 40, elo0=0, elo1=20)  # Santorini and the Amazons never draw
-    assert drawless.status is SprtStatus.ACCEPT_H1
-    # with almost no draws the model is the plain logistic one: win probability expected_score(elo)
-    by_hand = 120 * math.log(expected_score(20) / expected_score(0)) + 40 * math.log(
-        expected_score(-20) / expected_score(0))
-    assert drawless.llr == pytest.approx(by_hand, rel=0.02)
+    # cutechess-cli's rule: no decision while wins, draws or losses is zero (a regularized zero made drawElo
+    # huge, and 2 wins and 2 draws accepted H1); games without draws are tested on pairs (tests/test_sprt.py)
+    for counts in ((120, 0, 40), (2, 2, 0), (0, 10, 3)):
+        result = sprt(*counts, elo0=0, elo1=20)
+        assert result.llr == 0 and result.status is SprtStatus.CONTINUE and "zero" in result.waiting
     assert sprt(0, 0, 0, elo0=0, elo1=5).status is SprtStatus.CONTINUE
 
 

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from protocol.messages import GameStatus
-from protocol.statistics import MatchStats, SprtResult, sprt
+from protocol.statistics import SPRT_MODELS, MatchStats, SprtModel, SprtResult, pentanomial, sprt, sprt_pairs
 
 from .openings import OpeningsError, parse_openings
 from .results import ScoredGame
@@ -80,31 +80,41 @@ def slug(name: str) -> str:
 
 @dataclass(frozen=True)
 class Sprt:
-    """The sequential test a gauntlet may stop on (the first entrant's results against the field)."""
+    """The sequential test a gauntlet may stop on (the first entrant's results against the field).
+
+    ``model`` (:class:`~protocol.statistics.SprtModel`): ``normalized`` (default) or ``logistic`` Elo, tested on
+    the colour-swapped game pairs (fishtest's pentanomial GSPRT), or ``bayeselo``, cutechess-cli's legacy test
+    on single games.
+    """
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = SprtModel.NORMALIZED.value
 
     @classmethod
     def parse(cls, obj: Any) -> Sprt:
-        """From ``{"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05}`` (alpha and beta optional)."""
-        accepted = 'sprt is {"elo0": E, "elo1": E, "alpha": P, "beta": P} with elo0 < elo1 and 0 < alpha, beta < 0.5'
+        """From ``{"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "model": "normalized"}`` (alpha, beta and
+        model optional)."""
+        accepted = ('sprt is {"elo0": E, "elo1": E, "alpha": P, "beta": P, "model": M} with elo0 < elo1, '
+                    f"0 < alpha, beta < 0.5 and M one of {', '.join(SPRT_MODELS)} (default normalized)")
         if not isinstance(obj, dict) or not {"elo0", "elo1"} <= set(obj) or set(obj) - {"elo0", "elo1", "alpha",
-                                                                                           "beta"}:
+                                                                                           "beta", "model"}:
             raise TournamentError(accepted)
-        values = {k: obj[k] for k in obj}
-        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values.values()):
+        model = obj.get("model", SprtModel.NORMALIZED.value)
+        numbers = [obj[k] for k in obj if k != "model"]
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in numbers) or model not in SPRT_MODELS:
             raise TournamentError(accepted)
-        test = cls(float(obj["elo0"]), float(obj["elo1"]), float(obj.get("alpha", 0.05)), float(obj.get("beta", 0.05)))
+        test = cls(float(obj["elo0"]), float(obj["elo1"]), float(obj.get("alpha", 0.05)), float(obj.get("beta", 0.05)),
+                   str(model))
         if not test.elo0 < test.elo1 or not 0 < test.alpha < 0.5 or not 0 < test.beta < 0.5:
             raise TournamentError(accepted)
         return test
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, Any]:
         """The form :meth:`parse` reads."""
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta}
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "model": self.model}
 
 
 @dataclass
@@ -310,14 +320,22 @@ class Director:
             return None
         first = self.entrants[0]
         wins = draws = losses = 0
-        for ended in self.ended_games.values():
+        pairs: dict[tuple[int, int, int], list[float]] = {}  # a colour-swapped pair of games -> first's points
+        for number, ended in self.ended_games.items():
             result = ended.result
             if result.is_played and first in result.players:
                 points = result.score(first)
                 wins += points == 1.0
                 draws += points == 0.5
                 losses += points == 0.0
-        state = sprt(wins, draws, losses, elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta)
+                game = self.game(number)
+                pairs.setdefault((game.round, game.board, (game.game - 1) // 2), []).append(points)
+        if test.model == SprtModel.BAYESELO:
+            state = sprt(wins, draws, losses, elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta)
+        else:  # only whole pairs count: a pair whose other game is unplayed, forfeited or a single odd game does not
+            counts = pentanomial(sum(pair) for pair in pairs.values() if len(pair) == 2)
+            state = sprt_pairs(counts, elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta,
+                               model=test.model)
         return state, wins, draws, losses
 
     def sprt(self) -> dict[str, Any] | None:
@@ -329,7 +347,9 @@ class Director:
         assert self.settings.sprt is not None
         return {**self.settings.sprt.to_json(), "llr": state.llr, "lower_bound": state.lower_bound,
                 "upper_bound": state.upper_bound, "status": str(state.status.value),
-                "games": wins + draws + losses, "wins": wins, "draws": draws, "losses": losses}
+                "games": wins + draws + losses, "wins": wins, "draws": draws, "losses": losses,
+                "pentanomial": list(state.pentanomial) if state.pentanomial is not None else None,
+                "waiting": state.waiting or None}
 
     # Storage ------------------------------------------------------------------------------
 
@@ -461,6 +481,12 @@ def define(obj: dict[str, Any], entrants: list[str], local: dict[str, str], now:
             raise TournamentError("an SPRT stops a gauntlet: use --format gauntlet (the first entrant is tested "
                                   "against the others)")
         test = Sprt.parse(obj["sprt"])
+        tested = local.get(entrants[0], "") if entrants else ""
+        fixed = sorted({level for e in entrants[1:] if (level := local.get(e, "")).startswith("minimax-")})
+        if not openings and tested.startswith("minimax-") and fixed:
+            raise TournamentError(f"an SPRT of {tested} against {', '.join(fixed)} needs --openings: fixed-depth "
+                                  "levels without an opening book replay the same few games, and the test would "
+                                  "measure those games, not the bots")
     room = {"options": obj.get("options", {}), "time_control": obj.get("time_control"),
             "illegal_move": obj.get("illegal_move", "lose"), "grace": obj.get("grace", 60.0)}
     return TournamentSettings(slug(name), name, obj["game"], spec, room, concurrency, openings, local, test, now)
