@@ -39,6 +39,8 @@ QUOTAS: tuple[tuple[str, int, str], ...] = (
 )
 """The ``serve`` flags of :class:`server.core.hall.Limits`: field, lowest value, what it limits (defaults: Limits')."""
 MAX_WORKERS = 64
+DEPOSED_EXIT = 3  # the exit code of a cluster node that was deposed (another node owns its rooms now)
+DEPOSED_LINGER = 2.0  # seconds a deposed node answers /healthz with its reason before it exits
 """The most node processes ``plyhall serve --workers`` starts."""
 CLUSTER_SCHEMES = ("redis://", "rediss://", "unix://")
 """The URLs ``--cluster`` accepts (those of redis-py's ``Redis.from_url``)."""
@@ -347,7 +349,16 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
         return 1
     stop = _stop_on_signal()  # before the start line: whoever reads it may signal at once
     _say_started(args, server, storage)
-    await stop.wait()
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(server.deposed_event.wait())]
+    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for wait in waits:
+        wait.cancel()
+    if server.deposed:  # another node owns this node's rooms: a process started again serves as their new owner
+        await asyncio.sleep(DEPOSED_LINGER)  # /healthz says so meanwhile; the clients' close frames go out
+        await server.stop()
+        print(f"plyhall: stopped: this node was deposed ({server.deposed}); start it again to serve afresh",
+              file=sys.stderr, flush=True)
+        return DEPOSED_EXIT
     print(f"plyhall: shutting down within {SHUTDOWN_SECONDS:g} s (running games are kept and continue at the next "
           "start; a second Ctrl-C stops at once)", flush=True)
     await server.stop()

@@ -58,16 +58,19 @@ class Api:
         database = {"ok": writer is None or writer.healthy, "queued": writer.queued if writer else 0}
         if writer is not None and not writer.healthy:
             database["error"] = writer.last_error
+        serving = not self.server.stopping and not self.server.deposed
         health = {
-            "ok": not self.server.stopping and bool(database["ok"]), "version": protocol.__version__,
+            "ok": serving and bool(database["ok"]), "version": protocol.__version__,
             "rooms": len(self.server.hall.rooms), "connections": len(self.server.connections),
             "uptime": round(time.time() - self.server.started, 1), "database": database,
         }
         cluster = self.server.cluster
         if cluster is not None:  # a node without Redis still serves its own rooms and clients: degraded, not down
             health["cluster"] = cluster.status()
-            health["degraded"] = not cluster.up
-        return json_response(200 if database["ok"] and not self.server.stopping else 503, health)
+            health["degraded"] = not cluster.up or cluster.lock != "held"
+        if self.server.deposed:
+            health["deposed"] = self.server.deposed
+        return json_response(200 if database["ok"] and serving else 503, health)
 
     async def _metrics(self, path: str, query: dict[str, str]) -> Response:
         return text_response(200, self.server.metrics.render().decode(), CONTENT_TYPE)
@@ -90,6 +93,8 @@ class Api:
             "storage_queued": writer.queued if writer else 0, "storage_up": int(writer is None or writer.healthy),
             "storage_commits": writer.commits if writer else 0,
             "gc_pauses": self.server.gc.pauses if self.server.gc is not None else None,
+            "deposed": int(self.server.deposed is not None),
+            "cluster": self.server.cluster.status() if self.server.cluster is not None else None,
         }
 
     async def _api_rooms(self, path: str, query: dict[str, str]) -> Response:

@@ -18,8 +18,14 @@ rest through Redis (docs/SCALING.md has the whole design):
   every node lists them all and routes requests by them.
 - **Leases.** A node renews ``node:NAME`` (expiring) while it lives, and the matchmaker lease
   while it holds it. When a node's lease lapses, another node adopts its rooms and tournaments
-  from PostgreSQL; the node's advisory lock there (held by its process, dropped when it dies) is
-  the fence, so a node merely cut off from Redis is never robbed of its rooms.
+  from PostgreSQL; the node's advisory lock there (held by its process, dropped when it dies)
+  keeps a node merely cut off from Redis from being robbed of its rooms.
+- **Fencing.** Every adoption takes new epochs (fencing tokens) in PostgreSQL, and every write is
+  refused there unless it carries its node's current epoch (``server.storage.postgres``). Every
+  beat this node proves it still owns its rooms (its lock's connection answers and its epoch is
+  current; a dropped lock is taken again, with a new epoch, if nobody took over meanwhile); a node
+  that finds itself deposed (a refused write, an ``adopted`` naming it, its lock in other hands)
+  stops serving at once (``PlyhallServer.depose``).
 - **Redis down.** Rooms and clients of this node play on; requests that need another node get
   ``cluster_unavailable``; ``/healthz`` says degraded; when Redis is back every node republishes
   its listing and re-attaches its forwarded sessions (their owners resend the full state).
@@ -32,6 +38,7 @@ room's and back in one file.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import time
 from collections import Counter
@@ -121,6 +128,10 @@ class ClusterLink:
         self._registered_version = -1
         self._ever_up = False
         self._beats_done = 0
+        self.lock = "held"  # this node's database lock: held, or unverified while the database cannot say
+        self._renewed = time.monotonic()  # when this node's lease was last renewed
+        self._checking: asyncio.Future[str] | None = None  # the ownership check running now
+        self._fencing = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-fence")
 
     # Life cycle ---------------------------------------------------------------------------
 
@@ -135,7 +146,7 @@ class ClusterLink:
         except Exception as exc:  # the loops below keep trying
             self._down(exc)
         loops = (self._listen(), self._repeat(BEAT_SECONDS, self._beat_and_recall),
-                 self._repeat(PUBLISH_SECONDS, self._publish_if_changed))
+                 self._repeat(PUBLISH_SECONDS, self._publish_if_changed), self._watch_ownership())
         self._tasks = [asyncio.create_task(loop) for loop in loops]
 
     async def stop(self) -> None:
@@ -144,11 +155,12 @@ class ClusterLink:
         for task in self._tasks:
             task.cancel()
         self._writer.close()
+        self._fencing.shutdown(wait=False)
         if self._tasks:  # a Redis client caught mid-command may hold on to a cancellation: never wait for it long
             await asyncio.wait(self._tasks, timeout=2.0)
         if self.redis is not None:
             try:
-                if self.up:  # the others take over at once, instead of when the leases lapse
+                if self.up and not self.server.deposed:  # the others take over at once, not when the leases lapse
                     await asyncio.wait_for(self.redis.delete(f"{PREFIX}node:{self.node}"), 1.0)
                     await asyncio.wait_for(self.redis.eval(_FORGET, 1, f"{PREFIX}matchmaker", self.node), 1.0)
                 await asyncio.wait_for(self.redis.aclose(), 1.0)
@@ -156,9 +168,57 @@ class ClusterLink:
                 pass
 
     def status(self) -> dict[str, Any]:
-        """For /healthz: this node, whether Redis answers, the live nodes and the matchmaker."""
+        """For /healthz and /metrics: this node, whether Redis answers, the live nodes and the matchmaker, its
+        database lock (``held``, ``unverified``, ``deposed``), its epoch and how often the lock was taken again."""
         return {"node": self.node, "redis": "up" if self.up else "down", "nodes": sorted(self.live),
-                "matchmaker": self.matchmaker, "remote_sessions": len(self.homes)}
+                "matchmaker": self.matchmaker, "remote_sessions": len(self.homes),
+                "lock": "deposed" if self.server.deposed else self.lock, "epoch": self.server.storage.epoch,
+                "lock_retaken": self.counts["lock_retaken"]}
+
+    def deposed(self) -> None:
+        """This node was deposed (``PlyhallServer.depose``): it stops taking part (it says nothing more to the
+        other nodes; its lease lapses, and a process started again under its name takes over)."""
+        for task in self._tasks:
+            task.cancel()
+        self._writer.close()
+        self._outgoing = {}
+
+    async def _watch_ownership(self) -> None:
+        """Every beat, prove that this node still owns its rooms (see the module docstring)."""
+        while True:
+            await asyncio.sleep(BEAT_SECONDS)
+            await self._check_ownership()
+
+    async def _check_ownership(self) -> None:
+        """One proof, on a thread of its own (a database that hangs holds up nothing else); a check running
+        already is waited for rather than doubled."""
+        from ..storage import Deposed, StorageError
+
+        if self._checking is None:
+            self._checking = asyncio.get_running_loop().run_in_executor(
+                self._fencing, self.server.storage.check_ownership)
+        checking = self._checking
+        try:
+            result = await asyncio.shield(checking)
+        except Deposed as exc:
+            self.server.depose(str(exc))
+            return
+        except (StorageError, Exception) as exc:  # the database cannot say now: tried again at the next beat
+            if self.lock == "held":
+                log.error("cannot prove this node still holds its database lock (%s): its writes wait until it can",
+                          exc)
+            self.lock = "unverified"
+            return
+        finally:
+            if self._checking is checking:
+                self._checking = None
+        if result == "retaken":
+            self.counts["lock_retaken"] += 1
+            log.warning("this node's database lock had been lost (its connection dropped); taken again, before any "
+                        "other node adopted its rooms (epoch %s)", self.server.storage.epoch)
+        elif self.lock != "held":
+            log.warning("this node's database lock is proven held again")
+        self.lock = "held"
 
     # Requests of this node's clients --------------------------------------------------------
 
@@ -556,6 +616,14 @@ class ClusterLink:
         """A beat; and every 20 beats (10 s), the nodes the database knows (Redis forgets its members when
         restarted)."""
         self._beats_done += 1
+        late = time.monotonic() - self._renewed
+        if late > LEASE_SECONDS:  # stalled, or Redis was away: other nodes may have adopted this one's rooms
+            if self.up:
+                log.warning("this node's lease went %.1f s without renewal: proving it still owns its rooms", late)
+            self._renewed = time.monotonic()  # (once a lease's time while Redis stays away)
+            await self._check_ownership()
+            if self.server.deposed:
+                return
         if self._beats_done % 20 == 0:
             await self._recall_members()
         await self._beat()
@@ -576,6 +644,7 @@ class ClusterLink:
             pipe.get(f"{PREFIX}matchmaker")
             pipe.smembers(f"{PREFIX}members")
             _, _, _, matchmaker, members = await pipe.execute()
+        self._renewed = time.monotonic()
         matchmaker = matchmaker.decode() if matchmaker else None
         if matchmaker == self.node:
             await self.redis.pexpire(f"{PREFIX}matchmaker", ttl)
@@ -863,6 +932,9 @@ class ClusterLink:
         self._taken_over(item[1])
 
     def _on_adopted(self, sender: str, item: list[Any], now: float) -> None:
+        if item[1] == self.node:  # this node was taken for dead (stalled past its lease, its lock lost)
+            self.server.depose(f"node {sender} adopted this node's rooms")
+            return
         self._adopted(sender, item[1], item[2])
 
     _handlers = {"msg": _on_msg, "req": _on_request, "attach": _on_attach, "gone": _on_gone, "close": _on_close,

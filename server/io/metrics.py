@@ -96,6 +96,10 @@ class _Collector:
         yield _gauge("plyhall_games_running", "Games being played now (paused ones after a restart included).",
                      live["games_running"])
         yield _gauge("plyhall_seeks_waiting", "Seeks waiting for an opponent.", live["seeks"])
+        yield _counter("plyhall_ladder_passes", "Ladder pairing passes (and looks for the next pairing time) made.",
+                       live.get("ladder_passes", 0))
+        yield _counter("plyhall_ladder_candidates", "Candidate opponents the ladder's pairing passes looked at.",
+                       live.get("ladder_candidates", 0))
         yield _gauge("plyhall_house_bots_running", "House bot processes running.", live["house_bots"])
         tournaments = GaugeMetricFamily("plyhall_tournaments", "Tournaments by status.", labels=["status"])
         for status, count in sorted(live["tournaments"].items()):
@@ -119,6 +123,17 @@ class _Collector:
                      live["storage_up"])
         yield _counter("plyhall_storage_commits", "Group commits done.", live["storage_commits"])
         yield m.commit.family("plyhall_storage_commit_seconds", "Time one group commit took.")
+        yield _gauge("plyhall_deposed", "1 once this cluster node was deposed (another node owns its rooms: it "
+                     "serves nothing more), else 0.", live.get("deposed", 0))
+        cluster = live.get("cluster")
+        if cluster is not None:
+            yield _gauge("plyhall_cluster_lock_held", "1 while this node's database lock is proven held (checked "
+                         "every beat), 0 while it cannot be proven or the node was deposed.",
+                         int(cluster["lock"] == "held"))
+            yield _counter("plyhall_cluster_lock_retaken", "Times this node's database lock was lost (its connection "
+                           "dropped) and taken again before another node adopted its rooms.", cluster["lock_retaken"])
+            yield _gauge("plyhall_cluster_epoch", "The fencing token this node writes with (new at every start, "
+                         "adoption and re-taking of its lock).", cluster["epoch"] or 0)
         gc_pauses = live.get("gc_pauses")
         if gc_pauses is not None:
             yield gc_pauses.family("plyhall_gc_pause_seconds", "Pauses of the garbage collector's passes (the whole "

@@ -85,6 +85,8 @@ class PlyhallServer:
         reuse_port: bool = False,
     ) -> None:
         self.storage = storage
+        self.deposed: str | None = None  # why this node no longer owns its rooms (a cluster node fenced off)
+        self.deposed_event = asyncio.Event()
         self.trusted_proxies = trusted_proxies or []  # peers whose X-Forwarded-For names the real client
         self.ping_interval = ping_interval
         self.ping_timeout = ping_timeout
@@ -139,9 +141,9 @@ class PlyhallServer:
         self.hall.seeks.ladder.learn_boards(boards, time.time())
         if self.storage.commits_inline:
             self.storage.checkpoint_in_background()
-            self._writer = LoopWriter(self.storage, loop, self._committed)
+            self._writer = LoopWriter(self.storage, loop, self._committed, self.depose)
         else:
-            self._writer = GroupCommitWriter(self.storage, loop, self._committed)
+            self._writer = GroupCommitWriter(self.storage, loop, self._committed, self.depose)
         if self.hall.restored_writes:
             restored_writes, self.hall.restored_writes = self.hall.restored_writes, []
             self.dispatch(HallOutbox(writes=restored_writes))
@@ -223,11 +225,30 @@ class PlyhallServer:
             self.stuck = True
         self.reads.shutdown(wait=False, cancel_futures=True)
 
+    def depose(self, reason: str) -> None:
+        """Another node owns this node's rooms now (the database refused a write, the lock was lost to another
+        server, a node adopted this one): stop serving at once. Nothing more is sent or stored, no new connection
+        is taken, and every client is closed (1012) to reconnect and resync wherever its rooms are now;
+        ``deposed_event`` tells whoever runs this server (``plyhall serve`` exits, to be started again)."""
+        if self.deposed is not None:
+            return
+        self.deposed = reason
+        log.error("this node is deposed and stops serving: %s", reason)
+        self._held.clear()  # waiting for writes the database refuses: never sent
+        if self._server is not None:
+            self._server.close(close_connections=False)
+        for connection in list(self.connections.values()):
+            self._close(connection, 1012, "this node lost its rooms to another: reconnect to resync")
+        if self.cluster is not None:
+            self.cluster.deposed()
+        self.deposed_event.set()
+
     async def flush(self, timeout: float | None = None) -> bool:
         """Wait until every write submitted so far is committed and its messages are sent (at most ``timeout``
         seconds; False when that time ran out first)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self._held or (self._writer is not None and self._writer.committed < self._writer.submitted):
+        while not self.deposed and (self._held or (self._writer is not None and
+                                                   self._writer.committed < self._writer.submitted)):
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(0.005)
@@ -367,7 +388,10 @@ class PlyhallServer:
         asyncio.create_task(connection.ws.close(code, reason))
 
     def dispatch(self, out: HallOutbox) -> None:
-        """Send ``out`` once its writes are committed (at once when it has none and nothing waits)."""
+        """Send ``out`` once its writes are committed (at once when it has none and nothing waits); nothing once
+        this node is deposed."""
+        if self.deposed is not None:
+            return
         for check in out.checks:
             self.checks.check(check)
         for lookup in out.lookups:

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .base import TABLES, Storage, StorageError
+from .base import TABLES, Deposed, Storage, StorageError
 from .sql import SQLStorage
 from .sqlite import SQLiteStorage
 
@@ -46,4 +46,5 @@ def open_existing(target: str) -> SQLStorage:
         raise StorageError(str(exc)) from None
 
 
-__all__ = ["TABLES", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_existing", "open_storage"]
+__all__ = ["TABLES", "Deposed", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_existing",
+           "open_storage"]

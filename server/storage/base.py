@@ -37,6 +37,11 @@ class StorageError(Exception):
     """The database cannot be used (wrong file, newer schema, unreachable server)."""
 
 
+class Deposed(StorageError):
+    """This server no longer owns its rooms: another server adopted them (or took this node's name), so the
+    database refuses its writes (the fencing token it writes with is not the current one)."""
+
+
 class Storage:
     """What the server stores. Every method may block; the server calls them off the event loop."""
 
@@ -131,6 +136,19 @@ class Storage:
     def own(self) -> None:
         """Become the one server that writes here (for this node): StorageError naming the other server
         when one does already. Held until :meth:`close`."""
+
+    @property
+    def epoch(self) -> int | None:
+        """The fencing token this server writes with (a database shared by several servers checks it in the
+        transaction of every write; None where no other server can write: the check holds trivially)."""
+        return None
+
+    def check_ownership(self) -> str:
+        """Prove this server still owns its rooms: ``"held"``, or ``"retaken"`` when the connection holding its
+        lock had dropped and the lock was taken again, with a new epoch, before anyone adopted its rooms.
+        Raises :class:`Deposed` when another server took them, StorageError while the database cannot say.
+        Trivially ``"held"`` for a database only this server uses."""
+        return "held"
 
     def nodes(self) -> list[str]:
         """Every node with rooms or tournaments stored here (only a database shared by several servers has

@@ -236,11 +236,18 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
 
     def apply(self, writes: Sequence[Write]) -> None:
         """Commit ``writes`` in one transaction; consecutive moves go in one batch."""
+        with self._writing():
+            self._apply(writes)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the writer connection (opened again when it was lost with its database server; raises while
+        that is down); a connection that breaks inside is dropped, for the next call to open anew."""
         with self._write_lock:
-            if self._writer is None:  # lost with its database server: open it again (raises while it is down)
+            if self._writer is None:
                 self._writer = self._connect()
             try:
-                self._apply(writes)
+                yield
             except self.lost_connection:
                 broken, self._writer = self._writer, None
                 try:
@@ -249,8 +256,13 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
                     pass
                 raise
 
+    def _fence(self, cur: Any) -> None:
+        """Refuse the transaction of ``cur`` (raise :class:`~server.storage.base.Deposed`) unless this server still
+        owns its rooms. Nothing to check where no other server writes (SQLite)."""
+
     def _apply(self, writes: Sequence[Write]) -> None:
         with self._transaction() as cur:
+            self._fence(cur)  # every write of a room, its games, moves, tournaments and ratings: by its owner only
             moves: list[tuple] = []
             for write in writes:
                 if isinstance(write, MovePlayed):
@@ -472,12 +484,9 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         """Insert rows copied from another database (existing rows are kept)."""
         assert table in TABLES
         columns = TABLES[table]
-        with self._write_lock:
-            if self._writer is None:
-                self._writer = self._connect()
-            with self._transaction() as cur:
-                cur.executemany(self._sql(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
-                                          f"({', '.join('?' for _ in columns)}) ON CONFLICT DO NOTHING"), rows)
+        with self._writing(), self._transaction() as cur:
+            cur.executemany(self._sql(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                                      f"({', '.join('?' for _ in columns)}) ON CONFLICT DO NOTHING"), rows)
 
     def wipe(self) -> None:
         """Delete every row (for benchmarks that reuse a database)."""

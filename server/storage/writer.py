@@ -6,7 +6,10 @@ commits every queued write at once and reports the highest sequence number it co
 for a commit it does not need. A failed commit (a database server restarting) is retried with
 backoff; the writes stay queued, in order, until it succeeds. Closing is bounded: :meth:`Writer.aclose`
 tries for a given time and then hands back what it could not commit (:meth:`Writer.unsaved`), which
-the server keeps in a spill file for the next start. Two writers share that contract:
+the server keeps in a spill file for the next start. A commit refused because this server was deposed
+(:class:`~server.storage.base.Deposed`: another server owns its rooms now) is never retried nor kept:
+its writes are dropped, the messages waiting for them are never sent, and ``on_deposed`` tells the
+server. Two writers share that contract:
 
 * :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
   whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
@@ -24,7 +27,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from .base import Storage
+from .base import Deposed, Storage
 from .records import Write
 
 log = logging.getLogger("plyhall.storage")
@@ -36,10 +39,12 @@ class Writer:
     """What both writers keep: sequence numbers, health, and figures for the metrics."""
 
     def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
-                 on_commit: Callable[[int], None]) -> None:
+                 on_commit: Callable[[int], None], on_deposed: Callable[[str], None] | None = None) -> None:
         self.storage = storage
         self.loop = loop
         self.on_commit = on_commit
+        self.on_deposed = on_deposed
+        self.deposed: str | None = None  # why the database refuses this server's writes, once it does
         self.submitted = 0  # sequence number of the last write submitted
         self.committed = 0  # ... and of the last one committed
         self.healthy = True  # False while commits fail
@@ -66,6 +71,18 @@ class Writer:
         """The writes not known to be committed, in order (after :meth:`aclose`)."""
         return list(self._queue)
 
+    def _refused(self, exc: Deposed, count: int) -> None:
+        """The database refused a commit because another server owns this one's rooms now: everything queued is
+        dropped (never committed, so never announced) and the server is told, on its event loop."""
+        self.deposed = str(exc)
+        self._queue = []
+        log.error("the database refused %d writes: %s", count, self.deposed)
+        if self.on_deposed is not None:
+            try:
+                self.loop.call_soon_threadsafe(self.on_deposed, self.deposed)
+            except RuntimeError:  # the loop is closed: nobody to tell
+                pass
+
     def _failed(self, exc: Exception, count: int, delay: float) -> None:
         self.healthy = False
         self.last_error = str(exc) or type(exc).__name__
@@ -83,14 +100,16 @@ class LoopWriter(Writer):
     """Commits on the event loop, once per turn of it: everything submitted in one turn, one transaction."""
 
     def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
-                 on_commit: Callable[[int], None]) -> None:
-        super().__init__(storage, loop, on_commit)
+                 on_commit: Callable[[int], None], on_deposed: Callable[[str], None] | None = None) -> None:
+        super().__init__(storage, loop, on_commit, on_deposed)
         self._scheduled = False
         self._closing = False
         self._delay = 0.1
 
     def submit(self, writes: Sequence[Write]) -> int:
         """Queue ``writes`` for the commit at the end of this turn of the loop."""
+        if self.deposed is not None:  # refused anyway: never committed, never announced
+            return self.submitted
         self._queue.extend(writes)
         self.submitted += len(writes)
         if not self._scheduled:
@@ -115,6 +134,9 @@ class LoopWriter(Writer):
         started = time.perf_counter()
         try:
             self.storage.apply(batch)
+        except Deposed as exc:
+            self._refused(exc, len(batch))
+            return True
         except Exception as exc:
             self._failed(exc, len(batch), self._delay)
             return False
@@ -143,8 +165,8 @@ class GroupCommitWriter(Writer):
     """Commits submitted writes on a thread of its own, in submission order."""
 
     def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
-                 on_commit: Callable[[int], None]) -> None:
-        super().__init__(storage, loop, on_commit)
+                 on_commit: Callable[[int], None], on_deposed: Callable[[str], None] | None = None) -> None:
+        super().__init__(storage, loop, on_commit, on_deposed)
         self._cond = threading.Condition()
         self._stopping = False
         self._give_up_at = float("inf")
@@ -155,6 +177,8 @@ class GroupCommitWriter(Writer):
     def submit(self, writes: Sequence[Write]) -> int:
         """Queue ``writes``; the returned sequence number is committed once ``on_commit`` reports it."""
         with self._cond:
+            if self.deposed is not None:  # refused anyway: never committed, never announced
+                return self.submitted
             self._queue.extend(writes)
             self.submitted += len(writes)
             self._cond.notify()
@@ -185,7 +209,7 @@ class GroupCommitWriter(Writer):
                 self._inflight = batch
                 seq = self.submitted
             if not self._commit(batch):
-                return  # giving up at shutdown: the batch and the queue stay for unsaved()
+                return  # giving up at shutdown (the batch and the queue stay for unsaved()), or deposed
             with self._cond:
                 self._inflight = []
             self.committed = seq
@@ -200,6 +224,11 @@ class GroupCommitWriter(Writer):
             started = time.perf_counter()
             try:
                 self.storage.apply(batch)
+            except Deposed as exc:
+                with self._cond:
+                    self._inflight = []
+                    self._refused(exc, len(batch))
+                return False
             except Exception as exc:
                 self._failed(exc, len(batch), delay)
                 if self._stopping and time.monotonic() + delay > self._give_up_at:
