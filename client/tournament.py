@@ -30,7 +30,7 @@ from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "cycles", "rounds", "time_control",
-            "concurrency", "openings", "plies", "illegal_move", "grace", "sprt", "options")
+            "time_margin", "concurrency", "openings", "plies", "illegal_move", "grace", "sprt", "options")
 """The keys of a tournament TOML file (the ``create`` flags, with underscores)."""
 
 
@@ -106,11 +106,18 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
     if not request["players"] and not request["local"]:
         raise TournamentCliError("a tournament needs entrants: --players a,b,c (bots that connect with plyhall bot "
                                  "--tournament NAME) and/or --local master,minimax-4 (the server's house bots)")
-    for key in ("time_control", "sprt"):
-        if settings.get(key) is not None:
-            request[key] = settings[key]
+    request.update(_clock_and_test(settings))
     if settings.get("openings"):
         request["openings"] = _openings(base / settings["openings"], settings.get("plies"))
+    return request
+
+
+def _clock_and_test(settings: dict[str, Any]) -> dict[str, Any]:
+    """The request's ``time_control`` (with the margin, which goes with the clock: the server's when none is given)
+    and ``sprt``, as far as the settings give them."""
+    request = {key: settings[key] for key in ("time_control", "sprt") if settings.get(key) is not None}
+    if settings.get("time_margin") is not None:
+        request["time_control"] = {**request.get("time_control", {}), "margin": settings["time_margin"] / 1000}
     return request
 
 
@@ -157,6 +164,8 @@ def _setting(key: str, value: Any) -> Any:
         return _whole_number(key, value)
     if key == "grace":
         return _grace(value)
+    if key == "time_margin":
+        return _time_margin(value)
     if key in PARSED:
         return _parsed(key, value)
     if key in ("players", "local"):
@@ -174,6 +183,18 @@ def _whole_number(key: str, value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = 3), not {value!r}")
+
+
+MAX_TIME_MARGIN_MS = 60_000
+
+
+def _time_margin(value: Any) -> int:
+    """Milliseconds, a whole number from 0 to MAX_TIME_MARGIN_MS."""
+    margin = _whole_number("time_margin", value)
+    if not 0 <= margin <= MAX_TIME_MARGIN_MS:
+        raise TournamentCliError(f"time_margin is whole milliseconds from 0 to {MAX_TIME_MARGIN_MS} (e.g. "
+                                 f"--time-margin 3000), not {value!r}")
+    return margin
 
 
 def _grace(value: Any) -> float:
@@ -375,6 +396,9 @@ def _add_definition(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, help="rounds of a swiss event")
     parser.add_argument("--time-control", help="30 (seconds per move), 5m+2s (game clock + increment) or untimed "
                                                "(default: the server's)")
+    parser.add_argument("--time-margin", metavar="MS",
+                        help="milliseconds a move may arrive after its clock ran out without losing, like "
+                             "cutechess-cli's timemargin (0 to 60000; default 0); recorded with every game")
     parser.add_argument("--concurrency", type=int, help="games played at once (default 4)")
     parser.add_argument("--openings", help="a file of openings (moves in notation per line; also the Connect Four "
                                            "test sets and Santorini placement files)")

@@ -1,7 +1,13 @@
-"""Clocks kept by the server: a fixed time per move, or a game clock with increment.
+"""Clocks kept by the server: a fixed time per move, or a game clock with increment, and a time margin.
 
 A plain object driven by the time it is given (``now``, monotonic seconds), so
 it is tested without waiting.
+
+The margin is cutechess-cli's ``timemargin``: a move that arrives less than ``margin`` seconds after the mover's
+clock ran out still counts (the flag falls only when the margin is spent too). What the move overran is charged as
+cutechess charges it: a per-move clock starts full again at the next move; a game clock is left that far below zero
+(the overrun is paid back out of the next increments, and the margin is not a fresh allowance at every move). The
+clocks sent to players never show less than zero.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from typing import Any
 from protocol.games import OptionError
 
 MAX_SECONDS = 24 * 3600.0
+MAX_MARGIN = 60.0  # seconds: a margin is for the lag of a loaded machine or a bot's fixed budget, not a second clock
 
 
 def _seconds(obj: dict[str, Any], key: str, low: float, high: float = MAX_SECONDS) -> float:
@@ -25,27 +32,33 @@ def _seconds(obj: dict[str, Any], key: str, low: float, high: float = MAX_SECOND
 @dataclass(frozen=True)
 class TimeControl:
     """How much time a player has: ``per_move`` seconds for every move, or ``initial``
-    seconds for the game plus ``increment`` after each move; neither means untimed."""
+    seconds for the game plus ``increment`` after each move; neither means untimed. ``margin``: seconds a move
+    may arrive after the clock ran out without losing (cutechess-cli's ``timemargin``; see the module's text)."""
 
     per_move: float | None = None
     initial: float | None = None
     increment: float = 0.0
+    margin: float = 0.0
 
     @classmethod
     def parse(cls, obj: Any) -> TimeControl:
         """Validate a ``time_control`` option: ``{"per_move": 30}``,
-        ``{"initial": 300, "increment": 2}`` or ``{"untimed": true}``."""
-        accepted = 'time_control is {"per_move": S}, {"initial": S, "increment": S} or {"untimed": true}'
+        ``{"initial": 300, "increment": 2}`` or ``{"untimed": true}``; a timed one may add ``"margin": S``."""
+        accepted = ('time_control is {"per_move": S}, {"initial": S, "increment": S} or {"untimed": true}, and a '
+                    f'timed one may add "margin": S (0 to {MAX_MARGIN:g} seconds)')
         if not isinstance(obj, dict):
             raise OptionError(accepted)
-        keys = set(obj)
+        keys = set(obj) - {"margin"}
         if keys == {"untimed"} and obj["untimed"] is True:
+            if "margin" in obj:
+                raise OptionError("time_control.margin needs a clock: an untimed game has no time to run out")
             return cls()
+        margin = _seconds(obj, "margin", 0.0, MAX_MARGIN) if "margin" in obj else 0.0
         if keys == {"per_move"}:
-            return cls(per_move=_seconds(obj, "per_move", 0.05))
+            return cls(per_move=_seconds(obj, "per_move", 0.05), margin=margin)
         if keys in ({"initial"}, {"initial", "increment"}):
             increment = _seconds(obj, "increment", 0.0, 3600.0) if "increment" in obj else 0.0
-            return cls(initial=_seconds(obj, "initial", 0.1), increment=increment)
+            return cls(initial=_seconds(obj, "initial", 0.1), increment=increment, margin=margin)
         raise OptionError(accepted)
 
     @property
@@ -54,11 +67,12 @@ class TimeControl:
         return self.per_move is not None or self.initial is not None
 
     def to_json(self) -> dict[str, Any]:
-        """The wire form (the same shapes ``parse`` accepts)."""
+        """The wire form (the same shapes ``parse`` accepts; ``margin`` only when there is one)."""
+        margin = {"margin": self.margin} if self.margin else {}
         if self.per_move is not None:
-            return {"per_move": self.per_move}
+            return {"per_move": self.per_move, **margin}
         if self.initial is not None:
-            return {"initial": self.initial, "increment": self.increment}
+            return {"initial": self.initial, "increment": self.increment, **margin}
         return {"untimed": True}
 
     @functools.cached_property
@@ -67,13 +81,14 @@ class TimeControl:
         return self.to_json()
 
     def describe(self) -> str:
-        """Short text such as ``30s/move`` or ``5m+2s``."""
+        """Short text such as ``30s/move``, ``5m+2s`` or ``30s/move, margin 3s``."""
+        margin = f", margin {self.margin:g}s" if self.margin else ""
         if self.per_move is not None:
-            return f"{self.per_move:g}s/move"
+            return f"{self.per_move:g}s/move{margin}"
         if self.initial is not None:
             minutes = self.initial / 60
             base = f"{minutes:g}m" if self.initial >= 60 and self.initial % 60 == 0 else f"{self.initial:g}s"
-            return f"{base}+{self.increment:g}s"
+            return f"{base}+{self.increment:g}s{margin}"
         return "untimed"
 
 
@@ -117,27 +132,28 @@ class Clocks:
         return None
 
     def deadline(self) -> float | None:
-        """When the seat to move runs out of time (monotonic seconds), or None."""
+        """When the seat to move has run out of time, its margin included (monotonic seconds), or None."""
         if self.running is None:
             return None
         if self.control.per_move is not None:
-            return self.turn_started + self.control.per_move
+            return self.turn_started + self.control.per_move + self.control.margin
         if self.control.initial is not None:
-            return self.turn_started + self.remaining[self.running]
+            return self.turn_started + self.remaining[self.running] + self.control.margin
         return None
 
     def flagged(self, now: float) -> bool:
-        """True when the seat to move has run out of time."""
+        """True when the seat to move has run out of time and of its margin."""
         deadline = self.deadline()
         return deadline is not None and now >= deadline
 
     def switch(self, now: float, next_seat: int | None) -> float:
-        """The mover has moved: charge its time, add the increment, start ``next_seat``.
+        """The mover has moved: charge its time (a game clock may go below zero by what the margin allowed), add the
+        increment, start ``next_seat``.
 
         Returns the seconds the move took."""
         elapsed = now - self.turn_started
         if self.running is not None and self.control.initial is not None:
-            self.remaining[self.running] = max(0.0, self.remaining[self.running] - elapsed)
+            self.remaining[self.running] = self._charged(self.remaining[self.running], elapsed)
             self.remaining[self.running] += self.control.increment
         self.running = next_seat
         self.turn_started = now
@@ -147,10 +163,14 @@ class Clocks:
         """Stop the clocks at the end of a game, charging the mover's time; ``left`` then says what was left."""
         final = [self.left(seat, now) for seat in (0, 1)]
         if self.running is not None and self.control.initial is not None:
-            self.remaining[self.running] = max(0.0, self.remaining[self.running] - (now - self.turn_started))
+            self.remaining[self.running] = self._charged(self.remaining[self.running], now - self.turn_started)
         self.running = None
         self.turn_started = now
         self.final = final
+
+    def _charged(self, remaining: float, elapsed: float) -> float:
+        """A game clock's time after a move of ``elapsed`` seconds: never below what the margin allows."""
+        return max(-self.control.margin, remaining - elapsed)
 
     def snapshot(self, now: float) -> dict[str, Any]:
         """Wire form: seconds left per seat (rounded to ms), which is running, and the control."""

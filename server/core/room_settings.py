@@ -50,8 +50,10 @@ class RoomSettings:
         if not isinstance(options, dict):
             raise OptionError("options must be a map of game options")
         game.initial_state(**options)  # validates the game options
-        control = TimeControl.parse(time_control if time_control is not None else defaults.get(
-            "time_control", {"per_move": 30}))
+        default = defaults.get("time_control", {"per_move": 30})
+        if isinstance(time_control, dict) and set(time_control) == {"margin"}:
+            time_control = {**default, **time_control}  # only a margin: the server's clock, with that margin
+        control = TimeControl.parse(time_control if time_control is not None else default)
         policy = illegal_move if illegal_move is not None else defaults.get("illegal_move", "reject")
         if policy not in ILLEGAL_MOVE_POLICIES:
             raise OptionError(f"illegal_move must be one of {', '.join(ILLEGAL_MOVE_POLICIES)}, not {policy!r}")
