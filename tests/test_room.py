@@ -300,3 +300,26 @@ def test_a_player_away_when_the_game_ends_learns_the_result_on_coming_back():
     assert state["last_result"] == {"winner": 1, "reason": room.last_result["reason"], "record": state["record"],
                                     "status": "finished", "players": ["ann", "bob"]}
     assert "resign" in state["last_result"]["reason"]
+
+
+def test_a_player_seated_mid_game_gets_the_last_move_in_its_coords_and_answers():
+    """What a course bot seated in a running game needs: the position and, on its turn, the opponent's last move
+    (its GAME_ACTION_MOVE), or, with no move played, the fact that it moves first."""
+    room = make_room("amazons", grace=30)
+    room.join("ann", "algebraic", 0.0)
+    room.join("bob", "cosc322", 0.0)
+    first = msgs(room.reconnected("ann", "algebraic", 0.5), "ann", "game_start")[0]
+    assert first["to_move"] == first["seat"] == 0 and first["moves"] == [] and "last_move" not in first
+    room.disconnected("bob", 1.0)
+    room.move("ann", "d10-d7/g7", 2.0)  # black (seat 0) moves while white is away
+    out = room.reconnected("bob", "cosc322", 3.0)  # bob's process comes back (a fresh one, or after a restart)
+    start = msgs(out, "bob", "game_start")[0]
+    assert start["seat"] == 1 and start["to_move"] == 1 and start["moves"] == ["d10-d7/g7"]
+    assert start["last_move"] == {"seq": 1, "seat": 0, "notation": "d10-d7/g7",
+                                  "move": {"queen": [10, 4], "to": [7, 4], "arrow": [7, 7]}}
+    spectator = room.join("sue", "matrix", 3.5, role="spectator")
+    assert msgs(spectator, "sue", "game_start")[0]["last_move"]["move"] == {"queen": [0, 3], "to": [3, 3],
+                                                                            "arrow": [3, 6]}
+    reply = room.move("bob", {"queen": [4, 10], "to": [4, 7], "arrow": [4, 4]}, 4.0)  # j4-g4/d4, in its coords
+    assert not msgs(reply, "bob", "error") and room.notations[-1] == "j4-g4/d4"
+    assert msgs(room.send_state("ann", 5.0), "ann", "game_start")[0]["last_move"]["seat"] == 1

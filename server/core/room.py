@@ -113,6 +113,7 @@ class Room:
         self.clocks: Clocks | None = None
         self.moves: list[MoveRecord] = []
         self.notations: list[str] = []
+        self.last_move: Any = None  # the running game's last move (sent to a player seated mid-game, in its coords)
         self.record_id = ""
         self.started_at = 0.0
         self.players: list[str] = []
@@ -401,6 +402,7 @@ class Room:
         record = MoveRecord(len(self.moves) + 1, seat, notation, int(elapsed * 1000), clocks["left"])
         self.moves.append(record)
         self.notations.append(notation)
+        self.last_move = move
         out.writes.append(MovePlayed(self.record_id, record))
         if self.draw_offer is not None and self.draw_offer != seat:
             self.draw_offer = None  # moving declines the opponent's offer
@@ -571,7 +573,8 @@ class Room:
         self.game_options = dict(record.options)
         state = self.game.initial_state(**self.game_options)
         for move in record.moves:
-            state = self.game.apply(state, self.game.parse_move(move.notation, state))
+            self.last_move = self.game.parse_move(move.notation, state)
+            state = self.game.apply(state, self.last_move)
             self.notations.append(move.notation)
         self.state = state
         self.moves = list(record.moves)
@@ -630,6 +633,7 @@ class Room:
         self.players = [n or "" for n in self.seats]
         self.moves = []
         self.notations = []
+        self.last_move = None
         self.draw_offer = None
         self.record_id = self.env.new_id()
         self.started_at = self.env.wall_clock()
@@ -682,6 +686,11 @@ class Room:
         if self.status == RoomStatus.PLAYING:
             if self.paused:
                 fields["paused"] = True
+            if self.last_move is not None and self.moves:
+                # what a bot seated mid-game needs to answer, as the moved message it missed gave it
+                last = self.moves[-1]
+                fields["last_move"] = {"seq": last.seq, "seat": last.seat, "notation": last.notation,
+                                       "move": self.game.format_move(self.last_move, coords)}
             out.send(name, m.game_start(**fields))
             return
         if self.last_result is not None:
