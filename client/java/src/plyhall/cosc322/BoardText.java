@@ -47,6 +47,25 @@ public final class BoardText {
         return true;
     }
 
+    /**
+     * Takes back the move {@code from} -> {@code to}, arrow {@code arrow} (the board as it stands after it): the
+     * arrow's square is emptied and the queen goes back; false (and the board unchanged) when a square is not on
+     * the board or no queen stands on {@code to}.
+     */
+    public static boolean undo(int[] board, List<Integer> from, List<Integer> to, List<Integer> arrow) {
+        int f = index(from);
+        int t = index(to);
+        int a = index(arrow);
+        if (f < 0 || t < 0 || a < 0 || (board[t] != 1 && board[t] != 2)) {
+            return false;
+        }
+        int queen = board[t];
+        board[a] = 0;
+        board[t] = 0;
+        board[f] = queen;
+        return true;
+    }
+
     /** The index of a {@code [row, col]} square, or -1 when it is not one on the board. */
     public static int index(List<Integer> square) {
         if (square == null || square.size() != 2 || square.get(0) == null || square.get(1) == null) {

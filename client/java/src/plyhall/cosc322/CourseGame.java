@@ -46,6 +46,11 @@ public final class CourseGame {
 
     /** Moves played so far that this player has been told of (its own included). Events thread only. */
     int seq;
+    /**
+     * The board (the course's picture) of a game this player was seated in after it had started, held back from
+     * the bot until it is its turn ({@link GameFeed}); null once the bot has heard of the game. Events thread only.
+     */
+    int[] held;
     /** This player's move sent but not yet confirmed (the wire form), to send again after a reconnect. */
     final AtomicReference<Map<String, Object>> pending = new AtomicReference<>();
 

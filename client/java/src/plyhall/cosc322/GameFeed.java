@@ -21,6 +21,12 @@ import ygraph.ai.smartfox.games.GameMessage;
  *
  * No message ends the game: the result is logged, and {@link Seating} decides what comes next. Messages are
  * handled on the events thread; {@link #sendMove} runs on the bot's thread.
+ *
+ * <p>A player seated in a game already under way (a tournament entrant seated late, a fresh process for a game it
+ * was playing) hears of it the way a course bot expects, once it is its turn: black (who moves first, and moves
+ * when the start message comes) gets the board as it stands and the start; white (who moves when a move message
+ * comes) gets the board before the opponent's last move, the start, and then that move. Until it is its turn the
+ * library holds the board back and keeps it up to date.
  */
 final class GameFeed {
 
@@ -29,6 +35,11 @@ final class GameFeed {
 
     GameFeed(Session session) {
         this.session = session;
+    }
+
+    /** The game this player follows, or null. */
+    CourseGame current() {
+        return game;
     }
 
     /** True while a game this player follows runs. */
@@ -70,14 +81,87 @@ final class GameFeed {
         game = fresh;
         announce(fresh, msg, moves.size());
         Map<?, ?> state = (Map<?, ?>) msg.get("state");
-        Map<String, Object> board = new HashMap<>();
-        board.put("game-state", fresh.courseBoard((List<?>) state.get("board")));
-        deliver(GameMessage.GAME_STATE_BOARD, board);
+        ArrayList<Integer> board = fresh.courseBoard((List<?>) state.get("board"));
+        Object toMove = msg.get("to_move");
+        if (moves.isEmpty() || fresh.seat == null || toMove == null) {
+            begin(fresh, board, null);
+            return;
+        }
+        Map<String, Object> last = fresh.courseMove(String.valueOf(moves.get(moves.size() - 1)));
+        if (Json.toInt(toMove) == fresh.seat && last != null) {
+            begin(fresh, board, last);
+        } else {
+            fresh.held = toArray(board);
+            Log.info(session.name, "the opponent is to move: your bot hears of the game when it is its turn");
+        }
+    }
+
+    /**
+     * The bot hears of {@code current}: the board and the start message, and, when it was seated in the game
+     * after the opponent's move {@code last} (null: no move yet, or not the bot's turn) and plays white, the board
+     * before that move and then the move (see the class comment).
+     */
+    private void begin(CourseGame current, ArrayList<Integer> board, Map<String, Object> last) {
+        boolean white = last != null && current.seat != null && current.seat != current.first;
+        ArrayList<Integer> shown = board;
+        if (white) {
+            int[] before = toArray(board);
+            if (play(before, last, true)) {
+                shown = toList(before);
+            } else {
+                white = false; // cannot happen with the server's own moves; the bot then just gets the position
+            }
+        }
+        Map<String, Object> boardMessage = new HashMap<>();
+        boardMessage.put("game-state", shown);
+        deliver(GameMessage.GAME_STATE_BOARD, boardMessage);
         Map<String, Object> start = new HashMap<>();
-        start.put("player-black", fresh.black());
-        start.put("player-white", fresh.white());
-        start.put("room.name", fresh.room);
+        start.put("player-black", current.black());
+        start.put("player-white", current.white());
+        start.put("room.name", current.room);
         deliver(GameMessage.GAME_ACTION_START, start);
+        if (white) {
+            deliver(GameMessage.GAME_ACTION_MOVE, last);
+        }
+    }
+
+    /** A move on the held board of a bot seated mid-game; when it was the opponent's, the bot hears of the game. */
+    private void heldMove(CourseGame current, int seat, Map<String, Object> details) {
+        if (details == null || !play(current.held, details, false)) {
+            Log.warn(session.name, "a move of the game in " + current.room + " does not fit the board: " + details);
+            return;
+        }
+        if (current.seat != null && seat == current.seat) {
+            current.pending.set(null); // our own move (sent by an earlier process of this bot)
+            return;
+        }
+        ArrayList<Integer> board = toList(current.held);
+        current.held = null;
+        begin(current, board, details);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static boolean play(int[] board, Map<String, Object> move, boolean undo) {
+        List<Integer> from = (List<Integer>) move.get("queen-position-current");
+        List<Integer> to = (List<Integer>) move.get("queen-position-next");
+        List<Integer> arrow = (List<Integer>) move.get("arrow-position");
+        return undo ? BoardText.undo(board, from, to, arrow) : BoardText.apply(board, from, to, arrow);
+    }
+
+    private static int[] toArray(List<Integer> board) {
+        int[] cells = new int[board.size()];
+        for (int i = 0; i < cells.length; i++) {
+            cells[i] = board.get(i);
+        }
+        return cells;
+    }
+
+    private static ArrayList<Integer> toList(int[] board) {
+        ArrayList<Integer> list = new ArrayList<>(board.length);
+        for (int cell : board) {
+            list.add(cell);
+        }
+        return list;
     }
 
     private void announce(CourseGame fresh, Map<String, Object> msg, int played) {
@@ -90,12 +174,23 @@ final class GameFeed {
                     + "as in the course");
         }
         if (played > 0) {
-            Log.info(session.name, played + " moves are played already: your bot gets the position as it stands");
+            Log.info(session.name, played + " moves are played already: your bot gets the position when it is its "
+                    + "turn (white: the position before the opponent's last move, then that move)");
         }
     }
 
     /** After a reconnect: tell the bot the opponent's moves it missed, and send its own move again if it was lost. */
     private void catchUp(CourseGame current, Map<String, Object> msg, List<?> moves) {
+        if (current.held != null) { // the bot has not heard of this game yet: keep the held board up to date
+            int i = current.seq;
+            for (; i < moves.size() && current.held != null; i++) {
+                heldMove(current, current.mover(i), current.courseMove(String.valueOf(moves.get(i))));
+            }
+            current.seq = Math.max(current.seq, i);
+            if (current.held != null) {
+                return;
+            }
+        }
         for (int i = current.seq; i < moves.size(); i++) {
             if (current.seat != null && current.mover(i) == current.seat) {
                 current.pending.set(null); // our move arrived before the connection broke
@@ -130,6 +225,10 @@ final class GameFeed {
         }
         current.seq = seq;
         int seat = Json.toInt(msg.get("seat"));
+        if (current.held != null) {
+            heldMove(current, seat, current.courseMove((Map<?, ?>) msg.get("move")));
+            return;
+        }
         if (current.seat != null && seat == current.seat) {
             current.pending.set(null);
             return;

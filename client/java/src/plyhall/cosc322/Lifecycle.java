@@ -26,6 +26,13 @@ public final class Lifecycle {
         LIVE.add(session);
     }
 
+    /** Ends the program at once with {@code code} (a player that can never go on: a frozen bot). */
+    public static void halt(int code) {
+        System.out.flush();
+        System.err.flush();
+        System.exit(code);
+    }
+
     /**
      * A player is done; {@code exit}: the library decided the run is over, so the program ends (with the worst
      * exit code of its players) once no other player in it still plays.

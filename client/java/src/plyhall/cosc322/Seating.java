@@ -12,6 +12,11 @@ import java.util.Map;
  * or, with none, a seek, which pairs the bot with any other player seeking an Amazons game. A bot that does call
  * {@code joinRoom} goes where it says, unless PLYHALL_ROOM (or PLYHALL_SEEK) says otherwise: the settings
  * of the person running the bot win over a room name written into its code.
+ *
+ * <p>A tournament entrant (PLYHALL_TOURNAMENT, see {@link TournamentEntry}) goes nowhere by itself: it stays in
+ * each room the server seats it in, plays the game there, leaves the finished room and waits for the next seat.
+ * A bot run without PLYHALL_TOURNAMENT that the server seats in a tournament game (its name is an entrant's) says
+ * on standard error which variable to set, and plays that game instead of leaving the seat.
  */
 final class Seating {
 
@@ -35,9 +40,28 @@ final class Seating {
     private boolean wasSeeking;
     private boolean idle;
     private int gamesDone;
+    /** The tournament this bot plays in (PLYHALL_TOURNAMENT), or null. */
+    final TournamentEntry entry;
+    /** The current room is a tournament game's: the server seated us there, and we stay. */
+    private boolean tournamentRoom;
+    /** Seated in a tournament game without PLYHALL_TOURNAMENT: said which variable to set (once). */
+    private boolean saidVariable;
+    private boolean saidIgnored;
 
     Seating(Session session) {
         this.session = session;
+        String tournament = session.settings.tournament;
+        this.entry = tournament == null ? null : new TournamentEntry(session, tournament);
+    }
+
+    /** True while the bot follows a running game. */
+    boolean inGame() {
+        return session.feed.running();
+    }
+
+    /** A tournament entrant goes only where the server seats it: no seek, no joinRoom, no leaving. */
+    private boolean entrant() {
+        return entry != null || tournamentRoom;
     }
 
     /**
@@ -51,6 +75,11 @@ final class Seating {
         }
         if (session.feed.running()) {
             Log.info(session.name, "back in the game it was playing in " + currentRoom);
+        }
+        if (entry != null) {
+            entry.watch(); // the server seats an entrant: it neither seeks nor joins
+        } else if (session.feed.running() || tournamentRoom) {
+            return; // play the game it has (a tournament seat is kept, never left for a seek)
         } else if (pendingSet) {
             go(pending);
         } else if (!joinAsked) {
@@ -68,6 +97,10 @@ final class Seating {
 
     /** The bot's {@code joinRoom(room)}. */
     void join(String room) {
+        if (entrant()) {
+            ignored("joinRoom(\"" + room + "\")");
+            return;
+        }
         String where = resolve(room);
         if (!started) {
             pending = where;
@@ -119,9 +152,20 @@ final class Seating {
 
     /** The bot's {@code leaveCurrentRoom()}: leave, stop seeking, and wait for {@code joinRoom}. */
     void leave() {
+        if (entrant()) {
+            ignored("leaveCurrentRoom()");
+            return;
+        }
         idle = true;
         cancelSeek();
         leaveRoom();
+    }
+
+    private void ignored(String call) {
+        if (!saidIgnored) {
+            saidIgnored = true;
+            Log.info(session.name, call + " is ignored: a tournament entrant plays where the server seats it");
+        }
     }
 
     /** The bot's {@code sendTextMessage(text)}: a chat line in the current room. */
@@ -156,7 +200,9 @@ final class Seating {
                 joined(reply);
             } else if ("in_tournament".equals(reply.get("code"))) {
                 seeking = false;
-                Log.info(session.name, "a tournament entrant: the server seats it in each of its games; waiting");
+                Log.warn(session.name, "the server says: " + reply.get("message") + ". It seats the bot in each of "
+                        + "its games: waiting for the next. To play every game of the event in this run, set "
+                        + "PLYHALL_TOURNAMENT to the tournament's name");
             } else {
                 seeking = false;
                 session.fail("cannot seek a game: " + reply.get("message"));
@@ -246,10 +292,44 @@ final class Seating {
             Log.info(session.name, "watching " + currentRoom);
             return;
         }
+        Object tournament = settings.get("tournament");
+        tournamentRoom = tournament != null && msg.get("seat") != null;
+        if (tournamentRoom) {
+            tournamentSeat(String.valueOf(tournament), settings);
+            return;
+        }
         List<?> seats = settings.get("seats") instanceof List ? (List<?>) settings.get("seats") : null;
         if (target != null && seats != null && seats.contains(null)) {
             Log.info(session.name, "waiting in " + currentRoom + " for a second player");
         }
+    }
+
+    private void tournamentSeat(String tournament, Map<?, ?> settings) {
+        if (entry == null && !saidVariable) {
+            saidVariable = true;
+            Log.warn(session.name, "the server seated " + session.wireName + " in " + currentRoom + ", a game of the "
+                    + "tournament " + tournament + " (" + session.wireName + " is one of its entrants): the bot plays "
+                    + "it. To play every game of the event, run the bot with PLYHALL_TOURNAMENT=" + tournament
+                    + " (or java -Dplyhall.tournament=" + tournament + ")");
+        }
+        List<?> seats = settings.get("seats") instanceof List ? (List<?>) settings.get("seats") : null;
+        boolean waiting = seats != null && seats.contains(null);
+        Log.info(session.name, "seated in " + currentRoom + " for the tournament "
+                + (entry != null && entry.isThis(tournament) ? entry.label() : tournament)
+                + (waiting ? "; waiting for the opponent" : ""));
+    }
+
+    /** The tournament is over ({@code status}: finished or cancelled): the program ends once no game runs. */
+    void eventOver(TournamentEntry event, String status) {
+        if (inGame()) {
+            return; // afterGame ends the program after this game
+        }
+        leaveRoom();
+        session.finish(0, "the tournament " + event.label() + " is " + status + " (" + played() + "); done", true);
+    }
+
+    private String played() {
+        return gamesDone == 1 ? "1 game played here" : gamesDone + " games played here";
     }
 
     // ----- between games -----
@@ -258,6 +338,10 @@ final class Seating {
     void afterGame(Map<String, Object> over) {
         gamesDone++;
         int wanted = session.settings.games;
+        if (tournamentRoom) {
+            afterTournamentGame(wanted);
+            return;
+        }
         if (wanted > 0 && gamesDone >= wanted) {
             leaveRoom(); // frees the seat at once (sent before the connection closes)
             session.finish(0, gamesDone == 1 ? "done (one game played; PLYHALL_GAMES sets how many)"
@@ -278,6 +362,20 @@ final class Seating {
         }
     }
 
+    /** A tournament game ended: the finished room is left, and the bot waits to be seated for the next. */
+    private void afterTournamentGame(int wanted) {
+        tournamentRoom = false;
+        leaveRoom();
+        if (wanted > 0 && gamesDone >= wanted) {
+            session.finish(0, "done (" + played() + "; PLYHALL_GAMES=" + wanted + ")", true);
+        } else if (entry != null && entry.over()) {
+            session.finish(0, "the tournament " + entry.label() + " is over (" + played() + "); done", true);
+        } else {
+            Log.info(session.name, "waiting to be seated for the next game"
+                    + (entry != null ? " of the tournament " + entry.label() : ""));
+        }
+    }
+
     /** The connection broke: seeks die with it. */
     void disconnected() {
         wasSeeking = seeking;
@@ -286,6 +384,9 @@ final class Seating {
 
     /** Logged in again after a broken connection; {@code held}: the rooms where the server kept our seat. */
     void reconnected(List<?> held) {
+        if (entry != null) {
+            entry.watch(); // the watch died with the old connection
+        }
         if (currentRoom != null && containsIgnoreCase(held, currentRoom)) {
             return; // joined and game_start follow: GameFeed catches up
         }

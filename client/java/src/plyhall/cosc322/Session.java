@@ -51,6 +51,7 @@ public final class Session {
     private final Map<Long, String> moveIds = new ConcurrentHashMap<>();
     final Seating seating;
     final GameFeed feed;
+    private final BotCalls calls = new BotCalls(this);
 
     private volatile WebSocketLink link;
     private volatile boolean closed;
@@ -64,15 +65,16 @@ public final class Session {
     private int generation;
 
     /**
-     * A session for {@code player} (null: log in only) under {@code name}; the secret is PLYHALL_SECRET if set,
-     * else {@code password} (if any). {@code spectator}: watch the room of PLYHALL_ROOM instead of playing.
+     * A session for {@code player} (null: log in only) under {@code name} (PLYHALL_NAME, when set, is the name
+     * it logs in under); the secret is PLYHALL_SECRET if set, else {@code password} (if any). {@code spectator}:
+     * watch the room of PLYHALL_ROOM instead of playing.
      */
     public Session(String name, String password, GamePlayer player, boolean spectator) {
+        this.settings = Settings.load();
         this.name = name == null ? "" : name;
-        this.wireName = Names.toWire(this.name);
+        this.wireName = Names.toWire(settings.name != null ? settings.name : this.name);
         this.player = player;
         this.spectator = spectator;
-        this.settings = Settings.load();
         String chosen = settings.secret != null ? settings.secret : password;
         this.secret = chosen == null || chosen.isEmpty() ? null : chosen;
         this.rooms = RoomList.initial(settings.room);
@@ -93,7 +95,9 @@ public final class Session {
             events.execute(() -> fail(problem));
             return;
         }
-        if (!wireName.equals(name)) {
+        if (settings.name != null && !settings.name.equals(name)) {
+            Log.info(name, "PLYHALL_NAME: logging in as " + wireName + " (the bot calls itself \"" + name + "\")");
+        } else if (!wireName.equals(name)) {
             Log.info(name, "\"" + name + "\" is not a Plyhall name (letters, digits, _ . -, up to 32); logging in as "
                     + wireName);
         }
@@ -222,7 +226,7 @@ public final class Session {
             return;
         }
         try {
-            call.run();
+            calls.run(where, call);
         } catch (RuntimeException | Error e) {
             Log.bug(name, where, e);
         }
@@ -278,6 +282,7 @@ public final class Session {
         WebSocketLink.Events handler = new WebSocketLink.Events() {
             @Override
             public void onMessage(String text) {
+                calls.arrived(text); // a bot stuck in handleGameMessage is noticed here, off the events thread
                 later(() -> received(mine, text));
             }
 
@@ -437,6 +442,11 @@ public final class Session {
             }
             case "chat":
                 feed.chat(msg);
+                break;
+            case "tournament":
+                if (seating.entry != null && msg.get("tournament") instanceof Map) {
+                    seating.entry.news((Map<?, ?>) msg.get("tournament"));
+                }
                 break;
             case "player_away":
                 Log.info(name, msg.get("name") + " lost the connection; it has " + msg.get("grace")

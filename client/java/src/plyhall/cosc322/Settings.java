@@ -12,9 +12,13 @@ import java.net.URISyntaxException;
  * <tr><th>property</th><th>variable</th><th>meaning</th></tr>
  * <tr><td>plyhall.url</td><td>PLYHALL_URL</td><td>server address (default ws://127.0.0.1:8765/ws)</td></tr>
  * <tr><td>plyhall.room</td><td>PLYHALL_ROOM</td><td>room to play in (created if missing); unset: seek</td></tr>
+ * <tr><td>plyhall.name</td><td>PLYHALL_NAME</td><td>the name to log in under (default: the bot's user name)</td></tr>
  * <tr><td>plyhall.secret</td><td>PLYHALL_SECRET</td><td>secret of the name (default: the password)</td></tr>
  * <tr><td>plyhall.seek</td><td>PLYHALL_SEEK</td><td>true: always seek, even when the bot names a room</td></tr>
- * <tr><td>plyhall.games</td><td>PLYHALL_GAMES</td><td>games to play, then exit (default 1; 0: play on)</td></tr>
+ * <tr><td>plyhall.tournament</td><td>PLYHALL_TOURNAMENT</td><td>a tournament to play every game of: the server
+ *     seats the bot in each (no seek, no room)</td></tr>
+ * <tr><td>plyhall.games</td><td>PLYHALL_GAMES</td><td>games to play, then exit (default 1; 0: play on; in a
+ *     tournament, default 0: until the event ends)</td></tr>
  * <tr><td>plyhall.per_move</td><td>PLYHALL_PER_MOVE</td><td>seconds a move in seeks and new rooms</td></tr>
  * <tr><td>plyhall.gui</td><td>PLYHALL_GUI</td><td>auto (default), window, console or off</td></tr>
  * <tr><td>plyhall.verbose</td><td>PLYHALL_VERBOSE</td><td>true: log every message on the wire</td></tr>
@@ -29,11 +33,15 @@ public final class Settings {
     public final String url;
     /** The room to play in, or null to seek an opponent. */
     public final String room;
+    /** The name to log in under, whatever the bot's code says, or null (then the bot's user name is used). */
+    public final String name;
     /** The secret from the settings, or null (then the bot's password is used). */
     public final String secret;
     /** Seek even when the bot names a room in {@code joinRoom}. */
     public final boolean seek;
-    /** Games to play before the library ends the program; 0 plays on. */
+    /** The tournament this bot is an entrant of (its name or id), or null. */
+    public final String tournament;
+    /** Games to play before the library ends the program; 0 plays on (in a tournament: until it ends). */
     public final int games;
     /** Seconds per move for seeks and the rooms this library creates, or null for the server's default. */
     public final Double perMove;
@@ -42,12 +50,14 @@ public final class Settings {
     /** Log every message sent and received. */
     public final boolean verbose;
 
-    private Settings(String url, String room, String secret, boolean seek, int games, Double perMove, String gui,
-                     boolean verbose) {
+    private Settings(String url, String room, String name, String secret, boolean seek, String tournament, int games,
+                     Double perMove, String gui, boolean verbose) {
         this.url = url;
         this.room = room;
+        this.name = name;
         this.secret = secret;
         this.seek = seek;
+        this.tournament = tournament;
         this.games = games;
         this.perMove = perMove;
         this.gui = gui;
@@ -57,8 +67,9 @@ public final class Settings {
     /** The settings of this program, from system properties and the environment. */
     public static Settings load() {
         String url = lookup("url");
-        return new Settings(url == null ? DEFAULT_URL : url, lookup("room"), lookup("secret"),
-                flag("seek"), games(), perMove(), gui(), flag("verbose"));
+        String tournament = lookup("tournament");
+        return new Settings(url == null ? DEFAULT_URL : url, lookup("room"), lookup("name"), lookup("secret"),
+                flag("seek"), tournament, games(tournament == null ? 1 : 0), perMove(), gui(), flag("verbose"));
     }
 
     /** The value of {@code plyhall.KEY}, else of {@code PLYHALL_KEY}; null when neither is set (or blank). */
@@ -95,10 +106,10 @@ public final class Settings {
                 || value.equalsIgnoreCase("on"));
     }
 
-    private static int games() {
+    private static int games(int fallback) {
         String value = lookup("games");
         if (value == null) {
-            return 1;
+            return fallback;
         }
         try {
             int games = Integer.parseInt(value);
@@ -108,8 +119,9 @@ public final class Settings {
         } catch (NumberFormatException e) {
             // reported below
         }
-        Log.warn(null, "PLYHALL_GAMES=" + value + " is not a whole number of games (0 plays on); playing 1");
-        return 1;
+        Log.warn(null, "PLYHALL_GAMES=" + value + " is not a whole number of games (0 plays on); playing "
+                + (fallback == 0 ? "on" : String.valueOf(fallback)));
+        return fallback;
     }
 
     private static Double perMove() {
