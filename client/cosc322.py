@@ -20,6 +20,8 @@ from typing import Any
 
 import protocol
 
+from . import entrant
+
 JAVA_SOURCES = Path(__file__).resolve().parent / "java" / "src"
 """The library's Java sources, shipped inside the ``client`` package."""
 
@@ -36,7 +38,7 @@ class BuildError(Exception):
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``cosc322`` subcommand (with its own ``jar`` subcommand)."""
+    """Add the ``cosc322`` subcommand (with its own ``jar`` and ``entrant`` subcommands)."""
     parser = subparsers.add_parser(
         "cosc322", help="the COSC 322 course library for Java Amazons bots",
         description="A Java library with the COSC 322 course client's API (ygraph.ai.smartfox.games) that plays "
@@ -50,6 +52,7 @@ def register(subparsers: Any) -> None:
     jar.add_argument("-o", "--output", default=DEFAULT_JAR, help=f"the jar to write (default {DEFAULT_JAR})")
     jar.add_argument("--javac", help="the javac to use (default: javac on PATH, else $JAVA_HOME/bin/javac)")
     jar.set_defaults(func=run_jar)
+    entrant.add_parser(commands)
     parser.set_defaults(func=lambda args: _no_command(parser))
 
 

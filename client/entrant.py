@@ -1,0 +1,343 @@
+"""``plyhall cosc322 entrant``: a course bot in a tournament, one fresh process per game, supervised.
+
+Real COSC 322 bots play one game per process (many never reset their board), and some hang in their own search.
+The entrant runner keeps such a bot from costing more than one game. It follows the tournament over the server's
+read-only HTTP side (``/api/tournaments/ID``, every ``--poll`` seconds: no login, so the name stays free for the
+bot), and whenever the server opens a game of the entrant it starts the bot's command fresh, in a process group of
+its own, with ``PLYHALL_URL``, ``PLYHALL_TOURNAMENT``, ``PLYHALL_NAME`` (the entrant's name, whatever the bot's
+code calls itself) and ``PLYHALL_GAMES=1`` set: the course library logs in, is seated in that game (the position
+and the opponent's last move included, when the game is under way) and plays it. When the game ends — played to
+its end, lost on time by a bot that froze, or forfeited — the runner gives the bot a moment to end by itself, then
+stops its whole process group. Between games nothing runs. Ctrl-C stops the bot's process group too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from protocol.messages import NAME_PATTERN
+
+from .connection import DEFAULT_URL, ServerURLError, check_url
+from .tournament import http_base
+
+POLL = 1.0
+"""Seconds between two looks at the tournament (the default of ``--poll``)."""
+END_GRACE = 3.0
+"""Seconds a bot has to end by itself after its game, before its process group is stopped."""
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL when the process group is stopped."""
+RESTARTS = 2
+"""Times a bot process that ended while its game runs is started again (it resumes its seat)."""
+UNREACHABLE_LIMIT = 600.0
+"""Seconds the runner keeps trying to reach a server that stopped answering (a restart) before it gives up."""
+OVER = ("finished", "cancelled")
+
+
+class EntrantError(Exception):
+    """The runner cannot go on: the message says what was wrong and what would work, in one line for people."""
+
+
+class Stopped(Exception):
+    """The runner was asked to stop (Ctrl-C, SIGTERM)."""
+
+
+@dataclass
+class EntrantOptions:
+    """What ``plyhall cosc322 entrant`` runs: ``command`` for each game of ``name`` in ``tournament``."""
+
+    tournament: str
+    name: str
+    command: list[str]
+    url: str = DEFAULT_URL
+    secret: str | None = None
+    poll: float = POLL
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+def check_options(options: EntrantOptions) -> None:
+    """EntrantError naming the first thing wrong with ``options`` and what is accepted."""
+    if not options.tournament.strip():
+        raise EntrantError("--tournament is empty: give the tournament's name or id (plyhall tournament list)")
+    if not re.match(NAME_PATTERN, options.name) or options.name.lower().startswith("house-"):
+        raise EntrantError(f"--name {options.name!r} is not an entrant's name: 1 to 32 letters, digits, _ . -, "
+                           "starting with a letter or digit (names starting with house- are the server's bots)")
+    try:
+        check_url(options.url)
+    except ServerURLError as exc:
+        raise EntrantError(f"--url: {exc}") from None
+    if not 0.1 <= options.poll <= 60:
+        raise EntrantError(f"--poll {options.poll:g}: give 0.1 to 60 seconds between two looks at the tournament")
+    if not options.command:
+        raise EntrantError("give the bot's command after --, e.g. plyhall cosc322 entrant --tournament class "
+                           "--name alice -- java -cp plyhall-cosc322.jar:. ubc.cosc322.COSC322Test alice "
+                           "alice-password")
+    program = options.command[0]
+    if shutil.which(program, path=options.env.get("PATH")) is None and not os.access(program, os.X_OK):
+        raise EntrantError(f"cannot run the bot's command: {program} is not a program on PATH")
+
+
+class Entrant:
+    """Follows one entrant's tournament and runs its bot, fresh, for each of its games (see the module)."""
+
+    def __init__(self, options: EntrantOptions, say: Callable[[str], None] | None = None) -> None:
+        check_options(options)
+        self.options = options
+        self.say_line = say or (lambda line: print(line, flush=True))
+        self.tournament = options.tournament
+        self.played: list[tuple[int, str]] = []  # (game number, result from the entrant's side)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._said = ""
+
+    def say(self, text: str) -> None:
+        """One progress line, prefixed with the entrant's name."""
+        self.say_line(f"{self.options.name}: {text}")
+
+    # ----- the server's HTTP side -----
+
+    def _get(self, path: str) -> tuple[int, Any]:
+        """Status and JSON body of GET ``path``; OSError when no server answers."""
+        try:
+            with urllib.request.urlopen(http_base(self.options.url) + path, timeout=30) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            try:
+                body = json.loads(exc.read())
+            except ValueError:
+                body = {"error": exc.reason}
+            return exc.code, body
+
+    def event(self, wait_for_creation: bool = False) -> dict[str, Any]:
+        """The tournament in full; waits (saying so) while the server cannot be reached, or, with
+        ``wait_for_creation``, while the tournament does not exist yet."""
+        unreachable_since: float | None = None
+        while True:
+            try:
+                status, body = self._get(f"/api/tournaments/{quote(self.tournament)}?format=json")
+            except OSError as exc:
+                now = time.monotonic()
+                unreachable_since = unreachable_since or now
+                if now - unreachable_since > UNREACHABLE_LIMIT:
+                    raise EntrantError(f"no server at {self.options.url} for {UNREACHABLE_LIMIT:g} s "
+                                       f"({getattr(exc, 'reason', exc)}); giving up") from None
+                self._status(f"no server at {self.options.url} ({getattr(exc, 'reason', exc)}); trying again")
+                time.sleep(self.options.poll)
+                continue
+            if status == 200:
+                return body
+            if status == 404 and wait_for_creation:
+                self._status(f"waiting for the tournament {self.tournament} to be created")
+                time.sleep(self.options.poll)
+                continue
+            raise EntrantError(f"the server says: {body.get('error', status)}")
+
+    def _status(self, text: str) -> None:
+        """Say ``text`` unless it was the last thing said."""
+        if text != self._said:
+            self._said = text
+            self.say(text)
+
+    def check(self, event: dict[str, Any]) -> None:
+        """EntrantError when this runner cannot play in ``event`` (another game; not an entrant)."""
+        if event.get("game") != "amazons":
+            raise EntrantError(f"the tournament {event['name']} plays {event.get('game')}: plyhall cosc322 entrant "
+                               "runs COSC 322 Amazons bots")
+        entrants = event.get("entrants") or []
+        if self.options.name not in entrants:
+            listed = ", ".join(entrants[:30]) + (" ..." if len(entrants) > 30 else "")
+            raise EntrantError(f"{self.options.name} is not an entrant of the tournament {event['name']}; its "
+                               f"entrants: {listed or 'none'}")
+
+    # ----- the games -----
+
+    def run(self) -> int:
+        """Play every game of the entrant, one process each, until the tournament is over; the exit code."""
+        event = self.event(wait_for_creation=True)
+        self.check(event)
+        self.tournament = event["id"]
+        done: set[int] = set()
+        while True:
+            game = self._due(event, done)
+            if game is not None:
+                self._play(game)
+                done.add(game["number"])
+            elif event["status"] in OVER:
+                points = sum({"won": 1.0, "draw": 0.5}.get(result.split(" ")[0], 0.0) for _, result in self.played)
+                self.say(f"the tournament {event['name']} is {event['status']}: {len(self.played)} games here, "
+                         f"{points:g} points (plyhall tournament results {event['id']} --url {self.options.url})")
+                return 0 if event["status"] == "finished" else 1
+            else:
+                progress = event.get("progress", {})
+                self._status(f"waiting for its next game (tournament {event['name']} {event['status']}, "
+                             f"{progress.get('done', 0)} of {progress.get('total', '?')} games played)")
+                time.sleep(self.options.poll)
+            event = self.event()
+
+    def _due(self, event: dict[str, Any], done: set[int]) -> dict[str, Any] | None:
+        """The entrant's game the server has opened (a room is seated) and the runner has not played yet."""
+        for game in event.get("schedule") or []:
+            if self.options.name in (game.get("white"), game.get("black")) and game.get("status") == "playing" \
+                    and game.get("room") and game["number"] not in done:
+                return game
+        return None
+
+    def _play(self, game: dict[str, Any]) -> None:
+        """Run the bot for ``game`` until the game is over, then stop what is left of its process group."""
+        first = game["white"]  # the schedule's white is seat 0, who moves first: "black" in the course's terms
+        second = game["black"]
+        colour = "black, moves first" if first == self.options.name else "white, moves second"
+        self.say(f"game {game['number']} in {game['room']}: {first} against {second} (it plays {colour} in the "
+                 f"course's terms); starting {' '.join(self.options.command)}")
+        starts = 1
+        self.proc = self._start()
+        while True:
+            time.sleep(self.options.poll)
+            entry = next((g for g in self.event().get("schedule") or [] if g["number"] == game["number"]), game)
+            if entry.get("status") != "playing":
+                break
+            code = self.proc.poll() if self.proc is not None else None
+            if code is not None and starts <= RESTARTS:
+                starts += 1
+                self.say(f"the bot's process ended (exit code {code}) while its game runs; starting it again "
+                         "(it resumes its seat)")
+                self.proc = self._start()
+            elif code is not None and self.proc is not None:
+                self.say(f"the bot's process ended (exit code {code}) again; the game goes on without it (its "
+                         "clock runs)")
+                self.proc = None
+        how = self.stop()
+        result = self._result(entry)
+        self.played.append((game["number"], result))
+        self.say(f"game {game['number']} in {game['room']}: {result}; {how}")
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        """The bot's command, fresh, in a process group of its own, with the settings the course library reads."""
+        env = {key: value for key, value in self.options.env.items() if key not in ("PLYHALL_ROOM", "PLYHALL_SEEK")}
+        env.update({"PLYHALL_URL": self.options.url, "PLYHALL_TOURNAMENT": self.tournament,
+                    "PLYHALL_NAME": self.options.name, "PLYHALL_GAMES": "1"})
+        if self.options.secret:
+            env["PLYHALL_SECRET"] = self.options.secret
+        try:
+            if os.name == "nt":
+                return subprocess.Popen(self.options.command, env=env,
+                                        creationflags=subprocess.CREATE_NEW_PROCESS_GROUP)  # type: ignore[attr-defined]
+            return subprocess.Popen(self.options.command, env=env, start_new_session=True)
+        except OSError as exc:
+            raise EntrantError(f"cannot run the bot's command {self.options.command[0]}: {exc.strerror or exc}") \
+                from None
+
+    def stop(self) -> str:
+        """Stop the bot's process group (after :data:`END_GRACE` seconds for it to end by itself): what happened."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return "no bot process was left"
+        try:
+            code = proc.wait(END_GRACE)
+            how = f"the bot's process ended by itself (exit code {code})"
+        except subprocess.TimeoutExpired:
+            how = f"the bot's process (pid {proc.pid}) was stopped"
+        _signal_group(proc, signal.SIGTERM)
+        try:
+            proc.wait(KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        _signal_group(proc, signal.SIGKILL if os.name != "nt" else signal.SIGTERM)
+        proc.wait()
+        return how
+
+    def _result(self, entry: dict[str, Any]) -> str:
+        """The game's result from the entrant's side, with the server's reason: ``won (seat 1 ran out of time)``."""
+        result = entry.get("result")
+        if entry.get("status") not in ("finished", "forfeit") or result is None:
+            return f"not played ({entry.get('status')})"
+        seat = 0 if entry.get("white") == self.options.name else 1
+        words = "draw" if result == "1/2-1/2" else "won" if (result == "1-0") == (seat == 0) else "lost"
+        if entry.get("status") == "forfeit":
+            words += " by forfeit"
+        reason = None
+        if entry.get("record"):
+            try:
+                status, record = self._get(f"/api/games/{quote(entry['record'])}")
+                reason = record.get("reason") if status == 200 else None
+            except OSError:
+                pass
+        return f"{words} ({reason})" if reason else words
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Send ``sig`` to the process group of ``proc`` (to the process alone where there are no groups)."""
+    try:
+        if os.name == "nt":
+            proc.send_signal(sig)
+        else:
+            os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass  # the whole group has ended already
+
+
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    raise Stopped()
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``plyhall cosc322 entrant`` to the ``cosc322`` subcommands."""
+    entrant = commands.add_parser(
+        "entrant", help="play a tournament with a course bot: a fresh, supervised process for each game",
+        description="Run a COSC 322 course bot as a tournament entrant, one fresh process per game: whenever the "
+                    "server opens one of the entrant's games the bot's command starts (with PLYHALL_URL, "
+                    "PLYHALL_TOURNAMENT, PLYHALL_NAME and PLYHALL_GAMES=1 set), and its process group is stopped "
+                    "when that game ends, so a bot that freezes or keeps a stale board costs one game, never the "
+                    "event. See docs/COSC322.md, \"Run a class tournament\".",
+        usage="plyhall cosc322 entrant --tournament NAME --name USER [--url URL] [--secret SECRET] [--poll S] "
+              "-- COMMAND [ARGS ...]")
+    entrant.add_argument("--tournament", required=True, help="the tournament's name or id")
+    entrant.add_argument("--name", required=True, help="the entrant's name (the bot logs in under it)")
+    entrant.add_argument("--url", default=os.environ.get("PLYHALL_URL", DEFAULT_URL),
+                         help=f"the server's WebSocket address (default $PLYHALL_URL, else {DEFAULT_URL})")
+    entrant.add_argument("--secret", help="the name's secret, passed to the bot as PLYHALL_SECRET (default: "
+                                          "$PLYHALL_SECRET if set, else the password the bot's command gives)")
+    entrant.add_argument("--poll", type=float, default=POLL,
+                         help=f"seconds between two looks at the tournament (default {POLL:g})")
+    entrant.add_argument("command", nargs=argparse.REMAINDER, help="-- then the bot's command and its arguments")
+    entrant.set_defaults(func=run_entrant)
+
+
+def run_entrant(args: argparse.Namespace) -> int:
+    """``plyhall cosc322 entrant``: exit 0 after a finished tournament, 1 after a cancelled one or a lost server,
+    2 for a mistake in the command, 130 when stopped (the bot's process group is stopped with it)."""
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    options = EntrantOptions(args.tournament, args.name, command, args.url, args.secret, args.poll)
+    try:
+        entrant = Entrant(options)
+    except EntrantError as exc:
+        print(f"plyhall cosc322 entrant: {exc}", file=sys.stderr)
+        return 2
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        return entrant.run()
+    except EntrantError as exc:
+        entrant.stop()
+        print(f"plyhall cosc322 entrant: {exc}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, Stopped):
+        how = entrant.stop()
+        print(f"plyhall cosc322 entrant: stopped; {how}. The tournament goes on on the server: a game of "
+              f"{options.name} that opens while no runner is there is forfeited after its grace", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
