@@ -6,11 +6,15 @@ paired in the lobby by a seek."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 from client.tournament import new_forfeits
 from server.core.outbox import HallOutbox
 from server.storage import SQLiteStorage
-from tests.helpers import HallDriver
+from tests.conftest import free_port
+from tests.helpers import HallDriver, http_json, plyhall, read_until, start_server, stop
+from tests.test_tournament_live import wait_for
 
 SECRET = "organiser-secret"
 LEFT = "left the room before the game started"
@@ -160,3 +164,59 @@ def test_an_entrant_of_an_event_not_started_is_not_paired_in_the_lobby():
     desk.send("org", {"type": "tournament_control", "tournament": "soon", "action": "cancel"})
     assert all(reply["type"] != "error" for reply in desk.send("ann", {"type": "seek", "game": "amazons"}))
     assert any(sorted(r.seats) == ["ann", "cy"] and r.tournament is None for r in desk.hall.rooms.values())
+
+
+LEAVER = """
+import asyncio, sys
+from client.connection import Client
+
+async def main(url):
+    client = await Client(url).connect()
+    await client.login("lea")
+    print("logged in", flush=True)
+    while True:
+        msg = await client.recv(timeout=None)
+        settings = msg.get("settings") or {}
+        if msg["type"] == "joined" and settings.get("tournament") and settings.get("status") == "waiting":
+            await client.send({"type": "leave", "room": msg["room"]})  # what a bot that knows no tournaments did
+            await client.send({"type": "seek", "game": "connect4"})
+        elif msg["type"] == "error":
+            print("refused:", msg["code"], flush=True)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_event_ends(tmp_path):
+    """Through a real server: an entrant that answers its seat with leave (and seeks instead) forfeits, plyhall
+    tournament run says so as it happens and in the results, and the event ends; its games carry the margin."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    server = start_server(tmp_path / "forfeits.db", port, "--organiser-secret", SECRET)
+    procs = [subprocess.Popen([sys.executable, "-c", LEAVER, url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)]
+    try:
+        read_until(procs[0], "logged in", 60)
+        run = plyhall("tournament", "run", "--url", url, "--secret", SECRET, "--name", "Leavers", "--game",
+                      "connect4", "--format", "round-robin", "--players", "lea,r1,r2,r3", "--games-per-pairing", "1",
+                      "--concurrency", "2", "--time-control", "10", "--time-margin", "500", "--grace", "30")
+        procs.append(run)
+        # game 1 (r3 - lea) opens with lea alone: she leaves, and forfeits at once
+        wait_for(lambda: any(g["status"] == "forfeit" for g in http_json(port, "/api/tournaments/leavers")[1].get(
+            "schedule", [])), 60)
+        procs += [plyhall("bot", "--game", "connect4", "--level", "random", "--name", name, "--tournament",
+                          "leavers", "--url", url) for name in ("r1", "r2", "r3")]
+        out, err = run.communicate(timeout=180)
+    finally:
+        for proc in procs:
+            stop(proc)
+        stop(server)
+    assert run.returncode == 0, out + err
+    assert "6/6 games" in out and "(finished)" in out
+    assert f"forfeit: game 1 (round 1) r3 1-0 lea: seat 1 (lea) {LEFT}" in out
+    assert "Forfeits:" in out.split("(finished)", 1)[1]  # the results text lists them too
+    storage = SQLiteStorage(tmp_path / "forfeits.db")
+    records = storage.list_games(100, tournament="leavers", status="all")
+    storage.close()
+    assert sorted(r["tournament_game"] for r in records if r["status"] in ("finished", "forfeit")) == [1, 2, 3, 4, 5, 6]
+    assert all(r["time_control"] == {"per_move": 10.0, "margin": 0.5} for r in records)
