@@ -35,7 +35,7 @@ import numpy as np
 
 from protocol.games import get_game
 
-VERSION = 1
+VERSION = 2
 """Bumped whenever a change would give a different analysis of the same game."""
 
 NODES: dict[str, int] = {
@@ -173,17 +173,18 @@ class Analyser:
         return Value(expected_score(score, self.scale), False, None, None, best, score, result.depth)
 
     def _solve_connect4(self, state: Any) -> Value | None:
-        from bots.engine.connect4.book import shipped_book
+        """The exact value of a running Connect Four position: below 12 stones from the opening table or the solver
+        over the field's 12-stone book, from 12 stones on from the solver (no node limit: always exact)."""
+        from bots.engine.connect4.book import opening_move
         from bots.engine.connect4.position import CELLS, from_state, to_drop
         from bots.engine.connect4.solver import solve_column
 
         position, mask, stones = from_state(state)
-        book = shipped_book()
-        found = book.best_move(position, mask, stones) if book is not None else None
-        if found is not None:  # the opening book: exact, and far beyond the node budget this early
+        tables = self._solver_tables()
+        found = opening_move(position, mask, stones, tables)
+        if found is not None:
             column, score = found
         else:
-            tables = self._solver_tables()
             column, score, solved = solve_column(np.uint64(position), np.uint64(mask), stones, tables, math.inf)
             if not solved:
                 return None
@@ -221,10 +222,11 @@ class Analyser:
         return Value(1.0 if won else 0.0, True, "win" if won else "loss", MATE - abs(value), best, value, empty)
 
     def _solver_tables(self) -> Any:
+        from bots.engine.connect4.fieldbook import field_book
         from bots.engine.connect4.solver import new_solver_tables
 
         if not hasattr(self, "_tables"):
-            self._tables = new_solver_tables(self.nodes)
+            self._tables = new_solver_tables(None, field_book())  # Connect Four is solved to the end, every position
         return self._tables
 
     def only_move(self, state: Any, value: Value) -> Any:

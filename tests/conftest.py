@@ -24,6 +24,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``XDG_CACHE_HOME`` of the whole run (and of the processes it starts): a temporary folder shared by the
+    xdist workers, so Connect Four's opening table is made once a run, never in the user's own cache."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "xdg-cache"
+    folder.mkdir(exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    return folder
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "plyhall.db"

@@ -11,20 +11,28 @@ import math
 import random
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bots.analysis import Analyser, analyse, label, move_accuracy
+from bots.engine.connect4.fieldbook import field_book
 from bots.engine.connect4.position import from_moves
-from bots.engine.connect4.solver import new_solver_tables, solve_column
+from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve_column
 from protocol.games import GAMES
 from tests.helpers import http_json, plyhall, running_server, wait_until
 
 C4 = GAMES["connect4"]
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
 NODES = 4_000_000
+
+
+@cache
+def solver_tables() -> SolverTables:
+    """One solver over the field's book, with no node limit, for every check of this module."""
+    return new_solver_tables(book=field_book())
 
 
 def solved(moves: str) -> tuple[str, int]:
@@ -34,7 +42,7 @@ def solved(moves: str) -> tuple[str, int]:
     if outcome is not None:
         return ("draw" if outcome.is_draw else "loss"), 0
     position, mask, stones = from_moves(moves)
-    _, score, done = solve_column(np.uint64(position), np.uint64(mask), stones, new_solver_tables(), math.inf)
+    _, score, done = solve_column(np.uint64(position), np.uint64(mask), stones, solver_tables(), math.inf)
     assert done
     if score == 0:
         return "draw", 42 - stones
@@ -48,7 +56,7 @@ def best_line(moves: str) -> str:
     """``moves`` played on to the end by the solver (fastest win, slowest loss)."""
     while C4.outcome(C4.start(*moves)) is None:
         position, mask, stones = from_moves(moves)
-        column, _, done = solve_column(np.uint64(position), np.uint64(mask), stones, new_solver_tables(), math.inf)
+        column, _, done = solve_column(np.uint64(position), np.uint64(mask), stones, solver_tables(), math.inf)
         assert done
         moves += str(column + 1)
     return moves
@@ -82,13 +90,13 @@ def test_connect4_verdicts_are_the_solvers_values_and_a_blunder_is_one() -> None
     analysis = analyse("connect4", list(moves), nodes=NODES)
     positions = analysis["positions"]
     assert len(positions) == len(moves) + 1 and len(analysis["moves"]) == len(moves)
-    exact = [i for i, p in enumerate(positions) if p["exact"]]
-    assert set(range(16, len(moves) + 1)) <= set(exact)  # from 16 stones on, every position within the budget
-    for i in exact:
+    assert all(p["exact"] for p in positions)  # every position, from the empty board
+    for i in range(len(positions)):
         outcome, plies = solved(moves[:i])
         assert (positions[i]["outcome"], positions[i]["plies"]) == (outcome, plies), i
         assert positions[i]["value"] == {"win": 1.0, "draw": 0.5, "loss": 0.0}[outcome]
-    for verdict in [v for v in analysis["moves"] if v["exact"]]:
+    for verdict in analysis["moves"]:
+        assert verdict["exact"]
         ply = verdict["ply"]
         before, after = solved(moves[:ply - 1]), solved(moves[:ply])
         assert verdict["outcome_before"] == before[0]
@@ -100,6 +108,20 @@ def test_connect4_verdicts_are_the_solvers_values_and_a_blunder_is_one() -> None
     assert analysis["summary"][str(seat)]["blunders"] >= 1
     perfect = analysis["moves"][blunder_ply:]
     assert perfect and all(v["exact"] and v["label"] in ("best", "good") for v in perfect)  # the solver's line
+
+
+def test_an_opening_move_that_keeps_the_result_is_best_not_an_inaccuracy() -> None:
+    """The game 4 4 4 4 3 (issue 42 saw the reply 4 at ply 2 labelled an inaccuracy): every position is exact from
+    the empty board, and each centre stone is the best move (the first stone in the centre wins with the 21st
+    stone; every reply to it loses, the centre slowest), until 3 throws the win away."""
+    analysis = analyse("connect4", list("44443"), nodes=NODES)
+    first = analysis["positions"][0]
+    assert (first["exact"], first["outcome"], first["plies"], first["best"]) == (True, "win", 41, "4")
+    assert all(p["exact"] for p in analysis["positions"])
+    reply = analysis["moves"][1]
+    assert (reply["move"], reply["outcome_before"], reply["outcome_after"], reply["plies_before"],
+            reply["plies_after"]) == ("4", "loss", "loss", 40, 40)
+    assert [v["label"] for v in analysis["moves"]] == ["best"] * 4 + ["blunder"]
 
 
 @pytest.mark.skipif(not (DATA / "Test_L2_R1").exists(), reason="the shared test data is not beside the repository")

@@ -239,7 +239,7 @@ def test_master_answers_a_tiny_budget_with_a_legal_move() -> None:
 def test_master_survives_pickling() -> None:
     bot = Connect4Master("connect4", "master", seed=3, node_limit=NODE_LIMIT)
     copy = pickle.loads(pickle.dumps(bot))
-    state = GAME.start(*"44")
+    state = GAME.start(*sample("Test_L2_R1", 1)[0][0])  # past the openings: the solver searches
     assert copy.choose(state, TimeBudget(per_move=0.3)) in GAME.legal_moves(state)
     assert copy.stats()["nodes"] > 0
     assert copy.node_limit == NODE_LIMIT

@@ -1,7 +1,7 @@
-"""Connect Four's opening book: its keys, its generator (resumable), its values against the solver, and its use.
+"""Connect Four's openings: our reader of the field's 12-stone book against the package's reference reader and
+our own solver, the opening table made in the cache directory, and the moves and values read off them.
 
-The real book (every position of up to 8 stones) takes hours of solving; these tests make small books of the
-positions a few stones after a fixed opening, where every value is quick to check against the solver.
+The table is made once a run in the run's temporary cache (``XDG_CACHE_HOME``, set by tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -11,33 +11,36 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bitbully_databases import BitBullyDatabases
 
-from bots.analysis import Analyser
 from bots.engine.connect4 import book as book_module
-from bots.engine.connect4.book import Book, book_key, build, generate, layer, mirror, read_layer, write_book
+from bots.engine.connect4.book import Book, book_key, layer, mirror, opening_move, opening_table, table_path
+from bots.engine.connect4.fieldbook import (
+    BOOK_STONES,
+    NOT_IN_BOOK,
+    field_book,
+    field_score,
+    huffman_code,
+    read_field_book,
+)
 from bots.engine.connect4.master import Connect4Master
-from bots.engine.connect4.position import CELLS, from_moves, has_four
+from bots.engine.connect4.position import CELLS, HEIGHT, WIDTH, from_moves, has_four, playable, winning_squares
 from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve
 from protocol.games import GAMES
-from tests.helpers import child_pids, poll_until
 
 GAME = GAMES["connect4"]
-OPENING = "1234567123"
-"""The small books start here (ten stones); their deepest layer is three stones further on."""
-PLIES = 13
 
 
 @pytest.fixture(scope="module")
-def solver_tables() -> SolverTables:
+def plain_solver() -> SolverTables:
+    """The solver alone: every position searched to the end."""
     return new_solver_tables()
 
 
 @pytest.fixture(scope="module")
-def small_book(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[int, int]]:
-    work = tmp_path_factory.mktemp("book")
-    start = from_moves(OPENING)
-    assert generate(PLIES, work, jobs=2, start=start) == 0
-    return work, build(PLIES, read_layer(PLIES, work), start)
+def book_solver() -> SolverTables:
+    """The solver over the field's book."""
+    return new_solver_tables(book=field_book())
 
 
 def exact(moves: str, tables: SolverTables) -> int:
@@ -45,6 +48,35 @@ def exact(moves: str, tables: SolverTables) -> int:
     score, solved = solve(np.uint64(position), np.uint64(mask), stones, tables, np.inf)
     assert solved
     return int(score)
+
+
+def random_moves(rng: random.Random, stones: int, can_win_at_once: bool | None = False) -> str:
+    """A random game of ``stones`` stones no one has won (by default one where the side to move cannot win at
+    once: the positions the field's book holds)."""
+    while True:
+        moves = ""
+        while len(moves) < stones:
+            options = [c for c in "1234567" if _legal(moves + c)]
+            if not options:
+                break
+            moves += rng.choice(options)
+        if len(moves) < stones:
+            continue
+        position, mask, _ = from_moves(moves)
+        wins = bool(playable(np.uint64(mask)) & winning_squares(np.uint64(position), np.uint64(mask)))
+        if can_win_at_once is None or wins == can_win_at_once:
+            return moves
+
+
+def reference_board(moves: str) -> list[list[int]]:
+    """The board as bitbully-databases' reader takes it: rows top to bottom, 1 the first player, 2 the second."""
+    board = [[0] * WIDTH for _ in range(HEIGHT)]
+    heights = [0] * WIDTH
+    for index, char in enumerate(moves):
+        column = int(char) - 1
+        board[HEIGHT - 1 - heights[column]][column] = 1 + index % 2
+        heights[column] += 1
+    return board
 
 
 def test_a_position_and_its_mirror_image_share_a_key() -> None:
@@ -59,116 +91,143 @@ def test_a_position_and_its_mirror_image_share_a_key() -> None:
 def test_layers_count_the_positions_up_to_mirror_images() -> None:
     # 7 first stones are 4 up to mirroring, 49 two-stone positions 25; won positions are never in a layer
     assert [len(layer(n)) for n in range(4)] == [1, 4, 25, 121]
-    start = from_moves("1212123")  # the second player, to move, wins in column 2: that position is in no layer
-    assert len(layer(8, start)) == 6
-    for position, mask in layer(8, start):
+    for position, mask in layer(7):
         assert not has_four(np.uint64(position)) and not has_four(np.uint64(position ^ mask))
 
 
-def test_every_value_of_a_small_book_is_the_solvers(small_book: tuple[Path, dict[int, int]],
-                                                    solver_tables: SolverTables) -> None:
-    _, values = small_book
-    checked: set[int] = set()
+def test_our_reader_codes_and_finds_positions_as_the_packages_reference_reader() -> None:
+    book = field_book()
+    assert len(book.keys) == 4_200_899 and book.keys.dtype == np.int32 and book.values.dtype == np.int8
+    rng = random.Random(11)
+    for _ in range(200):
+        moves = random_moves(rng, BOOK_STONES)
+        position, mask, _ = from_moves(moves)  # twelve stones: the first player is to move, ``position`` its stones
+        board = reference_board(moves)
+        for mirrored, reference in ((False, board), (True, BitBullyDatabases._mirror_horiz(board))):
+            code = huffman_code(np.uint64(position), np.uint64(mask), mirrored)
+            assert code == BitBullyDatabases._to_huffman(reference), moves
+        # the reference reader's binary search over our arrays finds the same entry
+        pairs = _Pairs(book.keys, book.values)
+        stored = BitBullyDatabases._get_book_value(board, pairs, with_distances=True)  # type: ignore[arg-type]
+        assert stored is not None, f"{moves}: not in the book, though the side to move cannot win at once"
+        assert field_score(book.keys, book.values, np.uint64(position), np.uint64(mask)) == _converted(stored)
+    # the package's documented examples: +71 (win in 29 plies) is a score of 1, -88 (loss in 12) of -10
+    for board, stored, score in (
+            ([[0] * 7, [0, 0, 0, 1, 0, 0, 0], [0, 1, 0, 2, 0, 0, 0], [0, 2, 0, 1, 0, 2, 0], [0, 1, 0, 2, 0, 1, 0],
+              [0, 2, 0, 1, 0, 2, 0]], 71, 1),
+            ([[0] * 7, [0] * 7, [0, 0, 1, 1, 0, 0, 0], [0, 0, 2, 2, 0, 0, 0], [0, 1, 2, 1, 0, 0, 0],
+              [0, 1, 1, 2, 0, 2, 2]], -88, -10)):
+        position, mask = _bitboards(board)
+        assert _converted(stored) == score
+        assert field_score(book.keys, book.values, np.uint64(position), np.uint64(mask)) == score
 
-    def walk(moves: str) -> None:
+
+def test_a_position_the_first_player_wins_at_once_is_not_in_the_book() -> None:
+    book = field_book()
+    moves = random_moves(random.Random(4), BOOK_STONES, can_win_at_once=True)
+    position, mask, _ = from_moves(moves)
+    assert field_score(book.keys, book.values, np.uint64(position), np.uint64(mask)) == NOT_IN_BOOK
+
+
+def test_a_file_that_is_not_the_book_is_refused(tmp_path: Path) -> None:
+    short = tmp_path / "short.dat"
+    short.write_bytes(b"\x00" * 10)
+    with pytest.raises(ValueError, match="12-stone book with distances has 21004495"):
+        read_field_book(short)
+
+
+def test_the_books_scores_agree_with_our_solver(plain_solver: SolverTables, book_solver: SolverTables) -> None:
+    """On a sample of 12-stone positions, the book's exact score is what our solver finds searching to the end."""
+    rng = random.Random(7)
+    for _ in range(12):
+        moves = random_moves(rng, BOOK_STONES)
+        plain_solver.entries.fill(0)
+        assert exact(moves, book_solver) == exact(moves, plain_solver), moves
+
+
+def test_the_opening_table_is_made_in_the_cache_and_agrees_with_the_solver(book_solver: SolverTables,
+                                                                            user_cache: Path) -> None:
+    table = opening_table()
+    assert table_path().is_relative_to(user_cache) and table_path().exists()
+    assert len(table) == sum(len(layer(n)) for n in range(book_module.TABLE_STONES + 1))
+    rng = random.Random(9)
+    for stones in range(book_module.TABLE_STONES + 1):
+        moves = random_moves(rng, stones, can_win_at_once=None)
         position, mask, _ = from_moves(moves)
-        key = book_key(position, mask)
-        if key in checked:
-            return
-        assert values[key] == exact(moves, solver_tables), moves
-        checked.add(key)
-        if len(moves) == PLIES:
-            return
-        for column in "1234567":
-            try:
-                from_moves(moves + column)
-            except ValueError:
-                continue  # full, or won by that stone
-            walk(moves + column)
-
-    walk(OPENING)
-    assert checked == set(values)
+        assert table.score(position, mask) == exact(moves, book_solver), moves
+    assert table.best_move(0, 0, 0) == (3, 1)  # the centre, the only first stone that wins (with the 21st)
 
 
-def test_generation_goes_on_where_it_was_stopped(small_book: tuple[Path, dict[int, int]], tmp_path: Path,
-                                                 capfd: pytest.CaptureFixture[str]) -> None:
-    work, _ = small_book
-    solved = read_layer(PLIES, work)
-    # a generation killed half way: half the lines, the last one cut short
-    lines = [f"{key} {score}" for key, score in list(solved.items())[: len(solved) // 2]]
-    (tmp_path / f"layer{PLIES}.0.txt").write_text("\n".join(lines) + "\n" + lines[-1][:5])
-    start = from_moves(OPENING)
-    with pytest.raises(ValueError, match="not complete"):
-        build(PLIES, read_layer(PLIES, tmp_path), start)
-    assert generate(PLIES, tmp_path, jobs=1, start=start) == 0
-    assert read_layer(PLIES, tmp_path) == solved
-    total = len(layer(PLIES, start))
-    err = capfd.readouterr().err  # the progress line counts what the killed run had done, and ends at 0 left
-    assert f"{len(lines)} solved already" in err and f"job 0: {total} of {total} solved" in err
-    assert err.rstrip().endswith("about 0s left")
+def test_a_damaged_table_is_made_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       book_solver: SolverTables) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(book_module, "TABLE_STONES", 4)  # a small table: quick to make
+    path = table_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a table")
+    table = book_module.opening_table.__wrapped__()
+    assert len(table) == sum(len(layer(n)) for n in range(5))
+    assert Book.load(path).keys.tolist() == table.keys.tolist()
+    assert not [p for p in path.parent.iterdir() if p != path]  # no temporary file left behind
+    assert table.score(*from_moves("4444")[:2]) == exact("4444", book_solver)
 
 
-def test_the_book_gives_proven_optimal_moves(small_book: tuple[Path, dict[int, int]], tmp_path: Path,
-                                             solver_tables: SolverTables, monkeypatch: pytest.MonkeyPatch) -> None:
-    _, values = small_book
-    path = tmp_path / "book.npz"
-    write_book(values, path)
-    loaded = Book.load(path)
+def test_opening_moves_are_proven_optimal_below_twelve_stones(book_solver: SolverTables) -> None:
     rng = random.Random(3)
-    for _ in range(12):  # positions between the opening and the book's last layer
-        moves = OPENING
-        for _ in range(rng.randrange(PLIES - len(OPENING))):
-            options = [c for c in "1234567" if _legal(moves + c)]
-            moves += rng.choice(options)
-        position, mask, stones = from_moves(moves)
-        assert loaded.score(position, mask) == exact(moves, solver_tables)
-        column, score = loaded.best_move(position, mask, stones)
-        assert score == exact(moves, solver_tables)
-        child = moves + str(column + 1)
-        won = not _legal(child)  # the move wins at once
-        assert score == ((CELLS + 1 - stones) // 2 if won else -exact(child, solver_tables)), moves
-    position, mask, stones = from_moves(OPENING + "444")  # the last layer: the book lacks the positions after
-    assert loaded.score(position, mask) is not None and loaded.best_move(position, mask, stones) is None
-
-    # master plays the book's move, and says so
-    monkeypatch.setattr("bots.engine.connect4.master.shipped_book", lambda: loaded)
-    master = Connect4Master("connect4", "master", seed=1)
-    state = GAME.start(*OPENING)
-    move = master.choose(state)
-    assert master.stats()["book"] and master.stats()["score"] == exact(OPENING, solver_tables)
-    assert -exact(OPENING + str(move.column + 1), solver_tables) == exact(OPENING, solver_tables)
-
-
-def test_the_analysis_reads_exact_values_off_the_book(small_book: tuple[Path, dict[int, int]], tmp_path: Path,
-                                                     solver_tables: SolverTables,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    _, values = small_book
-    state = GAME.start(*OPENING)
-    score = exact(OPENING, solver_tables)
-    assert score > 0  # the side to move wins: the analysis must say so, and when
-    without = Analyser("connect4", nodes=1000).value(state)  # too small a budget for the solver this early
-    assert not without.exact
-    write_book(values, tmp_path / "book.npz")
-    loaded = Book.load(tmp_path / "book.npz")
-    monkeypatch.setattr("bots.engine.connect4.book.shipped_book", lambda: loaded)
-    value = Analyser("connect4", nodes=1000).value(state)
-    assert value.exact and value.outcome == "win" and value.score == score
-    assert -exact(OPENING + str(value.best.column + 1), solver_tables) == score
-
-
-def test_the_shipped_book_agrees_with_the_solver(solver_tables: SolverTables) -> None:
-    """The book the package ships (once its generation is done), on a sample of its deepest positions."""
-    shipped = book_module.shipped_book()
-    if shipped is None:
-        pytest.skip(f"no book at {book_module.BOOK_FILE} (see docs/ENGINES.md: its generation is under way)")
-    rng = random.Random(5)
-    for _ in range(8):
-        moves = ""
-        while len(moves) < 8:
-            options = [c for c in "1234567" if _legal(moves + c)]
-            moves += rng.choice(options)
+    for stones in range(BOOK_STONES):
+        moves = random_moves(rng, stones, can_win_at_once=None)
         position, mask, _ = from_moves(moves)
-        assert shipped.score(position, mask) == exact(moves, solver_tables), moves
+        column, score = opening_move(position, mask, stones, book_solver)
+        assert score == exact(moves, book_solver), moves
+        child = moves + str(column + 1)
+        assert score == ((CELLS + 1 - stones) // 2 if not _legal(child) else -exact(child, book_solver)), moves
+    assert opening_move(*from_moves("1234567" * 2)[:2], 14, book_solver) is None  # from 12 stones: the solver's
+    with pytest.raises(ValueError, match="field's book"):
+        opening_move(0, 0, 0, new_solver_tables())
+
+
+def test_master_plays_the_openings_move_and_says_so(book_solver: SolverTables) -> None:
+    master = Connect4Master("connect4", "master", seed=1)
+    for moves in ("", "4", "44", "4455"):
+        move = master.choose(GAME.start(*moves))
+        stats = master.stats()
+        assert stats["book"] and stats["score"] == exact(moves, book_solver)
+        assert -exact(moves + str(move.column + 1), book_solver) == stats["score"]
+
+
+class _Pairs:
+    """Our arrays as the reference reader's list of ``(key, value)`` pairs (read on demand, not copied)."""
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self.keys, self.values = keys, values
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        return int(self.keys[index]), int(self.values[index])
+
+
+def _converted(stored: int) -> int:
+    """A stored value (``±(100 - plies)``, 0 a draw) as the solver's score of a 12-stone position."""
+    if stored == 0:
+        return 0
+    plies = 100 - abs(stored)
+    score = (CELLS - BOOK_STONES - plies) // 2 + 1
+    return score if stored > 0 else -score
+
+
+def _bitboards(board: list[list[int]]) -> tuple[int, int]:
+    """``(first player's stones, mask)`` of a reference board."""
+    first = mask = 0
+    for row in range(HEIGHT):
+        for column in range(WIDTH):
+            stone = board[HEIGHT - 1 - row][column]
+            if stone:
+                bit = 1 << (7 * column + row)
+                mask |= bit
+                first |= bit if stone == 1 else 0
+    return first, mask
 
 
 def _legal(moves: str) -> bool:
@@ -177,48 +236,3 @@ def _legal(moves: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return state[state.rindex(")") + 2] != "Z"
-
-
-def test_a_killed_generation_stops_its_workers(tmp_path: Path) -> None:
-    """``kill`` (SIGTERM) on the generate command ends its worker processes too, instead of leaving them
-    solving on their own (they used to go on, orphaned, after the command was gone)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    if not Path("/proc/self/stat").exists():
-        pytest.skip("needs /proc")
-    # two jobs on the 5-stone layer after "44": positions that take seconds each, so it is still running
-    command = subprocess.Popen([sys.executable, "-m", "bots.engine.connect4.book", "generate", "--plies", "5",
-                                "--from", "44", "--work", str(tmp_path), "--jobs", "2"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        workers: set[int] = set()
-
-        def started() -> bool:
-            workers.clear()
-            workers.update(child_pids(command.pid))
-            return len(workers) >= 3 or command.poll() is not None
-
-        poll_until(started, timeout=60)  # for the pool (and multiprocessing's resource tracker) to start
-        assert command.poll() is None and len(workers) >= 3, "the generation did not start its workers"
-        command.send_signal(signal.SIGTERM)
-        assert command.wait(timeout=60) != 0
-        poll_until(lambda: not any(_alive(pid) for pid in workers), timeout=30)
-        assert not [pid for pid in workers if _alive(pid)], "workers outlived the generate command"
-    finally:
-        if command.poll() is None:
-            command.kill()
-            command.wait()
-        for pid in workers:  # a failed run stops what it started all the same
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)

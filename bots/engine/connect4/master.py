@@ -1,4 +1,5 @@
-"""Connect Four's ``master`` bot: perfect play once the exact solver sees the end, the heuristic search before."""
+"""Connect Four's ``master`` bot: perfect play from the first stone (the opening table and the field's book, then
+the exact solver), the heuristic search only when the solver cannot finish in time."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from protocol.games.connect4 import C4State, Drop
 
 from ..engine_bot import EngineBot, searched
 from ..search import Searcher
-from .book import shipped_book
+from .book import opening_move, opening_table
 from .evaluation import search
+from .fieldbook import field_book
 from .position import CELLS, WIDTH, from_moves, from_state, legal_columns, to_drop
 from .solver import NODES, new_solver_tables, solve_column, solve_many
 
@@ -22,10 +24,11 @@ SOLVER_SHARE = 0.5
 
 @cache
 def warm_up() -> None:
-    """Load (or, the first time ever, compile) every compiled function once per process."""
-    shipped_book()
+    """Load (or, the first time ever, compile) every compiled function once per process, and read the field's
+    book and the opening table (made in the cache directory the first time ever)."""
+    opening_table()
     position, mask, stones = from_moves("4453")
-    tables = new_solver_tables()
+    tables = new_solver_tables(book=field_book())
     solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
     solve_many(np.zeros(0, np.uint64), np.zeros(0, np.uint64), np.zeros(0, np.int64), tables)
     searcher = Searcher(search, max_moves=WIDTH, move_space=WIDTH, table_bits=4)
@@ -33,11 +36,12 @@ def warm_up() -> None:
 
 
 class Connect4Master(EngineBot):
-    """The ``master`` level: plays perfectly once the solver can see the end, else searches.
+    """The ``master`` level: plays perfectly wherever the solver finishes in time, else searches.
 
-    Each move first tries to solve the position exactly within half its time;
-    if that fails, the shared search with the odd/even threat heuristic uses
-    the rest. Both keep their tables from move to move within a game.
+    Before 12 stones the move comes from the opening table or the solver over the field's 12-stone
+    book (milliseconds). From 12 stones on, each move first tries to solve the position exactly within
+    half its time; if that fails, the shared search with the odd/even threat heuristic uses the rest.
+    Both keep their tables from move to move within a game.
     """
 
     GAME_ID = "connect4"
@@ -46,7 +50,7 @@ class Connect4Master(EngineBot):
     _warm_up = staticmethod(warm_up)
 
     def _memory(self) -> None:
-        self._solver = new_solver_tables(self.node_limit)
+        self._solver = new_solver_tables(self.node_limit, field_book())
         super()._memory()
 
     def new_game(self) -> None:
@@ -58,19 +62,14 @@ class Connect4Master(EngineBot):
         return np.array(from_state(state), np.uint64)
 
     def find_move(self, board: np.ndarray, start: float, deadline: float) -> tuple[int, dict[str, Any]]:
-        """The only column, the opening book's (or the centre on an empty board), the solver's, else the search's."""
+        """The only column, the openings' proven move (below 12 stones), the solver's, else the search's."""
         position, mask, stones = board[0], board[1], int(board[2])
         columns = legal_columns(int(mask))
         if len(columns) == 1:
             return columns[0], {"forced": True}
-        book = shipped_book()
-        found = book.best_move(int(position), int(mask), stones) if book is not None else None
-        if found is not None:  # the opening book knows every move's exact score: the best is proven
+        found = opening_move(int(position), int(mask), stones, self._solver, deadline)
+        if found is not None and found[0] in columns:  # exact: the fastest win, the slowest loss, or the draw
             return found[0], {"book": True, "solved": True, "score": found[1]}
-        if stones == 0:
-            # Known theory (Allis, Allen 1988): the centre is the only first stone that wins,
-            # and the empty board is far beyond both the solver and the heuristic's horizon.
-            return WIDTH // 2, {"book": True}
 
         # A weak solve (win, draw or loss) takes about half the time of an exact one, so it
         # reaches positions a few stones earlier, where the heuristic still makes mistakes.

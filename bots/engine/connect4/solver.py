@@ -3,7 +3,9 @@
 Negamax with alpha-beta over a score range that shrinks with the stones left,
 null-window passes over the score bounds, columns tried centre first and then
 by how many winning squares a move makes, only moves that do not lose at
-once, and a table of bounds. Scores are those of the public test sets: a win
+once, and a table of bounds. Given the field's opening book (:mod:`~bots.engine.connect4.fieldbook`), a
+search stops at 12 stones and reads the exact score there: positions of fewer stones are solved over
+the book's leaves. Scores are those of the public test sets: a win
 scores 22 minus the stones the winner will have played, a draw 0, a loss the
 negative.
 """
@@ -17,6 +19,7 @@ from numba import njit
 
 from ..bits import popcount
 from ..search import NO_LIMIT, count_node
+from .fieldbook import BOOK_STONES, NOT_IN_BOOK, FieldBook, field_score, no_book
 from .position import (
     CELLS,
     COLUMN_ORDER,
@@ -48,22 +51,29 @@ NODES, STOPPED, LIMIT = 0, 1, 2
 
 
 class SolverTables(NamedTuple):
-    """The solver's memory: its table of bounds, move lists per stone count, and counters."""
+    """The solver's memory: its table of bounds, move lists per stone count, counters, and the opening
+    book it reads at 12 stones (empty arrays: none)."""
 
     entries: np.ndarray
     moves: np.ndarray
     scores: np.ndarray
     counters: np.ndarray
+    book_keys: np.ndarray
+    book_values: np.ndarray
 
 
-def new_solver_tables(node_limit: int | None = None) -> SolverTables:
+def new_solver_tables(node_limit: int | None = None, book: FieldBook | None = None) -> SolverTables:
     """Empty solver memory (a 64 MB table, written through once so that no page faults
-    interrupt the search later); each solve stops after ``node_limit`` nodes, if given."""
+    interrupt the search later); each solve stops after ``node_limit`` nodes, if given. With ``book``
+    (:func:`~bots.engine.connect4.fieldbook.field_book`) searches end at its 12-stone positions."""
+    book = no_book() if book is None else book
     return SolverTables(
         entries=np.full(TABLE_SIZE, 0, np.uint64),
         moves=np.zeros((CELLS + 1, WIDTH), np.uint64),
         scores=np.zeros((CELLS + 1, WIDTH), np.int64),
         counters=np.array([0, 0, NO_LIMIT if node_limit is None else node_limit], np.int64),
+        book_keys=book.keys,
+        book_values=book.values,
     )
 
 
@@ -82,6 +92,10 @@ def solver_negamax(
         return -((CELLS - stones) // 2)  # the opponent wins with the next stone
     if stones >= CELLS - 2:
         return 0  # neither side can win with the last two stones
+    if stones == BOOK_STONES and len(tables.book_keys):
+        exact = field_score(tables.book_keys, tables.book_values, position, mask)
+        if exact != NOT_IN_BOOK:  # (never missing where the side to move cannot win at once)
+            return exact
 
     # We cannot win with our next stone (precondition) nor lose at the opponent's next one:
     low = -((CELLS - 2 - stones) // 2)
