@@ -21,7 +21,7 @@ from . import analysis_cli, ratings_cli
 from .cli_support import add_db_option
 from .core.hall import Limits
 from .core.house import HOUSE_LEVELS
-from .core.ladder import LADDER_TIMES, LadderConfig, parse_anchors, parse_ladder_times
+from .core.ladder import GAMES_BURST, GAMES_PER_ADDRESS, LADDER_TIMES, LadderConfig, parse_anchors, parse_ladder_times
 from .io import event_loop
 from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
 from .io.transport import parse_networks
@@ -34,6 +34,7 @@ QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_rooms", 1, "rooms on the whole server (seeks may open 10%% more, so play goes on)"),
     ("max_house_games_per_address", 0, "games against house bots played at once from one address"),
     ("max_house_games_per_name", 1, "games against house bots one name plays at once"),
+    ("max_ladder_names_per_address", 0, "names on the rating ladder (of any game) from one address"),
     ("house_idle", 10, "seconds a person playing a house bot may leave a move unplayed; then it loses and the room "
                        "ends"),
 )
@@ -92,6 +93,9 @@ def register(subparsers: Any) -> None:
                         help="house bots of these levels play on the ladder of that game as anchors, their ratings "
                              "pinned (house-LEVEL-GAME), e.g. connect4:random,novice,master amazons:master; they "
                              "count within --house-bots (which is at least their number)")
+    ladder.add_argument("--ladder-games-per-address", type=float, default=GAMES_PER_ADDRESS, metavar="N",
+                        help="ladder games the names of one address may start a minute, on average, in bursts of "
+                             f"{GAMES_BURST:g} (default {GAMES_PER_ADDRESS:g}; 0: no limit); past it they wait")
     quotas = serve.add_argument_group(
         "quotas", "what one address or one name may hold, so that nobody can fill the server")
     defaults = Limits()
@@ -199,6 +203,9 @@ def _ladder_errors(args: argparse.Namespace) -> list[str]:
         parse_ladder_times(args.ladder_time)
     except ValueError as exc:
         errors.append(f"--ladder-time: {exc}")
+    if not 0 <= args.ladder_games_per_address <= 1e6:
+        errors.append(f"--ladder-games-per-address must be 0 (no limit) to 1000000 games a minute, not "
+                      f"{args.ladder_games_per_address:g}")
     try:
         anchors = parse_anchors(args.ladder_anchors, HOUSE_LEVELS)
     except ValueError as exc:
@@ -259,7 +266,8 @@ def cluster_shown(url: str) -> str:
 
 def ladder_config(args: argparse.Namespace) -> LadderConfig:
     """The ladder the (validated) ``serve`` options ask for."""
-    return LadderConfig(parse_ladder_times(args.ladder_time), tuple(parse_anchors(args.ladder_anchors, HOUSE_LEVELS)))
+    return LadderConfig(parse_ladder_times(args.ladder_time), tuple(parse_anchors(args.ladder_anchors, HOUSE_LEVELS)),
+                        args.ladder_games_per_address)
 
 
 SERVE_OWN = {"workers", "node", "reuse_port", "func", "command"}

@@ -94,6 +94,7 @@ class Limits:
     max_connections_per_address: int = 200  # WebSocket connections open from one address (the I/O layer's)
     max_house_games_per_address: int = 2  # rooms against house bots one address has open at once
     max_house_games_per_name: int = 1  # ... one name has open at once
+    max_ladder_names_per_address: int = 10  # names on the rating ladder (of any game) from one address
     house_idle: float = 180.0  # seconds a person playing a house bot may leave a move unplayed: then it loses
 
     @property
@@ -714,7 +715,12 @@ class Hall:
         if problem is not None:
             out.error(conn, ErrorCode.BAD_OPTION, problem)
             return
-        rung = self.seeks.ladder_seek(name, msg["game"], now)
+        address = self.addresses.get(conn, "?")
+        problem = self.seeks.ladder.address_refusal(name, address, self.limits.max_ladder_names_per_address)
+        if problem is not None:
+            out.refuse(conn, Refusal.LADDER_PER_ADDRESS, ErrorCode.BUSY, problem)
+            return
+        rung = self.seeks.ladder_seek(name, msg["game"], now, address)
         waiting = rung.since is not None  # not playing a ladder game now (a bot may seek again after a reconnect)
         self._ladder_pair(out, now)
         if not (waiting and rung.since is None):  # not paired at once: the reply says it waits (joined, else)
@@ -898,7 +904,7 @@ class Hall:
         """Open a room for every pair the ladder makes now, and wake the hall when a widening window makes the next."""
         if len(self.rooms) >= self.limits.seek_rooms:
             return  # the server is full: the ladder pairs again when a game ends or a seek comes
-        for game in sorted({rung.game for rung in self.seeks.ladder.rungs.values()}):
+        for game in self.seeks.ladder.games():  # a bounded number of pairs each (the rest on the next turn)
             for pairing in self.seeks.ladder_pairings(game, now, self._ready):
                 self._pair(out, pairing, now)
         self.timers.schedule(LADDER, self.seeks.ladder.next_time(now, self._ready))

@@ -28,6 +28,7 @@ The time of a ladder game is a time per move for each game (``plyhall serve --la
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -58,6 +59,16 @@ WINDOW_GROWTH = 10.0
 """Rating points the window widens by for each second waited."""
 WINDOW_OPEN = 60.0
 """Seconds after which a waiting player accepts anybody."""
+GAMES_PER_ADDRESS = 120.0
+"""Ladder games the names of one address may start a minute, on average (a name in a game counts once, so a game
+between two of its names counts twice); ``GAMES_BURST`` more at once. Past it, its names wait (they are paired
+when the address may start games again): whoever churns games, the ladder's work stays the same."""
+GAMES_BURST = 20.0
+PAIRS_PER_TURN = 16
+"""Pairs one pairing of a game's ladder makes at most; the rest are made on the hall's next turn, so a crowd coming
+back at once never holds the event loop for long."""
+SCAN_STEPS = 2000
+"""Candidate opponents one pairing (or one look for the next pairing time) considers at most."""
 EPSILON = 1e-6  # seconds added to a computed wake-up, so that rounding never wakes the hall just too early
 
 
@@ -108,22 +119,26 @@ def parse_anchors(values: Iterable[str], levels: Iterable[str]) -> list[tuple[st
 
 @dataclass(frozen=True)
 class LadderConfig:
-    """How the operator set the ladder up: seconds a move per game (the others: ``LADDER_TIMES``), and the house
-    bots on it as anchors, as (game, level)."""
+    """How the operator set the ladder up: seconds a move per game (the others: ``LADDER_TIMES``), the house
+    bots on it as anchors, as (game, level), and the ladder games the names of one address may start a minute
+    (``plyhall serve --ladder-games-per-address``; 0: no limit)."""
 
     times: dict[str, float] = field(default_factory=dict)
     anchors: tuple[tuple[str, str], ...] = ()
+    games_per_address: float = GAMES_PER_ADDRESS
 
 
 @dataclass
 class Rung:
     """A name on the ladder of a game: since when it waits (None while it plays, or until its last result is
-    stored), and whom it played last."""
+    stored; only the :class:`Ladder` sets it, as it keeps the waiting rungs of each game), and whom it played
+    last."""
 
     name: str
     game: str
     since: float | None
     last_opponent: str | None = None
+    address: str = "?"  # where its seek came from (the per-address limit of names on the ladder counts it)
 
 
 Ready = Callable[[str], bool]
@@ -142,6 +157,14 @@ class Ladder:
         self.rungs: dict[tuple[str, str], Rung] = {}  # (game, name) -> its rung
         self.ratings: dict[tuple[str, str], tuple[float, float]] = {}  # (game, name) -> (rating, deviation)
         self.resting: dict[str, tuple[str, tuple[str, ...]]] = {}  # game record -> (game, players) until stored
+        self.by_game: dict[str, dict[str, Rung]] = {}  # game -> name -> its rung
+        self.waiting_by_game: dict[str, dict[str, Rung]] = {}  # game -> name -> its rung, while it waits
+        self.unfinished: set[str] = set()  # games whose last pairing stopped at its bound: more pairs may wait
+        self.resume: dict[str, tuple[float | None, str]] = {}  # game -> (since, name) of the rung a pass stopped at
+        self.passes = 0  # pairing passes and looks for the next pairing time made (for the metrics)
+        self.rate = config.games_per_address / 60.0  # games a second an address may start (0: no limit)
+        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (games it may start, as of when)
+        self.candidates = 0  # candidate opponents they looked at (for the metrics)
 
     # Who is on it ---------------------------------------------------------------------------------
 
@@ -164,39 +187,75 @@ class Ladder:
         return (f"the ladder plays rated games, and only claimed names are rated: log in as {name} with a secret "
                 "(plyhall bot --secret, or $PLYHALL_SECRET)")
 
-    def join(self, name: str, game: str, now: float) -> Rung:
-        """Put ``name`` on the ladder of ``game`` (a rung it has already stays as it is)."""
+    def address_refusal(self, name: str, address: str, limit: int) -> str | None:
+        """Why ``name`` may not go on the ladder from ``address`` (which has ``limit`` names there at most; 0: no
+        limit), or None: a name already on it may always seek again."""
+        if not limit or address == "?":
+            return None
+        names = self.names_from(address)
+        if name in names or len(names) < limit:
+            return None
+        return (f"{len(names)} names from your address are on the ladder already, its limit ({limit}): take one off "
+                "(cancel_seek, or disconnect it) first; the operator sets the limit with plyhall serve "
+                "--max-ladder-names-per-address")
+
+    def join(self, name: str, game: str, now: float, address: str = "?") -> Rung:
+        """Put ``name`` (its seek from ``address``) on the ladder of ``game`` (a rung it has already stays as it is,
+        its address brought up to date)."""
         rung = self.rungs.get((game, name))
         if rung is None:
-            rung = self.rungs[(game, name)] = Rung(name, game, now)
+            rung = self.rungs[(game, name)] = Rung(name, game, None)
+            self.by_game.setdefault(game, {})[name] = rung
+            self._set_since(rung, now)
+        rung.address = address
         return rung
 
     def leave(self, name: str, game: str | None = None) -> None:
         """Take ``name`` off the ladder of ``game`` (or of every game)."""
-        for key in [key for key in self.rungs if key[1] == name and game in (None, key[0])]:
-            del self.rungs[key]
+        for key in [(g, name) for g in ((game,) if game is not None else tuple(self.by_game))]:
+            rung = self.rungs.pop(key, None)
+            if rung is not None:
+                self._set_since(rung, None)
+                del self.by_game[rung.game][name]
 
     def leave_waiting(self, name: str) -> None:
         """Take ``name`` off every ladder it waits on; a rung in a game stays, to its end (a player back within its
         grace plays on; one not back is taken off when the result is stored)."""
-        for key in [key for key, rung in self.rungs.items() if key[1] == name and rung.since is not None]:
-            del self.rungs[key]
+        for game in [g for g in self.by_game if (g, name) in self.rungs and self.rungs[(g, name)].since is not None]:
+            self.leave(name, game)
 
     def names(self, game: str) -> set[str]:
         """The names on the ladder of ``game``."""
-        return {name for (g, name) in self.rungs if g == game}
+        return set(self.by_game.get(game, ()))
+
+    def names_from(self, address: str) -> set[str]:
+        """The names on the ladder (of any game) whose seek came from ``address``."""
+        return {rung.name for rung in self.rungs.values() if rung.address == address}
+
+    def games(self) -> list[str]:
+        """The games whose ladder has rungs waiting, in order."""
+        return sorted(game for game, waiting in self.waiting_by_game.items() if waiting)
 
     def waiting(self) -> int:
         """Rungs waiting to be paired (for the metrics)."""
-        return sum(rung.since is not None for rung in self.rungs.values())
+        return sum(len(waiting) for waiting in self.waiting_by_game.values())
+
+    def _set_since(self, rung: Rung, since: float | None) -> None:
+        """``rung`` waits from ``since`` (None: it plays), kept in its game's waiting rungs."""
+        rung.since = since
+        waiting = self.waiting_by_game.setdefault(rung.game, {})
+        if since is None:
+            waiting.pop(rung.name, None)
+        else:
+            waiting[rung.name] = rung
 
     def describe(self, rung: Rung) -> dict[str, Any]:
         """What a ``seeking`` message says of a ladder rung: its rating and the ladder around it."""
         rating, deviation = self.rating(rung.game, rung.name)
-        others = [r for r in self.rungs.values() if r.game == rung.game and r is not rung]
+        waiting = len(self.waiting_by_game.get(rung.game, ())) - (rung.since is not None)
+        others = len(self.by_game.get(rung.game, ())) - 1
         return {"rating": round(rating, 1), "deviation": round(deviation, 1),
-                "provisional": deviation > PROVISIONAL_DEVIATION,
-                "waiting": sum(r.since is not None for r in others), "playing": sum(r.since is None for r in others)}
+                "provisional": deviation > PROVISIONAL_DEVIATION, "waiting": waiting, "playing": others - waiting}
 
     def seek_json(self, game: str) -> dict[str, Any]:
         """A ladder seek as ``seeking.seek`` shows it."""
@@ -229,7 +288,7 @@ class Ladder:
         for name, other in (names, names[::-1]):
             rung = self.rungs.get((game, name))
             if rung is not None:
-                rung.since = None
+                self._set_since(rung, None)
                 rung.last_opponent = other
 
     def ended(self, record: str, game: str, players: Iterable[str]) -> None:
@@ -241,7 +300,7 @@ class Ladder:
         game, players = self.resting.pop(record, ("", ()))
         back = [self.rungs[(game, name)] for name in players if (game, name) in self.rungs]
         for rung in back:
-            rung.since = now
+            self._set_since(rung, now)
         return back
 
     # Pairing ---------------------------------------------------------------------------------------
@@ -262,57 +321,89 @@ class Ladder:
         """The rating points between two rungs' players."""
         return abs(self.rating(a.game, a.name)[0] - self.rating(b.game, b.name)[0])
 
-    def may_meet(self, a: Rung, b: Rung, waiting: list[Rung]) -> bool:
-        """True when ``a`` and ``b`` may be paired whatever their ratings (``waiting``: every rung waiting): not two
-        anchors, and not a bot's previous opponent again while anybody else waits for it. Only a bot's own last
-        opponent counts (an anchor plays whoever comes: it has no say), so a bot alone with anchors goes round
-        them rather than stopping."""
-        if anchor_level(a.name, a.game) is not None and anchor_level(b.name, b.game) is not None:
+    def may_meet(self, a: Rung, b: Rung, waiting: int) -> bool:
+        """True when ``a`` and ``b`` may be paired whatever their ratings (``waiting``: how many rungs wait, these two
+        included): not two anchors, and not a bot's previous opponent again while anybody else waits for it. Only a
+        bot's own last opponent counts (an anchor plays whoever comes: it has no say), so a bot alone with anchors
+        goes round them rather than stopping."""
+        a_anchor, b_anchor = anchor_level(a.name, a.game) is not None, anchor_level(b.name, b.game) is not None
+        if a_anchor and b_anchor:
             return False
-        for bot, other in ((a, b), (b, a)):
-            if bot.last_opponent == other.name and anchor_level(bot.name, bot.game) is None and any(
-                    rung is not bot and rung is not other for rung in waiting):
-                return False
-        return True
+        if waiting <= 2:
+            return True
+        return not ((a.last_opponent == b.name and not a_anchor) or (b.last_opponent == a.name and not b_anchor))
 
     def _long_waiter(self, rung: Rung, now: float) -> bool:
         """True when ``rung``, a bot, has waited ``WINDOW_OPEN`` seconds: anybody it may meet is paired with it."""
         assert rung.since is not None
         return now - rung.since >= WINDOW_OPEN and anchor_level(rung.name, rung.game) is None
 
-    def _acceptable(self, a: Rung, b: Rung, now: float) -> bool:
-        """True when the two ratings are close enough now: within both windows, or one of them has waited long."""
-        return (self.gap(a, b) <= min(self.window(a, now), self.window(b, now))
-                or self._long_waiter(a, now) or self._long_waiter(b, now))
-
     def _waiting(self, game: str, ready: Ready) -> list[Rung]:
-        return sorted((rung for rung in self.rungs.values() if rung.game == game and rung.since is not None
-                       and ready(rung.name)), key=lambda rung: (rung.since, rung.name))
+        return sorted((rung for rung in self.waiting_by_game.get(game, {}).values() if ready(rung.name)),
+                      key=lambda rung: (rung.since, rung.name))
 
-    def pairings(self, game: str, now: float, ready: Ready) -> list[tuple[str, str]]:
-        """Every pair the rules make of the rungs of ``game`` that wait and are ``ready`` now (each pair marked as
-        playing); the longest waiting first."""
-        waiting = self._waiting(game, ready)
+    def allowance(self, address: str, now: float) -> float:
+        """Ladder games the names of ``address`` may start now (infinite without a limit)."""
+        if not self.rate or address == "?":
+            return math.inf
+        tokens, at = self.buckets.get(address, (GAMES_BURST, now))
+        return min(GAMES_BURST, tokens + (now - at) * self.rate)
+
+    def _charge(self, address: str, now: float) -> None:
+        """One ladder game started by a name of ``address``."""
+        allowance = self.allowance(address, now)
+        if allowance != math.inf:
+            self.buckets[address] = (allowance - 1.0, now)
+        if len(self.buckets) > 4 * len(self.rungs) + 64:  # forget the addresses whose allowance is full again
+            self.buckets = {key: (tokens, at) for key, (tokens, at) in self.buckets.items()
+                            if tokens + (now - at) * self.rate < GAMES_BURST}
+
+    def _able(self, waiting: list[Rung], now: float) -> list[Rung]:
+        """The rungs of ``waiting`` whose addresses may start a ladder game now (the others wait as if away)."""
+        return [rung for rung in waiting if self.allowance(rung.address, now) >= 1]
+
+    def _refilled(self, waiting: list[Rung], now: float) -> float:
+        """When an address of ``waiting`` rungs that may not start a game (or a game between two of its names) now
+        may again (inf: no such address)."""
+        short = [2.0 - allowance for allowance in (self.allowance(rung.address, now) for rung in waiting)
+                 if allowance < 2]
+        return now + min(short) / self.rate if short else math.inf
+
+    def pairings(self, game: str, now: float, ready: Ready, most: int = PAIRS_PER_TURN) -> list[tuple[str, str]]:
+        """The pairs the rules make of the rungs of ``game`` that wait and are ``ready`` now (each pair marked as
+        playing), the longest waiting first: at most ``most`` pairs and ``SCAN_STEPS`` candidates looked at, so one
+        call costs a bounded amount of work however many wait (:meth:`next_time` is then at once, and the next call
+        goes on from the rung this one stopped at)."""
+        waiting = self._able(self._waiting(game, ready), now)
+        self.unfinished.discard(game)
+        if len(waiting) < 2:
+            return []
+        search = _Search(self, waiting, now)
         pairs: list[tuple[str, str]] = []
-        while len(waiting) >= 2:
-            found = self._first_pair(waiting, now)
-            if found is None:
+        for a in search.rotated(self.resume.pop(game, None)):
+            if search.steps >= SCAN_STEPS or len(pairs) >= most:
+                self.unfinished.add(game)
+                self.resume[game] = (a.since, a.name)
                 break
-            a, b = found
-            waiting.remove(a)
-            waiting.remove(b)
-            self.started(game, (a.name, b.name))
-            pairs.append((a.name, b.name))
+            if not search.alive(a) or not search.may_start(a, 1.0):
+                continue
+            b = search.closest(a)
+            if b is not None:
+                search.take(a, b)
+                pairs.append((a.name, b.name))
+        else:
+            if search.left == 2:  # the last two may be each other's last opponents: with nobody else, they meet
+                a, b = search.remaining()
+                if search.may_start(a, 1.0) and search.acceptable(a, b):
+                    search.take(a, b)
+                    pairs.append((a.name, b.name))
+        for a_name, b_name in pairs:
+            self.started(game, (a_name, b_name))
+            for name in (a_name, b_name):
+                self._charge(self.rungs[(game, name)].address, now)
+        self.passes += 1
+        self.candidates += search.steps
         return pairs
-
-    def _first_pair(self, waiting: list[Rung], now: float) -> tuple[Rung, Rung] | None:
-        """The longest-waiting rung that can be paired now, with its closest acceptable opponent."""
-        for a in waiting:
-            candidates = [b for b in waiting if b is not a and self.may_meet(a, b, waiting)
-                          and self._acceptable(a, b, now)]
-            if candidates:
-                return a, min(candidates, key=lambda b: (self.gap(a, b), b.since, b.name))
-        return None
 
     def _opens(self, rung: Rung, gap: float) -> float:
         """When ``rung``'s window reaches ``gap`` rating points."""
@@ -322,17 +413,173 @@ class Ladder:
         return rung.since + min(WINDOW_OPEN, max(0.0, (gap - self._start(rung)) / WINDOW_GROWTH))
 
     def next_time(self, now: float, ready: Ready) -> float | None:
-        """When a widening window will next make a pair of the rungs waiting now, or None (not by waiting)."""
+        """When a widening window (or a long wait) will next make a pair of the rungs waiting now, or None (not by
+        waiting); at once when the last pairing stopped at its bound. It looks at ``SCAN_STEPS`` pairs at most: past
+        that it answers a second from now, never later than the truth, and looks again then."""
         soonest = math.inf
-        for game in {rung.game for rung in self.rungs.values()}:
+        for game in self.games():
             waiting = self._waiting(game, ready)
-            for i, a in enumerate(waiting):
-                for b in waiting[i + 1:]:
-                    if self.may_meet(a, b, waiting):
-                        gap = self.gap(a, b)
-                        when = max(self._opens(a, gap), self._opens(b, gap))
-                        for bot in (a, b):  # a bot that has waited long is paired whatever the other's window
-                            if anchor_level(bot.name, bot.game) is None and bot.since is not None:
-                                when = min(when, bot.since + WINDOW_OPEN)
-                        soonest = min(soonest, when)
+            if len(waiting) < 2:
+                continue
+            if game in self.unfinished:
+                return now + EPSILON
+            able = self._able(waiting, now)
+            soonest = min(soonest, self._soonest(able, now), self._refilled(waiting, now))
         return None if soonest == math.inf else max(soonest, now) + EPSILON
+
+    def _meets(self, a: Rung, b: Rung, count: int, now: float) -> bool:
+        """True when ``a`` and ``b`` may meet (``count`` waiting) and their addresses may start the game now."""
+        return self.may_meet(a, b, count) and (a.address != b.address or self.allowance(a.address, now) >= 2)
+
+    def _soonest(self, waiting: list[Rung], now: float) -> float:
+        """When the first pair of ``waiting`` (rungs of one game whose addresses may start a game) will be acceptable,
+        by the windows or a long wait."""
+        count = len(waiting)
+        soonest = math.inf
+        for a in waiting:  # the longest waiting bot that may meet anybody is paired once it has waited long
+            if anchor_level(a.name, a.game) is None and any(self._meets(a, b, count, now) for b in waiting
+                                                            if b is not a):
+                assert a.since is not None
+                soonest = a.since + WINDOW_OPEN
+                break
+        order = sorted(waiting, key=lambda rung: self.rating(rung.game, rung.name)[0])
+        ratings = [self.rating(rung.game, rung.name)[0] for rung in order]
+        steps = 0
+        for i, a in enumerate(order):  # each pair once, from its lower-rated side; farther pairs open later
+            for j in range(i + 1, len(order)):
+                gap = ratings[j] - ratings[i]
+                if self._opens(a, gap) >= soonest:
+                    break
+                steps += 1
+                if steps > SCAN_STEPS:
+                    soonest = min(soonest, now + 1.0)
+                    break
+                b = order[j]
+                if self._meets(a, b, count, now):
+                    soonest = min(soonest, max(self._opens(a, gap), self._opens(b, gap)))
+            if steps > SCAN_STEPS:
+                break
+        self.passes += 1
+        self.candidates += steps
+        return soonest
+
+
+class _Search:
+    """One pairing pass over the rungs of a game that wait: they are sorted by rating, and each, the longest waiting
+    first, takes the closest acceptable rung still free, found by looking outwards from its own rating (rungs taken
+    are skipped in constant time), so a pass costs about ``n log n`` for ``n`` waiting, not ``n`` cubed."""
+
+    def __init__(self, ladder: Ladder, waiting: list[Rung], now: float) -> None:
+        self.ladder = ladder
+        self.now = now
+        self.waiting = waiting  # the longest waiting first
+        self.left = len(waiting)
+        self.steps = 0
+        self.spent: dict[str, int] = {}  # address -> ladder games its names start in this pass
+        self.rating = {rung.name: ladder.rating(rung.game, rung.name)[0] for rung in waiting}
+        self.window = {rung.name: ladder.window(rung, now) for rung in waiting}
+        self.long = {rung.name: ladder._long_waiter(rung, now) for rung in waiting}
+        self.order = sorted(waiting, key=lambda rung: (self.rating[rung.name], rung.since, rung.name))
+        self.ratings = [self.rating[rung.name] for rung in self.order]
+        self.index = {rung.name: i for i, rung in enumerate(self.order)}
+        size = len(self.order)
+        self._next = list(range(size + 1))  # i -> the first free index >= i (size: none), path-compressed
+        self._prev = list(range(-1, size))  # i + 1 -> the last free index <= i (-1: none), path-compressed
+
+    def rotated(self, resume: tuple[float | None, str] | None) -> list[Rung]:
+        """The waiting rungs from the one a pass stopped at (``resume``), round to the start."""
+        if resume is None:
+            return self.waiting
+        at = next((i for i, rung in enumerate(self.waiting) if (rung.since, rung.name) >= resume), 0)
+        return self.waiting[at:] + self.waiting[:at]
+
+    def alive(self, rung: Rung) -> bool:
+        """True while ``rung`` is not paired in this pass."""
+        i = self.index[rung.name]
+        return self._find_next(i) == i
+
+    def _find_next(self, i: int) -> int:
+        root = i
+        while self._next[root] != root:
+            root = self._next[root]
+        while self._next[i] != root:
+            self._next[i], i = root, self._next[i]
+        return root
+
+    def _find_prev(self, i: int) -> int:
+        root = i
+        while self._prev[root + 1] != root:
+            root = self._prev[root + 1]
+        while self._prev[i + 1] != root:
+            self._prev[i + 1], i = root, self._prev[i + 1]
+        return root
+
+    def take(self, a: Rung, b: Rung) -> None:
+        """``a`` and ``b`` are paired: neither is free any more."""
+        for rung in (a, b):
+            i = self.index[rung.name]
+            self._next[i] = i + 1
+            self._prev[i + 1] = i - 1
+        self.left -= 2
+        self.spend(a, b)
+
+    def remaining(self) -> list[Rung]:
+        """The rungs still free."""
+        return [rung for rung in self.order if self.alive(rung)]
+
+    def acceptable(self, a: Rung, b: Rung) -> bool:
+        """True when ``a`` and ``b`` may meet now: their ratings close enough (within both windows, or one of them has
+        waited long) and the variety rule."""
+        gap = abs(self.rating[a.name] - self.rating[b.name])
+        close = gap <= min(self.window[a.name], self.window[b.name]) or self.long[a.name] or self.long[b.name]
+        return close and self.ladder.may_meet(a, b, self.left) and self.may_start(b, 2.0 if a.address == b.address
+                                                                                   else 1.0)
+
+    def may_start(self, rung: Rung, games: float) -> bool:
+        """True when the address of ``rung`` may start ``games`` more ladder games in this pass."""
+        spent = self.spent.get(rung.address, 0)
+        return self.ladder.allowance(rung.address, self.now) - spent >= games
+
+    def spend(self, a: Rung, b: Rung) -> None:
+        """The addresses of ``a`` and ``b`` start a game each."""
+        for rung in (a, b):
+            self.spent[rung.address] = self.spent.get(rung.address, 0) + 1
+
+    def closest(self, a: Rung) -> Rung | None:
+        """The free rung closest in rating that ``a`` accepts and that accepts it (then the longest waiting, then by
+        name), or None. Rungs are looked at in order of their distance from ``a``, a group of equal ratings at a
+        time, up to ``a``'s window (an anchor's, or a long waiter's, has no end)."""
+        i = self.index[a.name]
+        mine = self.rating[a.name]
+        reach = self.window[a.name]
+        left, right = self._find_prev(i - 1), self._find_next(i + 1)
+        size = len(self.order)
+        while left >= 0 or right < size:
+            low = mine - self.ratings[left] if left >= 0 else math.inf
+            high = self.ratings[right] - mine if right < size else math.inf
+            gap = min(low, high)
+            if gap > reach:
+                return None
+            found: list[Rung] = []
+            if high == gap:
+                right = self._group(right, a, found, size)
+            if low == gap:
+                start = bisect.bisect_left(self.ratings, self.ratings[left])
+                self._group(self._find_next(start), a, found, left + 1)
+                left = self._find_prev(start - 1)
+            if found:
+                return min(found, key=lambda rung: (rung.since, rung.name))
+        return None
+
+    def _group(self, i: int, a: Rung, found: list[Rung], end: int) -> int:
+        """Look at the free rungs from index ``i`` (below ``end``) that share its rating: the first that ``a`` may
+        meet goes into ``found`` (the group is sorted by time waited). The index after the group."""
+        rating = self.ratings[i]
+        while i < end and self.ratings[i] == rating:
+            self.steps += 1
+            rung = self.order[i]
+            if rung is not a and self.acceptable(a, rung):
+                found.append(rung)
+                end = i  # the rest of the group waited less: only the end of the group is wanted now
+            i = self._find_next(i + 1)
+        return self._find_next(bisect.bisect_right(self.ratings, rating))

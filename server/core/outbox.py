@@ -33,6 +33,7 @@ class Refusal(StrEnum):
     HOUSE_BUSY = "house_busy"
     HOUSE_PER_NAME = "house_per_name"
     HOUSE_PER_ADDRESS = "house_per_address"
+    LADDER_PER_ADDRESS = "ladder_per_address"
     LOGIN_THROTTLED = "login_throttled"
     LOGIN_BUSY = "login_busy"
 

@@ -84,13 +84,13 @@ class SeekDesk:
         """What a ``seeking`` message says of the seeks that wait for the same game but cannot pair with ``seek``."""
         return [{"name": other.name, **other.to_json()} for other in self.others(seek, connected)[:OTHERS_SHOWN]]
 
-    def ladder_seek(self, name: str, game: str, now: float) -> Rung:
-        """``name`` seeks a place on the ladder of ``game`` (its plain seek for that game is replaced; a rung it has
-        stays as it is)."""
+    def ladder_seek(self, name: str, game: str, now: float, address: str = "?") -> Rung:
+        """``name`` seeks, from ``address``, a place on the ladder of ``game`` (its plain seek for that game is
+        replaced; a rung it has stays as it is)."""
         self.drop(name, game, keep_ladder=True)
         if (game, name) not in self.ladder.rungs:
             log.info("%s is on the ladder of %s", name, game)
-        return self.ladder.join(name, game, now)
+        return self.ladder.join(name, game, now, address)
 
     def ladder_pairings(self, game: str, now: float, ready: Ready) -> list[Pairing]:
         """The pairs the ladder of ``game`` makes now of its rungs that are ``ready``, colours given."""

@@ -89,6 +89,7 @@ class Api:
             "connections": len(self.server.connections), "sessions": len(hall.sessions), "rooms": len(hall.rooms),
             "games_running": sum(room.status == RoomStatus.PLAYING for room in hall.rooms.values()),
             "seeks": hall.seeks.waiting(),
+            "ladder_passes": hall.seeks.ladder.passes, "ladder_candidates": hall.seeks.ladder.candidates,
             "house_bots": len(house.running) if house is not None else 0, "tournaments": tournaments,
             "storage_queued": writer.queued if writer else 0, "storage_up": int(writer is None or writer.healthy),
             "storage_commits": writer.commits if writer else 0,
