@@ -220,3 +220,16 @@ def test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_ev
     storage.close()
     assert sorted(r["tournament_game"] for r in records if r["status"] in ("finished", "forfeit")) == [1, 2, 3, 4, 5, 6]
     assert all(r["time_control"] == {"per_move": 10.0, "margin": 0.5} for r in records)
+
+
+def test_a_seek_left_waiting_by_a_new_events_entrant_is_withdrawn():
+    desk = organiser_desk()
+    desk.login("ann")
+    desk.login("bob")
+    assert desk.send("ann", {"type": "seek", "game": "amazons"})[0]["type"] == "seeking"
+    desk.send("org", {"type": "tournament_create", "name": "Later", "game": "amazons", "format": "round-robin",
+                      "players": ["ann", "cy"]})
+    told = desk.last("ann", "error")
+    assert told["code"] == "in_tournament" and "amazons is withdrawn" in told["message"] and "Later" in told["message"]
+    assert desk.send("bob", {"type": "seek", "game": "amazons"})[0]["type"] == "seeking"  # ann's seek is gone
+    assert not desk.hall.rooms

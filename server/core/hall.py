@@ -748,8 +748,23 @@ class Hall:
         if self._organiser(out, conn):
             director = self.events.create(out, conn, msg, self.house, self._held, self.env.wall_clock())
             if director is not None:
+                self._withdraw_seeks(out, director)
                 self._tournament_changed(out, director, now)
                 out.send(conn, m.tournament(self.tournament_view(director, now)))
+
+    def _withdraw_seeks(self, out: HallOutbox, director: Director) -> None:
+        """The entrants of a new event are not paired in the lobby any more: the seeks they left waiting are withdrawn
+        (their ladder places stay), and each connected one is told why."""
+        for name in director.entrants:
+            games = sorted({seek.settings.game.id for waiting in self.seeks.seeks.values() for seek in waiting
+                            if seek.name == name})
+            for game in games:
+                self.seeks.drop(name, game, keep_ladder=True)
+            refusal = self.events.seek_refusal(name)
+            session = self.by_name.get(name)
+            if games and session is not None and refusal is not None:
+                out.error(session.conn, ErrorCode.IN_TOURNAMENT, f"your seek for {', '.join(games)} is withdrawn: "
+                          f"{refusal}")
 
     def _tournament_control(self, out: HallOutbox, conn: int, msg: TournamentControl, now: float) -> None:
         if not self._organiser(out, conn):
