@@ -1,17 +1,17 @@
 """How often Connect Four's ``master`` plays a proven-optimal move, by stones on the board, at given times a move.
 
-    .venv/bin/python benchmarks/connect4_accuracy.py [--per-ply 4] [--plies 1-20] [--times 0.1,1]
+    .venv/bin/python benchmarks/connect4_accuracy.py [--per-ply 4] [--plies 0-20] [--times 0.1,1]
 
 Positions come from the public test sets in ``../shared/data/connect4`` (each
 line a position and its exact score), a sample of ``--per-ply`` positions for
-every number of stones in ``--plies``. For each position and each time, a fresh
+every number of stones in ``--plies``; 0 stones is the empty board (score 1:
+the first player wins with its 21st stone). For each position and each time, a fresh
 ``master`` chooses a move within that time; the move is *optimal* when its
 exact value equals the position's score (the fastest win, the slowest loss, or
-a draw kept), which one null-window solve of the position after it proves, and
-*keeps the outcome* when it does not turn a win into a draw or loss, or a draw
-into a loss. A check that takes longer than ``--verify-seconds`` is counted as
-unverified, not as right or wrong. The empty board is not in the sets (master
-plays the centre there, the only winning first stone, from theory).
+a draw kept), which one null-window solve of the position after it proves (the
+solver over the field's 12-stone book), and *keeps the outcome* when it does not
+turn a win into a draw or loss, or a draw into a loss. A check that takes longer
+than ``--verify-seconds`` is counted as unverified, not as right or wrong.
 
 Prints, per number of stones: the positions, and at each time the optimal moves
 and the outcome-changing ones.
@@ -29,6 +29,7 @@ from common import ROOT, script_parser
 
 from bots import TimeBudget, make_bot
 from bots.engine.connect4.book import after, wins_at_once
+from bots.engine.connect4.fieldbook import field_book
 from bots.engine.connect4.master import warm_up
 from bots.engine.connect4.position import CELLS, from_moves
 from bots.engine.connect4.solver import STOPPED, new_solver_tables, solver_negamax
@@ -41,8 +42,8 @@ OPTIMAL, KEPT, CHANGED, UNVERIFIED = "optimal", "kept", "changed", "unverified"
 
 
 def read_positions(folder: Path) -> dict[int, list[tuple[str, int]]]:
-    """``(moves, score)`` of every position in the test sets, by number of stones."""
-    found: dict[int, list[tuple[str, int]]] = {}
+    """``(moves, score)`` of every position in the test sets, by number of stones, and the empty board."""
+    found: dict[int, list[tuple[str, int]]] = {0: [("", 1)]}
     for name in SETS:
         path = folder / name
         if not path.exists():
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     """Sample the positions, let master move at each time, check every move."""
     parser = script_parser(__doc__)
     parser.add_argument("--per-ply", type=int, default=4, help="positions a number of stones (default 4)")
-    parser.add_argument("--plies", default="1-20", help="numbers of stones, as FIRST-LAST (default 1-20)")
+    parser.add_argument("--plies", default="0-20", help="numbers of stones, as FIRST-LAST (default 0-20)")
     parser.add_argument("--times", default="0.1,1", help="seconds a move, separated by commas (default 0.1,1)")
     parser.add_argument("--verify-seconds", type=float, default=120.0,
                         help="give up checking one move after this long (default 120)")
@@ -97,11 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.per_ply < 1 or not times or min(times) <= 0 or args.verify_seconds <= 0:
         parser.error("--per-ply must be at least 1, the times positive")
     positions = read_positions(DATA)
-    if not positions:
+    if len(positions) == 1:
         parser.error(f"no test sets in {DATA} (the shared data folder sits beside the checkout)")
     rng = random.Random(args.seed)
     warm_up()
-    tables = new_solver_tables()
+    tables = new_solver_tables(book=field_book())
     print(f"{'stones':>6} {'positions':>9}" + "".join(f"{f'optimal {t:g} s':>14}{'changed':>9}" for t in times)
           + f"{'unverified':>11}", flush=True)
     totals = {t: [0, 0] for t in times}

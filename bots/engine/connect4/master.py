@@ -18,8 +18,9 @@ from .fieldbook import field_book
 from .position import CELLS, WIDTH, from_moves, from_state, legal_columns, to_drop
 from .solver import NODES, new_solver_tables, solve_column, solve_many
 
-SOLVER_SHARE = 0.5
-"""Share of the move's time given to the exact solver before the heuristic search takes over."""
+SOLVER_SHARE = 0.9
+"""Share of the move's time given to the exact solver (from 12 stones on) before the heuristic search takes over:
+most of it, since the openings make every position before 12 stones exact and the search is the weaker guess."""
 
 
 @cache
@@ -71,16 +72,15 @@ class Connect4Master(EngineBot):
         if found is not None and found[0] in columns:  # exact: the fastest win, the slowest loss, or the draw
             return found[0], {"book": True, "solved": True, "score": found[1]}
 
-        # A weak solve (win, draw or loss) takes about half the time of an exact one, so it
-        # reaches positions a few stones earlier, where the heuristic still makes mistakes.
+        # A weak solve (win, draw or loss) takes about half the time of an exact one, and is all a draw needs.
+        # A win wants the fastest, a loss the slowest: the exact score tells which column does.
         solver_deadline = start + SOLVER_SHARE * (deadline - start)
         column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline, True)
         solver_nodes = int(self._solver.counters[NODES])
-        if solved and score != 0:
-            # Won: win fastest; lost: hold out longest. The exact score tells which column does.
+        if not solved or score != 0:
             exact = solve_column(position, mask, stones, self._solver, solver_deadline)
             solver_nodes += int(self._solver.counters[NODES])
-            if exact[2] or score < 0:  # out of time on a win: the weak solve's column still wins
+            if exact[2] or not solved or score < 0:  # out of time on a win: the weak solve's column still wins
                 column, score, solved = exact
         if solved and column in columns:
             return column, {"solved": True, "score": int(score), "nodes": solver_nodes}
