@@ -305,9 +305,10 @@ GAME_STATUSES = {
 
 @_server("game_over", "The game ended: the winning seat (null for a draw or an aborted game), why, how "
          "(status: finished, forfeit or aborted), and whether the room plays another game. ratings (a rated "
-         "result): each seat's rating after it (name, rating, deviation, change, provisional).",
+         "result): each seat's rating after it (name, rating, deviation, change, provisional). unrated (a rated room's "
+         "game that was not rated): why, e.g. it ended before both players had made two moves.",
          {"room": ROOM, "winner": OPT_INT, "reason": STR, "status": STR, "players": LIST, "record": STR,
-          "clocks": MAP, "next_game": BOOL, "game_no": INT}, {"ratings": LIST})
+          "clocks": MAP, "next_game": BOOL, "game_no": INT}, {"ratings": LIST, "unrated": STR})
 def game_over(room: str, winner: int | None, reason: str, status: str, players: list[str], record: str,
               clocks: dict[str, Any], next_game: bool, game_no: int) -> dict[str, Any]:
     """The end of game ``game_no`` in ``room``."""

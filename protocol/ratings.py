@@ -19,6 +19,8 @@ from the records at any time and must match them exactly (:func:`replay`; ``plyh
   count fully; each further one counts half as much as the one before, and from the
   ``PAIR_DAILY_LIMIT + PAIR_FADE``-th on not at all (its weight is 0: it is recorded and counted in
   won/drawn/lost, but moves no rating).
+* **Played games only.** A game that ended before both players really played (:data:`RATED_PLIES`) is never
+  rated, whatever its room says (:func:`too_short`); storage records why with the game.
 * **House bots** (names ``house-...``) are never rated, except ladder *anchors*: ``house-LEVEL-GAME``
   (for instance ``house-master-connect4``), whose rating is pinned to ``ANCHOR_RATINGS[LEVEL]`` with
   deviation ``ANCHOR_DEVIATION``: their games move only their opponents' ratings.
@@ -50,6 +52,13 @@ PAIR_FADE = 4
 """Games past the limit that still count, with weights 1/2, 1/4, ...; later ones count 0."""
 PAIR_WINDOW = 86400.0
 """The window, in seconds, of :data:`PAIR_DAILY_LIMIT`."""
+
+RATED_PLIES: dict[str, int] = {"connect4": 4, "magnetic-cave": 4, "amazons": 4, "santorini": 6, "quarto": 5}
+"""Moves (plies, both players') a game must have had to be rated: two real moves by each player, as lichess
+aborts, unrated, a game with fewer than two moves each. Santorini's two placing moves and Quarto's first move
+(only a choice of piece) are not play, so those games need two more, and one more."""
+RATED_PLIES_DEFAULT = 4
+"""The same for a game type not in :data:`RATED_PLIES`."""
 
 HOUSE_PREFIX = "house-"
 ANCHOR_RATINGS: dict[str, float] = {
@@ -83,6 +92,16 @@ def rateable_name(name: str, game: str, claimed: bool) -> bool:
     if name.startswith(HOUSE_PREFIX):
         return anchor_level(name, game) is not None
     return claimed
+
+
+def too_short(game: str, plies: int) -> str | None:
+    """Why a game of ``game`` that ended after ``plies`` moves is not rated (it ended before both players had really
+    played: :data:`RATED_PLIES`), or None when it was long enough."""
+    needed = RATED_PLIES.get(game, RATED_PLIES_DEFAULT)
+    if plies >= needed:
+        return None
+    return (f"aborted after {plies} move{'s' * (plies != 1)}: a {game} game is rated from its {needed}th move on "
+            "(two real moves by each player)")
 
 
 def score_of(winner: int | None) -> float:

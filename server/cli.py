@@ -17,7 +17,7 @@ from typing import Any
 
 from protocol.games import GAMES
 
-from . import analysis_cli, ratings_cli
+from . import analysis_cli, names_cli, ratings_cli
 from .cli_support import add_db_option
 from .core.hall import Limits
 from .core.house import HOUSE_LEVELS
@@ -37,6 +37,8 @@ QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_ladder_names_per_address", 0, "names on the rating ladder (of any game) from one address"),
     ("house_idle", 10, "seconds a person playing a house bot may leave a move unplayed; then it loses and the room "
                        "ends"),
+    ("rated_games_per_address", 0, "rated games the names playing from one address play in 24 hours (names it "
+                                   "registered and --rated-networks are not counted; docs/RATINGS.md)"),
 )
 """The ``serve`` flags of :class:`server.core.hall.Limits`: field, lowest value, what it limits (defaults: Limits')."""
 MAX_WORKERS = 64
@@ -96,6 +98,15 @@ def register(subparsers: Any) -> None:
     ladder.add_argument("--ladder-games-per-address", type=float, default=GAMES_PER_ADDRESS, metavar="N",
                         help="ladder games the names of one address may start a minute, on average, in bursts of "
                              f"{GAMES_BURST:g} (default {GAMES_PER_ADDRESS:g}; 0: no limit); past it they wait")
+    rated = serve.add_argument_group(
+        "rated play (docs/RATINGS.md)", "names that play from one address, or were claimed from one, never rate each "
+                                        "other, unless the operator says otherwise")
+    rated.add_argument("--rated-networks", default="", metavar="CIDR,...",
+                       help="networks that hold many independent people (a classroom behind one NAT, e.g. "
+                            "192.0.2.0/24): their addresses link no names and count towards no budget (default: none)")
+    rated.add_argument("--rated-names", choices=("claimed", "registered"), default="claimed",
+                       help="which names are rated: any claimed name (the default), or only the names the organiser "
+                            "registered with 'plyhall names add' (and ladder anchors)")
     quotas = serve.add_argument_group(
         "quotas", "what one address or one name may hold, so that nobody can fill the server")
     defaults = Limits()
@@ -150,6 +161,7 @@ def register(subparsers: Any) -> None:
     copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
     copy.set_defaults(func=run_db_copy)
     ratings_cli.register(subparsers)
+    names_cli.register(subparsers)
     analysis_cli.register(subparsers)
 
 
@@ -175,16 +187,23 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         if not low <= getattr(args, field) <= high:
             errors.append(f"--{field.replace('_', '-')} must be {low}{' (no limit)' if low == 0 else ''} to {high}, "
                           f"not {getattr(args, field):g}")
-    try:
-        parse_networks(args.trusted_proxies)
-    except ValueError as exc:
-        errors.append(f"--trusted-proxies: {exc}")
+    errors += _network_errors(args)
     errors += _analysis_errors(args)
     errors += _ladder_errors(args)
     errors += _cluster_errors(args)
     if not installed(args.event_loop):
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
+    return errors
+
+
+def _network_errors(args: argparse.Namespace) -> list[str]:
+    errors = []
+    for flag, networks in (("--rated-networks", args.rated_networks), ("--trusted-proxies", args.trusted_proxies)):
+        try:
+            parse_networks(networks)
+        except ValueError as exc:
+            errors.append(f"{flag}: {exc}")
     return errors
 
 
@@ -264,6 +283,12 @@ def cluster_shown(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{netloc}"))
 
 
+def serve_limits(args: argparse.Namespace) -> Limits:
+    """The hall's :class:`Limits` from valid ``serve`` options: the quotas, and who is rated."""
+    return Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}, rated_networks=tuple(parse_networks(
+        args.rated_networks)), rated_names=args.rated_names)
+
+
 def ladder_config(args: argparse.Namespace) -> LadderConfig:
     """The ladder the (validated) ``serve`` options ask for."""
     return LadderConfig(parse_ladder_times(args.ladder_time), tuple(parse_anchors(args.ladder_anchors, HOUSE_LEVELS)),
@@ -335,7 +360,7 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
     from .io.server import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
     from .storage import StorageError
 
-    server = PlyhallServer(storage, args.host, args.port, limits=Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}),
+    server = PlyhallServer(storage, args.host, args.port, limits=serve_limits(args),
                            room_defaults={"grace": args.grace, "illegal_move": args.illegal_move,
                                           "time_control": {"per_move": args.per_move}},
                            rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),

@@ -149,12 +149,14 @@ async def wait_until(condition: Callable[[], bool] | asyncio.Event, what: str, t
 
 
 async def login(url: str, name: str, coords: str = "algebraic", secret: str | None = None,
-                subprotocol: str | None = "plyhall.v1.msgpack", resume: str | None = None, **extra: Any) -> Client:
-    """A connected client logged in as ``name`` (``extra``: more login fields, e.g. ``organiser``)."""
+                subprotocol: str | None = "plyhall.v1.msgpack", resume: str | None = None, source: str | None = None,
+                **extra: Any) -> Client:
+    """A connected client logged in as ``name`` (``extra``: more login fields, e.g. ``organiser``; ``source``: the
+    loopback address its connection comes from, e.g. 127.0.0.2, as if from another machine)."""
     from tests.cluster_nodes import next_url
 
     client = Client(next_url(url), subprotocol)
-    await client.connect()
+    await client.connect(**({"local_addr": (source, 0)} if source else {}))
     await client.login(name, secret, coords, resume, **extra)
     return client
 
@@ -310,3 +312,29 @@ def game_record(game_id: str, status: str = "finished", moves: int = 3, tourname
                       0 if status == "finished" else None, "four in a row" if status == "finished" else "",
                       status, started, None if status == "running" else started + 60, tournament,
                       1 if tournament else None)
+
+
+def play_moves(desk: HallDriver, room_name: str, plies: int = 4) -> None:
+    """Play ``plies`` moves in the running game of ``room_name`` (each player's first legal move in turn): enough,
+    by default, for a Connect Four game to count as played (a rated game needs two moves by each player)."""
+    room = desk.hall.rooms[room_name]
+    for _ in range(plies):
+        seat = room.game.to_move(room.state)
+        move = room.game.format_move(room.game.legal_moves(room.state)[0])
+        desk.send(room.players[seat], {"type": "move", "room": room_name, "move": move})
+
+
+LOOPBACK_RATED = ("--rated-networks", "127.0.0.1")
+"""``plyhall serve`` options for tests whose players all connect from 127.0.0.1 but stand for different people
+(names that play from one address do not rate each other unless the operator says the address holds many)."""
+
+
+async def open_game(seated: dict[int, Client], room: str, to_move: int, plies: int = 4) -> int:
+    """Play ``plies`` moves of a Connect Four game in ``room`` (columns 1, 2, 3, ... in turn; ``seated``: the client
+    of each seat): by default the two moves each a game needs to be rated. The seat to move after them."""
+    for ply in range(plies):
+        await seated[to_move].send({"type": "move", "room": room, "move": str(ply % 7 + 1)})
+        for client in seated.values():
+            await client.expect("moved", room=room, timeout=30)
+        to_move = 1 - to_move
+    return to_move

@@ -34,7 +34,7 @@ from server.core.ladder import (
 )
 from server.core.seeks import SeekDesk
 from tests.conftest import free_port
-from tests.helpers import HallDriver, assert_clear_error, http_json, plyhall, start_server, stop
+from tests.helpers import HallDriver, assert_clear_error, http_json, play_moves, plyhall, start_server, stop
 
 GAME = "connect4"
 
@@ -292,6 +292,7 @@ def test_two_ladder_bots_play_rated_games_one_after_another_colours_alternating(
     assert room["seats"] == ["ann", "bob"]  # who waited sits first when two meet for the first time
     seats = [tuple(room["seats"])]
     for _ in range(2):
+        play_moves(desk, room["name"])  # a game resigned before two moves each would not be rated
         desk.send(seats[-1][0], {"type": "resign", "room": room["name"]})
         over = desk.last("ann", "game_over")
         assert over["players"] == list(seats[-1]) and not over["next_game"]
@@ -334,6 +335,7 @@ def test_game_over_carries_the_ratings_the_stored_result_made():
     desk = _claimed(HallDriver(hall), "ann", "bob")
     _ladder_seek(desk, "ann")
     room = _joined(_ladder_seek(desk, "bob"))["settings"]["name"]
+    play_moves(desk, room)
     out = hall.handle(desk.conn("ann"), {"type": "resign", "room": room}, 1.0)
     record = out.ended[0]
     assert record.rated
@@ -464,7 +466,7 @@ def _board(port: int) -> dict[str, dict]:
 def test_ladder_bots_and_anchors_play_rated_games_on_a_real_server(tmp_path: Path):
     port = free_port()
     server = start_server(tmp_path / "plyhall.db", port, "--ladder-time", f"{GAME}=0.5", "--ladder-anchors",
-                          f"{GAME}:random,novice")
+                          f"{GAME}:random,novice", "--rated-networks", "127.0.0.1")  # the bots share one address
     bots: list[subprocess.Popen] = []
     try:
         names = {"lad-random": "random", "lad-novice": "novice", "lad-novice-2": "novice"}

@@ -8,8 +8,8 @@ import pytest
 
 from protocol.ratings import ANCHOR_RATINGS, PAIR_DAILY_LIMIT
 from server.storage import open_storage
-from server.storage.records import GameEnded, GameRecord, RoomSaved
-from tests.helpers import HallDriver, assert_clear_error
+from server.storage.records import GameEnded, GameRecord, MoveRecord, RoomSaved
+from tests.helpers import HallDriver, assert_clear_error, play_moves
 
 
 def _ended(desk: HallDriver) -> list[GameRecord]:
@@ -33,10 +33,21 @@ def _claimed_pair(desk: HallDriver | None = None) -> HallDriver:
 def test_a_seek_between_claimed_names_is_rated_by_default_and_played_out_on_time_too():
     desk = _claimed_pair()
     room = _pair_by_seek(desk, time_control={"per_move": 5})
-    desk.send("ann", {"type": "resign", "room": room})
+    desk.send("ann", {"type": "resign", "room": room})  # at move 0: aborted, whatever the room says
     first = _ended(desk)[-1]
-    assert first.rated and first.status == "finished"
+    assert not first.rated and first.unrated.startswith("aborted after 0 moves")
+    assert desk.last("bob", "game_over")["unrated"] == first.unrated and "ratings" not in desk.last("bob", "game_over")
     room = _pair_by_seek(desk, time_control={"per_move": 5})
+    play_moves(desk, room, 3)  # one move short of two each: still not rated
+    desk.send("ann", {"type": "resign", "room": room})
+    assert not _ended(desk)[-1].rated and _ended(desk)[-1].unrated.startswith("aborted after 3 moves")
+    room = _pair_by_seek(desk, time_control={"per_move": 5})
+    play_moves(desk, room)
+    desk.send("ann", {"type": "resign", "room": room})
+    assert _ended(desk)[-1].rated and _ended(desk)[-1].status == "finished" and _ended(desk)[-1].unrated is None
+    assert "unrated" not in desk.last("bob", "game_over")  # (the hall alone stores nothing: no ratings to tell)
+    room = _pair_by_seek(desk, time_control={"per_move": 5})
+    play_moves(desk, room)
     desk.tick(6.0)  # whoever was to move lost on time: a played game
     assert _ended(desk)[-1].rated and "time" in _ended(desk)[-1].reason
 
@@ -58,6 +69,7 @@ def test_unclaimed_names_unrated_seeks_and_plain_rooms_are_not_rated():
         assert listing["rated"] is expected
         desk.send("ann", {"type": "join", "room": listing["name"], "seat": 0})
         desk.send("bob", {"type": "join", "room": listing["name"], "seat": 1})
+        play_moves(desk, listing["name"])
         desk.send("bob", {"type": "offer_draw", "room": listing["name"]})
         desk.send("ann", {"type": "offer_draw", "room": listing["name"]})
         assert _ended(desk)[-1].rated is expected and _ended(desk)[-1].winner is None
@@ -72,6 +84,7 @@ def test_an_aborted_game_is_not_rated_but_a_player_who_never_returns_loses_a_rat
     assert _ended(desk)[-1].status == "aborted" and not _ended(desk)[-1].rated
     desk = _claimed_pair()
     room = _pair_by_seek(desk, time_control={"per_move": 60})
+    play_moves(desk, room)
     desk.disconnect("bob")
     desk.tick(31.0)
     assert _ended(desk)[-1].rated and _ended(desk)[-1].winner == 0 and room
@@ -111,8 +124,9 @@ def test_a_rated_room_against_a_house_bot_is_played_by_its_anchor():
 
 def result(number: int, players: tuple[str, str] = ("ann", "bob"), winner: int | None = 0, rated: bool = True,
            status: str = "finished", at: float = 1000.0, game: str = "connect4") -> GameRecord:
-    return GameRecord(f"g{number}", "Lake", game, {}, {"per_move": 5.0}, list(players), [], winner, "four in a row",
-                      status, at - 30, at, rated=rated)
+    moves = [MoveRecord(seq, (seq - 1) % 2, str(seq), 10, [None, None]) for seq in range(1, 5)]  # played, if short
+    return GameRecord(f"g{number}", "Lake", game, {}, {"per_move": 5.0}, list(players), moves, winner,
+                      "four in a row", status, at - 30, at, rated=rated)
 
 
 def test_a_rated_result_rates_both_players_once_in_its_own_transaction(storage_url):
@@ -196,16 +210,18 @@ def test_fair_play_and_anchors_in_storage(storage_url):
 async def test_the_leaderboard_and_a_player_page_over_http(server, url):
     import asyncio
 
-    from tests.helpers import http_json, login
+    from tests.helpers import http_json, login, open_game
 
     async def get(path: str) -> tuple[int, dict]:
         return await asyncio.to_thread(http_json, server, path)
 
-    ann, bob = await login(url, "ann", secret="ann's secret"), await login(url, "bob", secret="bob's secret")
+    ann = await login(url, "ann", secret="ann's secret")
+    bob = await login(url, "bob", secret="bob's secret", source="127.0.0.2")  # another person: another address
     for _ in range(2):
         await ann.send({"type": "seek", "game": "connect4"})
         await bob.send({"type": "seek", "game": "connect4"})
         start = await ann.expect("game_start")
+        await open_game({start["seat"]: ann, 1 - start["seat"]: bob}, start["room"], start["to_move"])
         await bob.send({"type": "resign", "room": start["room"]})
         over = await ann.expect("game_over", room=start["room"])
         for client in (ann, bob):
@@ -218,7 +234,7 @@ async def test_the_leaderboard_and_a_player_page_over_http(server, url):
     assert top["rating"] > 1500 > second["rating"] and top["provisional"] and not top["anchor"]
     assert top["deviation"] < 350 and top["last_played"] > 0
     assert await get("/api/ratings/quarto") == (200, {"game": "quarto", "players": [],
-                                                      "provisional_deviation": 110.0})
+                                                      "provisional_deviation": 110.0, "unrated": []})
     assert (await get("/api/ratings"))[1]["games"] == ["connect4"]
     status, player = await get("/api/players/ann")
     assert status == 200 and player["name"] == "ann" and set(player["ratings"]) == {"connect4"}

@@ -15,7 +15,7 @@ from websockets.exceptions import ConnectionClosed
 from client.connection import Client
 from server.storage import open_storage
 from tests.conftest import free_port
-from tests.helpers import login, start_server, stop
+from tests.helpers import LOOPBACK_RATED, login, open_game, start_server, stop
 
 PAIRS = 4
 KILL_AFTER = 40  # results told to the players before the server is killed, with the other games in full swing
@@ -34,7 +34,7 @@ async def _play_rated(a: Client, b: Client, pair: int, told: list[str], enough: 
         room = starts[0]["room"]
         clients = {start["seat"]: client for start, client in zip(starts, (a, b), strict=True)}
         to_move = starts[0]["to_move"]
-        for column in range(game % 3):  # a few moves, so that games differ in length
+        for column in range(4 + game % 3):  # two moves each at least (a rated game), so that games differ in length
             await clients[to_move].send({"type": "move", "room": room, "move": str(column + 1)})
             await a.expect("moved", room=room, timeout=30)
             to_move = 1 - to_move
@@ -67,7 +67,7 @@ async def _burst(url: str, server: subprocess.Popen) -> list[str]:
 def test_a_sigkill_during_rated_games_leaves_every_rating_consistent(storage_url: str):
     db = storage_url  # a SQLite file, then a PostgreSQL database
     port = free_port()
-    server = start_server(db, port)
+    server = start_server(db, port, *LOOPBACK_RATED)
     try:
         told = asyncio.run(_burst(f"ws://127.0.0.1:{port}/ws", server))
     finally:
@@ -88,7 +88,7 @@ def test_a_sigkill_during_rated_games_leaves_every_rating_consistent(storage_url
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0 and "every stored rating matches" in check.stdout, check.stdout + check.stderr
     # the server starts again on the killed database, and the ratings stay consistent through more games
-    server = start_server(db, port)
+    server = start_server(db, port, *LOOPBACK_RATED)
     try:
         asyncio.run(_more(f"ws://127.0.0.1:{port}/ws"))
     finally:
@@ -106,9 +106,10 @@ async def _more(url: str) -> None:
     for client in (a, b):  # a game the kill cut short may wait for its players: leave it (a loss, rated)
         for room in client.welcome.get("rooms", []):
             await client.send({"type": "leave", "room": room})
-    await a.send({"type": "seek", "game": "connect4", "rated": True, "time_control": {"per_move": 99}})
-    await b.send({"type": "seek", "game": "connect4", "rated": True, "time_control": {"per_move": 99}})
-    start = await a.expect("game_start", timeout=30)
+    await a.request({"type": "seek", "game": "connect4", "rated": True, "time_control": {"per_move": 99}})
+    joined = await b.request({"type": "seek", "game": "connect4", "rated": True, "time_control": {"per_move": 99}})
+    start = await a.expect("game_start", room=joined["room"], timeout=30)  # not a resumed room's (left above)
+    await open_game({0: a, 1: b} if start["seat"] == 0 else {0: b, 1: a}, start["room"], start["to_move"])
     await a.send({"type": "resign", "room": start["room"]})
     await b.expect("game_over", room=start["room"], timeout=30)
     await a.close()

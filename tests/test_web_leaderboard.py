@@ -20,11 +20,16 @@ from tests.web_helpers import CHROMIUM
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
 
 
+SOURCES = {"ann-lb": "127.0.0.1", "bob-lb": "127.0.0.2", "cat-lb": "127.0.0.3"}
+"""Each player's address: three people (names that play from one address do not rate each other)."""
+
+
 def play_rated_game(port: int, first: str, second: str, seed: int) -> str:
     """Two claimed names seek Connect Four, are paired and play random moves to the end; the game's record id."""
     async def play() -> str:
         url = f"ws://127.0.0.1:{port}/ws"
-        clients = [await sdk_login(url, name, secret=f"{name}-secret") for name in (first, second)]
+        clients = [await sdk_login(url, name, secret=f"{name}-secret", source=SOURCES[name])
+                   for name in (first, second)]
         seek = {"type": "seek", "game": "connect4", "time_control": {"per_move": 20}}
         await clients[0].request(seek)
         joined = await clients[1].request(seek)

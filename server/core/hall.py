@@ -25,7 +25,7 @@ import protocol
 from protocol import messages as m
 from protocol.games import GAMES, OptionError
 from protocol.messages import CLIENT_MESSAGES, NAME_PATTERN, ErrorCode, GameStatus, RoomStatus
-from protocol.ratings import anchor_name, rateable_name
+from protocol.ratings import anchor_level, anchor_name, rateable_name, too_short
 from protocol.requests import (
     CancelSeek,
     ClientMessage,
@@ -62,6 +62,7 @@ from .identity import Claim, ClaimLookup, Holder, SecretCheck
 from .ladder import Ladder, LadderConfig
 from .logins import Admit, Check, LoginLimits, Logins, Lookup, Refuse, Step
 from .outbox import HallOutbox, Refusal, tag_reply
+from .rated import DEFAULT_BUDGET, Network, RatedPlay
 from .room import Outbox, Room, RoomSettings
 from .rooms import MAX_ROOM_NAME, RoomRegistry, lake_name
 from .seeks import Pairing, SeekDesk
@@ -73,6 +74,8 @@ log = logging.getLogger("plyhall.hall")
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
 NAME = re.compile(NAME_PATTERN)
 ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a letter or digit)"
+UNRATED_ROOM = "an unrated room"
+"""Why a game of a room that does not rate its games is not rated."""
 REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 
@@ -96,6 +99,9 @@ class Limits:
     max_house_games_per_name: int = 1  # ... one name has open at once
     max_ladder_names_per_address: int = 10  # names on the rating ladder (of any game) from one address
     house_idle: float = 180.0  # seconds a person playing a house bot may leave a move unplayed: then it loses
+    rated_games_per_address: int = DEFAULT_BUDGET  # rated games a day the names of one address play (server.core.rated)
+    rated_networks: tuple[Network, ...] = ()  # networks of many independent people: their addresses link no names
+    rated_names: str = "claimed"  # "registered": only names the organiser registered (plyhall names add) are rated
 
     @property
     def seek_rooms(self) -> int:
@@ -151,6 +157,8 @@ class Hall:
         self.room_defaults = room_defaults or {}
         self.logins = Logins(self.env, organiser_secret, shared_names, login_limits or LoginLimits())
         self.house = HouseDesk(house_limit)
+        self.rated = RatedPlay(self.limits.rated_networks, self.limits.rated_games_per_address,
+                               self.limits.rated_names == "registered")
         self.seeks = SeekDesk(Ladder(ladder, self.room_defaults))
         self.timers = Timers()
         # house bots to start with the server: the ladder's anchors, and the bots of restored rooms
@@ -313,9 +321,7 @@ class Hall:
             crashed.update(name for name in record.players if record.reason == house_stopped(name))
             if record.ratings is not None:
                 self.seeks.ladder.learn(record.game, record.players, record.ratings)
-                for _, msg in out.messages:
-                    if msg["type"] == "game_over" and msg["record"] == record.id:
-                        msg["ratings"] = record.ratings
+            _tell_rating(out, record)
             back += self.seeks.ladder.stored(record.id, now)
         for rung in back:
             if rung.name in self.house.anchors and rung.name not in crashed:
@@ -389,6 +395,7 @@ class Hall:
         ``restarted_house`` and ``restored_writes``."""
         self._now = now
         self.logins.restore(restored.claims)
+        self.rated.restore(restored.claimed_from, restored.registered)
         running = sum(self._restore_room(snapshot, restored, now) for snapshot in restored.rooms)
         for snapshot in restored.tournaments:
             self._restore_tournament(snapshot, restored)
@@ -516,7 +523,9 @@ class Hall:
             out.lookups.append(step.lookup)
         elif isinstance(step, Admit):
             if step.claim is not None:
-                out.writes.append(ClaimSaved(msg["name"], step.claim.salt, step.claim.digest))
+                address = self.addresses.get(conn, "?")
+                out.writes.append(ClaimSaved(msg["name"], step.claim.salt, step.claim.digest, address))
+                self.rated.claimed(msg["name"], address)
             self._admit(out, conn, msg, now, step.proven)
 
     def _holder(self, name: str, conn: int | None = None) -> Holder:
@@ -818,6 +827,8 @@ class Hall:
             self.sessions.pop(previous.conn, None)
             self.watchers.discard(previous.conn)
         session = Session(conn, name, coords, organiser=organiser)
+        if name in self.logins.claims:
+            self.rated.seen(name, self.addresses.get(conn, "?"))
         if previous is not None:
             session.rooms = set(previous.rooms)
             session.watching_lobby = previous.watching_lobby
@@ -967,7 +978,8 @@ class Hall:
     def _apply(self, out: HallOutbox, room: Room, result: Outbox) -> None:
         """Route a room's outbox to connections, track membership, schedule its timer and clean up."""
         for record in result.ended:  # the GameEnded writes hold these very records: rated before they are stored
-            record.rated = self._rated(room, record)
+            record.unrated = self._unrated(room, record)
+            record.rated = record.unrated is None
         out.writes.extend(result.writes)
         out.ended.extend(result.ended)
         for name in result.entered:
@@ -1004,16 +1016,31 @@ class Hall:
             self._ladder_over(out, room, records)
         return room.name not in self.rooms
 
-    def _rated(self, room: Room, record: GameRecord) -> bool:
-        """True when ``record``, a game that just ended in ``room``, is a rated result: the room's games are rated,
-        it ended by play or on time, and both players may be rated (claimed names, or ladder anchors)."""
-        if not room.settings.rated or record.status != GameStatus.FINISHED or record.tournament is not None:
-            return False
-        if record.reason in (house_stopped(name) for name in record.players):
-            return False  # a house bot's process ended mid-game: nobody earns (or loses) rating by that
+    def _unrated(self, room: Room, record: GameRecord) -> str | None:
+        """Why ``record``, a game that just ended in ``room``, is not a rated result, or None when it is: the room's
+        games are rated, it ended by play or on time after both players really played (``protocol.ratings``), both
+        players may be rated (claimed names, or ladder anchors), and they are different people (``self.rated``)."""
         names = record.players
-        return names[0] != names[1] and all(rateable_name(name, record.game, name in self.logins.claims)
-                                            for name in names)
+        if not room.settings.rated:
+            return UNRATED_ROOM
+        if record.tournament is not None:
+            return "a tournament game (tournaments rate their own entrants)"
+        if record.status != GameStatus.FINISHED or record.reason in (house_stopped(name) for name in names):
+            return f"{record.status}: {record.reason}"  # a house bot's process ended mid-game: nobody's result
+        if names[0] == names[1]:
+            return "one name on both seats"
+        for name in names:
+            if not rateable_name(name, record.game, name in self.logins.claims):
+                return f"{name} is not a claimed name" if not name.startswith(HOUSE_PREFIX) else \
+                    f"{name} is a house bot but not a ladder anchor"
+        short = too_short(record.game, len(record.moves))
+        if short is not None:
+            return short
+        anchors = [anchor_level(name, record.game) is not None for name in names]
+        reason = self.rated.reason(names, anchors, self._now)
+        if reason is None:
+            self.rated.rated(names, anchors, self._now)
+        return reason
 
     def _entered(self, room: Room, name: str) -> None:
         """``name`` became a member of ``room``."""
@@ -1053,6 +1080,16 @@ class Hall:
         listing = m.rooms(self.listing())
         for conn in sorted(self.watchers):
             out.send(conn, listing)
+
+
+def _tell_rating(out: HallOutbox, record: GameRecord) -> None:
+    """Put in ``record``'s ``game_over`` messages the ratings it made, or why a rated room's game was not rated."""
+    for _, msg in out.messages:
+        if msg["type"] == "game_over" and msg["record"] == record.id:
+            if record.ratings is not None:
+                msg["ratings"] = record.ratings
+            elif record.unrated not in (None, UNRATED_ROOM):
+                msg["unrated"] = record.unrated
 
 
 def _room_saved(room: Room) -> Write:

@@ -191,7 +191,8 @@ class Api:
 
     async def _api_ratings(self, path: str, query: dict[str, str]) -> Response:
         """A game's leaderboard: rank, name, rating, deviation (as of now), games, W-D-L, last played, provisional,
-        anchor, and whether the player is on this server's ladder now."""
+        anchor, and whether the player is on this server's ladder now; and the latest games of rated rooms that were
+        not rated, with why (``unrated``)."""
         game = unquote(path.removeprefix("/api/ratings/"))
         if game not in GAMES:
             return json_response(404, {"error": f"no game {game[:40]!r}; games: {', '.join(GAMES)}"})
@@ -199,7 +200,9 @@ class Api:
         board = await self._read(self.server.storage.leaderboard, game)
         on = self.server.hall.seeks.ladder.names(game)  # on this server's ladder now
         players = [{**row, "ladder": row["name"] in on} for row in leaderboard_json(board, time.time())[:limit]]
-        return json_response(200, {"game": game, "players": players, "provisional_deviation": PROVISIONAL_DEVIATION})
+        unrated = await self._read(self.server.storage.unrated_games, game)
+        return json_response(200, {"game": game, "players": players, "provisional_deviation": PROVISIONAL_DEVIATION,
+                                   "unrated": unrated})
 
     async def _api_player(self, path: str, query: dict[str, str]) -> Response:
         """A player's rating in each game type with its history (the rated games, oldest first), and its latest

@@ -17,10 +17,11 @@ from protocol.ratings import RatedGame, Standing
 from .records import GameRecord, Restored, Write
 
 TABLES: dict[str, tuple[str, ...]] = {
-    "players": ("name", "salt", "digest", "claimed_at"),
+    "players": ("name", "salt", "digest", "claimed_at", "claimed_from", "registered"),
     "identities": ("name", "digest", "issued_at"),
     "games": ("id", "room", "game", "options", "time_control", "player0", "player1", "winner", "reason", "status",
-              "move_count", "started_at", "ended_at", "tournament", "tournament_game", "rated"),
+              "move_count", "started_at", "ended_at", "tournament", "tournament_game", "rated",
+              "unrated"),
     "moves": ("game_id", "seq", "seat", "move", "think_ms", "clock0", "clock1"),
     "rooms": ("node", "name", "snapshot", "updated_at"),
     "tournaments": ("id", "node", "name", "status", "snapshot", "created_at"),

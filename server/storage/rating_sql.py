@@ -19,6 +19,8 @@ from protocol.messages import GameStatus
 from protocol.ratings import (
     PAIR_WINDOW,
     PROVISIONAL_DEVIATION,
+    RATED_PLIES,
+    RATED_PLIES_DEFAULT,
     RatedGame,
     RatingChange,
     Standing,
@@ -66,6 +68,16 @@ RATING_TABLES = [
 ]
 """The tables of ratings (schema version 3)."""
 
+RATED_PLAY_COLUMNS = [
+    "ALTER TABLE games ADD COLUMN unrated TEXT",
+    "ALTER TABLE players ADD COLUMN claimed_from VARCHAR(64)",
+    "ALTER TABLE players ADD COLUMN registered INTEGER NOT NULL DEFAULT 0",
+]
+"""Schema version 5: why an ended game is not rated, the address a name was claimed from, and the names the
+organiser registered (``server.core.rated``; ``plyhall names``)."""
+UNRATED_LIMIT = 50
+"""The most recent unrated games of a rated room ``unrated_games`` returns."""
+
 _STANDING = "SELECT rating, deviation, volatility, games, wins, draws, losses, last_played FROM ratings"
 _EVENT = ("SELECT seq, game_id, game, player0, player1, winner, played_at, weight, rating0, deviation0, volatility0,"
           " change0, rating1, deviation1, volatility1, change1 FROM rating_events")
@@ -102,6 +114,8 @@ class RatingSQL:
     _sql: Any
     _read: Any
     _snapshot: Any
+    _write_lock: Any
+    _transaction: Any
 
     def _lock_ratings(self, cur: Any) -> None:
         """Serialise rating updates among the servers sharing a database (nothing to do for one writer)."""
@@ -153,6 +167,30 @@ class RatingSQL:
              change.weight, a.rating.rating, a.rating.deviation, a.rating.volatility, change.change[0],
              b.rating.rating, b.rating.deviation, b.rating.volatility, change.change[1]))
 
+    # Names -------------------------------------------------------------------------------
+
+    def register_name(self, name: str, salt: str, digest: str, now: float) -> bool:
+        """Store ``name`` as registered by the organiser, with the claim of its token; False when the name is claimed
+        already (registered or not: a claim is never taken from its owner)."""
+        with self._write_lock, self._transaction() as cur:
+            cur.execute(self._sql("INSERT INTO players (name, salt, digest, claimed_at, registered) VALUES"
+                                  " (?, ?, ?, ?, 1) ON CONFLICT (name) DO NOTHING"), (name, salt, digest, now))
+            return bool(cur.rowcount)
+
+    def rated_names(self) -> tuple[dict[str, str], list[str]]:
+        """Where each claim came from (name -> address, for claims that recorded one) and the registered names."""
+        rows = self._read("SELECT name, claimed_from, registered FROM players WHERE claimed_from IS NOT NULL OR"
+                          " registered = 1 ORDER BY name")
+        return {n: a for n, a, _ in rows if a is not None}, [n for n, _, registered in rows if registered]
+
+    def unrated_games(self, game: str, limit: int = UNRATED_LIMIT) -> list[dict[str, Any]]:
+        """The latest games of ``game`` that a rated room played but that were not rated, with why (newest first)."""
+        rows = self._read("SELECT id, player0, player1, winner, move_count, ended_at, unrated FROM games WHERE game = ?"
+                          " AND unrated IS NOT NULL AND unrated <> 'an unrated room' ORDER BY ended_at DESC LIMIT ?",
+                          (game, limit))
+        return [{"id": gid, "players": [p0, p1], "winner": winner, "move_count": count, "ended_at": ended,
+                 "unrated": why} for gid, p0, p1, winner, count, ended, why in rows]
+
     # Reads -------------------------------------------------------------------------------
 
     def rated_games(self) -> list[str]:
@@ -197,6 +235,10 @@ class RatingSQL:
         strays = self._read("SELECT e.game_id FROM rating_events e LEFT JOIN games g ON g.id = e.game_id WHERE"
                             " g.id IS NULL OR g.rated <> 1 OR g.status <> 'finished'")
         problems += [f"rating event of {gid} has no rated finished game" for (gid,) in strays]
+        short = self._read("SELECT id, game, move_count FROM games WHERE rated = 1 AND status = 'finished'")
+        problems += [f"rated game {gid} ended after {count} moves: a {game} game is rated from move "
+                     f"{RATED_PLIES.get(game, RATED_PLIES_DEFAULT)} on (rated by an older Plyhall?)"
+                     for gid, game, count in short if count < RATED_PLIES.get(game, RATED_PLIES_DEFAULT)]
         results = self.rated_results()
         standings, changes = replay(results)
         events = self._read(_EVENT + " ORDER BY seq")

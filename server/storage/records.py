@@ -52,6 +52,7 @@ class GameRecord:
     tournament: str | None = None
     tournament_game: int | None = None  # the game's number in its tournament's schedule
     rated: bool = False  # a rated result (``protocol.ratings``): storing it updates both players' ratings with it
+    unrated: str | None = None  # why an ended game is not rated (None: it is, or it has not ended; docs/RATINGS.md)
     ratings: list[dict[str, Any]] | None = None  # what storing a rated result made of each seat's rating (set by
     # storage in the result's transaction, not stored with the game: game_over carries it; see RatingSQL._rate)
 
@@ -73,6 +74,7 @@ class GameRecord:
             "tournament": self.tournament,
             "tournament_game": self.tournament_game,
             "rated": self.rated,
+            "unrated": self.unrated,
             "moves": [m.to_json() for m in self.moves],
         }
 
@@ -82,7 +84,7 @@ class GameRecord:
         return cls(obj["id"], obj["room"], obj["game"], obj["options"], obj["time_control"], list(obj["players"]),
                    [MoveRecord.from_json(m) for m in obj["moves"]], obj["winner"], obj["reason"], obj["status"],
                    obj["started_at"], obj["ended_at"], obj.get("tournament"), obj.get("tournament_game"),
-                   bool(obj.get("rated", False)))
+                   bool(obj.get("rated", False)), obj.get("unrated"))
 
 
 # Durable writes ---------------------------------------------------------------------------
@@ -128,11 +130,13 @@ class GameEnded:
 
 @dataclass(frozen=True)
 class ClaimSaved:
-    """A name was claimed with a secret (its salted hash)."""
+    """A name was claimed with a secret (its salted hash), from an address (names claimed from one address do
+    not rate each other: ``server.core.rated``)."""
 
     name: str
     salt: str
     digest: str
+    address: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +207,8 @@ class Restored:
     rooms: list[dict[str, Any]] = field(default_factory=list)
     running: dict[str, GameRecord] = field(default_factory=dict)  # game id -> header with its moves
     claims: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (salt, digest)
+    claimed_from: dict[str, str] = field(default_factory=dict)  # name -> the address its claim came from
+    registered: list[str] = field(default_factory=list)  # names the organiser registered (plyhall names add)
     identities: dict[str, str] = field(default_factory=dict)  # name -> resume token digest
     tournaments: list[dict[str, Any]] = field(default_factory=list)
     tournament_games: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tournament id -> its games

@@ -18,7 +18,7 @@ from protocol.messages import GameStatus
 
 from .analysis_sql import ANALYSIS_TABLES, AnalysisSQL
 from .base import TABLES, Storage, StorageError
-from .rating_sql import RATING_TABLES, RatingSQL
+from .rating_sql import RATED_PLAY_COLUMNS, RATING_TABLES, RatingSQL
 from .records import (
     AnalysisSaved,
     ClaimSaved,
@@ -38,7 +38,7 @@ from .records import (
 
 log = logging.getLogger("plyhall.storage")
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema this code reads and writes. A database at a newer version is refused."""
 
 def _games_table(name: str, version: int) -> str:
@@ -119,25 +119,26 @@ MIGRATIONS: list[list[str]] = [
         *RATING_TABLES,
     ],
     ANALYSIS_TABLES,  # the analyses of games (server/storage/analysis_sql.py)
+    RATED_PLAY_COLUMNS,  # why a game is not rated; where a claim came from; registered names (rating_sql.py)
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated FROM games")
+            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated FROM games")
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
     (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament,
-     number, rated) = row
+     number, rated, unrated) = row
     players = [p0, p1]
     return {
         "id": gid, "room": room, "game": game, "options": json.loads(options),
         "time_control": json.loads(control), "players": players, "winner": winner,
         "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
         "move_count": count, "started_at": started, "ended_at": ended, "tournament": tournament,
-        "tournament_game": number, "rated": bool(rated),
+        "tournament_game": number, "rated": bool(rated), "unrated": unrated,
     }
 
 
@@ -314,8 +315,9 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             self._upsert_game(cur, write.record, len(write.record.moves))
             self._rate(cur, write.record)  # a rated result: the ratings change in the same transaction
         elif isinstance(write, ClaimSaved):
-            cur.execute(sql("INSERT INTO players (name, salt, digest, claimed_at) VALUES (?, ?, ?, ?)"
-                            " ON CONFLICT (name) DO NOTHING"), (write.name, write.salt, write.digest, now))
+            cur.execute(sql("INSERT INTO players (name, salt, digest, claimed_at, claimed_from) VALUES"
+                            " (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING"),
+                        (write.name, write.salt, write.digest, now, write.address))
         elif isinstance(write, IdentitySaved):
             cur.execute(sql("INSERT INTO identities (name, digest, issued_at) VALUES (?, ?, ?) ON CONFLICT (name)"
                             " DO UPDATE SET digest = excluded.digest, issued_at = excluded.issued_at"),
@@ -337,14 +339,14 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     def _upsert_game(self, cur: Any, r: GameRecord, move_count: int) -> None:
         cur.execute(self._sql(
             "INSERT INTO games (id, room, game, options, time_control, player0, player1, winner, reason, status,"
-            " move_count, started_at, ended_at, tournament, tournament_game, rated)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " move_count, started_at, ended_at, tournament, tournament_game, rated, unrated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET winner = excluded.winner, reason = excluded.reason,"
             " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at,"
-            " rated = excluded.rated"),
+            " rated = excluded.rated, unrated = excluded.unrated"),
             (r.id, r.room, r.game, json.dumps(r.options), json.dumps(r.time_control), r.players[0], r.players[1],
              r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game,
-             int(r.rated)))
+             int(r.rated), r.unrated))
 
     def save_game(self, record: GameRecord) -> None:
         """Store a whole game with its moves."""
@@ -359,6 +361,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         restored = Restored()
         restored.claims = {name: (salt, digest) for name, salt, digest in
                            self._read("SELECT name, salt, digest FROM players")}
+        restored.claimed_from, restored.registered = self.rated_names()
         restored.identities = dict(self._read("SELECT name, digest FROM identities"))
         restored.rooms = [json.loads(snapshot) for (snapshot,) in
                           self._read("SELECT snapshot FROM rooms WHERE node = ? ORDER BY updated_at", (node,))]

@@ -1,0 +1,143 @@
+"""Who may move whose rating: the rules of rated play that need what only the hall knows (addresses, registered
+names, the day's rated games), on top of the rules of the records in :mod:`protocol.ratings`.
+
+A rating measures play between different people (docs/RATINGS.md, "Which games are rated"). One person can claim
+as many names as it likes, so, by default:
+
+* **Linked names never rate each other.** Two names are linked when they play from one address (an IPv4 address;
+  an IPv6 /64, as the I/O layer counts addresses) or one of them was claimed from the address the other plays from
+  or was claimed from. Their games are recorded, unrated, with the reason.
+* **One address, one opponent: a day's fair play.** All the names of one address together play one name at most
+  :data:`PER_OPPONENT` rated games in 24 hours (what fair play lets one pair of names count at all), so that a
+  thousand names cannot do to a third name what one may.
+* **A budget per address.** The names playing from one address play at most ``budget`` rated games in 24 hours.
+
+The operator lifts the address rules where they are wrong: ``networks`` hold many independent people (a
+classroom behind one NAT: ``plyhall serve --rated-networks``), and names the organiser registered
+(``plyhall names add``) are people it vouches for: two registered names are never linked, and their games use no
+budget. ``registered_only`` rates registered names only (and anchors).
+
+The counts live in memory: a restarted server starts a fresh day for the budget (never for fair play between
+names, which the stored results decide). Addresses unknown to the hall (``?``: a hall fed without them) link
+nothing.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from protocol.ratings import PAIR_DAILY_LIMIT, PAIR_FADE
+
+DAY = 86400.0
+"""The window of the budget and of the per-opponent limit, in seconds."""
+PER_OPPONENT = PAIR_DAILY_LIMIT + PAIR_FADE
+"""Rated games a day one name plays against all the names of one address together (the most one pair of names
+counts at all under fair play: the first 20 fully, 4 more fading)."""
+DEFAULT_BUDGET = 200
+"""Rated games a day the names of one address play, by default (``plyhall serve --rated-games-per-address``)."""
+UNKNOWN = "?"
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def within(address: str, networks: Sequence[Network]) -> bool:
+    """True when ``address`` (an IP address, or an IPv6 /64 as the I/O layer writes it) lies in one of ``networks``."""
+    if not networks:
+        return False
+    try:
+        net = ipaddress.ip_network(address, strict=False)
+    except ValueError:
+        return False
+    return any(net.version == n.version and net.subnet_of(n) for n in networks)  # type: ignore[arg-type]
+
+
+def _recent(times: deque[float] | None, now: float) -> int:
+    """How many of ``times`` (oldest first) are within a day of ``now``, forgetting older ones."""
+    if times is None:
+        return 0
+    while times and times[0] <= now - DAY:
+        times.popleft()
+    return len(times)
+
+
+@dataclass
+class RatedPlay:
+    """The hall's desk of rated play between people: it links names by address and counts each address's day."""
+
+    networks: tuple[Network, ...] = ()
+    budget: int = DEFAULT_BUDGET  # rated games a day from one address (0: no budget)
+    registered_only: bool = False
+    registered: set[str] = field(default_factory=set)
+    claimed_from: dict[str, str] = field(default_factory=dict)  # name -> the address its claim came from
+    plays_from: dict[str, str] = field(default_factory=dict)  # claimed name -> the address of its latest login
+    _day: dict[str, deque[float]] = field(default_factory=dict)  # address -> its rated games in the last day
+    _against: dict[tuple[str, str], deque[float]] = field(default_factory=dict)  # (address, name) -> ... against it
+    _since_sweep: int = 0
+
+    def restore(self, claimed_from: dict[str, str], registered: Iterable[str]) -> None:
+        """After a restart: where each stored claim came from, and the registered names."""
+        self.claimed_from.update(claimed_from)
+        self.registered.update(registered)
+
+    def claimed(self, name: str, address: str) -> None:
+        """``name`` was claimed from ``address``."""
+        self.claimed_from.setdefault(name, address)
+
+    def seen(self, name: str, address: str) -> None:
+        """A claimed ``name`` logged in from ``address``."""
+        self.plays_from[name] = address
+
+    def _counted(self, address: str | None) -> bool:
+        """True when ``address`` links names and counts towards budgets (known, and not a network of many)."""
+        return address is not None and address != UNKNOWN and not within(address, self.networks)
+
+    def _addresses(self, name: str) -> set[str]:
+        return {a for a in (self.plays_from.get(name), self.claimed_from.get(name)) if self._counted(a)}
+
+    def reason(self, players: Sequence[str], anchors: Sequence[bool], now: float) -> str | None:
+        """Why a game between ``players`` (``anchors``: which of them are ladder anchors, the server's own bots) that
+        the records' rules would rate is not rated, or None: it is rated."""
+        people = [name for name, anchor in zip(players, anchors, strict=True) if not anchor]
+        if self.registered_only:
+            for name in people:
+                if name not in self.registered:
+                    return f"{name} is not a registered name, and this server rates registered names only"
+        vouched = [name in self.registered for name in players]
+        if len(people) == 2 and not all(vouched) and self._addresses(people[0]) & self._addresses(people[1]):
+            return (f"{people[0]} and {people[1]} play from one address, or were claimed from one: names one "
+                    "person may control do not rate each other")
+        for seat, name in enumerate(players):
+            address = self.plays_from.get(name)
+            if anchors[seat] or vouched[seat] or not self._counted(address):
+                continue
+            assert address is not None
+            opponent = players[1 - seat]
+            if _recent(self._against.get((address, opponent)), now) >= PER_OPPONENT:
+                return (f"{opponent} has played its {PER_OPPONENT} rated games of the last 24 hours against names "
+                        f"from {name}'s address")
+            if self.budget and _recent(self._day.get(address), now) >= self.budget:
+                return f"{name}'s address has played its {self.budget} rated games of the last 24 hours"
+        return None
+
+    def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float) -> None:
+        """A game between ``players`` was rated at ``now``: count it against their addresses' days."""
+        for seat, name in enumerate(players):
+            address = self.plays_from.get(name)
+            if anchors[seat] or name in self.registered or not self._counted(address):
+                continue
+            assert address is not None
+            self._day.setdefault(address, deque()).append(now)
+            self._against.setdefault((address, players[1 - seat]), deque()).append(now)
+        self._since_sweep += 1
+        if self._since_sweep >= 1024:
+            self._since_sweep = 0
+            self.sweep(now)
+
+    def sweep(self, now: float) -> None:
+        """Forget the counts of addresses with no rated game in the last day (memory stays bounded)."""
+        for counts in (self._day, self._against):
+            for key in [k for k, times in counts.items() if not _recent(times, now)]:
+                del counts[key]

@@ -1,0 +1,109 @@
+"""``plyhall names``: names the organiser registers, each with a token that is its secret.
+
+    plyhall names add alice [--db plyhall.db]     # prints alice's token, once
+    plyhall names list
+
+A registered name is a claimed name whose claim the organiser made: its player logs in with the name and the
+token as its ``secret`` (``plyhall bot --name alice --secret TOKEN``), as with any claimed name. Registered names
+are people the organiser vouches for: two of them rate each other whatever addresses they play from, and
+``plyhall serve --rated-names registered`` rates registered names only (docs/RATINGS.md). The server reads the
+registered names when it starts: register names before starting it, or restart it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import secrets
+import sys
+import time
+from typing import Any
+
+from protocol.messages import NAME_PATTERN
+from protocol.ratings import HOUSE_PREFIX
+
+from .cli_support import add_db_option
+
+NAME = re.compile(NAME_PATTERN)
+NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit), not starting with house-"
+TOKEN_BYTES = 18
+"""Random bytes in a token (24 URL-safe characters)."""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``names`` subcommand."""
+    parser = subparsers.add_parser(
+        "names", help="register names for rated play (each gets a token, its secret)",
+        description="Names the organiser registers for rated play. Each registered name gets a token, printed once: "
+                    "its player logs in with the name and the token as its secret. Start (or restart) the server "
+                    "after adding names.")
+    tools = parser.add_subparsers(dest="names_tool", metavar="ACTION", required=True)
+    add = tools.add_parser("add", help="register names and print each one's token",
+                           description="Register each NAME and print 'NAME TOKEN' for it (the token is shown once "
+                                       "and only its salted hash is stored). A name claimed already is refused.")
+    add.add_argument("names", nargs="+", metavar="NAME", help=NAME_HELP)
+    add_db_option(add)
+    add.set_defaults(func=run_add)
+    listing = tools.add_parser("list", help="list the registered names")
+    add_db_option(listing)
+    listing.set_defaults(func=run_list)
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be registered, or None."""
+    if not NAME.match(name):
+        return f"{name[:40]!r} is not a name: {NAME_HELP}"
+    if name.startswith(HOUSE_PREFIX):
+        return f"{name} starts with {HOUSE_PREFIX}, which is the server's own bots'"
+    return None
+
+
+def run_add(args: argparse.Namespace) -> int:
+    """Register the names, printing each one's token; exit 1 when any could not be registered."""
+    from server.core.identity import Claim
+
+    from .storage import StorageError, open_storage
+
+    problems = [p for p in map(name_problem, args.names) if p is not None]
+    if len(set(args.names)) != len(args.names):
+        problems.append("a name is given twice")
+    if problems:
+        for problem in problems:
+            print(f"plyhall names add: {problem}", file=sys.stderr)
+        return 2
+    try:
+        storage = open_storage(args.db)
+    except (StorageError, OSError) as exc:
+        print(f"plyhall names add: {exc}", file=sys.stderr)
+        return 1
+    failed = 0
+    try:
+        for name in args.names:
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            claim = Claim.make(token)
+            if storage.register_name(name, claim.salt, claim.digest, time.time()):
+                print(f"{name} {token}")
+            else:
+                failed += 1
+                print(f"plyhall names add: {name} is claimed already (by its player, or registered before); "
+                      "choose another name", file=sys.stderr)
+    finally:
+        storage.close()
+    return 1 if failed else 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print the registered names, one a line."""
+    from .cli_support import open_database
+
+    storage = open_database(args.db, "names list")
+    if storage is None:
+        return 1
+    try:
+        _, registered = storage.rated_names()
+    finally:
+        storage.close()
+    for name in registered:
+        print(name)
+    print(f"{len(registered)} registered name{'' if len(registered) == 1 else 's'}", file=sys.stderr)
+    return 0

@@ -1,0 +1,165 @@
+"""A rating measures play between different people, against a real server on loopback, each person at an address of
+its own (127.0.0.2, 127.0.0.3, ...; the client socket is bound to it): a game resigned before both players made two
+moves is stored unrated with its reason; the names one address claims cannot farm or sink a name; the operator's
+``--rated-networks`` rates a classroom behind one address; names the organiser registers with ``plyhall names add``
+log in with their token, rate each other from one address, and are the only ones rated with ``--rated-names
+registered``. docs/RATINGS.md "Which games are rated"."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from client.connection import Client
+from server.core.hall import Limits
+from server.core.rated import PER_OPPONENT
+from server.io.server import PlyhallServer, RateLimit
+from server.storage.sqlite import SQLiteStorage
+from tests.helpers import http_json, login, open_game
+
+SEEK = {"type": "seek", "game": "connect4", "time_control": {"per_move": 30}}
+
+
+@asynccontextmanager
+async def serving(db: Path, **limits: Any) -> AsyncIterator[tuple[PlyhallServer, str]]:
+    """A real server on 127.0.0.1 (any loopback address reaches it) with these :class:`Limits`, and its URL."""
+    server = PlyhallServer(SQLiteStorage(db), host="127.0.0.1", port=0, limits=Limits(**limits),
+                           rate_limit=RateLimit(rate=5000, burst=20000))
+    await server.start()
+    try:
+        yield server, f"ws://127.0.0.1:{server.port}/ws"
+    finally:
+        await server.stop()
+
+
+async def play(a: Client, b: Client, plies: int = 4, loser: Client | None = None) -> dict[str, Any]:
+    """``a`` and ``b`` seek a rated Connect Four game, play ``plies`` moves, and ``loser`` (``b`` by default)
+    resigns; the game_over ``a`` saw."""
+    await a.send(SEEK)
+    await b.send(SEEK)
+    start = await a.expect("game_start", timeout=30)
+    await b.expect("game_start", room=start["room"], timeout=30)
+    await open_game({start["seat"]: a, 1 - start["seat"]: b}, start["room"], start["to_move"], plies)
+    await (loser or b).send({"type": "resign", "room": start["room"]})
+    over = await a.expect("game_over", room=start["room"], timeout=30)
+    await b.expect("game_over", room=start["room"], timeout=30)
+    for client in (a, b):
+        await client.send({"type": "leave", "room": start["room"]})
+    return over
+
+
+async def board(server: PlyhallServer) -> dict[str, Any]:
+    """/api/ratings/connect4."""
+    status, found = await asyncio.to_thread(http_json, server, "/api/ratings/connect4")
+    assert status == 200
+    return found
+
+
+async def test_a_resignation_before_two_moves_each_is_stored_unrated_with_its_reason(tmp_path: Path):
+    async with serving(tmp_path / "p.db") as (server, url):
+        ann = await login(url, "ann", secret="ann's secret", source="127.0.0.2")
+        bob = await login(url, "bob", secret="bob's secret", source="127.0.0.3")
+        over = await play(ann, bob, plies=0)
+        assert "ratings" not in over and over["unrated"].startswith("aborted after 0 moves")
+        over = await play(ann, bob, plies=3)  # the third move is not enough: two by each player
+        assert "ratings" not in over and over["unrated"].startswith("aborted after 3 moves")
+        status, record = await asyncio.to_thread(http_json, server, f"/api/games/{over['record']}")
+        assert status == 200 and record["rated"] is False and record["unrated"] == over["unrated"]
+        found = await board(server)
+        assert found["players"] == [] and [g["unrated"][:17] for g in found["unrated"]] == ["aborted after 3 m",
+                                                                                                "aborted after 0 m"]
+        over = await play(ann, bob, plies=4)
+        assert [r["name"] for r in over["ratings"]] == [*over["players"]] and "unrated" not in over
+        for client in (ann, bob):
+            await client.close()
+    check = subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--recompute", "--db",
+                            str(tmp_path / "p.db")], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and "1 rated result: every stored rating matches" in check.stdout, check.stdout
+
+
+async def test_names_of_one_address_cannot_farm_a_name_nor_sink_one(tmp_path: Path):
+    async with serving(tmp_path / "p.db") as (server, url):
+        farmer = await login(url, "target", secret="t", source="127.0.0.2")
+        sybils = [await login(url, f"sybil{i}", secret="s", source="127.0.0.2") for i in range(4)]
+        for sybil in sybils:  # each extra name loses to the target after a real opening: still the same person
+            over = await play(farmer, sybil)
+            assert "ratings" not in over and "play from one address" in over["unrated"]
+        await farmer.close()
+        moved = await login(url, "target", secret="t", source="127.0.0.3")  # claimed at .2, now playing from .3
+        over = await play(moved, sybils[0])
+        assert "ratings" not in over and "or were claimed from one" in over["unrated"]
+        assert (await board(server))["players"] == []
+        # sinking a third name: all the names of one address together meet one name as often as one name may
+        victim = await login(url, "victim", secret="v", source="127.0.0.4")
+        rated = 0
+        for game in range(PER_OPPONENT + 2):
+            over = await play(sybils[game % len(sybils)], victim, loser=sybils[game % len(sybils)])
+            rated += "ratings" in over
+        assert rated == PER_OPPONENT
+        assert "rated games of the last 24 hours against names from sybil" in over["unrated"]
+        found = {row["name"]: row for row in (await board(server))["players"]}
+        assert found["victim"]["games"] == PER_OPPONENT and sum(found[f"sybil{i}"]["games"] for i in range(4)) == \
+            PER_OPPONENT
+        for client in (moved, victim, *sybils):
+            await client.close()
+
+
+async def test_an_address_has_a_daily_budget_of_rated_games(tmp_path: Path):
+    async with serving(tmp_path / "p.db", rated_games_per_address=3) as (server, url):
+        busy = await login(url, "busy", secret="b", source="127.0.0.2")
+        others = [await login(url, f"other{i}", secret="o", source=f"127.0.0.{3 + i}") for i in range(4)]
+        overs = [await play(busy, other) for other in others]
+        assert ["ratings" in over for over in overs] == [True, True, True, False]
+        assert overs[-1]["unrated"] == "busy's address has played its 3 rated games of the last 24 hours"
+        for client in (busy, *others):
+            await client.close()
+
+
+async def test_a_classroom_behind_one_address_is_rated_when_the_operator_says_so(tmp_path: Path):
+    async with serving(tmp_path / "p.db", rated_networks=(ipaddress.ip_network("127.0.0.5/32"),)) as (server, url):
+        pupils = [await login(url, f"pupil{i}", secret=f"p{i}", source="127.0.0.5") for i in range(4)]
+        for i in range(4):
+            over = await play(pupils[i], pupils[(i + 1) % 4])
+            assert len(over["ratings"]) == 2
+        elsewhere = [await login(url, f"home{i}", secret="h", source="127.0.0.6") for i in range(2)]
+        assert "play from one address" in (await play(*elsewhere))["unrated"]  # only the networks the operator named
+        assert len((await board(server))["players"]) == 4
+        for client in (*pupils, *elsewhere):
+            await client.close()
+
+
+def names(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "client.cli", "names", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+async def test_registered_names_log_in_with_their_token_and_rate_each_other_from_one_address(tmp_path: Path):
+    db = str(tmp_path / "p.db")
+    added = names("add", "alice", "bob", "--db", db)
+    assert added.returncode == 0, added.stderr
+    tokens = dict(line.split() for line in added.stdout.splitlines())
+    assert set(tokens) == {"alice", "bob"} and len(set(tokens.values())) == 2
+    again = names("add", "alice", "--db", db)
+    assert again.returncode == 1 and "alice is claimed already" in again.stderr
+    bad = names("add", "house-x", "no spaces", "--db", db)
+    assert bad.returncode == 2 and "house-" in bad.stderr and "'no spaces' is not a name" in bad.stderr
+    assert names("list", "--db", db).stdout.split() == ["alice", "bob"]
+    async with serving(tmp_path / "p.db", rated_names="registered") as (server, url):
+        wrong = Client(url)
+        await wrong.connect(local_addr=("127.0.0.7", 0))
+        refused = await wrong.request({"type": "login", "name": "alice", "secret": "not the token"}, check=False)
+        assert refused["type"] == "error" and refused["code"] == "wrong_secret"
+        alice = await login(url, "alice", secret=tokens["alice"], source="127.0.0.7")
+        bob = await login(url, "bob", secret=tokens["bob"], source="127.0.0.7")  # one address: vouched for
+        assert len((await play(alice, bob))["ratings"]) == 2
+        carol = await login(url, "carol", secret="c", source="127.0.0.8")  # a claimed name, not registered
+        over = await play(alice, carol)
+        assert over["unrated"] == "carol is not a registered name, and this server rates registered names only"
+        for client in (wrong, alice, bob, carol):
+            await client.close()
