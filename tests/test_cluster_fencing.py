@@ -163,3 +163,41 @@ def _text(port: int, path: str) -> str:
 
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
         return resp.read().decode()
+
+
+async def test_a_request_answered_unavailable_is_never_executed(pg_url, redis_url):
+    """n1, the room's owner, stalls past its lease (its lock held: nobody adopts). bob's move, forwarded by n2,
+    is answered cluster_unavailable, and a spectator's join of n1's room too (not no_such_room); when n1 wakes
+    it drops the forwarded move (past its deadline): it is never stored nor announced; bob plays it again."""
+    async with two_nodes(pg_url, redis_url) as ([(n1, _, url1), (_, _, url2)], clients):
+        ann, bob, state, told = await start_game(url1, url2, "Late")
+        sue = await login(url2, "sue")
+        clients += [ann, bob, sue]
+        await ann.request({"type": "move", "room": "Late", "move": "3"})
+        told.append((await bob.expect("moved", room="Late"))["notation"])
+        n1.send_signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(ServerError) as failed:
+                await bob.request({"type": "move", "room": "Late", "move": "5"}, timeout=20)
+            assert failed.value.code == "cluster_unavailable"
+            with pytest.raises(ServerError) as join:
+                await sue.request({"type": "join", "room": "Late", "role": "spectator"}, timeout=20)
+            assert join.value.code == "cluster_unavailable"
+        finally:
+            n1.send_signal(signal.SIGCONT)
+
+        for _ in range(60):  # n1 answers again once it renews its lease: it has handled what waited for it
+            try:
+                await sue.request({"type": "join", "room": "Late", "role": "spectator"}, timeout=20)
+                break
+            except ServerError as exc:
+                assert exc.code == "cluster_unavailable"
+                await asyncio.sleep(0.5)
+        await asyncio.sleep(0.2)
+        assert stored(pg_url, "Late") == (told, ["n1"]), "a move answered cluster_unavailable was stored"
+        assert not moves_told(bob, "Late") and [seq for seq, _ in moves_told(ann, "Late")] == [1, 2, 3], \
+            "a move answered cluster_unavailable was announced"
+        await bob.request({"type": "move", "room": "Late", "move": "5"}, timeout=15)
+        told.append((await ann.expect("moved", room="Late", seq=4))["notation"])
+        await asyncio.sleep(0.2)
+        assert stored(pg_url, "Late") == (told, ["n1"])

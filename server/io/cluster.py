@@ -81,6 +81,8 @@ _RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis
 
 # Deletes a key only while it holds this node's name.
 _FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+CLOCK_SKEW = 0.5  # how far the nodes' wall clocks may disagree: a forwarded request is answered cluster_unavailable
+# by its client's node only this long after its deadline, by which the owner drops it
 CLAIMING_SECONDS = 1.0  # how long a login being decided on one node keeps the same name from another's (a retry
 # elsewhere within it is told name_in_use, as two logins claiming one name at once are on one node)
 
@@ -123,7 +125,8 @@ class ClusterLink:
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
         self._seeks: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> game -> (matchmaker, seek)
-        self._asked: dict[str, dict[tuple[int, Any], dict[str, Any]]] = {}  # node -> requests it has not answered
+        # node -> requests it has not answered: (request, its deadline by this node's wall clock)
+        self._asked: dict[str, dict[tuple[int, Any], tuple[dict[str, Any], float]]] = {}
         self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
@@ -315,7 +318,7 @@ class ClusterLink:
         except Exception as exc:
             self._down(exc)
             owner = None
-        if owner is not None and owner != self.node and owner in self.live:
+        if owner is not None and owner != self.node:  # a node that is not live: cluster_unavailable, not no_such_room
             self.view.route(msg["room"], owner)
         if not self.forward(conn, msg):
             self._local(conn, msg)
@@ -335,10 +338,11 @@ class ClusterLink:
             return True
         self.forwarded.setdefault(conn, set()).add(target)
         self._remember(conn, msg, target)
+        deadline = time.time() + LEASE_SECONDS  # the owner drops it after this (it may have been answered here)
         if msg.get("id") is not None:  # answered with an error should its node die before it answers
-            self._asked.setdefault(target, {})[(conn, msg["id"])] = msg
+            self._asked.setdefault(target, {})[(conn, msg["id"])] = (msg, deadline)
         address = self.hall.addresses.get(conn, "?")
-        self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg])
+        self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg, deadline])
         return True
 
     def _target(self, msg: dict[str, Any]) -> str | None:
@@ -385,6 +389,18 @@ class ClusterLink:
     def _unreachable(self, conn: int, msg: dict[str, Any], what: str) -> None:
         self._reply_error(conn, msg, ErrorCode.CLUSTER_UNAVAILABLE, f"{what} cannot be reached now (the cluster's "
                           f"Redis is {'up' if self.up else 'down'}); try again in a few seconds")
+
+    def _answer_unreachable(self, node: str, expired: float | None = None) -> None:
+        """Answer ``cluster_unavailable`` to the requests ``node`` has not answered: those whose deadline is before
+        ``expired`` (all when None). The owner drops a request it gets after its deadline, so none of them can
+        be executed after its client was told it failed (nodes' clocks agreeing within CLOCK_SKEW)."""
+        asked = self._asked.get(node, {})
+        for key, (request, deadline) in sorted(asked.items(), key=lambda item: str(item[0])):
+            if expired is None or deadline < expired:
+                del asked[key]
+                self._unreachable(key[0], request, f"node {node}")
+        if not asked:
+            self._asked.pop(node, None)
 
     def _reply_error(self, conn: int, msg: dict[str, Any], code: str, text: str) -> None:
         """Answer ``msg`` of connection ``conn`` (here) with an error (its ``id``, and its ``room`` if it named one)."""
@@ -453,7 +469,8 @@ class ClusterLink:
         self._registered_version = self.hall.listing_version
         rooms = self.hall.rooms
         # the rooms changed since the last listing was published (all of them, after Redis was away)
-        changes, self._room_changes = self._room_changes, set()
+        changes = set(self._room_changes)  # emptied in place: the registry keeps writing into this very set
+        self._room_changes.clear()
         for name in sorted(changes) if self._registered else sorted(rooms):
             key = name.casefold()
             if name in rooms and key not in self._registered:
@@ -654,12 +671,11 @@ class ClusterLink:
                 pipe.exists(f"{PREFIX}node:{name}")
             leases = await pipe.execute()
         live = {name for name, lease in zip(names, leases, strict=True) if lease} | {self.node}
-        for gone in self.live - live:
+        for gone in self.live - live:  # its rooms stay listed (and answer cluster_unavailable) until adopted
             log.warning("node %s stopped renewing its lease", gone)
-            self.view.forget(gone)
-            for (conn, _), request in sorted(self._asked.pop(gone, {}).items(), key=lambda item: str(item[0])):
-                self._unreachable(conn, request, f"node {gone}")  # it died before it answered
         self.live = live
+        for node in sorted(set(self._asked) - live):
+            self._answer_unreachable(node, time.time() - CLOCK_SKEW)
         if self.matchmaker == self.node and matchmaker not in (None, self.node):
             self._hand_over(matchmaker)  # the lease went elsewhere (Redis restarted): the waiting seeks go with it
         if matchmaker is not None and matchmaker != self.matchmaker:
@@ -874,8 +890,19 @@ class ClusterLink:
             self.server._close(connection, 1008, "too slow: too many unsent messages")
 
     def _on_request(self, sender: str, item: list[Any], now: float) -> None:
-        """A request of a client of ``sender`` about something of this node's."""
-        _, conn, name, coords, address, organiser, msg = item
+        """A request of a client of ``sender`` about something of this node's; dropped (answered
+        ``cluster_unavailable``) once past its deadline: ``sender`` may have told its client it failed."""
+        _, conn, name, coords, address, organiser, msg = item[:7]
+        if len(item) > 7 and item[7] is not None and time.time() > item[7]:
+            self.counts["stale"] += 1
+            if isinstance(msg, dict) and msg.get("id") is not None:
+                error = m.error(ErrorCode.CLUSTER_UNAVAILABLE, f"node {self.node} got this request too late to "
+                                "answer it (it was not executed); try again")
+                error["id"] = msg["id"]
+                if isinstance(msg.get("room"), str):
+                    error["room"] = msg["room"]
+                self._send(sender, ["msg", conn, error])
+            return
         stand_in = self._stand_in(sender, conn, name, coords, address, organiser, now)
         request = validate_request(msg)
         if isinstance(request, Exception):
@@ -976,8 +1003,7 @@ class ClusterLink:
         """``adopter`` took over ``dead``'s rooms: this node's sessions seated there are attached to it."""
         self.view.forget(dead)
         self.live.discard(dead)
-        for (conn, _), request in sorted(self._asked.pop(dead, {}).items(), key=lambda item: str(item[0])):
-            self._unreachable(conn, request, f"node {dead}")  # it died before it answered
+        self._answer_unreachable(dead)  # it died before it answered (and, deposed, it can execute nothing now)
         for nodes in self.forwarded.values():
             nodes.discard(dead)
         for key in [key for key in self.stand_ins if key[0] == dead]:  # sessions of the dead node's clients

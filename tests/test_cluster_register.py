@@ -1,0 +1,45 @@
+"""The cluster's register of rooms (issue 40): every room, generated or named, is in the Redis register from
+its creation to its end, on real ``plyhall serve`` nodes; a named room closed on one node opens again on another.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from client.sdk import ServerError
+from tests.helpers import login
+from tests.test_cluster_fencing import two_nodes
+
+pytestmark = pytest.mark.timeout(240)
+
+
+async def test_every_generated_room_is_joinable_at_once_from_another_node(pg_url, redis_url):
+    """ann creates rooms on n1 one after another; bob, on n2, joins each the moment it exists (before any listing
+    could reach n2): n2 finds every one in the register, not only the first."""
+    async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+        ann, bob = await login(url1, "ann"), await login(url2, "bob")
+        clients += [ann, bob]
+        failures = []
+        for _ in range(5):
+            room = (await ann.request({"type": "create_room", "game": "connect4"}))["room"]["name"]
+            try:
+                await bob.request({"type": "join", "room": room, "role": "spectator"})
+            except ServerError as exc:
+                failures.append((room, exc.code))
+        assert failures == []
+
+
+async def test_a_closed_named_room_opens_again_on_another_node(pg_url, redis_url):
+    """A named room created on n1 and closed there (its last member left) can be created again on n2, and the
+    name is then taken on n1 (room_exists)."""
+    async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+        ann, bob = await login(url1, "ann"), await login(url2, "bob")
+        clients += [ann, bob]
+        await ann.request({"type": "create_room", "game": "connect4", "name": "Again"})
+        await ann.request({"type": "join", "room": "Again", "seat": 0})
+        await ann.request({"type": "leave", "room": "Again"})
+        created = await bob.request({"type": "create_room", "game": "connect4", "name": "Again"})
+        assert created["room"]["name"] == "Again"
+        with pytest.raises(ServerError) as taken:
+            await ann.request({"type": "create_room", "game": "connect4", "name": "again"})
+        assert taken.value.code == "room_exists"
