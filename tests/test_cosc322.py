@@ -251,9 +251,14 @@ API = {
         "public void sendMoveMessage(java.util.Map<java.lang.String, java.lang.Object>);",
         "public void sendTextMessage(java.lang.String);",
         "public void logout();",
+        "public volatile java.util.List<sfs2x.client.entities.Room> rooms;",
+        "public static void main(java.lang.String[]);",
     ]),
     "ygraph.ai.smartfox.games.BaseGameGUI": ("public class ygraph.ai.smartfox.games.BaseGameGUI", [
         "public ygraph.ai.smartfox.games.BaseGameGUI(ygraph.ai.smartfox.games.GamePlayer);",
+        "public ygraph.ai.smartfox.games.BaseGameGUI();",
+        "public synchronized javax.swing.JPanel getControlPanel();",
+        "public void configureControlPanel(javax.swing.JPanel);",
         "public static void sys_setup();",
         "public void setRoomInformation(java.util.List<sfs2x.client.entities.Room>);",
         "public void setGameState(java.util.ArrayList<java.lang.Integer>);",
@@ -279,6 +284,16 @@ API = {
             'public static final java.lang.String GAME_STATE = "game-state";',
             'public static final java.lang.String PLAYER_BLACK = "player-black";',
             'public static final java.lang.String PLAYER_WHITE = "player-white";',
+            "public ygraph.ai.smartfox.games.amazons.AmazonsGameMessage(java.lang.String);",
+            "public void setMessageDetails(java.lang.String, java.lang.Object);",
+            "public void compile();",
+        ]),
+    "ygraph.ai.smartfox.games.GameTimer": (
+        "public class ygraph.ai.smartfox.games.GameTimer extends java.util.TimerTask", [
+            "public static final int TIMEOUT = 30000;",
+            "public ygraph.ai.smartfox.games.GameTimer(ygraph.ai.smartfox.games.GamePlayer, "
+            "ygraph.ai.smartfox.games.GameClient, int);",
+            "public void run();",
         ]),
     "ygraph.ai.smartfox.games.amazons.HumanPlayer": (
         "public class ygraph.ai.smartfox.games.amazons.HumanPlayer extends ygraph.ai.smartfox.games.GamePlayer", [
@@ -345,8 +360,33 @@ public class Uses {
         new GameBoard();
         new AmazonsBoard().getGameState();
         Spectator spectator = new Spectator("watcher", "pw");
+        BaseGameGUI plain = new BaseGameGUI();
+        javax.swing.JPanel panel = plain.getControlPanel();
+        plain.configureControlPanel(new javax.swing.JPanel());
+        AmazonsGameMessage move = new AmazonsGameMessage(GameMessage.GAME_ACTION_MOVE);
+        move.setMessageDetails(AmazonsGameMessage.QUEEN_POS_CURR, new ArrayList<Integer>(Arrays.asList(7, 1)));
+        move.setMessageDetails(AmazonsGameMessage.QUEEN_POS_NEXT, new ArrayList<Integer>(Arrays.asList(7, 2)));
+        move.setMessageDetails(AmazonsGameMessage.ARROW_POS, new ArrayList<Integer>(Arrays.asList(7, 3)));
+        move.compile();
+        GameTimer timer = new GameTimer(human, null, 0);
+        timer.run();
         System.out.println("uses compiled and ran: " + same + " " + spectator.userName());
+        System.out.println("panel " + panel.getComponentCount() + ", move " + move.getMessageDetails() + ", timeouts "
+                + timer.getViolationCount() + ", " + GameTimer.TIMEOUT + " ms");
+        try {
+            new AmazonsGameMessage(GameMessage.GAME_ACTION_MOVE).compile();
+        } catch (IllegalStateException e) {
+            System.out.println("refused: " + e.getMessage());
+        }
         human.Go();
+    }
+
+    static List<Room> roomsOf(GameClient client) {  // the public field, as course bots read it
+        return client.rooms;
+    }
+
+    static void mainOf() {
+        GameClient.main(new String[] {"name", "password"});
     }
 }
 """
@@ -384,6 +424,9 @@ def test_every_name_of_the_course_client_has_its_signature(jar: Path, tmp_path: 
                          capture_output=True, text=True, timeout=60, env=env)  # spectator is never started
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "uses compiled and ran: queen-position-next watcher" in ran.stdout
+    assert ("panel 1, move {queen-position-current=[7, 1], queen-position-next=[7, 2], arrow-position=[7, 3]}, "
+            "timeouts 1, 30000 ms") in ran.stdout, "headless: the control panel holds the room list"
+    assert "refused: compile(): the move has no queen-position-current" in ran.stdout
     assert "open http://127.0.0.1:41234/ in a web browser" in ran.stdout
     assert "Exception" not in ran.stderr, ran.stderr
 
@@ -398,6 +441,28 @@ def test_the_jar_holds_a_manifest_first_and_classes_for_java_11(jar: Path):
         majors = {int.from_bytes(archive.read(name)[6:8], "big") for name in names if name.endswith(".class")}
     assert majors == {55}, "compiled with --release 11 (class files of version 55)"
     assert not any(name.endswith(".java") for name in names)
+
+
+@needs_javac
+def test_game_client_main_lists_the_rooms_of_the_server(jar: Path, live: int):
+    """``java -cp JAR ygraph.ai.smartfox.games.GameClient NAME PASSWORD`` logs in, prints the room list (a room
+    waiting for a player among them) and ends; without a name it says how to use it."""
+    async def waiting_room() -> None:
+        owner = await login(f"ws://127.0.0.1:{live}/ws", "main-owner")
+        await owner.request({"type": "create_room", "game": "amazons", "name": "Main Lake", "grace": 60})
+        await owner.request({"type": "join", "room": "Main Lake", "seat": 0})
+        done = subprocess.run([JAVA, "-Djava.awt.headless=true", "-cp", str(jar), "ygraph.ai.smartfox.games.GameClient",
+                               "main-lister", "main-password"], capture_output=True, text=True, timeout=60,
+                              env=environment(live))
+        await owner.close()
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Main Lake (1 players, 0 spectators)" in done.stdout.splitlines(), done.stdout
+
+    asyncio.run(waiting_room())
+    usage = subprocess.run([JAVA, "-cp", str(jar), "ygraph.ai.smartfox.games.GameClient"], capture_output=True,
+                           text=True, timeout=60, env=environment(live))
+    assert usage.returncode == 2 and "usage: java -cp plyhall-cosc322.jar ygraph.ai.smartfox.games.GameClient NAME" \
+        in usage.stderr
 
 
 def test_building_the_jar_without_javac_says_what_to_install(tmp_path: Path):

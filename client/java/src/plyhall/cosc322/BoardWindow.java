@@ -3,7 +3,10 @@ package plyhall.cosc322;
 import java.util.ArrayList;
 import java.util.List;
 
+import java.awt.BorderLayout;
+
 import javax.swing.JFrame;
+import javax.swing.JPanel;
 import javax.swing.SwingUtilities;
 import javax.swing.WindowConstants;
 
@@ -19,24 +22,30 @@ public final class BoardWindow {
     private final BoardPanel panel;
     private final String title;
 
-    private BoardWindow(String title) {
+    private BoardWindow(String title, JPanel controls) {
         this.title = title;
         this.panel = new BoardPanel();
         this.frame = new JFrame(title);
         frame.setDefaultCloseOperation(WindowConstants.DISPOSE_ON_CLOSE);
-        frame.add(panel);
+        frame.add(panel, BorderLayout.CENTER);
+        if (controls != null) {
+            frame.add(controls, BorderLayout.EAST);
+        }
         frame.pack();
         frame.setLocationByPlatform(true);
         frame.setVisible(true);
     }
 
-    /** Opens a window (throws {@code HeadlessException} when there is no display: the caller falls back). */
-    public static BoardWindow open(String title) {
+    /**
+     * Opens a window, with {@code controls} (the GUI's control panel, or null) beside the board; throws
+     * {@code HeadlessException} when there is no display: the caller falls back.
+     */
+    public static BoardWindow open(String title, JPanel controls) {
         BoardWindow[] made = new BoardWindow[1];
         RuntimeException[] failed = new RuntimeException[1];
         Runnable create = () -> {
             try {
-                made[0] = new BoardWindow(title);
+                made[0] = new BoardWindow(title, controls);
             } catch (RuntimeException e) {
                 failed[0] = e;
             }

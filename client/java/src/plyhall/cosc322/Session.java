@@ -57,6 +57,7 @@ public final class Session {
     private volatile boolean closed;
     private volatile boolean loggedIn;
     private volatile List<Room> rooms;
+    private volatile Consumer<List<Room>> roomsListener;
     private boolean ready;
     private final List<Map<String, Object>> early = new ArrayList<>();
     private String resume;
@@ -114,6 +115,11 @@ public final class Session {
     /** The rooms: see {@link RoomList}. */
     public List<Room> getRoomList() {
         return new ArrayList<>(rooms);
+    }
+
+    /** Calls {@code listener} with the room list once it is known after logging in (set it before start). */
+    public void onRooms(Consumer<List<Room>> listener) {
+        roomsListener = listener;
     }
 
     /** Play in {@code room} (see {@link Seating#join}). */
@@ -372,6 +378,10 @@ public final class Session {
         request(list, reply -> {
             if (reply.get("rooms") instanceof List) {
                 rooms = RoomList.build(settings.room, (List<?>) reply.get("rooms"));
+            }
+            Consumer<List<Room>> listener = roomsListener;
+            if (listener != null) {
+                listener.accept(getRoomList()); // before onLogin, as the course client filled its room list
             }
             if (player != null) {
                 callBot("onLogin()", player::onLogin);

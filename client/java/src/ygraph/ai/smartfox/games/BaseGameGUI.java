@@ -1,9 +1,17 @@
 package ygraph.ai.smartfox.games;
 
 import java.awt.GraphicsEnvironment;
+import java.awt.event.MouseAdapter;
+import java.awt.event.MouseEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+
+import javax.swing.BoxLayout;
+import javax.swing.DefaultListModel;
+import javax.swing.JList;
+import javax.swing.JPanel;
+import javax.swing.SwingUtilities;
 
 import plyhall.cosc322.BoardText;
 import plyhall.cosc322.BoardWindow;
@@ -23,7 +31,10 @@ import sfs2x.client.entities.Room;
  * </ul>
  *
  * It never throws {@code HeadlessException}: with no display (or {@code -Djava.awt.headless=true}) every
- * call is a quiet update of the kept board.
+ * call is a quiet update of the kept board. Unlike the course's class it is no {@code JFrame} (a frame cannot
+ * even be constructed on a headless machine); its window, when there is one, is a frame of its own, and its
+ * control panel ({@link #getControlPanel()}) is a plain {@code JPanel}, which Swing lets a program make and fill
+ * headless too.
  */
 public class BaseGameGUI {
 
@@ -32,11 +43,53 @@ public class BaseGameGUI {
     private final int[] board = new int[BoardText.CELLS];
     private List<Room> rooms = new ArrayList<>();
     private BoardWindow window;
+    private JPanel controlPanel;
+    /** The room list of the control panel, once {@link #configureControlPanel} has made one. */
+    protected JList<String> roomSelection;
+    private final DefaultListModel<String> roomNames = new DefaultListModel<>();
+
+    /** A display attached to no player (as the course's no-argument constructor): it shows what it is given. */
+    public BaseGameGUI() {
+        this(null);
+    }
 
     /** The display of {@code player} (constructed by every course bot, display or not). */
     public BaseGameGUI(GamePlayer player) {
         this.player = player;
         this.mode = Settings.lookup("gui") == null ? "auto" : Settings.lookup("gui").toLowerCase();
+    }
+
+    /**
+     * The control panel: a {@code JPanel} beside the board in the window (none headless). As in the course, bots
+     * may add their own components to it; {@link #configureControlPanel} puts the room list in it.
+     */
+    public synchronized JPanel getControlPanel() {
+        if (controlPanel == null) {
+            controlPanel = new JPanel();
+            configureControlPanel(controlPanel);
+        }
+        return controlPanel;
+    }
+
+    /**
+     * Fills {@code cPanel} with the room list ({@code roomSelection}): one click on a room leaves the current room
+     * and joins that one, as in the course's GUI (PLYHALL_ROOM, when set, still decides). Overridable.
+     */
+    public void configureControlPanel(JPanel cPanel) {
+        roomSelection = new JList<>(roomNames);
+        roomSelection.setToolTipText("Select a game room");
+        roomSelection.addMouseListener(new MouseAdapter() {
+            @Override
+            public void mouseClicked(MouseEvent e) {
+                String room = roomSelection.getSelectedValue();
+                if (e.getClickCount() == 1 && room != null && player != null && player.getGameClient() != null) {
+                    player.getGameClient().leaveCurrentRoom();
+                    player.getGameClient().joinRoom(room);
+                }
+            }
+        });
+        cPanel.setLayout(new BoxLayout(cPanel, BoxLayout.Y_AXIS));
+        cPanel.add(roomSelection);
     }
 
     /** Set-up before the display is used (the course calls it before {@code Go()}); nothing is needed here. */
@@ -47,6 +100,19 @@ public class BaseGameGUI {
     /** Shows the room list (in the window's title bar, or printed in console mode). */
     public void setRoomInformation(List<Room> rooms) {
         this.rooms = rooms == null ? new ArrayList<>() : new ArrayList<>(rooms);
+        List<String> names = new ArrayList<>();
+        for (Room room : this.rooms) {
+            names.add(room.getName());
+        }
+        Runnable update = () -> {
+            roomNames.clear();
+            names.forEach(roomNames::addElement);
+        };
+        if (GraphicsEnvironment.isHeadless() || SwingUtilities.isEventDispatchThread()) {
+            update.run();
+        } else {
+            SwingUtilities.invokeLater(update);
+        }
         if (mode.equals("console")) {
             System.out.println("rooms: " + this.rooms);
         }
@@ -107,7 +173,7 @@ public class BaseGameGUI {
         }
         try {
             String title = player == null || player.userName() == null ? "COSC 322 Amazons" : player.userName();
-            window = BoardWindow.open(title);
+            window = BoardWindow.open(title, getControlPanel());
         } catch (RuntimeException | Error e) { // HeadlessException, AWTError: no usable display after all
             Log.info(null, "no board window (" + e + ")");
             window = null;

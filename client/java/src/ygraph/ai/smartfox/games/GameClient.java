@@ -5,6 +5,9 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import plyhall.cosc322.Log;
 import plyhall.cosc322.Session;
@@ -28,6 +31,12 @@ public class GameClient {
     private final String userName;
     private final Session session;
 
+    /**
+     * The rooms, as {@link #getRoomList()} returns them: filled in once the client has logged in (before the
+     * player's {@code onLogin}), as in the course client, whose public field this is.
+     */
+    public volatile List<Room> rooms;
+
     /** Logs {@code userName} in with {@code passwd} and plays for {@code delegate}. */
     public GameClient(String userName, String passwd, GamePlayer delegate) {
         this(userName, passwd, delegate, false);
@@ -40,8 +49,20 @@ public class GameClient {
 
     /** The client of a player, or of a spectator ({@link Spectator}). */
     GameClient(String userName, String passwd, GamePlayer delegate, boolean spectator) {
+        this(userName, passwd, delegate, spectator, null);
+    }
+
+    private GameClient(String userName, String passwd, GamePlayer delegate, boolean spectator,
+                       Consumer<List<Room>> listed) {
         this.userName = userName;
         this.session = new Session(userName, passwd, delegate, spectator);
+        this.rooms = session.getRoomList();
+        session.onRooms(list -> {
+            this.rooms = list;
+            if (listed != null) {
+                listed.accept(list);
+            }
+        });
         GameClient previous = delegate == null ? null : CLIENTS.put(delegate, this);
         session.start(previous == null ? null : previous.session);
     }
@@ -53,6 +74,38 @@ public class GameClient {
      */
     public List<Room> getRoomList() {
         return new ArrayList<>(session.getRoomList());
+    }
+
+    /**
+     * {@code java -cp plyhall-cosc322.jar ygraph.ai.smartfox.games.GameClient NAME [PASSWORD]}: logs in to the
+     * server of PLYHALL_URL, prints its room list (one room a line: name, players, spectators) and logs out; a
+     * quick check that the server is there and the name's password is right. Exit code 0, 1 when the login
+     * fails, 2 without a name.
+     */
+    public static void main(String[] args) {
+        if (args.length < 1 || args.length > 2 || args[0].trim().isEmpty()) {
+            System.err.println("usage: java -cp plyhall-cosc322.jar ygraph.ai.smartfox.games.GameClient NAME "
+                    + "[PASSWORD]  (the server: PLYHALL_URL, default " + plyhall.cosc322.Settings.DEFAULT_URL + ")");
+            System.exit(2);
+        }
+        CountDownLatch listed = new CountDownLatch(1);
+        GameClient client = new GameClient(args[0], args.length > 1 ? args[1] : "", null, false,
+                list -> listed.countDown());
+        try {
+            if (!listed.await(60, TimeUnit.SECONDS)) {
+                System.err.println("no answer from the server in 60 s");
+                System.exit(1);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            System.exit(1);
+        }
+        for (Room room : client.rooms) {
+            System.out.println(room.getName() + " (" + room.getUserCount() + " players, " + room.getSpectatorCount()
+                    + " spectators)");
+        }
+        System.out.flush();
+        System.exit(0);
     }
 
     /** The user name given to the constructor, exactly (compare it with {@code player-black}). */

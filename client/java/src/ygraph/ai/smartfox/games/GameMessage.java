@@ -1,5 +1,8 @@
 package ygraph.ai.smartfox.games;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * The types of the game messages a {@link GamePlayer} gets in {@code handleGameMessage(messageType, msgDetails)},
  * as in the COSC 322 course client. On Plyhall a player gets, for each game: {@link #GAME_STATE_BOARD} (the
@@ -36,6 +39,9 @@ public class GameMessage {
     /** The message type of this object. */
     protected String messageType;
 
+    /** The details set with {@code setMessageDetails} (in the course, an SFS object), by key, in order. */
+    protected Map<String, Object> params = new LinkedHashMap<>();
+
     /** A message of no type (as in the course client, objects of this class are rarely needed). */
     public GameMessage() {
         this(null);
@@ -49,5 +55,13 @@ public class GameMessage {
     /** This message's type. */
     public String getMessageType() {
         return messageType;
+    }
+
+    /**
+     * The details set so far, by key: for a move, what {@code GameClient.sendMoveMessage(Map)} takes. A copy;
+     * {@code setMessageDetails} changes the message.
+     */
+    public Map<String, Object> getMessageDetails() {
+        return new LinkedHashMap<>(params);
     }
 }
