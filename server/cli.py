@@ -98,15 +98,7 @@ def register(subparsers: Any) -> None:
     ladder.add_argument("--ladder-games-per-address", type=float, default=GAMES_PER_ADDRESS, metavar="N",
                         help="ladder games the names of one address may start a minute, on average, in bursts of "
                              f"{GAMES_BURST:g} (default {GAMES_PER_ADDRESS:g}; 0: no limit); past it they wait")
-    rated = serve.add_argument_group(
-        "rated play (docs/RATINGS.md)", "names that play from one address, or were claimed from one, never rate each "
-                                        "other, unless the operator says otherwise")
-    rated.add_argument("--rated-networks", default="", metavar="CIDR,...",
-                       help="networks that hold many independent people (a classroom behind one NAT, e.g. "
-                            "192.0.2.0/24): their addresses link no names and count towards no budget (default: none)")
-    rated.add_argument("--rated-names", choices=("claimed", "registered"), default="claimed",
-                       help="which names are rated: any claimed name (the default), or only the names the organiser "
-                            "registered with 'plyhall names add' (and ladder anchors)")
+    names_cli.add_rated_options(serve)
     quotas = serve.add_argument_group(
         "quotas", "what one address or one name may hold, so that nobody can fill the server")
     defaults = Limits()
@@ -187,23 +179,17 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         if not low <= getattr(args, field) <= high:
             errors.append(f"--{field.replace('_', '-')} must be {low}{' (no limit)' if low == 0 else ''} to {high}, "
                           f"not {getattr(args, field):g}")
-    errors += _network_errors(args)
+    try:
+        parse_networks(args.trusted_proxies)
+    except ValueError as exc:
+        errors.append(f"--trusted-proxies: {exc}")
+    errors += names_cli.rated_option_errors(args)
     errors += _analysis_errors(args)
     errors += _ladder_errors(args)
     errors += _cluster_errors(args)
     if not installed(args.event_loop):
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
-    return errors
-
-
-def _network_errors(args: argparse.Namespace) -> list[str]:
-    errors = []
-    for flag, networks in (("--rated-networks", args.rated_networks), ("--trusted-proxies", args.trusted_proxies)):
-        try:
-            parse_networks(networks)
-        except ValueError as exc:
-            errors.append(f"{flag}: {exc}")
     return errors
 
 
@@ -285,8 +271,7 @@ def cluster_shown(url: str) -> str:
 
 def serve_limits(args: argparse.Namespace) -> Limits:
     """The hall's :class:`Limits` from valid ``serve`` options: the quotas, and who is rated."""
-    return Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}, rated_networks=tuple(parse_networks(
-        args.rated_networks)), rated_names=args.rated_names)
+    return Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}, **names_cli.rated_limits(args))
 
 
 def ladder_config(args: argparse.Namespace) -> LadderConfig:

@@ -141,8 +141,17 @@ class ClusterLink:
     async def start(self) -> None:
         """Connect to Redis (a Redis that is down is waited for in the background: the node serves meanwhile)."""
         from redis.asyncio import Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
 
-        self.redis = Redis.from_url(self.url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        # A pooled connection that died with a Redis that came back is not a lost Redis: a command that fails on
+        # one is tried once more on a fresh connection, an idle one is checked (PING) before use, and the pool is
+        # emptied when Redis is back (``_back``).
+        self.redis = Redis.from_url(self.url, socket_timeout=2.0, socket_connect_timeout=2.0, health_check_interval=5,
+                                    retry=Retry(NoBackoff(), 1),
+                                    retry_on_error=[RedisConnectionError, RedisTimeoutError])
         try:
             await self._beat()
             await self._load_listings()
@@ -792,6 +801,8 @@ class ClusterLink:
         lost)."""
         if again:
             log.warning("the cluster's Redis is back")
+            if self.redis is not None:  # its idle pooled connections died with it: a fresh pool
+                self._tasks.append(asyncio.create_task(self.redis.connection_pool.disconnect(inuse_connections=False)))
         self._published = -1
         self._held = {}
         self._publish_held(set(self.hall.seat_holders) | {name for director in self.hall.tournaments.values()
