@@ -23,6 +23,7 @@ from protocol.messages import NAME_PATTERN
 from protocol.ratings import HOUSE_PREFIX
 
 from .cli_support import add_db_option
+from .io.transport import parse_networks
 
 NAME = re.compile(NAME_PATTERN)
 NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit), not starting with house-"
@@ -47,6 +48,33 @@ def register(subparsers: Any) -> None:
     listing = tools.add_parser("list", help="list the registered names")
     add_db_option(listing)
     listing.set_defaults(func=run_list)
+
+
+def add_rated_options(serve: argparse.ArgumentParser) -> None:
+    """The ``plyhall serve`` options of rated play (with ``--rated-games-per-address``, one of the quotas)."""
+    rated = serve.add_argument_group(
+        "rated play (docs/RATINGS.md)", "names that play from one address, or were claimed from one, never rate each "
+                                        "other, unless the operator says otherwise")
+    rated.add_argument("--rated-networks", default="", metavar="CIDR,...",
+                       help="networks that hold many independent people (a classroom behind one NAT, e.g. "
+                            "192.0.2.0/24): their addresses link no names and count towards no budget (default: none)")
+    rated.add_argument("--rated-names", choices=("claimed", "registered"), default="claimed",
+                       help="which names are rated: any claimed name (the default), or only the names the organiser "
+                            "registered with 'plyhall names add' (and ladder anchors)")
+
+
+def rated_option_errors(args: argparse.Namespace) -> list[str]:
+    """What is wrong with the rated-play options of ``plyhall serve``, each in a sentence."""
+    try:
+        parse_networks(args.rated_networks)
+    except ValueError as exc:
+        return [f"--rated-networks: {exc}"]
+    return []
+
+
+def rated_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The fields of :class:`server.core.hall.Limits` that valid rated-play options set."""
+    return {"rated_networks": tuple(parse_networks(args.rated_networks)), "rated_names": args.rated_names}
 
 
 def name_problem(name: str) -> str | None:

@@ -1,6 +1,6 @@
 """The SQL of every storage operation, written once in a portable dialect (``INSERT ... ON CONFLICT``, no
 engine-specific types), over DB-API connections: one for the writer, one per reading thread. The schema
-and its migrations are here too. ``server.storage.sqlite`` and ``server.storage.postgres`` only open
+and its migrations are in ``server.storage.schema``. ``server.storage.sqlite`` and ``server.storage.postgres`` only open
 connections and say how a write transaction begins.
 """
 
@@ -16,9 +16,9 @@ from typing import Any
 
 from protocol.messages import GameStatus
 
-from .analysis_sql import ANALYSIS_TABLES, AnalysisSQL
+from .analysis_sql import AnalysisSQL
 from .base import TABLES, Storage, StorageError
-from .rating_sql import RATED_PLAY_COLUMNS, RATING_TABLES, RatingSQL
+from .rating_sql import RatingSQL
 from .records import (
     AnalysisSaved,
     ClaimSaved,
@@ -35,94 +35,9 @@ from .records import (
     TournamentSaved,
     Write,
 )
+from .schema import MIGRATIONS, SCHEMA_VERSION
 
 log = logging.getLogger("plyhall.storage")
-
-SCHEMA_VERSION = 5
-"""The schema this code reads and writes. A database at a newer version is refused."""
-
-def _games_table(name: str, version: int) -> str:
-    """The games table as version ``version`` has it: version 2 keeps running games (no end yet)
-    and the tournament a game belongs to."""
-    ended = "ended_at DOUBLE PRECISION NOT NULL"
-    if version >= 2:
-        ended = "ended_at DOUBLE PRECISION,\n        tournament VARCHAR(64),\n        tournament_game INTEGER"
-    return f"""CREATE TABLE IF NOT EXISTS {name} (
-        id VARCHAR(32) PRIMARY KEY,
-        room VARCHAR(64) NOT NULL,
-        game VARCHAR(32) NOT NULL,
-        options TEXT NOT NULL,
-        time_control TEXT NOT NULL,
-        player0 VARCHAR(32) NOT NULL,
-        player1 VARCHAR(32) NOT NULL,
-        winner INTEGER,
-        reason TEXT NOT NULL,
-        status VARCHAR(16) NOT NULL,
-        move_count INTEGER NOT NULL,
-        started_at DOUBLE PRECISION NOT NULL,
-        {ended})"""
-
-
-# MIGRATIONS[v] takes a database from version v to v + 1. Version 0 is an empty database or one
-# made before versions were recorded (players, games and moves as they were then).
-MIGRATIONS: list[list[str]] = [
-    [
-        """CREATE TABLE IF NOT EXISTS players (
-            name VARCHAR(32) PRIMARY KEY,
-            salt VARCHAR(64) NOT NULL,
-            digest VARCHAR(128) NOT NULL,
-            claimed_at DOUBLE PRECISION NOT NULL)""",
-        _games_table("games", 1),
-        "CREATE INDEX IF NOT EXISTS games_ended ON games (ended_at)",
-        """CREATE TABLE IF NOT EXISTS moves (
-            game_id VARCHAR(32) NOT NULL,
-            seq INTEGER NOT NULL,
-            seat INTEGER NOT NULL,
-            move VARCHAR(64) NOT NULL,
-            think_ms INTEGER NOT NULL,
-            clock0 DOUBLE PRECISION,
-            clock1 DOUBLE PRECISION,
-            PRIMARY KEY (game_id, seq))""",
-    ],
-    [
-        # running games are stored as they happen: ended_at stays null until they end
-        "ALTER TABLE games RENAME TO games_v1",
-        _games_table("games", 2),
-        "INSERT INTO games SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
-        " move_count, started_at, ended_at, NULL, NULL FROM games_v1",
-        "DROP TABLE games_v1",
-        "CREATE INDEX games_ended ON games (ended_at)",
-        "CREATE INDEX games_status ON games (status)",
-        "CREATE INDEX games_tournament ON games (tournament)",
-        # rooms and tournaments belong to the server (node) that runs them; records and names are shared
-        """CREATE TABLE rooms (
-            node VARCHAR(64) NOT NULL,
-            name VARCHAR(64) NOT NULL,
-            snapshot TEXT NOT NULL,
-            updated_at DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (node, name))""",
-        """CREATE TABLE identities (
-            name VARCHAR(32) PRIMARY KEY,
-            digest VARCHAR(128) NOT NULL,
-            issued_at DOUBLE PRECISION NOT NULL)""",
-        """CREATE TABLE tournaments (
-            id VARCHAR(64) PRIMARY KEY,
-            node VARCHAR(64) NOT NULL,
-            name VARCHAR(64) NOT NULL,
-            status VARCHAR(16) NOT NULL,
-            snapshot TEXT NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL)""",
-    ],
-    [
-        # rated games, and the ratings they make (server/storage/rating_sql.py)
-        "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",
-        *RATING_TABLES,
-    ],
-    ANALYSIS_TABLES,  # the analyses of games (server/storage/analysis_sql.py)
-    RATED_PLAY_COLUMNS,  # why a game is not rated; where a claim came from; registered names (rating_sql.py)
-]
-assert len(MIGRATIONS) == SCHEMA_VERSION
-
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
