@@ -41,7 +41,8 @@ class TournamentStatus(StrEnum):
 
 class ScheduledGameStatus(StrEnum):
     """Where a scheduled game is, as the event's schedule shows it: not opened yet, in a room, or ended with a
-    result (its :class:`~protocol.messages.GameStatus`: played to the end, or forfeited by an absent entrant)."""
+    result (its :class:`~protocol.messages.GameStatus`: played to the end, or forfeited by an entrant that never came
+    or left before it started)."""
 
     PENDING = "pending"
     PLAYING = "playing"
