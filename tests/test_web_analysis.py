@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from bots.engine.connect4.book import opening_table
 from tests.helpers import login as sdk_login
 from tests.helpers import play_out
 from tests.test_analysis import a_blunder_game
@@ -41,12 +42,13 @@ def record_game(port: int, room: str, script: list[str]) -> str:
 
 def test_the_replay_shows_the_analysis_graph_marks_and_best_move(own_server, open_page, tmp_path: Path):  # noqa: F811
     moves, blunder_ply = a_blunder_game()
+    opening_table()  # made once a run in the run's cache (tests/conftest.py), which the server's worker reads
     port = own_server("--analyse-finished", "--analysis-nodes", "4000000")
     record = record_game(port, "blunders", list(moves))
     page = open_page("analyst", width=1280, height=800)
     page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/0")
     graph = page.locator(".eval-graph svg.eval")
-    expect(graph).to_be_visible(timeout=120_000)  # made by the server's worker once the game ended
+    expect(graph).to_be_visible(timeout=120_000)  # made by the server's worker once the game ended (seconds: exact)
     blunder = page.locator(f'button.move[data-seq="{blunder_ply}"]')
     expect(blunder).to_have_class("move mv label-blunder")
     expect(blunder.locator(".label-mark")).to_have_text("??")
