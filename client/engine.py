@@ -13,6 +13,12 @@ and reads ``info`` lines until ``move …``. A move that breaks the rules is ans
 its own already. An engine that crashes is restarted once in a game, and the game is resigned if it
 crashes again; an engine that does not answer before its clock runs out loses on time like any player
 (it is restarted for the next game); an engine that will not start stops the bot with a clear error.
+
+The driver is bounded whatever the engine writes (docs/ENGINE-PROTOCOL.md, "Limits"): a stdout line over
+:data:`MAX_LINE` resigns the game and is never held whole, stderr and ``info`` lines are cut and rate-limited
+(:class:`Relay`), the deadline holds during any flood, and an engine that exits is a crash even while a child
+keeps its pipe open. Each engine runs in a process group of its own, killed whole when the driver is done with
+it (:func:`end_group`), and by the :data:`WATCHDOG` process if the bot ends any other way, SIGKILL included.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ import os
 import queue
 import shlex
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -48,6 +56,21 @@ STOP_WAIT = 2.0
 """Seconds an engine has to exit after ``quit`` before it is killed."""
 STDERR_TAIL = 8
 """Lines of the engine's stderr quoted when it fails."""
+MAX_LINE = 1 << 20
+"""Bytes a line of the engine's standard output may hold (1 MiB, newline excluded): a longer line ends the
+engine's game (it is resigned, the engine restarted for the next one), and is never held in memory whole."""
+QUEUED_LINES = 64
+"""Lines of the engine's output read ahead of the driver at most; past them the engine waits to write."""
+RELAY_CHARS = 500
+"""Characters of one engine line (stderr, ``info``) the bot's log shows; the rest of the line is dropped."""
+RELAY_RATE = 20.0
+"""Engine lines a second (stderr, ``info``, ignored lines) the bot's log shows, after a burst of
+:data:`RELAY_BURST`; the others are counted, and the count shown."""
+RELAY_BURST = 50
+"""Engine lines the bot's log shows at once before :data:`RELAY_RATE` applies."""
+POLL = 0.1
+"""Seconds between two looks at whether the engine's process is still alive while the driver waits for a line."""
+READ_SIZE = 1 << 16
 
 
 class EngineError(Exception):
@@ -60,6 +83,10 @@ class EngineCrashed(EngineError):
 
 class EngineTimeout(EngineError):
     """The engine did not answer in time."""
+
+
+class EngineLineTooLong(EngineError):
+    """The engine wrote a line longer than :data:`MAX_LINE` bytes on its standard output."""
 
 
 def split_command(command: str | Sequence[str]) -> list[str]:
@@ -79,19 +106,143 @@ def split_command(command: str | Sequence[str]) -> list[str]:
     return argv
 
 
+# Process groups and the watchdog ----------------------------------------------------------------------------
+
+_WATCHDOG = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin:
+    (groups.add if line[:1] == "+" else groups.discard)(int(line[1:]))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Watchdog:
+    """A small process that outlives the bot by a moment: it keeps the process groups of the programs the bot
+    started (engines, Kaggle agents) and kills them all when the bot's end of its pipe closes, however the bot
+    ended (an exception, Ctrl-C, SIGTERM, SIGHUP, or SIGKILL, which no handler sees). It runs in a session of its
+    own, so a Ctrl-C at the terminal or a signal to the bot's process group does not stop it first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def _pipe(self) -> Any:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen([sys.executable, "-I", "-c", _WATCHDOG], stdin=subprocess.PIPE,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=True)
+        return self._proc.stdin
+
+    def _say(self, line: str) -> None:
+        with self._lock:
+            try:
+                pipe = self._pipe()
+                pipe.write(line.encode("ascii"))
+                pipe.flush()
+            except OSError:  # the watchdog is gone: the groups are still killed when each program is stopped
+                self._proc = None
+
+    def watch(self, group: int) -> None:
+        """Kill process group ``group`` if the bot ends before :meth:`forget` is called for it."""
+        self._say(f"+{group}\n")
+
+    def forget(self, group: int) -> None:
+        """Group ``group`` is gone (killed by :func:`end_group`)."""
+        self._say(f"-{group}\n")
+
+    @property
+    def pid(self) -> int | None:
+        """The watchdog's process id, once it runs."""
+        return self._proc.pid if self._proc is not None else None
+
+
+WATCHDOG = Watchdog()
+"""The bot process's one watchdog (started with the first program it watches)."""
+
+
+def start_in_group(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with pipes as ``popen`` says, in a process group (a session) of its own that the
+    :data:`WATCHDOG` kills if the bot ends; :func:`end_group` kills the group when the program is done with."""
+    proc = subprocess.Popen(argv, start_new_session=True, **popen)
+    WATCHDOG.watch(proc.pid)
+    return proc
+
+
+def end_group(proc: subprocess.Popen[Any]) -> None:
+    """Kill ``proc`` and every process left in its process group (the children an engine or an agent started,
+    even when ``proc`` itself has exited), and reap ``proc``."""
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:  # nobody left in the group
+        pass
+    proc.wait()
+    WATCHDOG.forget(proc.pid)
+
+
+class Relay:
+    """Passes an engine's lines to the bot's log (``say``), each cut to :data:`RELAY_CHARS` characters, at most
+    ``rate`` a second after a burst of ``burst``; lines over the rate are counted and the count is shown with
+    the next line passed (or by :meth:`flush`)."""
+
+    def __init__(self, say: Callable[[str], None], rate: float = RELAY_RATE, burst: int = RELAY_BURST) -> None:
+        self.say = say
+        self.rate = rate
+        self.burst = burst
+        self._tokens = float(burst)
+        self._last = time.monotonic()
+        self._dropped = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str, cut: bool = True) -> None:
+        """Show ``text`` (cut to :data:`RELAY_CHARS` unless ``cut`` is false: the caller has cut it), unless the
+        rate is spent."""
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+            self._last = now
+            if self._tokens < 1.0:
+                self._dropped += 1
+                return
+            self._tokens -= 1.0
+        self.flush()
+        if cut and len(text) > RELAY_CHARS:
+            text = f"{text[:RELAY_CHARS]}… ({len(text) - RELAY_CHARS} more characters not shown)"
+        self.say(text)
+
+    def flush(self) -> None:
+        """Show how many lines were not shown since the last line that was."""
+        with self._lock:
+            dropped, self._dropped = self._dropped, 0
+        if dropped:
+            self.say(f"engine: {dropped} lines not shown (more than {self.rate:g} a second)")
+
+
 class EngineProcess:
-    """One running engine: the program, a line queue fed by a thread reading its stdout, and a thread
-    passing each line of its stderr to ``say``."""
+    """One running engine in a process group of its own: its standard output read by a thread into a short
+    queue of lines (a line over :data:`MAX_LINE` bytes is never kept: it becomes :class:`EngineLineTooLong`), its
+    standard error read by another and relayed, cut and rate-limited (:class:`Relay`), and lines to it written by
+    a third."""
 
     def __init__(self, argv: list[str], say: Callable[[str], None]) -> None:
         self.argv = argv
         self.say = say
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.relay = Relay(say)
+        self.lines: queue.Queue[str | EngineLineTooLong | None] = queue.Queue(QUEUED_LINES)
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self._closed = threading.Event()
+        self._eof = False
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                                         bufsize=1)
+            self.proc = start_in_group(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       bufsize=0)
         except OSError as exc:
             raise EngineError(f"cannot start the engine {shlex.join(argv)}: {exc.strerror or exc}") from None
         # lines to the engine go through a writer thread: an engine that stops reading (its pipe full) blocks that
@@ -103,24 +254,67 @@ class EngineProcess:
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="engine-stderr")
         self._stderr_reader.start()
 
+    def _put(self, item: str | EngineLineTooLong | None) -> None:
+        while not self._closed.is_set():  # a full queue makes the engine wait; a stopped engine is not waited for
+            try:
+                self.lines.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\r\n"))
-        self.lines.put(None)
+        fd = self.proc.stdout.fileno()
+        line = bytearray()
+        too_long = False  # the rest of an over-long line is read and dropped
+        while chunk := os.read(fd, READ_SIZE):
+            for piece, ends in _pieces(chunk):
+                if not too_long and len(line) + len(piece) > MAX_LINE:
+                    too_long = True
+                    line.clear()
+                    self._put(EngineLineTooLong(
+                        f"the engine wrote a line of more than {MAX_LINE:,} bytes on its output (the limit of "
+                        "docs/ENGINE-PROTOCOL.md)"))
+                elif not too_long:
+                    line += piece
+                if ends:
+                    if not too_long:
+                        self._put(line.decode("utf-8", "replace").rstrip("\r"))
+                    line.clear()
+                    too_long = False
+        if line and not too_long:
+            self._put(line.decode("utf-8", "replace").rstrip("\r"))
+        self._put(None)
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            text = line.rstrip("\r\n")
-            self.stderr_tail.append(text)
-            self.say(f"engine stderr: {text}")
+        fd = self.proc.stderr.fileno()
+        kept = bytearray()  # at most RELAY_CHARS bytes of a line: the rest is counted, not kept
+        dropped = 0
+        while chunk := os.read(fd, READ_SIZE):
+            for piece, ends in _pieces(chunk):
+                room = max(0, RELAY_CHARS - len(kept))
+                kept += piece[:room]
+                dropped += len(piece) - min(room, len(piece))
+                if ends:
+                    self._stderr_line(kept, dropped)
+                    kept.clear()
+                    dropped = 0
+        if kept or dropped:
+            self._stderr_line(kept, dropped)
+
+    def _stderr_line(self, kept: bytearray, dropped: int) -> None:
+        text = kept.decode("utf-8", "replace").rstrip("\r")
+        if dropped:
+            text += f"… ({dropped:,} more bytes not shown)"
+        self.stderr_tail.append(text)
+        self.relay(f"engine stderr: {text}", cut=False)
 
     def _write_stdin(self) -> None:
         assert self.proc.stdin is not None
         while (text := self._outgoing.get()) is not None:
             try:
-                self.proc.stdin.write(text)
+                self.proc.stdin.write(text.encode("utf-8"))
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError, ValueError):
                 self._write_failed = True
@@ -139,28 +333,43 @@ class EngineProcess:
     def drain(self) -> list[str]:
         """Lines the engine wrote that nobody asked for (left over from an earlier turn), taken off its output."""
         stale = []
-        while True:
+        while not self._eof:
             try:
                 line = self.lines.get_nowait()
             except queue.Empty:
-                return stale
+                break
             if line is None:
-                self.lines.put(None)
-                return stale
-            stale.append(line)
+                self._eof = True
+            elif isinstance(line, str):
+                stale.append(line)
+        return stale
 
     def read(self, deadline: float | None) -> str:
-        """The engine's next line; ``EngineCrashed`` at the end of its output, ``EngineTimeout`` at
-        ``deadline`` (a ``time.monotonic()`` value; None waits for ever)."""
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise EngineTimeout("no answer in time") from None
-        if line is None:
-            self.lines.put(None)  # stays at the end for any later read
-            raise EngineCrashed(self.describe_exit())
-        return line
+        """The engine's next line. ``EngineTimeout`` at ``deadline`` (a ``time.monotonic()`` value; None waits for
+        ever) whatever the engine keeps writing; ``EngineCrashed`` at the end of its output or once its process
+        has exited (even if a child of it keeps the pipe open); ``EngineLineTooLong`` for an over-long line."""
+        exited = False
+        while True:
+            if self._eof:
+                raise EngineCrashed(self.describe_exit())
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                raise EngineTimeout("no answer in time")
+            wait = POLL if deadline is None else min(POLL, deadline - now)
+            try:
+                line = self.lines.get(timeout=wait)
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    if exited:  # a moment for what it wrote before it ended has passed: it crashed
+                        raise EngineCrashed(self.describe_exit()) from None
+                    exited = True
+                continue
+            if line is None:
+                self._eof = True
+            elif isinstance(line, EngineLineTooLong):
+                raise line
+            else:
+                return line
 
     def describe_exit(self, when: str = "") -> str:
         """How the engine ended (its exit code or signal), ``when`` (e.g. " before it said 'ready'"), and its
@@ -176,16 +385,25 @@ class EngineProcess:
         return f"the engine {what}{when}" + (f"; its last stderr lines: {tail}" if tail else "")
 
     def stop(self) -> None:
-        """Say ``quit``, close its input, and kill it if it has not exited after :data:`STOP_WAIT` seconds (an engine
-        that no longer reads is killed too: nothing here waits on its input)."""
+        """Say ``quit``, close its input, kill it if it has not exited after :data:`STOP_WAIT` seconds (an engine
+        that no longer reads is killed too: nothing here waits on its input), then kill whatever is left in its
+        process group."""
         self._outgoing.put("quit\n")
         self._outgoing.put(None)  # then its input is closed
         if self.proc.poll() is None:
             try:
                 self.proc.wait(timeout=STOP_WAIT)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                pass
+        self._closed.set()
+        end_group(self.proc)
+        self.relay.flush()
+
+
+def _pieces(chunk: bytes) -> list[tuple[bytes, bool]]:
+    """``chunk`` cut at its newlines: (bytes, True when a newline ended them), the newlines left out."""
+    parts = chunk.split(b"\n")
+    return [(part, True) for part in parts[:-1]] + ([(parts[-1], False)] if parts[-1] else [])
 
 
 @dataclass
@@ -235,7 +453,7 @@ def handshake(process: EngineProcess, timeout: float) -> Identity:
     deadline = time.monotonic() + timeout
     process.send(f"plyhall {PROTOCOL_VERSION}")
     try:
-        while not _handshake_line(identity, process.read(deadline), process.say):
+        while not _handshake_line(identity, process.read(deadline), process.relay):
             pass
     except EngineTimeout:
         raise EngineError(f"the engine did not say 'ready' within {timeout:g} s of starting "
@@ -268,12 +486,16 @@ class EnginePlayer(Player):
         self._game: str | None = None  # the room of the game the engine was told about
         self._crashes = 0  # crashes in the current game
         self._crashed_games = 0  # games in a row resigned because the engine crashed twice
+        self._closed = False  # the bot is stopping: no engine is started again
 
     # Life of the engine process -------------------------------------------------------------------------
 
     def _start(self) -> None:
         if self._process is not None:
             self._process.stop()
+            self._process = None
+        if self._closed:
+            raise EngineError("the bot is stopping: the engine is not started again")
         self._process = EngineProcess(self.argv, self.say)
         self._game = None
         try:
@@ -293,7 +515,12 @@ class EnginePlayer(Player):
         return f"engine {self.identity.name}"
 
     def close(self) -> None:
-        """Stop the engine."""
+        """Stop the engine (and whatever it started), for good: a turn still waiting for it ends without
+        starting it again."""
+        self._closed = True
+        self._stop_engine()
+
+    def _stop_engine(self) -> None:
         if self._process is not None:
             self._process.stop()
             self._process = None
@@ -328,6 +555,11 @@ class EnginePlayer(Player):
                 self._start()
                 self._game = turn.room
                 raise NoMove("the engine did not answer in time") from None
+            except EngineLineTooLong as exc:
+                self.say(f"{exc}; its game is resigned, and it is restarted")
+                self._start()
+                self._game = turn.room
+                raise Resign(str(exc)) from None
 
     def _play_turn(self, turn: Turn) -> Any:
         process = self._process
@@ -338,7 +570,7 @@ class EnginePlayer(Player):
             self._game = turn.room
         deadline = None if turn.time_left is None else time.monotonic() + turn.time_left + self.grace
         for stale in process.drain():  # an answer to an earlier turn must not be taken for this one's
-            self.say(f"engine: ignoring {stale.strip()!r}, written before this turn's 'go'")
+            process.relay(f"engine: ignoring {stale.strip()!r}, written before this turn's 'go'")
         process.send(*self.position(turn), "go")
         for attempt in range(1, MAX_ILLEGAL + 1):
             text = self._await_move(process, deadline)
@@ -362,9 +594,9 @@ class EnginePlayer(Player):
             if word == "resign":
                 raise Resign("the engine resigned")
             if word == "info":
-                self.say(f"engine info: {rest.strip()}")
+                process.relay(f"engine info: {rest.strip()}")
             elif line.strip():
-                self.say(f"engine: ignoring {line.strip()!r} (expected 'move …' or 'info …')")
+                process.relay(f"engine: ignoring {line.strip()!r} (expected 'move …' or 'info …')")
 
     def _parse(self, text: str, turn: Turn) -> Any:
         """The engine's move text as a move of the reference rules (``IllegalMove`` saying what is wrong)."""
@@ -420,6 +652,6 @@ class EnginePlayer(Player):
             self._process.send(f"result {word} {' '.join(result.reason.split())}")
         except EngineCrashed as exc:
             self.say(f"engine crashed: {exc}; it is restarted for the next game")
-            self.close()
+            self._stop_engine()
         self._game = None
         self._crashes = 0
