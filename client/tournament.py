@@ -240,9 +240,12 @@ def fetch(url: str, path: str) -> str:
 
 
 def describe_progress(event: dict[str, Any]) -> str:
-    """One line: games done of all, time left, and the leader."""
+    """One line: games done of all (and how many were forfeited), time left, and the leader."""
     progress = event["progress"]
     line = f"{event['name']}: {progress['done']}/{progress['total']} games"
+    forfeits = sum(game["status"] == "forfeit" for game in event.get("schedule") or [])
+    if forfeits:
+        line += f" ({forfeits} forfeited)"
     left = progress.get("seconds_left")
     if left and event["status"] == "running":
         line += f", about {int(left // 60)}m{int(left % 60):02d}s left"
@@ -300,6 +303,8 @@ def _report(args: argparse.Namespace) -> int:
     print(describe_progress(event) + f" ({event['status']})")
     for room in event.get("running", []):
         print(f"  playing: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
+    for line in new_forfeits(event, set()):
+        print(f"  {line}")
     return 0
 
 

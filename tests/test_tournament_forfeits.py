@@ -207,6 +207,8 @@ def test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_ev
         procs += [plyhall("bot", "--game", "connect4", "--level", "random", "--name", name, "--tournament",
                           "leavers", "--url", url) for name in ("r1", "r2", "r3")]
         out, err = run.communicate(timeout=180)
+        status = subprocess.run([sys.executable, "-m", "client.cli", "tournament", "status", "Leavers", "--url", url],
+                                capture_output=True, text=True, timeout=60)
     finally:
         for proc in procs:
             stop(proc)
@@ -215,6 +217,8 @@ def test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_ev
     assert "6/6 games" in out and "(finished)" in out
     assert f"forfeit: game 1 (round 1) r3 1-0 lea: seat 1 (lea) {LEFT}" in out
     assert "Forfeits:" in out.split("(finished)", 1)[1]  # the results text lists them too
+    assert "forfeited)" in status.stdout and f"  forfeit: game 1 (round 1) r3 1-0 lea: seat 1 (lea) {LEFT}" in \
+        status.stdout, status.stdout + status.stderr
     storage = SQLiteStorage(tmp_path / "forfeits.db")
     records = storage.list_games(100, tournament="leavers", status="all")
     storage.close()
