@@ -87,7 +87,7 @@ final class GameFeed {
             begin(fresh, board, null);
             return;
         }
-        Map<String, Object> last = fresh.courseMove(String.valueOf(moves.get(moves.size() - 1)));
+        Map<String, Object> last = lastMove(fresh, msg, moves);
         if (Json.toInt(toMove) == fresh.seat && last != null) {
             begin(fresh, board, last);
         } else {
@@ -123,6 +123,15 @@ final class GameFeed {
         if (white) {
             deliver(GameMessage.GAME_ACTION_MOVE, last);
         }
+    }
+
+    /** The last move of a game under way, in the course's terms: the server's {@code last_move}, else from the notation. */
+    private static Map<String, Object> lastMove(CourseGame game, Map<String, Object> msg, List<?> moves) {
+        Object last = msg.get("last_move");
+        if (last instanceof Map && ((Map<?, ?>) last).get("move") instanceof Map) {
+            return game.courseMove((Map<?, ?>) ((Map<?, ?>) last).get("move"));
+        }
+        return game.courseMove(String.valueOf(moves.get(moves.size() - 1)));
     }
 
     /** A move on the held board of a bot seated mid-game; when it was the opponent's, the bot hears of the game. */
