@@ -236,3 +236,15 @@ def _legal(moves: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_an_unwritable_cache_still_gives_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(book_module, "TABLE_STONES", 3)
+    table = book_module.opening_table.__wrapped__()
+    assert len(table) == sum(len(layer(n)) for n in range(4)) and table.best_move(0, 0, 0) == (3, 1)
+    said = capsys.readouterr().err
+    assert "opening table not kept" in said and "set XDG_CACHE_HOME to a writable folder" in said

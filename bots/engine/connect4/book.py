@@ -19,6 +19,7 @@ position after, else from the solver over the book.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from functools import cache
@@ -208,10 +209,15 @@ def table_path() -> Path:
 
 
 def make_table(tables: SolverTables | None = None) -> Book:
-    """Make the opening table (solving its deepest layer over the field's book) and keep it in the cache."""
+    """Make the opening table (solving its deepest layer over the field's book) and keep it in the cache (where the
+    cache cannot be written, say so on stderr and go on with the table in memory: it is made again next time)."""
     tables = new_solver_tables(book=field_book()) if tables is None else tables
     values = build(TABLE_STONES, solve_layer(TABLE_STONES, tables))
-    write_book(values, table_path())
+    try:
+        write_book(values, table_path())
+    except OSError as error:
+        print(f"plyhall: Connect Four's opening table not kept in {table_path().parent} ({error}); "
+              "set XDG_CACHE_HOME to a writable folder", file=sys.stderr)
     keys = np.array(sorted(values), np.uint64)
     return Book(keys, np.array([values[int(k)] for k in keys], np.int8))
 
