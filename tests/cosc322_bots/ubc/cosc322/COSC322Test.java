@@ -154,8 +154,16 @@ public class COSC322Test extends GamePlayer {
         int[][] black = {{7, 1}, {10, 4}, {10, 7}, {7, 10}};
         int[][] white = {{4, 1}, {1, 4}, {1, 7}, {4, 10}};
         int queens = 0;
+        int arrows = 0;
         for (int v : board) {
             queens += v == 1 || v == 2 ? 1 : 0;
+            arrows += v == 3 ? 1 : 0;
+        }
+        if (arrows > 0) { // seated in a game under way: only the queens can be counted
+            if (queens != 8) {
+                System.out.println("ERROR " + queens + " queens");
+            }
+            return;
         }
         for (int[] sq : black) {
             if (get(sq[0], sq[1]) != 1) {
