@@ -217,20 +217,22 @@ async def test_the_leaderboard_and_a_player_page_over_http(server, url):
 
     ann = await login(url, "ann", secret="ann's secret")
     bob = await login(url, "bob", secret="bob's secret", source="127.0.0.2")  # another person: another address
-    for _ in range(2):
+    cat = await login(url, "cat", secret="cat's secret", source="127.0.0.3")  # (and one more: docs/RATINGS.md)
+    for loser in (bob, cat):
         await ann.send({"type": "seek", "game": "connect4"})
-        await bob.send({"type": "seek", "game": "connect4"})
+        await loser.send({"type": "seek", "game": "connect4"})
         start = await ann.expect("game_start")
-        await open_game({start["seat"]: ann, 1 - start["seat"]: bob}, start["room"], start["to_move"])
-        await bob.send({"type": "resign", "room": start["room"]})
+        await open_game({start["seat"]: ann, 1 - start["seat"]: loser}, start["room"], start["to_move"])
+        await loser.send({"type": "resign", "room": start["room"]})
         over = await ann.expect("game_over", room=start["room"])
-        for client in (ann, bob):
+        for client in (ann, loser):
             await client.send({"type": "leave", "room": start["room"]})
     status, board = await get("/api/ratings/connect4")
     assert status == 200 and board["game"] == "connect4"
-    top, second = board["players"]
+    top, second, third = board["players"]
     assert (top["rank"], top["name"], top["games"], top["wins"], top["losses"]) == (1, "ann", 2, 2, 0)
-    assert (second["rank"], second["name"], second["losses"]) == (2, "bob", 2)
+    assert {second["name"], third["name"]} == {"bob", "cat"} and second["losses"] == third["losses"] == 1
+    assert (second["rank"], third["rank"]) == (2, 3)
     assert top["rating"] > 1500 > second["rating"] and top["provisional"] and not top["anchor"]
     assert top["deviation"] < 350 and top["last_played"] > 0
     assert await get("/api/ratings/quarto") == (200, {"game": "quarto", "players": [],
@@ -239,14 +241,14 @@ async def test_the_leaderboard_and_a_player_page_over_http(server, url):
     status, player = await get("/api/players/ann")
     assert status == 200 and player["name"] == "ann" and set(player["ratings"]) == {"connect4"}
     history = player["ratings"]["connect4"]["history"]
-    assert [h["opponent"] for h in history] == ["bob", "bob"] and history[-1]["id"] == over["record"]
+    assert [h["opponent"] for h in history] == ["bob", "cat"] and history[-1]["id"] == over["record"]
     assert player["recent"][0]["id"] == over["record"] and player["recent"][0]["rated"]
     for path, words in (("/api/ratings/chess", "no game 'chess'"), ("/api/players/nobody", "no player 'nobody'"),
                         ("/api/players/%20bad%20name", "names are"), ("/api/ratings/connect4?limit=0", "limit")):
         status, body = await get(path)
         assert status in (400, 404) and words in body["error"], (path, body)
-    await ann.close()
-    await bob.close()
+    for client in (ann, bob, cat):
+        await client.close()
 
 
 def test_plyhall_ratings_in_the_terminal(tmp_path):

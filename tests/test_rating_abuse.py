@@ -18,7 +18,7 @@ from typing import Any
 
 from client.connection import Client
 from server.core.hall import Limits
-from server.core.rated import PER_OPPONENT
+from server.core.rated import MOVE_LIMIT, PER_OPPONENT
 from server.io.server import PlyhallServer, RateLimit
 from server.storage.sqlite import SQLiteStorage
 from tests.helpers import http_json, login, open_game
@@ -95,17 +95,21 @@ async def test_names_of_one_address_cannot_farm_a_name_nor_sink_one(tmp_path: Pa
         over = await play(moved, sybils[0])
         assert "ratings" not in over and "or were claimed from one" in over["unrated"]
         assert (await board(server))["players"] == []
-        # sinking a third name: all the names of one address together meet one name as often as one name may
+        # sinking a third name: an established one (30 games against 30 people) loses to the address's names
         victim = await login(url, "victim", secret="v", source="127.0.0.4")
-        rated = 0
-        for game in range(PER_OPPONENT + 2):
-            over = await play(sybils[game % len(sybils)], victim, loser=sybils[game % len(sybils)])
-            rated += "ratings" in over
-        assert rated == PER_OPPONENT
-        assert "rated games of the last 24 hours against names from sybil" in over["unrated"]
-        found = {row["name"]: row for row in (await board(server))["players"]}
-        assert found["victim"]["games"] == PER_OPPONENT and sum(found[f"sybil{i}"]["games"] for i in range(4)) == \
-            PER_OPPONENT
+        for i in range(30):
+            person = await login(url, f"person{i}", secret="p", source=f"127.0.0.{20 + i}")
+            await play(victim, person, loser=person if i % 3 else victim)
+            await person.close()
+        before = {row["name"]: row for row in (await board(server))["players"]}["victim"]
+        assert before["deviation"] < 110, before
+        overs = [await play(sybils[game % 4], victim, loser=victim) for game in range(PER_OPPONENT)]
+        changes = [next(r["change"] for r in over["ratings"] if r["name"] == "victim") for over in overs
+                   if "ratings" in over]
+        after = {row["name"]: row for row in (await board(server))["players"]}["victim"]
+        assert len(changes) >= 2 and all(change < 0 for change in changes)  # it does lose rating, within bounds
+        assert before["rating"] - after["rating"] <= MOVE_LIMIT + 0.1 and -sum(changes) <= MOVE_LIMIT
+        assert "have moved victim's rating by 100 points in the last 24 hours" in overs[-1]["unrated"]
         for client in (moved, victim, *sybils):
             await client.close()
 

@@ -321,6 +321,8 @@ class Hall:
             crashed.update(name for name in record.players if record.reason == house_stopped(name))
             if record.ratings is not None:
                 self.seeks.ladder.learn(record.game, record.players, record.ratings)
+                self.rated.moved(record.players, [r["change"] for r in record.ratings],
+                                 [anchor_level(name, record.game) is not None for name in record.players], now)
             _tell_rating(out, record)
             back += self.seeks.ladder.stored(record.id, now)
         for rung in back:
@@ -1037,7 +1039,8 @@ class Hall:
         if short is not None:
             return short
         anchors = [anchor_level(name, record.game) is not None for name in names]
-        reason = self.rated.reason(names, anchors, self._now)
+        known = [self.seeks.ladder.rating(record.game, name) for name in names]  # the stored ratings, as the ladder's
+        reason = self.rated.reason(names, anchors, self._now, known)
         if reason is None:
             self.rated.rated(names, anchors, self._now)
         return reason

@@ -10,6 +10,13 @@ as many names as it likes, so, by default:
 * **One address, one opponent: a day's fair play.** All the names of one address together play one name at most
   :data:`PER_OPPONENT` rated games in 24 hours (what fair play lets one pair of names count at all), so that a
   thousand names cannot do to a third name what one may.
+* **One address moves a name at most 100 points a day.** The rating changes the names of one address made to one
+  name in 24 hours add up (whichever way), and a further game between them is rated only while the most it could
+  move that name (its worse outcome, from both ratings as the hall knows them) keeps the sum within
+  :data:`MOVE_LIMIT`: however many names an address has, and however their ratings were sunk, they move a third
+  name's rating by at most that in a day. The first game from an address is always rated (a newcomer's first result
+  may move it more: a provisional rating is what moves), and games that end at the same moment are checked against
+  the changes stored before them.
 * **A budget per address.** The names playing from one address play at most ``budget`` rated games in 24 hours.
 
 The operator lifts the address rules where they are wrong: ``networks`` hold many independent people (a
@@ -29,16 +36,22 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from protocol.ratings import PAIR_DAILY_LIMIT, PAIR_FADE
+from protocol.glicko2 import DEFAULT_VOLATILITY, Rating, Result, update
+from protocol.ratings import MAX_DEVIATION, MIN_DEVIATION, PAIR_DAILY_LIMIT, PAIR_FADE
 
 DAY = 86400.0
 """The window of the budget and of the per-opponent limit, in seconds."""
 PER_OPPONENT = PAIR_DAILY_LIMIT + PAIR_FADE
 """Rated games a day one name plays against all the names of one address together (the most one pair of names
 counts at all under fair play: the first 20 fully, 4 more fading)."""
+MOVE_LIMIT = 100.0
+"""Rating points the names of one address may move one name's rating by in 24 hours (then their games with it are
+not rated)."""
 DEFAULT_BUDGET = 200
 """Rated games a day the names of one address play, by default (``plyhall serve --rated-games-per-address``)."""
 UNKNOWN = "?"
+NEWCOMER = (1500.0, MAX_DEVIATION)
+"""The rating and deviation of a name with no rated game."""
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -63,6 +76,24 @@ def _recent(times: deque[float] | None, now: float) -> int:
     return len(times)
 
 
+def worst_change(mine: tuple[float, float], theirs: tuple[float, float]) -> float:
+    """The most one game can change a rating of ``mine`` (rating, deviation) against ``theirs``: its worse outcome,
+    win or loss, under Glicko-2 (:mod:`protocol.ratings`' update, the volatility taken as a newcomer's)."""
+    me = Rating(mine[0], mine[1], DEFAULT_VOLATILITY)
+    other = Rating(theirs[0], theirs[1], DEFAULT_VOLATILITY)
+    return max(abs(update(me, [Result(other, score, 1.0)], 0.0, floor=MIN_DEVIATION, ceiling=MAX_DEVIATION).rating
+                   - mine[0]) for score in (0.0, 1.0))
+
+
+def _moved(changes: deque[tuple[float, float]] | None, now: float) -> float:
+    """The rating points of ``changes`` ((when, points) oldest first) within a day of ``now``, forgetting older ones."""
+    if changes is None:
+        return 0.0
+    while changes and changes[0][0] <= now - DAY:
+        changes.popleft()
+    return sum(points for _, points in changes)
+
+
 @dataclass
 class RatedPlay:
     """The hall's desk of rated play between people: it links names by address and counts each address's day."""
@@ -75,6 +106,8 @@ class RatedPlay:
     plays_from: dict[str, str] = field(default_factory=dict)  # claimed name -> the address of its latest login
     _day: dict[str, deque[float]] = field(default_factory=dict)  # address -> its rated games in the last day
     _against: dict[tuple[str, str], deque[float]] = field(default_factory=dict)  # (address, name) -> ... against it
+    _moves: dict[tuple[str, str], deque[tuple[float, float]]] = field(default_factory=dict)  # (address, name) ->
+    # the rating points the names of that address moved that name by, and when
     _since_sweep: int = 0
 
     def restore(self, claimed_from: dict[str, str], registered: Iterable[str]) -> None:
@@ -97,9 +130,11 @@ class RatedPlay:
     def _addresses(self, name: str) -> set[str]:
         return {a for a in (self.plays_from.get(name), self.claimed_from.get(name)) if self._counted(a)}
 
-    def reason(self, players: Sequence[str], anchors: Sequence[bool], now: float) -> str | None:
-        """Why a game between ``players`` (``anchors``: which of them are ladder anchors, the server's own bots) that
-        the records' rules would rate is not rated, or None: it is rated."""
+    def reason(self, players: Sequence[str], anchors: Sequence[bool], now: float,
+               ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER)) -> str | None:
+        """Why a game between ``players`` (``anchors``: which of them are ladder anchors, the server's own bots;
+        ``ratings``: each one's rating and deviation as the hall knows them) that the records' rules would rate is not
+        rated, or None: it is rated."""
         people = [name for name, anchor in zip(players, anchors, strict=True) if not anchor]
         if self.registered_only:
             for name in people:
@@ -115,6 +150,10 @@ class RatedPlay:
                 continue
             assert address is not None
             opponent = players[1 - seat]
+            moved = _moved(self._moves.get((address, opponent)), now)
+            if moved and moved + worst_change(ratings[1 - seat], ratings[seat]) > MOVE_LIMIT:
+                return (f"names from {name}'s address have moved {opponent}'s rating by {MOVE_LIMIT:g} points in the "
+                        "last 24 hours")
             if _recent(self._against.get((address, opponent)), now) >= PER_OPPONENT:
                 return (f"{opponent} has played its {PER_OPPONENT} rated games of the last 24 hours against names "
                         f"from {name}'s address")
@@ -136,8 +175,20 @@ class RatedPlay:
             self._since_sweep = 0
             self.sweep(now)
 
+    def moved(self, players: Sequence[str], changes: Sequence[float], anchors: Sequence[bool], now: float) -> None:
+        """A rated game between ``players`` (stored) changed their ratings by ``changes``: count what each one's
+        address moved the other by."""
+        for seat, name in enumerate(players):
+            address = self.plays_from.get(name)
+            if anchors[seat] or name in self.registered or not self._counted(address):
+                continue
+            assert address is not None
+            self._moves.setdefault((address, players[1 - seat]), deque()).append((now, abs(changes[1 - seat])))
+
     def sweep(self, now: float) -> None:
         """Forget the counts of addresses with no rated game in the last day (memory stays bounded)."""
         for counts in (self._day, self._against):
             for key in [k for k, times in counts.items() if not _recent(times, now)]:
                 del counts[key]
+        for key in [k for k, changes in self._moves.items() if not _moved(changes, now)]:
+            del self._moves[key]
