@@ -167,3 +167,33 @@ async def test_registered_names_log_in_with_their_token_and_rate_each_other_from
         assert over["unrated"] == "carol is not a registered name, and this server rates registered names only"
         for client in (wrong, alice, bob, carol):
             await client.close()
+
+
+def test_the_rated_play_options_of_serve_are_checked_and_reach_the_hall():
+    from client.cli import build_parser
+    from server import cli
+
+    args = build_parser().parse_args(["serve", "--rated-networks", "10.0.0.0/8,2001:db8::/33", "--rated-names",
+                                      "registered", "--rated-games-per-address", "50"])
+    assert cli.serve_option_errors(args) == []
+    limits = cli.serve_limits(args)
+    assert [str(n) for n in limits.rated_networks] == ["10.0.0.0/8", "2001:db8::/33"]
+    assert limits.rated_names == "registered" and limits.rated_games_per_address == 50
+    bad = build_parser().parse_args(["serve", "--rated-networks", "10.0.0.0/33", "--rated-games-per-address", "-1"])
+    errors = cli.serve_option_errors(bad)
+    assert any(e.startswith("--rated-networks: '10.0.0.0/33' is not an IP address or network") for e in errors)
+    assert any(e.startswith("--rated-games-per-address must be 0 (no limit) to") for e in errors)
+
+
+def test_recompute_lists_a_rated_game_too_short_to_rate(tmp_path: Path):
+    """A database an older Plyhall filled with zero-move rated games: its ratings are consistent, and meaningless."""
+    from server.storage import open_storage
+    from server.storage.records import GameEnded, GameRecord
+
+    storage = open_storage(str(tmp_path / "old.db"))
+    storage.apply([GameEnded(GameRecord("g1", "Lake", "connect4", {}, {"per_move": 5.0}, ["ann", "bob"], [], 1,
+                                        "seat 0 resigned", "finished", 10.0, 20.0, rated=True))])
+    count, problems = storage.check_ratings()
+    storage.close()
+    assert count == 1 and problems == ["rated game g1 ended after 0 moves: a connect4 game is rated from move 4 on "
+                                       "(rated by an older Plyhall?)"]
