@@ -326,6 +326,13 @@ def run_serve(args: argparse.Namespace) -> int:
         from .workers import run_workers
 
         return run_workers(args, serve_argv(args))
+    if args.cluster:  # fail before joining the cluster, not after (the others would take this node for dead)
+        from .io.cluster import preflight
+
+        problem = preflight(args.cluster, args.host, args.port, args.reuse_port)
+        if problem:
+            print(f"plyhall serve: {problem}", file=sys.stderr)
+            return 1
     try:
         storage = open_storage(args.db, args.node)
     except (OSError, StorageError) as exc:
@@ -367,6 +374,10 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
         return 1
     stop = _stop_on_signal()  # before the start line: whoever reads it may signal at once
     _say_started(args, server, storage)
+    if os.environ.get("PLYHALL_WORKER_READY") == "1":  # a worker of --workers: its supervisor counts it as started
+        from .workers import READY
+
+        print(READY, file=sys.stderr, flush=True)
     waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(server.deposed_event.wait())]
     await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     for wait in waits:

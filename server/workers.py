@@ -8,17 +8,20 @@ The parent only supervises. Its children run in a process group of their own, so
 terminal reaches the parent alone, which passes SIGINT or SIGTERM on to every worker once (a
 second signal is passed on too: the workers then stop at once) and waits for them, killing those
 still running after a bounded wait. A worker that exits while the others run is started again
-after a short delay; one that exits within a few seconds of its start three times in a row is
-taken as a configuration that cannot work: everything is stopped and the parent exits 1 with that
-worker's last lines of standard error. The workers' standard output is the parent's; their
-standard error passes through the parent, which keeps the last lines of each. (A parent killed with
-SIGKILL leaves its workers running: stop their process group.)
+after a short delay; one that exits before it served (before it said it was ready) three times in a
+row, however long each try took, is taken as a configuration that cannot work: everything is stopped
+and the parent exits 1 with that worker's last lines of standard error, said once. The workers'
+standard output is the parent's; their standard error passes through the parent, which keeps the
+last lines of each (a worker's lines before it is ready are held back until it is, so that a worker
+that cannot start does not repeat its reason at every try). (A parent killed with SIGKILL leaves its
+workers running: stop their process group.)
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import os
 import signal
 import subprocess
 import sys
@@ -26,10 +29,10 @@ import threading
 import time
 from typing import IO, Any
 
-QUICK_EXIT_SECONDS = 2.0
-"""A worker that exits sooner than this after its start has failed to start."""
-QUICK_EXITS_ALLOWED = 3
-"""Quick exits in a row that end the whole ``serve``: a bad configuration fails fast instead of looping."""
+FAILED_STARTS_ALLOWED = 3
+"""Exits in a row before serving that end the whole ``serve``: a bad configuration fails fast instead of looping."""
+READY = "plyhall-worker-ready"
+"""The line a worker writes to its standard error once it serves (when ``PLYHALL_WORKER_READY`` is set)."""
 RESTART_DELAY = 1.0
 """Seconds before a worker that exited is started again."""
 STOP_WAIT = 25.0
@@ -48,7 +51,8 @@ class Worker:
         self.command = command
         self.proc: subprocess.Popen | None = None
         self.started = 0.0
-        self.quick_exits = 0  # exits in a row within QUICK_EXIT_SECONDS of the start
+        self.ready = False  # it said it serves
+        self.failed_starts = 0  # exits in a row before it was ready
         self.restart_at: float | None = None
         self.signalled = False
         self.tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
@@ -58,9 +62,11 @@ class Worker:
         """Start the process (its standard error relayed to ours, the last lines kept)."""
         self.tail.clear()
         self.signalled = False
+        self.ready = False
         self.restart_at = None
         self.proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     process_group=0, text=True, errors="replace", bufsize=1)
+                                     process_group=0, text=True, errors="replace", bufsize=1,
+                                     env={**os.environ, "PLYHALL_WORKER_READY": "1"})
         self.started = time.monotonic()
         self._relay = threading.Thread(target=self._relay_stderr, args=(self.proc.stderr,),
                                        name=f"stderr of {self.node}", daemon=True)
@@ -68,9 +74,15 @@ class Worker:
 
     def _relay_stderr(self, stream: IO[str]) -> None:
         for line in stream:
+            if line.rstrip("\n") == READY:  # what it said while starting goes out now
+                self.ready = True
+                sys.stderr.write("".join(f"{held}\n" for held in self.tail))
+                sys.stderr.flush()
+                continue
             self.tail.append(line.rstrip("\n"))
-            sys.stderr.write(line)
-            sys.stderr.flush()
+            if self.ready:
+                sys.stderr.write(line)
+                sys.stderr.flush()
         stream.close()
 
     def signal(self, sig: int) -> None:
@@ -165,18 +177,17 @@ class Workers:
                 continue
             worker.finish()
             worker.proc = None
-            quick = now - worker.started < QUICK_EXIT_SECONDS
-            worker.quick_exits = worker.quick_exits + 1 if quick else 0
-            if worker.quick_exits >= QUICK_EXITS_ALLOWED:
+            worker.failed_starts = 0 if worker.ready else worker.failed_starts + 1
+            if worker.failed_starts >= FAILED_STARTS_ALLOWED:
                 self.failed = worker
-                print(f"plyhall serve: worker {worker.index} ({worker.node}) exited within {QUICK_EXIT_SECONDS:g} s "
-                      f"of its start {worker.quick_exits} times in a row ({_exit_text(code)}); stopping the workers. "
-                      "Its last lines:\n" + "\n".join(f"  {line}" for line in worker.tail), file=sys.stderr,
-                      flush=True)
+                print(f"plyhall serve: worker {worker.index} ({worker.node}) could not start, {worker.failed_starts} "
+                      f"times in a row ({_exit_text(code)}); stopping the workers. Its last lines:\n"
+                      + "\n".join(f"  {line}" for line in worker.tail), file=sys.stderr, flush=True)
                 return
             worker.restart_at = now + RESTART_DELAY
-            print(f"plyhall: worker {worker.index} ({worker.node}) exited unexpectedly ({_exit_text(code)}); starting "
-                  f"it again in {RESTART_DELAY:g} s", file=sys.stderr, flush=True)
+            what = "exited unexpectedly" if worker.ready else "could not start (why is shown if it keeps failing)"
+            print(f"plyhall: worker {worker.index} ({worker.node}) {what} ({_exit_text(code)}); starting it again in "
+                  f"{RESTART_DELAY:g} s", file=sys.stderr, flush=True)
 
     def _stop(self) -> int:
         """Signal the workers still running that have not been, wait for them (killing them after ``STOP_WAIT``);

@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -85,6 +86,41 @@ CLOCK_SKEW = 0.5  # how far the nodes' wall clocks may disagree: a forwarded req
 # by its client's node only this long after its deadline, by which the owner drops it
 CLAIMING_SECONDS = 1.0  # how long a login being decided on one node keeps the same name from another's (a retry
 # elsewhere within it is told name_in_use, as two logins claiming one name at once are on one node)
+
+
+def preflight(url: str, host: str, port: int, reuse_port: bool) -> str | None:
+    """What keeps a node from starting, checked before it joins the cluster (a node that joined and then failed
+    would be taken for dead and adopted): the Redis client missing, the cluster's Redis not answering, the port
+    taken. None when it can start."""
+    try:
+        import redis
+    except ImportError:
+        return "a cluster node needs the Redis client: pip install 'plyhall[cluster]'"
+    client = redis.Redis.from_url(url, socket_connect_timeout=3.0, socket_timeout=3.0)
+    try:
+        client.ping()
+    except Exception as exc:
+        return f"cannot reach the cluster's Redis: {exc}"
+    finally:
+        client.close()
+    if port == 0:
+        return None
+    try:
+        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 def channel(node: str) -> str:
@@ -139,7 +175,8 @@ class ClusterLink:
     # Life cycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Connect to Redis (a Redis that is down is waited for in the background: the node serves meanwhile)."""
+        """Connect to Redis (``plyhall serve`` checked it answers, see :func:`preflight`; a Redis down now is waited
+        for in the background: the node serves meanwhile)."""
         from redis.asyncio import Redis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
