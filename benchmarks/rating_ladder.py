@@ -89,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([sys.executable, "-m", "client.cli", "bot", "--warm-up", "--game", args.game], cwd=ROOT,
                    check=True, stdout=subprocess.DEVNULL)
     names = {f"{level}-{i}" if FIELD.count(level) > 1 else level: level for i, level in enumerate(FIELD)}
-    with scratch("rating-ladder") as tmp, Server(tmp / "ladder.db", "--ladder-time",
-                                                  f"{args.game}={args.per_move:g}") as server:
+    with scratch("rating-ladder") as tmp, Server(tmp / "ladder.db", "--ladder-time", f"{args.game}={args.per_move:g}",
+                                                  "--rated-networks", "127.0.0.1") as server:  # 8 bots, one machine
         bots = start_bots(server.url, args.game, names, tmp)
         began = time.monotonic()
         heading(f"Rating ladder: {len(FIELD)} bots of known strength on the {args.game} ladder, {args.per_move:g} s "
