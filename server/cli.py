@@ -93,8 +93,8 @@ def register(subparsers: Any) -> None:
                              f"{', '.join(f'{game}={seconds:g}' for game, seconds in LADDER_TIMES.items())})")
     ladder.add_argument("--ladder-anchors", nargs="+", action="extend", default=[], metavar="GAME:LEVEL,...",
                         help="house bots of these levels play on the ladder of that game as anchors, their ratings "
-                             "pinned (house-LEVEL-GAME), e.g. connect4:random,novice,master amazons:master; they "
-                             "count within --house-bots (which is at least their number)")
+                             "pinned (house-LEVEL-GAME), e.g. connect4:random,novice,master amazons:master; each is "
+                             "one more house bot process, on top of --house-bots")
     ladder.add_argument("--ladder-games-per-address", type=float, default=GAMES_PER_ADDRESS, metavar="N",
                         help="ladder games the names of one address may start a minute, on average, in bursts of "
                              f"{GAMES_BURST:g} (default {GAMES_PER_ADDRESS:g}; 0: no limit); past it they wait")
@@ -212,14 +212,9 @@ def _ladder_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--ladder-games-per-address must be 0 (no limit) to 1000000 games a minute, not "
                       f"{args.ladder_games_per_address:g}")
     try:
-        anchors = parse_anchors(args.ladder_anchors, HOUSE_LEVELS)
+        parse_anchors(args.ladder_anchors, HOUSE_LEVELS)
     except ValueError as exc:
         errors.append(f"--ladder-anchors: {exc}")
-    else:
-        if 0 < args.house_bots < len(anchors):
-            errors.append(f"--ladder-anchors starts {len(anchors)} house bots, more than --house-bots "
-                          f"{args.house_bots} lets run: give --house-bots {len(anchors)} or more (the anchors count "
-                          "within it)")
     return errors
 
 
@@ -357,7 +352,7 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
                                           "time_control": {"per_move": args.per_move}},
                            rate_limit=RateLimit(rate=args.rate_limit, burst=4 * args.rate_limit),
                            organiser_secret=args.organiser_secret, serving_gc=True, ladder=ladder_config(args),
-                           house_bots=max(args.house_bots, len(ladder_config(args).anchors)),
+                           house_bots=args.house_bots + len(ladder_config(args).anchors),
                            trusted_proxies=parse_networks(args.trusted_proxies),
                            analysis={"finished": args.analyse_finished, "workers": args.analysis_workers,
                                      "nodes": args.analysis_nodes},

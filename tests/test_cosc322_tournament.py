@@ -108,7 +108,7 @@ def check_frozen_bot(games: list[tuple[dict, dict]]) -> None:
             continue
         assert entry["result"] == ("0-1" if dan == 0 else "1-0"), entry
         if entry["status"] == "finished":
-            assert record["reason"] == f"seat {dan} ran out of time", record["reason"]
+            assert record["reason"] == "dan ran out of time", record["reason"]
     assert any(entry["status"] == "finished" and "dan" in (entry["white"], entry["black"]) for entry, _ in games)
 
 
@@ -193,7 +193,7 @@ def test_a_round_robin_of_course_bots_through_the_entrant_runner(jar: Path, bots
         outputs[name] = out
     assert "waiting for the tournament class to be created" in outputs["ann"]
     assert "stale:" not in outputs["cat"], "each of StaleBot's games had a process of its own"
-    lost = re.findall(r"^dan: game \d+ in class [\d.]+: lost \(seat \d ran out of time\); (.*)$", outputs["dan"], re.M)
+    lost = re.findall(r"^dan: game \d+ in class [\d.]+: lost \(dan ran out of time\); (.*)$", outputs["dan"], re.M)
     assert len(lost) == 3, outputs["dan"]
     # each process is gone when its game is over: it ended itself (exit code 3 once frozen; 0 for a process that came
     # after its short clock ran out, as its frozen forerunner still held the seat, and heard the event end) or the

@@ -58,7 +58,7 @@ def test_a_game_clock_is_charged_the_overrun_so_the_margin_is_no_fresh_allowance
     room.move("bob", "4", 2.4)
     assert room.next_deadline() == pytest.approx(2.4 + 0.2)  # what is left of the margin, not another 0.5 s
     out = room.move("ann", "3", 2.65)
-    assert over(out)["winner"] == 1 and "seat 0 ran out of time" == over(out)["reason"]
+    assert over(out)["winner"] == 1 and "ann ran out of time" == over(out)["reason"]
 
 
 @pytest.mark.parametrize(("bad", "says"), [
@@ -143,7 +143,7 @@ def test_a_tournaments_margin_is_in_its_settings_and_every_games_record():
     desk.send(room.seats[seat], {"type": "move", "room": room.name, "move": "4"}, dt=31.0)  # 1 s into the margin
     assert len(room.moves) == 1 and room.status == "playing"
     desk.tick(32.5)  # the other seat spends its 30 s and its margin
-    assert room.status == "finished" and room.last_result["reason"] == f"seat {1 - seat} ran out of time"
+    assert room.status == "finished" and room.last_result["reason"] == f"{room.seats[1 - seat]} ran out of time"
     storage = SQLiteStorage(":memory:")
     storage.apply(desk.writes)
     (record,) = storage.list_games(10, tournament="course", status="all")

@@ -83,12 +83,12 @@ def test_an_entrant_leaving_its_waiting_seat_forfeits_and_the_event_ends():
     for game in forfeits:
         dee_seat = (game["white"], game["black"]).index("dee")
         assert game["result"] == ("0-1" if dee_seat == 0 else "1-0")
-        assert game["reason"] == f"seat {dee_seat} (dee) {LEFT}"
+        assert game["reason"] == f"dee {LEFT}"
     rows = {row["name"]: row for row in view["standings"]["rows"]}
     assert rows["dee"]["forfeit_losses"] == len(forfeits) and rows["dee"]["played"] == 3 - len(forfeits)
     # what plyhall tournament run prints for them, and the results text
     lines = new_forfeits(view, set())
-    assert len(lines) == len(forfeits) and all(line.startswith("forfeit: game ") and f"(dee) {LEFT}" in line
+    assert len(lines) == len(forfeits) and all(line.startswith("forfeit: game ") and f": dee {LEFT}" in line
                                                for line in lines)
     assert new_forfeits(view, {g["number"] for g in forfeits}) == []
     text = desk.hall.tournaments["class"].to_text(desk.now)
@@ -121,7 +121,7 @@ def test_an_entrant_that_disconnects_and_never_comes_back_forfeits_after_the_gra
     view = event(desk, "gone")
     assert view["status"] == "finished"
     game = view["schedule"][0]
-    assert game["status"] == "finished" and f"seat {room.players.index(gone)} disconnected" == game["reason"]
+    assert game["status"] == "finished" and f"{gone} disconnected and did not come back in time" == game["reason"]
 
 
 def test_two_absent_entrants_both_forfeit_and_a_lost_room_is_played_again():
@@ -215,9 +215,9 @@ def test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_ev
         stop(server)
     assert run.returncode == 0, out + err
     assert "6/6 games" in out and "(finished)" in out
-    assert f"forfeit: game 1 (round 1) r3 1-0 lea: seat 1 (lea) {LEFT}" in out
+    assert f"forfeit: game 1 (round 1) r3 1-0 lea: lea {LEFT}" in out
     assert "Forfeits:" in out.split("(finished)", 1)[1]  # the results text lists them too
-    assert "forfeited)" in status.stdout and f"  forfeit: game 1 (round 1) r3 1-0 lea: seat 1 (lea) {LEFT}" in \
+    assert "forfeited)" in status.stdout and f"  forfeit: game 1 (round 1) r3 1-0 lea: lea {LEFT}" in \
         status.stdout, status.stdout + status.stderr
     storage = SQLiteStorage(tmp_path / "forfeits.db")
     records = storage.list_games(100, tournament="leavers", status="all")

@@ -496,7 +496,7 @@ def test_a_draw_is_offered_and_accepted_then_the_next_game_is_resigned(base, ope
     expect(ann.locator(".result")).to_be_hidden()
     bob.get_by_role("button", name="Resign…").click()
     bob.get_by_role("button", name="Yes, resign").click()
-    expect(ann.locator(".status")).to_have_text("ann-series won: seat 1 resigned")
+    expect(ann.locator(".status")).to_have_text("ann-series won: bob-series resigned")
     expect(ann.locator(".result .verdict")).to_have_text("You won.")
     expect(bob.locator(".result .verdict")).to_have_text("You lost.")
     expect(ann.locator(".meta")).to_contain_text("score ann-series 1½, bob-series ½")

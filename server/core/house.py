@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from protocol.messages import ErrorCode
 from protocol.ratings import anchor_level, anchor_name
 
+from . import words
 from .outbox import Refusal
 
 log = logging.getLogger("plyhall.house")
@@ -78,7 +79,7 @@ class HouseDesk:
     the I/O edge runs the processes."""
 
     def __init__(self, limit: int) -> None:
-        self.limit = limit  # processes that may run at once (0: none)
+        self.limit = limit  # processes that may run at once (0: none): plyhall serve's --house-bots plus its anchors
         self.running: dict[str, str] = {}  # bot name -> the room it was started for ("tournament ID" for events)
         self.games: dict[str, tuple[str, str]] = {}  # bot name -> (its opponent's name, that one's address)
         self.serial = 0  # names count on: a name is not handed out twice in one run
@@ -119,8 +120,8 @@ class HouseDesk:
             return HouseRefusal(ErrorCode.BUSY, f"{by_address} house bot games are being played from your address, "
                                 "its limit; try again when one ends", Refusal.HOUSE_PER_ADDRESS)
         if len(self.running) >= self.limit:
-            return HouseRefusal(ErrorCode.BUSY, f"all {self.limit} house bots of this server are playing; try again "
-                                "when a game ends", Refusal.HOUSE_BUSY)
+            return HouseRefusal(ErrorCode.BUSY, words.house_bots_busy(self.limit - len(self.anchors)),
+                                Refusal.HOUSE_BUSY)
         return None
 
     def anchor_refusal(self, level: str, game: str, held: Callable[[str], bool]) -> HouseRefusal | None:
@@ -137,7 +138,7 @@ class HouseDesk:
 
     def anchor(self, game: str, level: str) -> HouseStart:
         """Start the ladder anchor of ``level`` for ``game``: it plays on the ladder for as long as the server runs
-        (and takes one of the house bots' places all that time)."""
+        (its place is one of its own: plyhall serve adds the anchors to --house-bots)."""
         name = anchor_name(level, game)
         self.anchors[name] = (game, level)
         self.running[name] = "the ladder"

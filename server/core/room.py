@@ -24,6 +24,7 @@ from protocol.games.base import clip, shown
 from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
 from ..storage.records import GameEnded, GameRecord, GameStarted, MovePlayed, MoveRecord, RoomSaved, Write
+from . import words
 from .clock import Clocks
 from .env import Env
 from .room_settings import RoomSettings
@@ -300,7 +301,7 @@ class Room:
             return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
         if seat is not None and self.status == RoomStatus.PLAYING:
             # no next game starts with a seat that is being emptied
-            out.extend(self._finish(Outcome(1 - seat, "the opponent left"), now, start_next=False))
+            out.extend(self._finish(Outcome(1 - seat, words.left(self.players, seat)), now, start_next=False))
         elif seat is not None and self.tournament is not None and self.status == RoomStatus.WAITING:
             out.extend(self._forfeit([seat], now, "left the room before the game started"))
         out.send(name, m.left(self.name))
@@ -377,7 +378,7 @@ class Room:
                              "are back after the server restarted; a game_start follows when it resumes", self.name)
         to_move = self.game.to_move(self.state)
         if seat != to_move:
-            return out.error(name, ErrorCode.NOT_YOUR_TURN, f"it is seat {to_move}'s turn, not yours", self.name)
+            return out.error(name, ErrorCode.NOT_YOUR_TURN, words.not_your_turn(self.players, to_move), self.name)
         try:
             move = self.game.parse_move(obj, self.state, self.coords[name])
             new_state = self.game.apply(self.state, move)
@@ -385,7 +386,7 @@ class Room:
             text, reason = shown(obj), clip(exc.reason, MAX_REASON)
             out.error(name, ErrorCode.ILLEGAL_MOVE, f"{text}: {reason}", self.name)
             if self.settings.illegal_move == "lose":
-                out.extend(self._finish(Outcome(1 - seat, f"illegal move by seat {seat} ({text}: {reason})"), now))
+                out.extend(self._finish(Outcome(1 - seat, words.illegal_move(self.players, seat, text, reason)), now))
             return out
         self._play(out, seat, move, new_state, now)
         return out
@@ -415,7 +416,8 @@ class Room:
                 msg = sent[coords] = m.moved(self.name, record.seq, seat, form, notation, clocks, next_seat)
             out.send(member, msg)
         if outcome is not None:
-            out.extend(self._finish(outcome, now))
+            out.extend(self._finish(Outcome(outcome.winner, words.rule_reason(outcome.reason, outcome.winner,
+                                                                               self.players)), now))
 
     def legal_moves(self, name: str) -> Outbox:
         """The legal moves of the seat to move, in the asker's coordinates."""
@@ -443,7 +445,7 @@ class Room:
         seat = self._player_in_game(out, name)
         if seat is None:
             return out
-        return out.extend(self._finish(Outcome(1 - seat, f"seat {seat} resigned"), now))
+        return out.extend(self._finish(Outcome(1 - seat, words.resigned(self.players, seat)), now))
 
     def offer_draw(self, name: str, now: float) -> Outbox:
         """Offer a draw; if the opponent already offers one, the game is drawn by agreement."""
@@ -479,12 +481,12 @@ class Room:
         if self.status == RoomStatus.PLAYING and self.clocks is not None and self.clocks.flagged(now):
             seat = self.clocks.running
             assert seat is not None
-            out.extend(self._finish(Outcome(1 - seat, f"seat {seat} ran out of time"), now))
+            out.extend(self._finish(Outcome(1 - seat, words.ran_out_of_time(self.players, seat)), now))
         idle = self._idle_deadline() if self.status == RoomStatus.PLAYING else None
         if idle is not None and now >= idle and self.idle is not None and self.clocks is not None:
             seat = self.clocks.running
             assert seat is not None
-            out.extend(self._finish(Outcome(1 - seat, f"seat {seat} did not move for {self.idle[0]:g} s"), now,
+            out.extend(self._finish(Outcome(1 - seat, words.idle(self.players, seat, self.idle[0])), now,
                                     last=True))
         expired = [seat for seat, deadline in sorted(self.away.items()) if now >= deadline]
         if not expired:
@@ -494,7 +496,7 @@ class Room:
             if len(expired) == 2:
                 out.extend(self._finish(Outcome(None, "neither player came back"), now, status=GameStatus.ABORTED))
             else:
-                out.extend(self._finish(Outcome(1 - seat, f"seat {seat} disconnected"), now))
+                out.extend(self._finish(Outcome(1 - seat, words.disconnected(self.players, seat)), now))
         elif self.status == RoomStatus.WAITING and self.tournament is not None:  # its one game has no result yet
             out.extend(self._forfeit(expired, now))
         for seat in expired:
@@ -707,8 +709,7 @@ class Room:
         self.game_options = dict(self.settings.options)
         self.state = None
         self.clocks = Clocks(self.settings.time_control, 0, now)
-        names = " and ".join(f"seat {s} ({self.seats[s]})" for s in absent)
-        outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, f"{names} {why}")
+        outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, words.absent(self.players, absent, why))
         self.status = RoomStatus.PLAYING
         return self._finish(outcome, now, status=GameStatus.FORFEIT)
 

@@ -421,8 +421,10 @@ class Director:
     def to_text(self, now: float) -> str:
         """The report ``plyhall tournament results`` prints: standings, crosstable, pairings, forfeits, SPRT."""
         standings = self.standings(now)
-        parts = [f"{self.settings.name}: {self.settings.game} {self.settings.spec.format}, {self.status}"
-                 + (f" ({self.stopped_early})" if self.stopped_early else ""), standings.to_text(),
+        head = f"{self.settings.name}: {self.settings.game} {self.settings.spec.format}, {self.status}"
+        head += f" ({self.stopped_early})" if self.stopped_early else ""
+        head += f": {standings.first_place()}" if self.status == TournamentStatus.FINISHED else ""
+        parts = [head, standings.to_text(),
                  standings.crosstable_text()]
         parts += [stats.describe(first, second) for first, second, stats in self.pairings()]
         forfeits = self.forfeits()
@@ -435,7 +437,8 @@ class Director:
 
     def to_json(self, now: float, rooms: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
         """Everything about the event: standings, crosstable, schedule, pairings, SPRT, progress."""
-        body = self.standings(now).to_json()
+        standings = self.standings(now)
+        body = standings.to_json()
         schedule = []
         for game in self.schedule.games:
             ended = self.ended_games.get(game.number)
@@ -453,6 +456,7 @@ class Director:
         return {**self.summary(), "progress": body["progress"], "settings": self.settings.to_json(),
                 "standings": body, "schedule": schedule, "pairings": pairings, "sprt": self.sprt(),
                 "stopped_early": self.stopped_early or None,
+                "first_place": standings.first_place() if self.status == TournamentStatus.FINISHED else None,
                 "running": [rooms[n] for n in sorted(rooms or {})]}
 
 

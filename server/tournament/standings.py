@@ -121,6 +121,19 @@ class Standings:
             lines.append(text)
         return "\n".join(lines)
 
+    def first_place(self) -> str:
+        """Who finished first, as a sentence: ``alice wins with 3 points``, or, when rank 1 is shared (equal on
+        points and on every tie-break), ``alice and bob share first place with 3 points``."""
+        first = [row.name for row in self.rows if row.rank == 1]
+        if not first:
+            return "nobody finished first: the event had no entrants"
+        points = self.rows[0].points
+        score = f"{_number(points)} point{'' if points == 1 else 's'}"
+        if len(first) == 1:
+            return f"{first[0]} wins with {score}"
+        names = ", ".join(first[:-1]) + f" and {first[-1]}"
+        return f"{names} share first place with {score}"
+
     def to_csv(self) -> str:
         """The rows as CSV with a header line (Elo blank when unknown)."""
         out = io.StringIO()

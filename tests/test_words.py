@@ -1,0 +1,97 @@
+"""The words the server says to people name the players, never their seats: how a game ended (in game_over, and in the
+stored record the replay list and the API repeat), a tied tournament announced as a tie, and a house bot refusal
+that says "try again" once and does not count the ladder's anchors."""
+
+from __future__ import annotations
+
+from protocol.games.amazons import AMAZONS
+from server.core.env import Env
+from server.core.house import HouseDesk
+from server.core.room import Room, RoomSettings
+from server.tournament import ScoredGame, compute_standings
+
+
+def msgs(out, name, kind):
+    return [m for n, m in out.messages if n == name and m["type"] == kind]
+
+
+def seated(game: str = "connect4", **settings) -> Room:
+    room = Room("Lake", RoomSettings.parse(game, **settings), Env.fixed(1000.0))
+    room.join("alice", "algebraic", 0.0)
+    room.join("bob", "algebraic", 0.0)
+    return room
+
+
+def ended(out, name: str = "alice") -> tuple[dict, str]:
+    """The game_over ``name`` was sent, and the reason stored in the record."""
+    (over,) = msgs(out, name, "game_over")
+    (record,) = out.ended
+    assert record.reason == over["reason"], "the page, the API and the replay list say the same"
+    return over, record.reason
+
+
+def test_a_resignation_names_who_resigned_and_keeps_the_winner_seat():
+    room = seated()
+    room.move("alice", "4", 1.0)
+    over, reason = ended(room.resign("bob", 2.0))
+    assert reason == "bob resigned" and over["winner"] == 0
+
+
+def test_a_flag_fall_and_a_player_who_never_came_back_are_named():
+    room = seated(time_control={"initial": 5})
+    over, reason = ended(room.tick(6.0))
+    assert reason == "alice ran out of time" and over["winner"] == 1
+    room = seated(grace=10)
+    room.move("alice", "4", 1.0)
+    room.disconnected("bob", 2.0)
+    over, reason = ended(room.tick(13.0))
+    assert reason == "bob disconnected and did not come back in time" and over["winner"] == 0
+
+
+def test_an_illegal_move_that_loses_and_a_move_out_of_turn_name_the_player():
+    room = seated(illegal_move="lose")
+    (error,) = msgs(room.move("bob", "4", 1.0), "bob", "error")
+    assert error["message"] == "it is alice's turn, not yours"
+    over, reason = ended(room.move("alice", "9", 1.0))
+    assert reason.startswith("illegal move by alice (") and over["winner"] == 1
+
+
+def test_no_legal_move_says_who_had_none():
+    room = seated("amazons")
+    squares = {"a10": "W", "j10": "W", "f7": "W", "j1": "W", "a1": "B", "b1": "B", "a2": "B", "b2": "B",
+               "a3": "x", "b3": "x", "c3": "x", "c2": "x"}  # black's queens walled in but for c1
+    rows = [f"{rank} " + " ".join(squares.get(f"{file}{rank}", ".") for file in "abcdefghij")
+            for rank in range(10, 0, -1)]
+    room.state = AMAZONS.from_picture("\n".join([*rows, "   a b c d e f g h i j"]), to_move=1)
+    over, reason = ended(room.move("bob", "j1-d1/c1", 1.0))  # white walls black's last square in
+    assert reason == "alice has no legal move" and over["winner"] == 1
+
+
+def test_an_entrant_who_did_not_come_is_named_without_a_seat_number():
+    room = Room("Lake", RoomSettings.parse("connect4", grace=5), Env.fixed(1000.0))
+    room.tournament = "cup"
+    room.hold("alice", 0, 0.0)
+    room.join("bob", "algebraic", 0.0, seat=1)
+    over, reason = ended(room.tick(6.0), "bob")
+    assert reason == "alice did not come" and over["winner"] == 1
+
+
+def test_a_tournament_tied_at_the_top_is_announced_as_a_tie():
+    tied = compute_standings([ScoredGame("house-novice-11", "house-novice-12", "1/2-1/2"),
+                              ScoredGame("house-novice-12", "house-novice-11", "1/2-1/2")])
+    assert [row.rank for row in tied.rows] == [1, 1]
+    assert tied.first_place() == "house-novice-11 and house-novice-12 share first place with 1 point"
+    won = compute_standings([ScoredGame("ann", "bob", "1-0"), ScoredGame("bob", "ann", "1/2-1/2")])
+    assert won.first_place() == "ann wins with 1.5 points"
+
+
+def test_the_house_bots_refusal_says_try_again_once_and_leaves_the_anchors_out():
+    desk = HouseDesk(4 + 1)  # plyhall serve --house-bots 4 --ladder-anchors connect4:novice
+    desk.anchor("connect4", "novice")
+    for n in range(4):
+        assert desk.refusal("novice", True, 1, f"p{n}", f"10.0.0.{n}", 1, 0) is None
+        desk.room_bot("novice", "connect4", f"room {n}", 1, f"p{n}", f"10.0.0.{n}", lambda name: False)
+    refusal = desk.refusal("novice", True, 1, "p9", "10.0.0.9", 1, 0)
+    assert refusal is not None and refusal.code == "busy"
+    assert refusal.text.lower().count("try again") == 1
+    assert refusal.text.startswith("all 4 house bots of this server are playing")
