@@ -7,8 +7,11 @@ from __future__ import annotations
 from protocol.games.amazons import AMAZONS
 from server.core.env import Env
 from server.core.house import HouseDesk
+from server.core.identity import Holder
 from server.core.room import Room, RoomSettings
 from server.tournament import ScoredGame, compute_standings
+from tests.helpers import HallDriver
+from tests.test_identity import holding
 
 
 def msgs(out, name, kind):
@@ -95,3 +98,22 @@ def test_the_house_bots_refusal_says_try_again_once_and_leaves_the_anchors_out()
     assert refusal is not None and refusal.code == "busy"
     assert refusal.text.lower().count("try again") == 1
     assert refusal.text.startswith("all 4 house bots of this server are playing")
+
+
+def test_a_bot_restarted_without_a_secret_is_told_to_wait_or_use_a_secret_not_about_a_new_secret():
+    desk, _ = holding(Holder.SEAT, claimed=False)  # ann sits in a game, and her bot's process was just stopped
+    refused = desk.send("restarted", {"type": "login", "name": "ann"})[0]
+    assert refused["code"] == "resume_required"
+    assert "new secret" not in refused["message"] and "choose another name" not in refused["message"]
+    assert "wait" in refused["message"] and "--secret" in refused["message"]
+    refused = desk.send("with a secret", {"type": "login", "name": "ann", "secret": "fresh"})[0]
+    assert "gave no secret" in refused["message"]  # why a secret of its own does not help here
+
+
+def test_a_name_in_use_says_what_to_do_without_the_rule_in_brackets():
+    desk = HallDriver()
+    desk.login("dup")
+    refused = desk.send("again", {"type": "login", "name": "dup"})[0]
+    assert refused["code"] == "name_in_use"
+    assert refused["message"] == ("dup is in use right now (a live session): stop the other program or page logged in "
+                                  "as dup, or choose another name")

@@ -113,14 +113,34 @@ token-proven login that also carries a secret claims the name with it (that is h
 the name it is using)."""
 
 REFUSAL_TEXT = {
-    Verdict.NAME_IN_USE: "{name} is in use by {holder}; choose another name (a name is claimed only while "
-                         "nobody holds it)",
-    Verdict.RESUME_REQUIRED: "{name} is held by {holder} whose owner is away: only the resume token of its last "
-                             "login takes it back, not a new secret; choose another name",
+    Verdict.NAME_IN_USE: "{name} is in use right now ({holder}): stop the other program or page logged in as "
+                         "{name}, or choose another name",
+    Verdict.RESUME_REQUIRED: "{name} is held by {holder} whose owner is away, and it gave no secret, so a new secret "
+                             "cannot take it: log in with that connection's resume token, or choose another name",
     Verdict.WRONG_SECRET: "the name {name} is claimed; log in with its secret (or your resume token) or choose "
                           "another name",
 }
 """The sentence of each refusal (``{name}`` and ``{holder}`` filled in)."""
+
+RESTARTED_TOO_SOON = {
+    Holder.SEAT: "{name} is still held by a seat kept for the connection that just went away (a bot restarted "
+                 "within the room's grace period, 30 s unless the room says otherwise): wait until the seat is "
+                 "given up and start again, or start the bot with --secret S so that a restart takes the name "
+                 "back at once",
+    Holder.ENTRY: "{name} is held by its tournament entry for the connection that just went away, and without a "
+                  "secret only that connection's resume token takes it back: ask the organiser, and give the bot a "
+                  "--secret S from the start so that a restart takes the name back at once",
+}
+"""The refusal of a login that carries nothing (no secret, no token) for a name kept for its away owner: most
+often a bot restarted without ``--secret`` before its old seat was given up."""
+
+
+def refusal_text(verdict: Verdict, name: str, holder: Holder, proof: Proof) -> str:
+    """The sentence of a refused login: :data:`REFUSAL_TEXT`, or :data:`RESTARTED_TOO_SOON` for a login that
+    proves nothing (no secret to speak of) of a name kept for its owner."""
+    if verdict is Verdict.RESUME_REQUIRED and proof is Proof.NOTHING and holder in RESTARTED_TOO_SOON:
+        return RESTARTED_TOO_SOON[holder].format(name=name)
+    return REFUSAL_TEXT[verdict].format(name=name, holder=holder.value)
 
 
 def decide(claimed: bool, holder: Holder, proof: Proof) -> Verdict:

@@ -33,6 +33,7 @@ from .identity import (
     SecretCheck,
     Verdict,
     decide,
+    refusal_text,
     same_secret,
     token_digest,
 )
@@ -159,7 +160,8 @@ class Logins:
         """A login without a valid token: the rule table decides, and guesses at a claimed name are paced."""
         name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")
         claim = self.claims.get(name)
-        verdict = decide(claim is not None, holder, Proof.SECRET if secret is not None else Proof.NOTHING)
+        proof = Proof.SECRET if secret is not None else Proof.NOTHING
+        verdict = decide(claim is not None, holder, proof)
         if verdict in (Verdict.CHECK, Verdict.WRONG_SECRET):  # a claimed name: guesses at its secret are paced
             wait = max(self.pairs.wait((address, name), now), self.addresses.wait(address, now))
             if wait:
@@ -169,7 +171,7 @@ class Logins:
             if verdict is Verdict.WRONG_SECRET or token is not None:  # a guess (of a secret, or of a token)
                 self._failed(name, address, now)
             log.info("login refused (%s): %s from %s", verdict.value, name, address)
-            return Refuse(verdict.value, REFUSAL_TEXT[verdict].format(name=name, holder=holder.value))
+            return Refuse(verdict.value, refusal_text(verdict, name, holder, proof))
         if verdict is Verdict.ADMIT:
             return Admit(proven=False)
         if verdict is Verdict.CLAIM:
