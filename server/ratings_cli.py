@@ -22,6 +22,9 @@ from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_js
 
 from .cli_support import add_db_option
 
+UNRATED_SHOWN = 5
+"""The latest unrated games of rated rooms a leaderboard lists under it, with why."""
+
 
 def register(subparsers: Any) -> None:
     """Add the ``ratings`` subcommand."""
@@ -103,6 +106,11 @@ def run_ratings(args: argparse.Namespace) -> int:
             return 0
         rows = leaderboard_json(storage.leaderboard(args.game), time.time())[:args.limit]
         print(board_text(args.game, rows))
+        unrated = storage.unrated_games(args.game, UNRATED_SHOWN)
+        if unrated:
+            print("latest games of rated rooms that were not rated (docs/RATINGS.md):")
+            for game in unrated:
+                print(f"  {_when(game['ended_at'])}  {game['id']}  {' vs '.join(game['players'])}: {game['unrated']}")
         return 0
     finally:
         storage.close()

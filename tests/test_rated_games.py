@@ -257,8 +257,10 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
 
     db = tmp_path / "ratings.db"
     storage = open_storage(str(db))
+    aborted = result(10, ("cat", "dan"), rated=False, at=3000.0)
+    aborted.moves, aborted.unrated = [], "aborted after 0 moves: a connect4 game is rated from its 4th move on"
     storage.apply([GameEnded(result(n, winner=1, at=1000.0 + n)) for n in range(3)]
-                  + [GameEnded(result(9, ("house-master-connect4", "ann"), winner=0, at=2000.0))])
+                  + [GameEnded(result(9, ("house-master-connect4", "ann"), winner=0, at=2000.0)), GameEnded(aborted)])
     storage.close()
 
     def ratings(*args: str) -> subprocess.CompletedProcess:
@@ -272,6 +274,8 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     assert lines[2].split()[:2] == ["1", "house-master-connect4"] and "2000*" in lines[2]
     assert lines[3].split()[1] == "bob" and "3-0-0" in lines[3] and "?" in lines[3]
     assert "0-0-4" in lines[4]
+    assert lines[-2].startswith("latest games of rated rooms that were not rated") and lines[-1].endswith(
+        "g10  cat vs dan: aborted after 0 moves: a connect4 game is rated from its 4th move on")
     player = ratings("--player", "ann")
     assert player.returncode == 0 and "ann in connect4" in player.stdout and "lost vs house-master-connect4" in \
         player.stdout
