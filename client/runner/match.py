@@ -204,6 +204,14 @@ class MatchError(RuntimeError):
     """A bot failed during a game (an exception or an illegal move): a bug in the bot."""
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a match: ``result`` holds the games finished before it (in game order)."""
+
+    def __init__(self, result: MatchResult) -> None:
+        super().__init__(f"interrupted after {len(result.records)} of {result.planned} games")
+        self.result = result
+
+
 def game_seeds(seed: int, index: int) -> tuple[int, int]:
     """The seeds of A's and B's bots in game ``index`` (0-based) of a match with ``seed``."""
     rng = random.Random(f"plyhall-match-{seed}-{index}")
@@ -349,6 +357,8 @@ def play_match(
     opening_plies: int = 0,
     progress: ProgressCallback | None = None,
     seat: int | None = None,
+    in_workers: bool = False,
+    say: Callable[[str], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games between two levels, swapping seats every game.
 
@@ -360,7 +370,10 @@ def play_match(
     ``progress(done, total, result_so_far)`` is called after each game.
     ``seat`` (0 or 1) plays only the games with A in that seat: the same games
     as in a match of twice as many, A's other half left out.
-    Raises ``ValueError`` for bad options and :class:`MatchError` when a bot fails.
+    ``in_workers`` plays even one job in a worker process, so that Ctrl-C acts at once (a master engine
+    compiling holds the process it runs in for up to a minute); ``say`` is told of that warm-up.
+    Raises ``ValueError`` for bad options, :class:`MatchError` when a bot fails and :class:`MatchInterrupted`,
+    with the games finished so far, on Ctrl-C.
     """
     level_a, level_b = check_match_options(
         game_id, level_a, level_b, games, time_per_move, jobs, opening_plies, seat
@@ -378,25 +391,73 @@ def play_match(
         (game_id, level_a, level_b, index, seed, time_per_move, opening_plies)
         for index in (range(games) if seat is None else range(seat, 2 * games, 2))
     ]
-    if jobs == 1 or games == 1:
-        for args in arguments:
-            finished(play_match_game(*args))
-    else:
-        from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
-
-        pool = ProcessPoolExecutor(max_workers=min(jobs, games))
-        try:
-            pending = {pool.submit(play_match_game, *args) for args in arguments}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-                for future in done:
-                    finished(future.result())
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
+    masters = "master" in (level_a, level_b)
+    try:
+        if (jobs == 1 or games == 1) and not in_workers:
+            for args in arguments:
+                finished(play_match_game(*args))
+        else:
+            _play_in_workers(arguments, min(jobs, games), finished, game_id if masters else None, say)
+    except KeyboardInterrupt:
+        result.records.sort(key=lambda record: record.index)
+        raise MatchInterrupted(result) from None
     result.records.sort(key=lambda record: record.index)
     return result
+
+
+def _ignore_interrupts() -> None:
+    """A worker leaves Ctrl-C to the match, which stops it (a master engine compiling would not hear it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _warm_up_master(game_id: str) -> None:
+    """Build ``game_id``'s master engine once (numba compiles it into its cache the first time)."""
+    from bots import make_bot
+
+    make_bot(game_id, "master")
+
+
+def _play_in_workers(arguments: list[tuple[Any, ...]], jobs: int, finished: Callable[[MatchGame], None],
+                     warm: str | None, say: Callable[[str], None] | None) -> None:
+    """Play the games in ``jobs`` worker processes, the master engine of game ``warm`` built first; the waits are
+    short, so Ctrl-C reaches this process at once, and the workers are stopped whatever ends the match."""
+    import multiprocessing
+
+    pool = multiprocessing.Pool(jobs, initializer=_ignore_interrupts)
+    try:
+        if warm is not None:
+            if say is not None:
+                say(f"warming up the {warm} master engine…")
+            started = time.perf_counter()
+            warming = pool.apply_async(_warm_up_master, (warm,))
+            _wait(lambda: warming.get(timeout=0.2))
+            if say is not None:
+                say(f"  ready in {time.perf_counter() - started:.1f} s")
+        games = pool.imap_unordered(_play_match_game, arguments)
+        for _ in arguments:
+            finished(_wait(lambda: games.next(timeout=0.2)))
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _play_match_game(arguments: tuple[Any, ...]) -> MatchGame:
+    """:func:`play_match_game` of one tuple of arguments (what a pool's ``imap`` hands a worker)."""
+    return play_match_game(*arguments)
+
+
+def _wait(step: Callable[[], Any]) -> Any:
+    """What ``step`` (a wait for a worker's answer, 0.2 s at most) returns, taken again until it answers: a wait
+    without a timeout would defer Ctrl-C."""
+    import multiprocessing
+
+    while True:
+        try:
+            return step()
+        except multiprocessing.TimeoutError:
+            continue
 
 
 class ProgressBar:
@@ -504,6 +565,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Carry out ``plyhall match``; prints the summary table on stdout."""
     progress = None if args.quiet else ProgressBar(sys.stderr)
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
     try:
         result = play_match(
             args.game,
@@ -515,7 +579,18 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             opening_plies=args.opening_plies,
             progress=progress,
+            in_workers=True,
+            say=None if args.quiet else say,
         )
+    except MatchInterrupted as exc:
+        if progress is not None and progress.interactive:
+            sys.stderr.write("\n")  # off the progress line
+        done = exc.result.records
+        print(f"interrupted after {len(done)} of {args.games} games"
+              + (": the results so far" if done else ""), file=sys.stderr, flush=True)
+        if done:
+            print(exc.result.table())
+        return 130
     except MatchError as exc:
         print(f"plyhall match: a bot failed: {exc}", file=sys.stderr)
         return 1
