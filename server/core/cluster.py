@@ -10,10 +10,30 @@ and who holds a name elsewhere when a login for it arrives. The I/O layer keeps 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .identity import Holder
+
+WAITED = 0.05  # seconds a move's announcement must have waited (for its commit) before the wait is given back
+
+
+def credit_wait(room: Any, seconds: float, now: float) -> float:
+    """Give the seat to move in ``room`` back up to ``seconds`` of its running clock: time it could not use because
+    it had not been told it was its turn (the announcement waited for a database that was away, or for Redis to
+    carry it to the player's node). Never more than its turn has lasted; what was given back."""
+    clocks = getattr(room, "clocks", None)
+    if clocks is None or clocks.running is None or clocks.final is not None or seconds <= 0:
+        return 0.0
+    given = min(seconds, max(0.0, now - clocks.turn_started))
+    clocks.turn_started += given
+    return given
+
+
+def moved_rooms(messages: Iterable[tuple[int, dict[str, Any]]]) -> set[str]:
+    """The rooms a batch of messages announces a move in."""
+    return {msg["room"] for _, msg in messages if msg.get("type") == "moved" and isinstance(msg.get("room"), str)}
 
 
 @dataclass

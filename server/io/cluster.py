@@ -51,7 +51,7 @@ import msgpack
 from protocol import messages as m
 from protocol.messages import ErrorCode, validate_request
 
-from ..core.cluster import ClusterView
+from ..core.cluster import ClusterView, credit_wait
 from ..core.hall import ROOM_REQUESTS
 from ..core.identity import Holder
 from ..tournament.director import slug
@@ -168,6 +168,7 @@ class ClusterLink:
         self._ever_up = False
         self._beats_done = 0
         self.lock = "held"  # this node's database lock: held, or unverified while the database cannot say
+        self._lost_at: float | None = None  # since when Redis is away (up to the last beat that held the clocks)
         self._renewed = time.monotonic()  # when this node's lease was last renewed
         self._checking: asyncio.Future[str] | None = None  # the ownership check running now
         self._fencing = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-fence")
@@ -679,6 +680,8 @@ class ClusterLink:
         """A beat; and every 20 beats (10 s), the nodes the database knows (Redis forgets its members when
         restarted)."""
         self._beats_done += 1
+        if not self.up:
+            self._hold_remote_clocks()
         late = time.monotonic() - self._renewed
         if late > LEASE_SECONDS:  # stalled, or Redis was away: other nodes may have adopted this one's rooms
             if self.up:
@@ -830,7 +833,24 @@ class ClusterLink:
         if self.up:
             log.error("lost the cluster's Redis at %s (%s): rooms of other nodes are out of reach until it is back",
                       self.url, exc)
+            self._lost_at = time.monotonic()
         self.up = False
+
+    def _hold_remote_clocks(self) -> None:
+        """While Redis is away, the clock of a player of another node whose turn it is does not run (what this
+        node sends that player is lost meanwhile, and its moves cannot arrive): every beat, and when Redis is
+        back, the time since the last is given back to it."""
+        if self._lost_at is None:
+            return
+        now = time.monotonic()
+        seconds, self._lost_at = now - self._lost_at, (None if self.up else now)
+        for room in list(self.hall.registry.rooms.values()):
+            clocks = room.clocks
+            if clocks is None or clocks.running is None:
+                continue
+            session = self.hall.by_name.get(room.players[clocks.running] or "")
+            if session is not None and session.conn < 0:  # a stand-in: the player is on another node
+                credit_wait(room, seconds, now)
 
     def _back(self, again: bool) -> None:
         """Redis answers (``again``: after it was lost): publish this node's listing and register, and re-attach
@@ -838,6 +858,7 @@ class ClusterLink:
         lost)."""
         if again:
             log.warning("the cluster's Redis is back")
+            self._hold_remote_clocks()
             if self.redis is not None:  # its idle pooled connections died with it: a fresh pool
                 self._tasks.append(asyncio.create_task(self.redis.connection_pool.disconnect(inuse_connections=False)))
         self._published = -1

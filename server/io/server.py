@@ -29,6 +29,7 @@ from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
 from protocol.messages import ProtocolError, validate_request
 from protocol.requests import ClientMessage
 
+from ..core.cluster import WAITED, credit_wait, moved_rooms
 from ..core.env import Env
 from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
 from ..core.outbox import Refusal
@@ -104,7 +105,8 @@ class PlyhallServer:
         self._next_id = 0
         self._server: Server | None = None
         self._writer: Writer | None = None
-        self._held: deque[tuple[int, HallOutbox]] = deque()  # outboxes waiting for their writes' commit
+        # outboxes waiting for their writes' commit, with when they were made
+        self._held: deque[tuple[int, HallOutbox, float]] = deque()
         self._timer_task: asyncio.Task | None = None
         self._timer_wakeup = asyncio.Event()
         self._timer_until: float | None = None  # the deadline the timer task sleeps until (None: no deadline)
@@ -411,11 +413,16 @@ class PlyhallServer:
         else:
             self._deliver(out)
             return
-        self._held.append((seq, out))
+        self._held.append((seq, out, time.monotonic()))
 
     def _committed(self, seq: int) -> None:
+        now = time.monotonic()
         while self._held and self._held[0][0] <= seq:
-            self._deliver(self._held.popleft()[1])
+            _, out, made = self._held.popleft()
+            if now - made > WAITED:  # the player to move learns it only now: the wait is not its time
+                for name in moved_rooms(out.messages):
+                    credit_wait(self.hall.registry.find(name), now - made, now)
+            self._deliver(out)
 
     def _deliver(self, out: HallOutbox) -> None:
         if self.analyse_finished and out.ended:  # stored now: the analysis worker can read them

@@ -1,0 +1,63 @@
+"""Outages are charged to nobody's clock (issue 40), on real nodes: a player of another node whose turn it is
+while Redis is away, and a player told of the opponent's move only once a database that was away took it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.sdk import Client
+from tests.helpers import login
+from tests.test_cluster_fencing import two_nodes
+
+pytestmark = pytest.mark.timeout(240)
+
+
+async def open_game(url1: str, url2: str, room: str, clients: list[Client]) -> tuple[Client, Client]:
+    """ann (on node 1, the room's) and bob (on node 2) seated in ``room`` with 60 s each for the game."""
+    ann, bob = await login(url1, "ann"), await login(url2, "bob")
+    clients += [ann, bob]
+    await ann.request({"type": "create_room", "game": "connect4", "name": room, "time_control": {"initial": 60}})
+    await ann.request({"type": "join", "room": room, "seat": 0})
+    await bob.request({"type": "join", "room": room, "seat": 1})
+    for client in (ann, bob):
+        await client.expect("game_start", room=room)
+    return ann, bob
+
+
+async def test_a_redis_outage_is_not_charged_to_a_player_of_another_node(pg_url, redis_server, redis_url):
+    """bob (on n2) is to move in n1's room when Redis goes away for 5 s: when it is back his clock has lost only
+    the moments around the outage, not the outage."""
+    try:
+        async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+            ann, bob = await open_game(url1, url2, "Outage", clients)
+            await ann.request({"type": "move", "room": "Outage", "move": "4"})
+            await bob.expect("moved", room="Outage")
+            redis_server.pause()
+            await asyncio.sleep(5)
+            redis_server.resume()
+            back = await bob.expect("game_start", room="Outage", timeout=30)  # the state again, once Redis is back
+            assert back["to_move"] == 1
+            assert back["clocks"]["left"][1] > 57.5, back["clocks"]
+    finally:
+        redis_server.revive()
+
+
+async def test_a_move_held_by_a_database_restart_starts_the_clock_when_announced(pg_url, postgres_cluster,
+                                                                                redis_url):
+    """ann moves while PostgreSQL is down (3 s): the move is announced once it is stored, and bob's clock starts
+    then, not when ann's move was accepted."""
+    async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+        ann, bob = await open_game(url1, url2, "Restart", clients)
+        postgres_cluster.stop()
+        try:
+            await ann.send({"type": "move", "room": "Restart", "move": "4"})
+            await asyncio.sleep(3)
+        finally:
+            postgres_cluster.start()
+        await bob.expect("moved", room="Restart", seq=1, timeout=30)
+        await asyncio.sleep(0.5)
+        await bob.request({"type": "move", "room": "Restart", "move": "4"}, timeout=30)
+        mine = await bob.expect("moved", room="Restart", seq=2, timeout=30)
+        assert mine["clocks"]["left"][1] > 58.5, mine["clocks"]
