@@ -26,8 +26,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import time
 import urllib.request
+from collections import Counter
 from typing import Any
 
 from common import Server, heading, log, scratch, script_parser
@@ -35,6 +37,7 @@ from common import Server, heading, log, scratch, script_parser
 from client.connection import Client
 
 ATTACKER, VICTIMS, ACCOMPLICE, CLASSROOM, UNDECLARED = "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.9", "127.0.0.10"
+NAMES = re.compile(r"\b(sybil\d+|target|deflator|victim|accomplice)\b")
 SEEK = {"type": "seek", "game": "connect4", "time_control": {"per_move": 30}}
 
 
@@ -129,8 +132,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     figures["deflation"] = (len(sunk), sum("ratings" in over for over in sunk), rating(port, "deflator"), before,
                             rating(port, "victim"), len(beat), sum("ratings" in over for over in beat))
     log(f"deflation: {figures['deflation']}")
-    unrated = {over["unrated"].split(":")[0][:70] for over in farmed + sunk + beat if "unrated" in over}
-    figures["reasons"] = sorted(unrated)
+    kinds = Counter(NAMES.sub("NAME", over["unrated"]) for over in farmed + boosted + sunk + beat if "unrated" in over)
+    figures["reasons"] = sorted(kinds.items(), key=lambda kind: -kind[1])
 
     pupils = [await person(url, f"pupil{i:02}", CLASSROOM) for i in range(30)]
     ring = [await game(pupils[i], pupils[(i + 1) % 30]) for i in range(30)]
@@ -164,7 +167,8 @@ def show(fig: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"deflation         the deflator loses {sunk} games to its sybils: {sunk_rated} rated, deflator "
           f"{fmt(deflator)}; then the address's names beat an established victim ({fmt(b)}) {beat} times: "
           f"{beat_rated} rated, victim {fmt(a)}, {a[0] - b[0]:+.1f}")
-    print(f"why not rated     {'; '.join(fig['reasons'])}")
+    for reason, count in fig["reasons"]:
+        print(f"not rated {count:>4}  {reason}")
     ring, ring_rated, home, home_rated = fig["classroom"]
     print(f"classroom         30 bots behind one declared address: {ring_rated} of {ring} games rated; two names of an "
           f"undeclared address: {home_rated} of {home} rated")
