@@ -286,3 +286,21 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     assert "no database file" in subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--db",
                                                  str(tmp_path / "none.db"), "--game", "connect4"],
                                                 capture_output=True, text=True, timeout=60).stderr
+
+
+def test_a_ladder_game_that_is_not_rated_says_why_and_the_ladder_plays_on():
+    """Two ladder bots of one IPv6 /64 (as the I/O layer counts addresses): their game is not rated, its game_over
+    says why, and both wait on the ladder again as after any game."""
+    desk = HallDriver()
+    for name in ("ann", "bob"):
+        desk.connect(name, "2001:db8:0:7::/64")
+        assert desk.login(name, secret=f"{name}'s secret")["claimed"]
+    desk.send("ann", {"type": "seek", "game": "connect4", "ladder": True})
+    room = next(m for m in desk.send("bob", {"type": "seek", "game": "connect4", "ladder": True})
+                if m["type"] == "joined")["room"]
+    play_moves(desk, room)
+    desk.send("ann", {"type": "resign", "room": room})
+    over = desk.last("bob", "game_over")
+    assert "ratings" not in over and over["unrated"].startswith("ann and bob play from one address")
+    assert not _ended(desk)[-1].rated and _ended(desk)[-1].unrated == over["unrated"]
+    assert desk.last("ann", "joined")["room"] != room  # paired again at once: the ladder goes on

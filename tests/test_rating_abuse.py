@@ -197,3 +197,23 @@ def test_recompute_lists_a_rated_game_too_short_to_rate(tmp_path: Path):
     storage.close()
     assert count == 1 and problems == ["rated game g1 ended after 0 moves: a connect4 game is rated from move 4 on "
                                        "(rated by an older Plyhall?)"]
+
+
+def test_addresses_link_names_by_ipv4_address_and_ipv6_64_unless_in_a_declared_network():
+    from server.core.rated import RatedPlay
+
+    plain = RatedPlay()
+    declared = RatedPlay(networks=(ipaddress.ip_network("2001:db8::/48"), ipaddress.ip_network("192.0.2.0/24")))
+    for rules in (plain, declared):
+        for name, address in (("a", "2001:db8:0:7::/64"), ("b", "2001:db8:0:7::/64"), ("c", "2001:db8:0:8::/64"),
+                              ("d", "192.0.2.1"), ("e", "192.0.2.1"), ("f", "198.51.100.1"), ("g", "198.51.100.2")):
+            rules.seen(name, address)
+        rules.claimed("g", "198.51.100.1")  # claimed where f plays, now elsewhere
+    no_anchor = (False, False)
+    assert "play from one address" in plain.reason(("a", "b"), no_anchor, 0.0)
+    assert plain.reason(("a", "c"), no_anchor, 0.0) is None  # another /64: another household
+    assert "play from one address" in plain.reason(("d", "e"), no_anchor, 0.0)
+    assert "or were claimed from one" in plain.reason(("f", "g"), no_anchor, 0.0)
+    assert declared.reason(("a", "b"), no_anchor, 0.0) is None and declared.reason(("d", "e"), no_anchor, 0.0) is None
+    assert "or were claimed from one" in declared.reason(("f", "g"), no_anchor, 0.0)  # not declared
+    assert plain.reason(("house-master-connect4", "a"), (True, False), 0.0) is None  # the server's own anchors
