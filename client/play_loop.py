@@ -120,6 +120,7 @@ class PlayerRunner:
         connected_before = False
         self.thinker = Thinker(self.player, self.options.think)
         try:
+            await self._look_for_server()
             await self._warm_up()
             while not self.finished:
                 try:
@@ -153,6 +154,22 @@ class PlayerRunner:
         finally:
             self.thinker.close()
         return self.results
+
+    async def _look_for_server(self) -> None:
+        """Connect once before the player warms up (which may take a minute): a wrong address is said and ends
+        the bot at once, and so is a server not there yet (the bot goes on, and keeps trying once it is ready)."""
+        probe = Client(self.options.url, self.options.subprotocol)
+        try:
+            await asyncio.wait_for(probe.connect(), 10.0)
+        except (TimeoutError, OSError, ConnectionError, InvalidHandshake) as exc:
+            reason, fatal = describe_connect_error(self.options.url, exc, False)
+            if fatal:
+                raise ServerURLError(reason) from None
+            self.status(f"{reason}; trying again when the bot is ready")
+        except InvalidURI as exc:
+            raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
+        finally:
+            await probe.close()
 
     async def _warm_up(self) -> None:
         """Get the player ready before it logs in, so that no clock runs while an engine compiles."""

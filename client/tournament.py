@@ -26,7 +26,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from protocol.games import GAMES
 
-from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_url
+from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_url, describe_connect_error
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "cycles", "rounds", "time_control",
@@ -236,7 +236,9 @@ def fetch(url: str, path: str) -> str:
             reason = exc.reason
         raise TournamentCliError(str(reason)) from None
     except OSError as exc:
-        raise TournamentCliError(f"no server at {url} ({getattr(exc, 'reason', exc)})") from None
+        reason = getattr(exc, "reason", exc)
+        raise TournamentCliError(describe_connect_error(url, reason if isinstance(reason, BaseException) else exc,
+                                                        False)[0]) from None
 
 
 def describe_progress(event: dict[str, Any]) -> str:
@@ -278,8 +280,7 @@ async def _organiser(args: argparse.Namespace) -> Client:
     try:
         await client.connect()
     except OSError as exc:
-        raise TournamentCliError(f"no server at {args.url} ({exc.strerror or exc}); start one with plyhall serve") \
-            from None
+        raise TournamentCliError(describe_connect_error(args.url, exc, False)[0]) from None
     await client.login(f"organiser-{os.getpid()}", organiser=secret)
     return client
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
 
+from tests.conftest import free_port
 from tests.helpers import plyhall, stop
+
+
+def plyhall_argv(*args: str) -> list[str]:
+    """The command line of ``plyhall ARGS``, as :func:`tests.helpers.plyhall` runs it."""
+    return [sys.executable, "-m", "client.cli", *args]
 
 
 def read_err_until(proc: subprocess.Popen, text: str) -> str:
@@ -45,3 +52,28 @@ def test_a_match_says_it_warms_up_the_master_engine_and_ctrl_c_acts_during_it():
         stop(proc)
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert "interrupted after 0 of 2 games" in err or "the results so far" in err, err
+
+
+def test_a_bot_with_no_server_says_so_before_its_engine_warms_up():
+    url = f"ws://127.0.0.1:{free_port()}/ws"
+    proc = plyhall("bot", "--game", "connect4", "--level", "master", "--name", "early", "--url", url)
+    try:
+        first, second = proc.stdout.readline(), proc.stdout.readline()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert first.startswith(f"early: no server at {url} (connection refused)"), first + second + out + err
+    assert "warming up the master engine" in second  # and then it warms up, and keeps trying
+    assert proc.returncode == 130 and "Traceback" not in err, err
+
+
+def test_tournament_without_a_server_says_so_in_one_line_without_an_errno():
+    url = f"ws://127.0.0.1:{free_port()}/ws"
+    for action in (["status", "cup"], ["run", "--game", "connect4", "--players", "ann", "--local", "novice",
+                                       "--secret", "s"]):
+        run = subprocess.run(plyhall_argv("tournament", *action, "--url", url), capture_output=True, text=True,
+                             timeout=60)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode == 2 and len(lines) == 1, run.stderr
+        assert lines[0] == (f"plyhall tournament: no server at {url} (connection refused); start one with "
+                            "`plyhall serve`, or check --url"), lines[0]

@@ -159,16 +159,18 @@ def test_no_server_says_so_and_keeps_trying_within_the_backoff_bound():
     proc = plyhall("bot", "--game", "connect4", "--name", "early", "--url", url)
     lines = []
     try:
-        while len(lines) < 3:
+        while len(lines) < 4:
             line = proc.stdout.readline()
             assert line, proc.stderr.read()
             lines.append(line.strip())
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
+    assert lines[0].endswith("trying again when the bot is ready"), lines[0]  # said at once, before any warm-up
     for line in lines:
         assert line.startswith(f"early: no server at {url} (connection refused)"), line
         assert "connection lost" not in line
+    for line in lines[1:]:
         delay = float(re.search(r"trying again in ([0-9.]+) s", line).group(1))
         assert 0 < delay <= 10.0  # the documented bound (BOTS.md)
     assert proc.returncode == 130 and "Traceback" not in err, err
