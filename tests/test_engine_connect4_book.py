@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from bitbully_databases import BitBullyDatabases
 
+from bots.base import TimeBudget
 from bots.engine.connect4 import book as book_module
 from bots.engine.connect4.book import Book, book_key, layer, mirror, opening_move, opening_table, table_path
 from bots.engine.connect4.fieldbook import (
@@ -187,12 +188,16 @@ def test_opening_moves_are_proven_optimal_below_twelve_stones(book_solver: Solve
 
 
 def test_master_plays_the_openings_move_and_says_so(book_solver: SolverTables) -> None:
+    """Before 12 stones the openings answer whatever the clock says (milliseconds): even a move with 10 ms left
+    on the clock is proven-optimal."""
     master = Connect4Master("connect4", "master", seed=1)
-    for moves in ("", "4", "44", "4455"):
-        move = master.choose(GAME.start(*moves))
+    for moves in ("", "4", "44", "4455", "4455661", "445566121", "4455661213", "12345671234"):
+        move = master.choose(GAME.start(*moves), TimeBudget(remaining=0.01))
         stats = master.stats()
         assert stats["book"] and stats["score"] == exact(moves, book_solver)
-        assert -exact(moves + str(move.column + 1), book_solver) == stats["score"]
+        child = moves + str(move.column + 1)
+        wins = (CELLS + 1 - len(moves)) // 2
+        assert stats["score"] == (wins if not _legal(child) else -exact(child, book_solver)), moves
 
 
 class _Pairs:

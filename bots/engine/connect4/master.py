@@ -68,7 +68,9 @@ class Connect4Master(EngineBot):
         columns = legal_columns(int(mask))
         if len(columns) == 1:
             return columns[0], {"forced": True}
-        found = opening_move(int(position), int(mask), stones, self._solver, deadline)
+        # Before 12 stones: milliseconds at worst (a search of at most 5 plies to the book), so past any deadline
+        # too, at any time control; only a node limit stops it.
+        found = opening_move(int(position), int(mask), stones, self._solver)
         if found is not None and found[0] in columns:  # exact: the fastest win, the slowest loss, or the draw
             return found[0], {"book": True, "solved": True, "score": found[1]}
 
