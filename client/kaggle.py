@@ -16,23 +16,35 @@ agent (or, here, the one named with ``--agent``). The agent is called with ``obs
 Mark 1 is whichever seat moved first (rooms alternate it from game to game), as on Kaggle, where mark 1 always
 moves first. An agent that
 raises, or returns something that is not a free column, loses the game as it would on Kaggle (here:
-the bot resigns, saying what the agent returned).
+the bot resigns, saying what the agent returned). The agent runs in a process of its own, in a process group
+of its own (:class:`KaggleAgentPlayer`): an agent that calls ``sys.exit`` or ``os._exit`` or raises
+``KeyboardInterrupt`` loses its game only, and whatever it started is killed with it.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import operator
+import os
+import select
+import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from .player import Player, Resign, Turn
+from .engine import START_TIMEOUT, end_group, start_in_group
+from .player import NoMove, Player, Resign, Turn
 
 ROWS, COLUMNS, IN_A_ROW = 6, 7, 4
 DEFAULT_ACT_TIMEOUT = 2.0  # Kaggle's actTimeout
 OVERAGE = 60.0  # Kaggle's remainingOverageTime at the start
+GRACE = 1.0
+"""Seconds past the end of its clock an agent is waited for before its process is replaced and the move lost."""
+MAX_REPLY = 1 << 16
+"""Bytes of one answer of the agent's process read at most (an answer is a short JSON line)."""
 
 
 class Struct(dict):
@@ -62,7 +74,7 @@ def load_agent(path: str | Path, name: str | None = None) -> Any:
     namespace: dict[str, Any] = {"__name__": "__kaggle_agent__", "__file__": str(path)}
     try:
         exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 - running the user's agent is the point
-    except Exception as exc:
+    except BaseException as exc:  # noqa: BLE001 - a file that exits or is interrupted as it loads is no agent
         detail = traceback.format_exception_only(exc)[-1].strip()
         raise ValueError(f"the agent file {str(path)!r} failed to load: {detail}") from None
     if name is not None:
@@ -113,48 +125,166 @@ def configuration(turn: Turn) -> Struct:
 
 
 class KaggleAgentPlayer(Player):
-    """A Kaggle ConnectX agent file as a player (loaded in the thinking process)."""
+    """A Kaggle ConnectX agent file as a player. The agent runs in a process of its own (``python -m
+    client.kaggle``), in a process group of its own: whatever it does, ``sys.exit``, ``os._exit``,
+    ``KeyboardInterrupt`` or a loop without end, it loses its game only, and what it started is killed with
+    it (:func:`client.engine.end_group`; the bot's watchdog kills it too if the bot ends). It thinks in the
+    bot's thread: the agent is a process already."""
 
-    def __init__(self, path: str | Path, name: str | None = None) -> None:
+    def __init__(self, path: str | Path, name: str | None = None, *, start_timeout: float = START_TIMEOUT) -> None:
         self.path = str(path)
         self.name = name
         load_agent(path, name)  # a clear error now, in the bot's own process, if the file is no agent
-        self._agent: Any = None
+        self.start_timeout = start_timeout
         self.warms_up = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._label = "agent"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_agent": None}
+        return {**self.__dict__, "_proc": None}
+
+    # The agent's process ----------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self._stop_agent()
+        argv = [sys.executable, "-P", "-m", "client.kaggle", self.path, *([self.name] if self.name else [])]
+        self._proc = start_in_group(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        reply = self._reply(time.monotonic() + self.start_timeout)
+        if reply is None or "ready" not in reply:
+            detail = (reply or {}).get("error") or self._describe_end()
+            self._stop_agent()
+            raise Resign(f"the Kaggle agent could not start: {detail}")
+        self._label = reply["ready"]
+
+    def _stop_agent(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+            end_group(proc)
+
+    def _describe_end(self) -> str:
+        assert self._proc is not None
+        try:
+            code = self._proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return "it closed its output"
+        return f"its process exited with code {code}" if code >= 0 else f"its process was killed by signal {-code}"
+
+    def _reply(self, deadline: float | None) -> dict[str, Any] | None:
+        """The agent process's next answer; None when it ended (or said something unreadable), ``TimeoutError``
+        at ``deadline``."""
+        assert self._proc is not None and self._proc.stdout is not None
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([self._proc.stdout], [], [], wait)
+        if not ready:
+            raise TimeoutError
+        line = self._proc.stdout.readline(MAX_REPLY)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            return None
+        return reply if isinstance(reply, dict) else None
 
     def warm_up(self) -> str | None:
-        """Load the agent file (its imports run now, before the bot logs in)."""
-        if self._agent is None:
-            self._agent = load_agent(self.path, self.name)
-        return f"Kaggle agent {getattr(self._agent, '__name__', 'agent')} from {Path(self.path).name}"
+        """Start the agent's process and load the file (its imports run now, before the bot logs in)."""
+        if self._proc is None:
+            try:
+                self._start()
+            except Resign as exc:
+                raise ValueError(str(exc)) from None
+        return f"Kaggle agent {self._label} from {Path(self.path).name}"
+
+    def close(self) -> None:
+        """Stop the agent's process and whatever it started."""
+        self._stop_agent()
+
+    # Turns ---------------------------------------------------------------------------------------------------------
 
     def choose(self, turn: Turn) -> Any:
-        """Call the agent and check its column (0-based; Plyhall's columns are 1-based)."""
+        """Ask the agent and check its column (0-based; Plyhall's columns are 1-based)."""
         if turn.game.id != "connect4":
             raise Resign(f"a Kaggle ConnectX agent plays connect4, not {turn.game.id}")
-        if self._agent is None:
-            self._agent = load_agent(self.path, self.name)
-        args = (observation(turn), configuration(turn))[:_wants(self._agent)]
+        if self._proc is None:
+            self._start()
+        assert self._proc is not None and self._proc.stdin is not None
+        request = {"observation": observation(turn), "configuration": configuration(turn)}
+        deadline = None if turn.time_left is None else time.monotonic() + turn.time_left + GRACE
         try:
-            column = self._agent(*args)
-        except Exception:
-            raise Resign("the agent raised an exception (it would lose on Kaggle too):\n"
-                         + traceback.format_exc()) from None
-        return self._checked(column, turn)
+            self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self._proc.stdin.flush()
+            reply = self._reply(deadline)
+        except TimeoutError:
+            self._stop_agent()  # a fresh process for the next turn
+            raise NoMove("the agent did not answer in time; its process was started again") from None
+        except OSError:
+            reply = None
+        if reply is None:
+            why = self._describe_end()
+            self._stop_agent()
+            raise Resign(f"the agent ended its process ({why}): it loses this game, as on Kaggle") from None
+        if "exit" in reply:  # sys.exit or KeyboardInterrupt: the agent is done with; a fresh one plays on
+            self._stop_agent()
+            raise Resign(f"the agent {reply['exit']}: it loses this game, as on Kaggle")
+        if "raised" in reply:
+            raise Resign("the agent raised an exception (it would lose on Kaggle too):\n" + str(reply["raised"]))
+        if "returned" in reply:
+            raise Resign(f"the agent returned {reply['returned']}: a column is an integer 0-{COLUMNS - 1}")
+        return self._checked(reply.get("column"), turn)
 
     @staticmethod
     def _checked(column: Any, turn: Turn) -> Any:
-        try:
-            if isinstance(column, bool):
-                raise TypeError  # Kaggle's schema takes no booleans
-            index = operator.index(column)  # ints, numpy integers
-        except TypeError:
-            raise Resign(f"the agent returned {column!r}: a column is an integer 0-{COLUMNS - 1}") from None
         free = [c for c in range(COLUMNS) if observation(turn).board[c] == 0]
-        if index not in free:
-            raise Resign(f"the agent returned column {index}: the free columns are "
+        if not isinstance(column, int) or isinstance(column, bool) or column not in free:
+            raise Resign(f"the agent returned column {column}: the free columns are "
                          f"{', '.join(map(str, free))} (0-based; Kaggle counts an invalid column as a loss)")
-        return turn.game.parse_move(str(index + 1), turn.state)
+        return turn.game.parse_move(str(column + 1), turn.state)
+
+
+# The agent's own process ----------------------------------------------------------------------------------------------
+
+def _answer(agent: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """Call the agent on one request; what to tell the player (a column, or how the agent failed)."""
+    args = (Struct(request["observation"]), Struct(request["configuration"]))[:_wants(agent)]
+    try:
+        column = agent(*args)
+    except SystemExit as exc:
+        return {"exit": f"called sys.exit({exc.code!r})"}
+    except KeyboardInterrupt:
+        return {"exit": "raised KeyboardInterrupt"}
+    except BaseException:  # noqa: BLE001 - whatever the agent raises loses its game, never the bot
+        return {"raised": traceback.format_exc()}
+    try:
+        if isinstance(column, bool):
+            raise TypeError  # Kaggle's schema takes no booleans
+        return {"column": operator.index(column)}  # ints, numpy integers
+    except TypeError:
+        return {"returned": repr(column)[:200]}
+
+
+def serve_agent(path: str, name: str | None) -> int:
+    """The agent's process: load the file, then answer one JSON request a line (``observation``,
+    ``configuration``) with one JSON answer a line. What the agent prints goes to stderr, so that its
+    answers' channel is the process's own."""
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def say(obj: dict[str, Any]) -> None:
+        answers.write(json.dumps(obj) + "\n")
+        answers.flush()
+
+    try:
+        agent = load_agent(path, name)
+    except ValueError as exc:
+        say({"error": str(exc)})
+        return 1
+    say({"ready": getattr(agent, "__name__", "agent")})
+    for line in sys.stdin:
+        say(_answer(agent, json.loads(line)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve_agent(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

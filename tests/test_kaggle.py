@@ -187,3 +187,76 @@ async def test_an_agent_that_never_answers_loses_the_move_not_the_bot(tmp_path: 
         assert C4.notation(move) == "4"  # column 3 of Kaggle's 0-6
     finally:
         thinker.close()
+
+
+# Agents that end their own process (issue 41) -------------------------------------------------------------------------
+
+EXITS = {
+    "sys.exit": "sys.exit(3)",
+    "os._exit": "os._exit(5)",
+    "KeyboardInterrupt": "raise KeyboardInterrupt",
+}
+EXIT_REASONS = {"sys.exit": "called sys.exit(3)", "os._exit": "exited with code 5",
+                "KeyboardInterrupt": "raised KeyboardInterrupt"}
+
+
+def exiting_agent(folder: Path, how: str) -> Path:
+    """An agent that, in its first game only, starts a child that sleeps (its pid noted in ``pids``), then ends as
+    ``how`` says; afterwards (a marker file says so) it plays the first free column."""
+    agent = folder / "agent.py"
+    agent.write_text(
+        "import os, subprocess, sys\n"
+        "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+        "def agent(obs, config):\n"
+        "    marker = os.path.join(HERE, 'exited')\n"
+        "    if not os.path.exists(marker):\n"
+        "        open(marker, 'w').close()\n"
+        "        child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(1000)'])\n"
+        "        with open(os.path.join(HERE, 'pids'), 'a') as f:\n"
+        "            f.write(f'{child.pid}\\n')\n"
+        f"        {EXITS[how]}\n"
+        "    return next(c for c in range(7) if obs.board[c] == 0)\n", encoding="utf-8")
+    return agent
+
+
+def gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("how", list(EXITS))
+def test_an_agent_that_exits_loses_its_game_and_its_children_die_with_it(tmp_path: Path, how: str) -> None:
+    from tests.helpers import poll_until
+
+    player = KaggleAgentPlayer(exiting_agent(tmp_path, how))
+    try:
+        player.warm_up()
+        with pytest.raises(Resign, match=re.escape(EXIT_REASONS[how])):
+            player.choose(turn())
+        child = int((tmp_path / "pids").read_text().split()[0])
+        assert poll_until(lambda: gone(child), timeout=10)  # killed with the agent's process group
+        assert C4.notation(player.choose(turn("4"))) == "1"  # the next game: a fresh agent plays on
+    finally:
+        player.close()
+
+
+@pytest.mark.parametrize("how", list(EXITS))
+def test_a_bot_whose_agent_exits_plays_its_next_game(server: int, tmp_path: Path, how: str) -> None:
+    agent = exiting_agent(tmp_path, how)
+    url = f"ws://127.0.0.1:{server}/ws"
+    room = f"kaggle-exit-{how.replace('.', '-').lower()}"
+    procs = [plyhall("bot", "--game", "connect4", *flags, "--room", room, "--series", "2", "--games", "2",
+                     "--url", url, cwd=tmp_path)
+             for flags in (["--kaggle", str(agent), "--name", f"quitter{len(how)}"],
+                           ["--level", "random", "--name", f"steady{len(how)}"])]
+    outputs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, f"{proc.args}\n{out}\n{err}"  # the whole bot used to die with its agent
+        outputs.append(out)
+    assert re.search(r"resigning game in .*: the agent .*" + re.escape(EXIT_REASONS[how]), outputs[0])
+    assert re.search(r"game 1 in .*: lost against", outputs[0]) and "game 2 in" in outputs[0]
+    assert all(gone(int(pid)) for pid in (tmp_path / "pids").read_text().split())

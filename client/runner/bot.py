@@ -157,7 +157,7 @@ def run_bot(args: argparse.Namespace) -> int:
 
 def make_player(args: argparse.Namespace, say: Any) -> tuple[Player, str]:
     """The player the flags ask for, and where it thinks: one of our levels (in a worker process), an engine
-    program (in a thread: the engine is a process of its own) or a Kaggle agent file (in a worker process)."""
+    program or a Kaggle agent file (in a thread: each runs in a process of its own, that the player supervises)."""
     if args.engine is not None:
         from client.engine import EnginePlayer
 
@@ -165,7 +165,7 @@ def make_player(args: argparse.Namespace, say: Any) -> tuple[Player, str]:
     if args.kaggle is not None:
         from client.kaggle import KaggleAgentPlayer
 
-        return KaggleAgentPlayer(args.kaggle, args.agent), "process"
+        return KaggleAgentPlayer(args.kaggle, args.agent), "thread"
     return BotPlayer(args.game, args.level or "random", args.seed), "process"
 
 
