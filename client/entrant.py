@@ -2,13 +2,15 @@
 
 Real COSC 322 bots play one game per process (many never reset their board), and some hang in their own search.
 The entrant runner keeps such a bot from costing more than one game. It follows the tournament over the server's
-read-only HTTP side (``/api/tournaments/ID``, every ``--poll`` seconds: no login, so the name stays free for the
-bot), and whenever the server opens a game of the entrant it starts the bot's command fresh, in a process group of
-its own, with ``PLYHALL_URL``, ``PLYHALL_TOURNAMENT``, ``PLYHALL_NAME`` (the entrant's name, whatever the bot's
-code calls itself) and ``PLYHALL_GAMES=1`` set: the course library logs in, is seated in that game (the position
-and the opponent's last move included, when the game is under way) and plays it. When the game ends — played to
-its end, lost on time by a bot that froze, or forfeited — the runner gives the bot a moment to end by itself, then
-stops its whole process group. Between games nothing runs. Ctrl-C stops the bot's process group too.
+read-only HTTP side (no login, so the name stays free for the bot): every ``--poll`` seconds it looks for a room of
+the event holding a seat of the entrant (``/api/rooms``, a short answer), and now and then at the whole event
+(``/api/tournaments/ID``, to see it end). Whenever the server opens a game of the entrant it starts the bot's
+command fresh, in a process group of its own, with ``PLYHALL_URL``, ``PLYHALL_TOURNAMENT``, ``PLYHALL_NAME`` (the
+entrant's name, whatever the bot's code calls itself) and ``PLYHALL_GAMES=1`` set: the course library logs in, is
+seated in that game (the position and the opponent's last move included, when the game is under way) and plays it.
+When the game ends — played to its end, lost on time by a bot that froze, or forfeited — the runner gives the bot a
+moment to end by itself, then stops its whole process group. Between games nothing runs. Ctrl-C stops the bot's
+process group too.
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ from protocol.messages import NAME_PATTERN
 from .connection import DEFAULT_URL, ServerURLError, check_url
 from .tournament import http_base
 
-POLL = 1.0
-"""Seconds between two looks at the tournament (the default of ``--poll``)."""
+POLL = 2.0
+"""Seconds between two looks for the entrant's next game or the end of its game (the default of ``--poll``): thirty
+runners on one machine then ask the server 15 times a second, below its limit for one address."""
+EVENT_EVERY = 5
+"""While it waits, the runner reads the whole tournament (to see it end) every this many looks."""
 END_GRACE = 3.0
 """Seconds a bot has to end by itself after its game, before its process group is stopped."""
 KILL_GRACE = 2.0
@@ -98,7 +103,7 @@ class Entrant:
         self.options = options
         self.say_line = say or (lambda line: print(line, flush=True))
         self.tournament = options.tournament
-        self.played: list[tuple[int, str]] = []  # (game number, result from the entrant's side)
+        self.played: list[tuple[str, str]] = []  # (room, result from the entrant's side)
         self.proc: subprocess.Popen[bytes] | None = None
         self._said = ""
 
@@ -108,25 +113,29 @@ class Entrant:
 
     # ----- the server's HTTP side -----
 
-    def _get(self, path: str) -> tuple[int, Any]:
-        """Status and JSON body of GET ``path``; OSError when no server answers."""
+    def _get(self, path: str) -> tuple[int, Any, float]:
+        """Status, JSON body and Retry-After (seconds, 0 if none) of GET ``path``; OSError when no server answers."""
         try:
             with urllib.request.urlopen(http_base(self.options.url) + path, timeout=30) as resp:
-                return resp.status, json.loads(resp.read())
+                return resp.status, json.loads(resp.read()), 0.0
         except urllib.error.HTTPError as exc:
             try:
                 body = json.loads(exc.read())
             except ValueError:
                 body = {"error": exc.reason}
-            return exc.code, body
+            try:
+                retry = float(exc.headers.get("Retry-After") or body.get("retry_after") or 0)
+            except (TypeError, ValueError):
+                retry = 0.0
+            return exc.code, body, retry
 
-    def event(self, wait_for_creation: bool = False) -> dict[str, Any]:
-        """The tournament in full; waits (saying so) while the server cannot be reached, or, with
-        ``wait_for_creation``, while the tournament does not exist yet."""
+    def _fetch(self, path: str) -> Any | None:
+        """The JSON answer to GET ``path`` (None for 404). Waits, saying so, while no server answers (up to
+        :data:`UNREACHABLE_LIMIT`), and as long as the server asks when it is busy (429, 503)."""
         unreachable_since: float | None = None
         while True:
             try:
-                status, body = self._get(f"/api/tournaments/{quote(self.tournament)}?format=json")
+                status, body, retry = self._get(path)
             except OSError as exc:
                 now = time.monotonic()
                 unreachable_since = unreachable_since or now
@@ -136,13 +145,33 @@ class Entrant:
                 self._status(f"no server at {self.options.url} ({getattr(exc, 'reason', exc)}); trying again")
                 time.sleep(self.options.poll)
                 continue
+            unreachable_since = None
             if status == 200:
                 return body
-            if status == 404 and wait_for_creation:
-                self._status(f"waiting for the tournament {self.tournament} to be created")
-                time.sleep(self.options.poll)
+            if status == 404:
+                return None
+            if status in (429, 503):
+                time.sleep(max(self.options.poll, min(retry, 60.0)))
                 continue
             raise EntrantError(f"the server says: {body.get('error', status)}")
+
+    def event(self, wait_for_creation: bool = False) -> dict[str, Any]:
+        """The tournament in full; with ``wait_for_creation``, waits (saying so) until it exists."""
+        while True:
+            event = self._fetch(f"/api/tournaments/{quote(self.tournament)}?format=json")
+            if event is not None:
+                return event
+            if not wait_for_creation:
+                raise EntrantError(f"the server has no tournament {self.tournament} any more")
+            self._status(f"waiting for the tournament {self.tournament} to be created")
+            time.sleep(self.options.poll)
+
+    def _rooms(self) -> list[dict[str, Any]]:
+        """The server's open rooms of this tournament that hold a seat of this entrant (a light answer, where the
+        tournament's own is long: the runner asks for it every ``--poll`` seconds)."""
+        rooms = (self._fetch("/api/rooms?game=amazons") or {}).get("rooms") or []
+        return [room for room in rooms if room.get("tournament") == self.tournament
+                and self.options.name in (room.get("seats") or [])]
 
     def _status(self, text: str) -> None:
         """Say ``text`` unless it was the last thing said."""
@@ -163,50 +192,54 @@ class Entrant:
 
     # ----- the games -----
 
-    def run(self) -> int:
-        """Play every game of the entrant, one process each, until the tournament is over; the exit code."""
+    def enter(self) -> dict[str, Any]:
+        """The tournament, once it exists and this runner can play in it (else EntrantError)."""
         event = self.event(wait_for_creation=True)
         self.check(event)
         self.tournament = event["id"]
-        done: set[int] = set()
+        return event
+
+    def run(self, event: dict[str, Any]) -> int:
+        """Play every game of the entrant, one process each, until the tournament is over; the exit code."""
+        played: set[str] = set()
+        polls = 0
         while True:
-            game = self._due(event, done)
-            if game is not None:
-                self._play(game)
-                done.add(game["number"])
-            elif event["status"] in OVER:
+            room = next((r for r in self._rooms() if r.get("status") in ("waiting", "playing")
+                         and r["name"] not in played), None)
+            if room is not None:
+                played.add(room["name"])
+                self._play(room)
+                event = self.event()
+                continue
+            if event["status"] in OVER:
                 points = sum({"won": 1.0, "draw": 0.5}.get(result.split(" ")[0], 0.0) for _, result in self.played)
                 self.say(f"the tournament {event['name']} is {event['status']}: {len(self.played)} games here, "
                          f"{points:g} points (plyhall tournament results {event['id']} --url {self.options.url})")
                 return 0 if event["status"] == "finished" else 1
-            else:
-                progress = event.get("progress", {})
-                self._status(f"waiting for its next game (tournament {event['name']} {event['status']}, "
-                             f"{progress.get('done', 0)} of {progress.get('total', '?')} games played)")
-                time.sleep(self.options.poll)
-            event = self.event()
+            progress = event.get("progress", {})
+            self._status(f"waiting for its next game (tournament {event['name']} {event['status']}, "
+                         f"{progress.get('done', 0)} of {progress.get('total', '?')} games played)")
+            time.sleep(self.options.poll)
+            polls += 1
+            if polls % EVENT_EVERY == 0:
+                event = self.event()
 
-    def _due(self, event: dict[str, Any], done: set[int]) -> dict[str, Any] | None:
-        """The entrant's game the server has opened (a room is seated) and the runner has not played yet."""
-        for game in event.get("schedule") or []:
-            if self.options.name in (game.get("white"), game.get("black")) and game.get("status") == "playing" \
-                    and game.get("room") and game["number"] not in done:
-                return game
-        return None
-
-    def _play(self, game: dict[str, Any]) -> None:
-        """Run the bot for ``game`` until the game is over, then stop what is left of its process group."""
-        first = game["white"]  # the schedule's white is seat 0, who moves first: "black" in the course's terms
-        second = game["black"]
+    def _play(self, room: dict[str, Any]) -> None:
+        """Run the bot for the game of ``room`` (a room summary) until it is over, then stop what is left of the
+        bot's process group, and say how the game ended."""
+        name = room["name"]
+        number = next((g["number"] for g in self.event().get("schedule") or [] if g.get("room") == name), None)
+        game = f"game {number} in {name}" if number is not None else f"the game in {name}"
+        first, second = room["seats"]  # seat 0 moves first: "black" in the course's terms
         colour = "black, moves first" if first == self.options.name else "white, moves second"
-        self.say(f"game {game['number']} in {game['room']}: {first} against {second} (it plays {colour} in the "
-                 f"course's terms); starting {' '.join(self.options.command)}")
+        self.say(f"{game}: {first} against {second} (it plays {colour} in the course's terms); starting "
+                 f"{' '.join(self.options.command)}")
         starts = 1
         self.proc = self._start()
         while True:
             time.sleep(self.options.poll)
-            entry = next((g for g in self.event().get("schedule") or [] if g["number"] == game["number"]), game)
-            if entry.get("status") != "playing":
+            now = next((r for r in self._rooms() if r["name"] == name), None)
+            if now is None or now.get("status") not in ("waiting", "playing"):
                 break
             code = self.proc.poll() if self.proc is not None else None
             if code is not None and starts <= RESTARTS:
@@ -219,9 +252,10 @@ class Entrant:
                          "clock runs)")
                 self.proc = None
         how = self.stop()
+        entry = next((g for g in self.event().get("schedule") or [] if g["number"] == number), {})
         result = self._result(entry)
-        self.played.append((game["number"], result))
-        self.say(f"game {game['number']} in {game['room']}: {result}; {how}")
+        self.played.append((name, result))
+        self.say(f"{game}: {result}; {how}")
 
     def _start(self) -> subprocess.Popen[bytes]:
         """The bot's command, fresh, in a process group of its own, with the settings the course library reads."""
@@ -270,7 +304,7 @@ class Entrant:
         reason = None
         if entry.get("record"):
             try:
-                status, record = self._get(f"/api/games/{quote(entry['record'])}")
+                status, record, _ = self._get(f"/api/games/{quote(entry['record'])}")
                 reason = record.get("reason") if status == 200 else None
             except OSError:
                 pass
@@ -310,7 +344,7 @@ def add_parser(commands: Any) -> None:
     entrant.add_argument("--secret", help="the name's secret, passed to the bot as PLYHALL_SECRET (default: "
                                           "$PLYHALL_SECRET if set, else the password the bot's command gives)")
     entrant.add_argument("--poll", type=float, default=POLL,
-                         help=f"seconds between two looks at the tournament (default {POLL:g})")
+                         help=f"seconds between two looks for the entrant's next game (default {POLL:g})")
     entrant.add_argument("command", nargs=argparse.REMAINDER, help="-- then the bot's command and its arguments")
     entrant.set_defaults(func=run_entrant)
 
@@ -322,14 +356,19 @@ def run_entrant(args: argparse.Namespace) -> int:
     if command and command[0] == "--":
         command = command[1:]
     options = EntrantOptions(args.tournament, args.name, command, args.url, args.secret, args.poll)
-    try:
-        entrant = Entrant(options)
-    except EntrantError as exc:
-        print(f"plyhall cosc322 entrant: {exc}", file=sys.stderr)
-        return 2
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
-        return entrant.run()
+        entrant = Entrant(options)
+        event = entrant.enter()
+    except EntrantError as exc:
+        print(f"plyhall cosc322 entrant: {exc}", file=sys.stderr)
+        signal.signal(signal.SIGTERM, previous)
+        return 2
+    except (KeyboardInterrupt, Stopped):
+        signal.signal(signal.SIGTERM, previous)
+        return 130
+    try:
+        return entrant.run(event)
     except EntrantError as exc:
         entrant.stop()
         print(f"plyhall cosc322 entrant: {exc}", file=sys.stderr)

@@ -6,8 +6,8 @@ keeps the board of its first game) and FreezeBot (hangs in handleGameMessage at 
 event is run twice: each bot in one process with PLYHALL_TOURNAMENT (the course library follows the event), and
 each through ``plyhall cosc322 entrant`` (a fresh, supervised process per game). Either way every scheduled game is
 played or forfeited with a reason, no game stalls, the frozen bot loses on time and its process is gone, and the
-event ends with its standings. The clock is short (2 s a move; these bots move at once) so that the frozen bot's
-losses cost seconds.
+event ends with its standings. The clock is short (2 s a move in one process, 5 s for the fresh processes of the
+runner, with a margin of 0.5 s; these bots move at once) so that the frozen bot's losses cost seconds.
 
 A course bot seated in a game already under way hears of it as a course bot expects, at its turn. And the guide's
 "Run a class tournament" commands run as written.
@@ -20,6 +20,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -59,12 +60,13 @@ def server(tmp_path: Path):
     stop(proc)
 
 
-def organise(start, port: int, name: str, grace: int) -> Run:
-    """``plyhall tournament run``: a round robin of the four entrants, one game a pairing, 2 s a move."""
+def organise(start, port: int, name: str, grace: int, per_move: int = 2) -> Run:
+    """``plyhall tournament run``: a round robin of the four entrants, one game a pairing, ``per_move`` seconds a
+    move (and a margin of half a second)."""
     argv = [sys.executable, "-m", "client.cli", "tournament", "run", "--url", f"ws://127.0.0.1:{port}/ws",
             "--secret", ORGANISER, "--name", name, "--game", "amazons", "--format", "round-robin",
-            "--players", ",".join(n for n, _ in ENTRANTS), "--games-per-pairing", "1", "--time-control", "2",
-            "--grace", str(grace)]
+            "--players", ",".join(n for n, _ in ENTRANTS), "--games-per-pairing", "1", "--time-control", str(per_move),
+            "--time-margin", "500", "--grace", str(grace)]
     run = start("organiser", argv, environment(port), cwd=ROOT)
     deadline = time.monotonic() + 60
     while "running" not in run.out.read_text():
@@ -99,12 +101,15 @@ def check_event(port: int, name: str) -> list[tuple[dict, dict]]:
     return games
 
 
-def check_frozen_bot(games: list[tuple[dict, dict]]) -> None:
-    """dan (FreezeBot) loses every game; those it was at lost on time, and the others were played out."""
+def check_frozen_bot(games: list[tuple[dict, dict]], logs: dict[str, Path]) -> None:
+    """dan (FreezeBot) loses every game; those it was at lost on time, and the others were played out (``logs``:
+    each entrant's standard error, shown when not)."""
     for entry, record in games:
         dan = 0 if entry["white"] == "dan" else 1 if entry["black"] == "dan" else None
-        if dan is None:
-            assert entry["status"] == "finished", (entry, record["reason"])  # the three others play their games
+        if dan is None:  # the three others play their games
+            players = (entry["white"], entry["black"])
+            assert entry["status"] == "finished", (entry, record["reason"], {
+                name: log.read_text()[-3000:] for name, log in logs.items() if name in players})
             continue
         assert entry["result"] == ("0-1" if dan == 0 else "1-0"), entry
         if entry["status"] == "finished":
@@ -133,7 +138,7 @@ def test_a_round_robin_of_course_bots_each_in_one_process(jar: Path, bots: Path,
     seated in instead of leaving them. FreezeBot's first game is lost on time, its process ends itself (exit code
     3) and its later games are forfeited after the grace. StaleBot may lose its later games on its stale board:
     with a reason, like every game. A bot that is no entrant is told so and ends."""
-    organiser = organise(spawn, server, "class", grace=15)
+    organiser = organise(spawn, server, "class", grace=20)
     runs = {}
     for name, main in ENTRANTS:
         settings = {"PLYHALL_GAMES": "3"} if name == "bob" else {"PLYHALL_TOURNAMENT": "class"}
@@ -142,7 +147,7 @@ def test_a_round_robin_of_course_bots_each_in_one_process(jar: Path, bots: Path,
     stranger = java_bot(spawn, [jar, bots], "COSC322Test", "eve", server, PLYHALL_TOURNAMENT="class")
     assert organiser.wait(EVENT_TIMEOUT)[0] == 0, organiser.out.read_text() + organiser.err.read_text()
     games = check_event(server, "class")
-    check_frozen_bot(games)
+    check_frozen_bot(games, {name: run.err for name, run in runs.items()})
     results = {name: run.wait(60) for name, run in runs.items()}
     for name in ("ann", "cat"):
         code, out, err = results[name]
@@ -177,13 +182,13 @@ def test_a_round_robin_of_course_bots_through_the_entrant_runner(jar: Path, bots
     its game is over."""
     runners = {name: entrant_runner(spawn, [jar, bots], server, name, main) for name, main in ENTRANTS[:1]}
     time.sleep(1.0)  # ann's runner is there before the tournament is
-    organiser = organise(spawn, server, "class", grace=30)
+    organiser = organise(spawn, server, "class", grace=30, per_move=5)  # a fresh JVM's first move takes a while
     for name, main in ENTRANTS[1:]:
         runners[name] = entrant_runner(spawn, [jar, bots], server, name, main)
         time.sleep(0.5)
     assert organiser.wait(EVENT_TIMEOUT)[0] == 0, organiser.out.read_text() + organiser.err.read_text()
     games = check_event(server, "class")
-    check_frozen_bot(games)
+    check_frozen_bot(games, {name: run.out for name, run in runners.items()})
     assert all(entry["status"] == "finished" for entry, _ in games), "every entrant came to every game"
     outputs = {}
     for name, run in runners.items():
@@ -394,3 +399,34 @@ def wait_for_port(port: int, run: Run) -> None:
             pass
         assert run.proc.poll() is None and time.monotonic() < deadline, run.err.read_text()
         time.sleep(0.1)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="process groups, SIGINT and /proc")
+def test_ctrl_c_stops_the_entrant_runner_and_its_bots_process_group(server: int, spawn, tmp_path: Path):  # noqa: F811
+    """Ctrl-C (SIGINT) while a game runs: the runner stops the bot's whole process group (here a shell and the
+    program it started) and says so, exit code 130."""
+    async def create() -> None:
+        organiser = await login(f"ws://127.0.0.1:{server}/ws", "organiser", organiser=ORGANISER)
+        await organiser.request({"type": "tournament_create", "game": "amazons", "format": "round-robin",
+                                 "name": "interrupted", "players": ["ivy", "jon"], "games_per_pairing": 1,
+                                 "grace": 120, "start": True})
+        await organiser.close()
+
+    pids = tmp_path / "pids"
+    bot = f"echo $$ > {pids}; sleep 600 & echo $! >> {pids}; wait"
+    argv = [sys.executable, "-m", "client.cli", "cosc322", "entrant", "--tournament", "interrupted", "--name", "ivy",
+            "--url", f"ws://127.0.0.1:{server}/ws", "--poll", "0.2", "--", "bash", "-c", bot]
+    runner = spawn("runner-ivy", argv, environment(server), cwd=ROOT)
+    asyncio.run(create())
+    deadline = time.monotonic() + 60
+    while not pids.exists() or len(pids.read_text().split()) < 2:
+        assert runner.proc.poll() is None and time.monotonic() < deadline, runner.err.read_text()
+        time.sleep(0.05)
+    shell, sleeper = (int(pid) for pid in pids.read_text().split())
+    runner.proc.send_signal(signal.SIGINT)
+    code, out, err = runner.wait(30)
+    assert code == 130, out + err
+    assert "ivy: game 1 in interrupted 1.1: jon against ivy" in out, out
+    assert f"stopped; the bot's process (pid {shell}) was stopped" in err, err
+    for pid in (shell, sleeper):
+        assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z", pid

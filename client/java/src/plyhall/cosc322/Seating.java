@@ -199,15 +199,20 @@ final class Seating {
             } else if (type.equals("joined")) {
                 joined(reply);
             } else if ("in_tournament".equals(reply.get("code"))) {
-                seeking = false;
-                Log.warn(session.name, "the server says: " + reply.get("message") + ". It seats the bot in each of "
-                        + "its games: waiting for the next. To play every game of the event in this run, set "
-                        + "PLYHALL_TOURNAMENT to the tournament's name");
+                seekWithdrawn(String.valueOf(reply.get("message")));
             } else {
                 seeking = false;
                 session.fail("cannot seek a game: " + reply.get("message"));
             }
         });
+    }
+
+    /** The server refused or withdrew our seek: the bot is a tournament entrant, seated by the server. */
+    void seekWithdrawn(String message) {
+        seeking = false;
+        Log.warn(session.name, "the server says: " + message + ". It seats the bot in each of its tournament games: "
+                + "waiting for the next" + (entry == null ? ". To play every game of the event in this run, set "
+                + "PLYHALL_TOURNAMENT to the tournament's name" : ""));
     }
 
     private void cancelSeek() {

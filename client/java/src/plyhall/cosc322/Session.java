@@ -478,6 +478,8 @@ public final class Session {
         String message = String.valueOf(msg.get("message"));
         if (move != null) {
             Log.error(name, "the server refused your move " + move + ": " + message);
+        } else if ("in_tournament".equals(msg.get("code"))) {
+            seating.seekWithdrawn(message); // a tournament was created with this bot among its entrants
         } else if ("server_shutdown".equals(msg.get("code"))) {
             Log.info(name, message); // the connection closes next, and the library logs in again
         } else {
