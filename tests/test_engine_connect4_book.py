@@ -22,6 +22,7 @@ from bots.engine.connect4.fieldbook import (
     field_book,
     field_score,
     huffman_code,
+    parent_bound,
     read_field_book,
 )
 from bots.engine.connect4.master import Connect4Master
@@ -144,6 +145,22 @@ def test_the_books_scores_agree_with_our_solver(plain_solver: SolverTables, book
         moves = random_moves(rng, BOOK_STONES)
         plain_solver.entries.fill(0)
         assert exact(moves, book_solver) == exact(moves, plain_solver), moves
+
+
+def test_the_parents_in_the_book_bound_a_13_stone_position_from_below(plain_solver: SolverTables) -> None:
+    """The solver's shortcut one stone past the book: a parent is worth at least minus the position its move made,
+    so the best of the parents' bounds never exceeds the exact score (found here without the book)."""
+    book = field_book()
+    rng = random.Random(13)
+    informative = 0
+    for _ in range(8):
+        moves = random_moves(rng, BOOK_STONES + 1)
+        position, mask, _ = from_moves(moves)
+        bound = parent_bound(book.keys, book.values, np.uint64(position), np.uint64(mask))
+        plain_solver.entries.fill(0)
+        assert bound <= exact(moves, plain_solver), moves
+        informative += bound > -CELLS  # -CELLS: every parent could win at once (none in the book)
+    assert informative >= 4
 
 
 def test_the_opening_table_is_made_in_the_cache_and_agrees_with_the_solver(book_solver: SolverTables,

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .position import CELLS, HEIGHT, WIDTH
+from .position import CELLS, HEIGHT, S1, WIDTH, bottom_square, column_mask, playable, winning_squares
 
 BOOK_STONES = 12
 """The stones of every position in the book."""
@@ -120,3 +120,26 @@ def field_score(keys: np.ndarray, values: np.ndarray, position: np.uint64, mask:
     empty_after = CELLS - BOOK_STONES - plies  # squares still empty once the game is over
     score = empty_after // 2 + 1  # the winner's unplayed stones, and the winning one
     return score if value > 0 else -score
+
+
+@njit(cache=True)
+def parent_bound(keys: np.ndarray, values: np.ndarray, position: np.uint64, mask: np.uint64) -> int:
+    """A lower bound on the score of a 13-stone position (the second player to move, ``position`` its stones)
+    from its parents in the book (the first player's top stone taken back): a parent is worth at least minus the
+    position its move made. ``-CELLS`` when no parent says anything."""
+    last = position ^ mask  # the first player's stones: it moved last
+    bound = -CELLS
+    for column in range(WIDTH):
+        in_column = mask & column_mask(column)
+        if not in_column:
+            continue
+        top = (in_column + bottom_square(column)) >> S1
+        if not last & top:
+            continue
+        first, before = last ^ top, mask ^ top
+        if playable(before) & winning_squares(first, before):
+            continue  # the parent is won at once: not in the book, and it bounds nothing
+        score = field_score(keys, values, first, before)
+        if score != NOT_IN_BOOK and -score > bound:
+            bound = -score
+    return bound

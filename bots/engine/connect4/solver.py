@@ -19,7 +19,7 @@ from numba import njit
 
 from ..bits import popcount
 from ..search import NO_LIMIT, count_node
-from .fieldbook import BOOK_STONES, NOT_IN_BOOK, FieldBook, field_score, no_book
+from .fieldbook import BOOK_STONES, NOT_IN_BOOK, FieldBook, field_score, no_book, parent_bound
 from .position import (
     CELLS,
     COLUMN_ORDER,
@@ -109,6 +109,10 @@ def solver_negamax(
             low = max(low, bound - LOWER_OFFSET)
         elif bound:
             high = min(high, bound - UPPER_OFFSET)
+    if stones == BOOK_STONES + 1 and len(tables.book_keys):  # its parents, in the book, bound it from below
+        bound = parent_bound(tables.book_keys, tables.book_values, position, mask)
+        if bound > low:
+            low = bound
     if alpha < low:
         alpha = low
         if alpha >= beta:
