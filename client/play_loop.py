@@ -309,7 +309,7 @@ class PlayerRunner:
         elif kind == "player_away":
             self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
         elif kind == "error":
-            log.warning("server error: %s %s", msg.get("code"), msg.get("message"))
+            log.warning("%s: server error: %s %s", self.options.name, msg.get("code"), msg.get("message"))
             if msg.get("code") == "illegal_move":
                 raise IllegalMove(msg.get("message", "illegal move"))
 
@@ -396,7 +396,7 @@ class PlayerRunner:
         seat = room["seat"] if room else None
         rating = msg["ratings"][seat] if seat is not None and msg.get("ratings") else None
         result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"),
-                            msg.get("status", "finished"), rating)
+                            msg.get("status", "finished"), rating, msg.get("game_no"))
         if seat is not None:
             self.results.append(result)
             if self.thinker is not None:

@@ -92,6 +92,7 @@ class GameResult:
     record: str | None
     status: str = "finished"  # finished (played), forfeit (somebody never came) or aborted (no result)
     rating: dict[str, Any] | None = None  # a rated result: the bot's rating after it (game_over.ratings[seat])
+    game_no: int | None = None  # the game's number in its room (game_over.game_no), as "playing game N in ROOM" said
 
     @property
     def played(self) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from protocol.games import GAMES
+from protocol.statistics import format_duration
 
 from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_url, describe_connect_error
 
@@ -249,8 +250,8 @@ def describe_progress(event: dict[str, Any]) -> str:
     if forfeits:
         line += f" ({forfeits} forfeited)"
     left = progress.get("seconds_left")
-    if left and event["status"] == "running":
-        line += f", about {int(left // 60)}m{int(left % 60):02d}s left"
+    if left is not None and event["status"] == "running" and progress["done"] < progress["total"]:
+        line += ", under a minute left" if left < 60 else f", about {format_duration(left)} left"
     rows = event.get("standings", {}).get("rows") or []
     if rows and progress["done"]:
         line += f"; leader {rows[0]['name']} {rows[0]['points']:g}"
@@ -389,7 +390,7 @@ async def _reconnect(args: argparse.Namespace, why: BaseException) -> Client:
 def _add_definition(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file", help="a TOML file with the tournament's settings (flags given too win)")
     parser.add_argument("--name", help="the tournament's name (letters, digits, spaces, _ . -; up to 28)")
-    parser.add_argument("--game", choices=sorted(GAMES), help="the game played")
+    parser.add_argument("--game", type=str.lower, choices=sorted(GAMES), help="the game played")
     parser.add_argument("--format", choices=FORMATS,
                         help="round-robin, double-round-robin, gauntlet (the first entrant against the others) or "
                              "swiss")

@@ -3,12 +3,17 @@ one line per mistake with the fix, and words that fit what the user did."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
 
+import pytest
+
+from client.tournament import describe_progress
+from server.tournament.schedule import ScheduleError, TournamentSpec
 from tests.conftest import free_port
-from tests.helpers import plyhall, stop
+from tests.helpers import plyhall, running_server, stop
 
 
 def plyhall_argv(*args: str) -> list[str]:
@@ -77,3 +82,49 @@ def test_tournament_without_a_server_says_so_in_one_line_without_an_errno():
         assert run.returncode == 2 and len(lines) == 1, run.stderr
         assert lines[0] == (f"plyhall tournament: no server at {url} (connection refused); start one with "
                             "`plyhall serve`, or check --url"), lines[0]
+
+
+def test_a_mistyped_game_is_one_line_and_game_ids_take_any_case():
+    run = subprocess.run(plyhall_argv("bot", "--game", "Chess", "--name", "typo"), capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and run.stderr.strip().splitlines() == [
+        "plyhall bot: unknown game 'chess'; games: connect4, santorini, amazons, magnetic-cave, quarto"], run.stderr
+    url = f"ws://127.0.0.1:{free_port()}/ws"
+    proc = plyhall("bot", "--game", "Connect4", "--name", "cased", "--url", url)  # as --level Random is taken
+    try:
+        first = proc.stdout.readline()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert first.startswith(f"cased: no server at {url}"), first + out + err
+    run = subprocess.run(plyhall_argv("match", "--game", "Quarto", "random", "random", "--games", "1", "--quiet"),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "quarto: A = random, B = random, 1 games" in run.stdout, run.stderr
+
+
+def test_tournament_progress_never_says_0m00s_left_and_a_cycle_of_one_round_is_singular():
+    event = {"name": "Cup", "status": "running", "schedule": [], "standings": {"rows": []},
+             "progress": {"done": 1, "total": 12, "seconds_left": 0.4}}
+    assert describe_progress(event) == "Cup: 1/12 games, under a minute left"
+    event["progress"]["seconds_left"] = 754.0
+    assert describe_progress(event) == "Cup: 1/12 games, about 12m 34s left"
+    with pytest.raises(ScheduleError) as info:
+        TournamentSpec("round-robin", ["ann", "bob"], rounds=3)
+    assert "each cycle is 1 round)" in str(info.value)
+
+
+def test_each_game_a_bot_reports_has_the_number_it_was_announced_with(tmp_path):
+    with running_server(tmp_path) as port:
+        url = f"ws://127.0.0.1:{port}/ws"
+        procs = [plyhall("bot", "--game", "connect4", "--name", name, "--games", "2", "--url", url)
+                 for name in ("numa", "numb")]
+        try:
+            outputs = [proc.communicate(timeout=120)[0] for proc in procs]
+        finally:
+            for proc in procs:
+                stop(proc)
+    for out in outputs:
+        ended = re.findall(r"^(game \d+) in (.+?): (?:won|lost|drew)", out, re.M)
+        assert len(ended) == 2, out
+        for number, room in ended:
+            assert f"playing {number} in {room} against" in out, out  # the same number as it was announced

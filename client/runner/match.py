@@ -534,7 +534,7 @@ def register(subparsers: Any) -> None:
     )
     from protocol.games import GAMES
 
-    parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
+    parser.add_argument("--game", required=True, type=str.lower, help=f"game id: {', '.join(GAMES)} (any case)")
     parser.add_argument("level_a", metavar="LEVEL_A",
                         help=f"level of bot A: {LEVELS_HELP}")
     parser.add_argument("level_b", metavar="LEVEL_B", help="level of bot B (the same choices)")

@@ -45,7 +45,7 @@ class HouseBots:
         self.running[request.name] = proc
         self._logs[request.name] = errors
         log.info("house bot %s (%s, %s) started for %s", request.name, request.level, request.game,
-                 request.room or f"tournament {request.tournament}")
+                 request.room or ("the ladder" if request.ladder else f"tournament {request.tournament}"))
         return True
 
     def reap(self) -> None:

@@ -153,8 +153,9 @@ class TournamentSpec:
         """A swiss event has a possible number of rounds and no cycles; the other formats have no rounds."""
         if self.format != "swiss":
             if self.rounds is not None:
+                rounds = self._rounds_per_cycle
                 raise ScheduleError(f"rounds are for swiss events; a {self.format} has cycles (each cycle is "
-                                    f"{self._rounds_per_cycle} rounds)")
+                                    f"{rounds} round{'' if rounds == 1 else 's'})")
             return
         if self.rounds is None:
             raise ScheduleError("a swiss tournament needs its number of rounds")
