@@ -36,7 +36,8 @@ from common import Server, heading, log, scratch, script_parser
 
 from client.connection import Client
 
-ATTACKER, VICTIMS, ACCOMPLICE, CLASSROOM, UNDECLARED = "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.9", "127.0.0.10"
+ATTACKER, ACCOMPLICE, CLASSROOM, UNDECLARED = "127.0.0.2", "127.0.0.4", "127.0.0.9", "127.0.0.10"
+VICTIMS = {"quiet-victim": "127.0.0.3", "victim": "127.0.0.5"}
 NAMES = re.compile(r"\b(sybil\d+|target|deflator|victim|accomplice)\b")
 SEEK = {"type": "seek", "game": "connect4", "time_control": {"per_move": 30}}
 
@@ -89,9 +90,9 @@ def rating(port: int, name: str) -> tuple[float, float] | None:
 
 
 async def establish(url: str, victim: str, first: int, games: int) -> Client:
-    """``victim`` (at VICTIMS) plays ``games`` rated games, each against another honest name at its own address,
-    winning two of every three."""
-    me = await person(url, victim, VICTIMS)
+    """``victim`` (at its address in VICTIMS) plays ``games`` rated games, each against another honest name at its
+    own address, winning two of every three."""
+    me = await person(url, victim, VICTIMS[victim])
     for i in range(games):
         other = await person(url, f"{victim}-h{i}", honest(first + i))
         await game(me, other, loser=other if i % 3 < 2 else me)
@@ -177,8 +178,8 @@ def show(fig: dict[str, Any], args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = script_parser(__doc__)
     parser.add_argument("--sybils", type=int, default=30, help="names the attacker's address claims (default 30)")
-    parser.add_argument("--establish", type=int, default=60, help="rated games that establish each victim, each "
-                                                                   "against a name of its own address (default 60)")
+    parser.add_argument("--establish", type=int, default=90, help="rated games that establish each victim, each "
+                                                                   "against a name of its own address (default 90)")
     parser.add_argument("--losses", type=int, default=24, help="losses the victims suffer: to honest strangers "
                                                                "(the baseline), to the attacker's names (default 24)")
     args = parser.parse_args(argv)

@@ -159,13 +159,14 @@ def anchor_standing(level: str, prior: Standing | None) -> Standing:
 @dataclass(frozen=True)
 class RatedGame:
     """A rated result as stored: the game, its type, the two names (seat 0 first), the winner's seat (None: a
-    draw), and when it ended."""
+    draw), when it ended, and the weight the server capped it at (1: a full game)."""
 
     game_id: str
     game: str
     players: tuple[str, str]
     winner: int | None
     played_at: float
+    cap: float = 1.0  # the most this game may count (the server's rules of rated play may count it less: its weight)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def _counted(standing: Standing, score: float, played_at: float) -> Standing:
 def rate(game: RatedGame, priors: tuple[Standing | None, Standing | None], earlier_pair_games: int) -> RatingChange:
     """One rated game: both players' standings after it, from their standings before (None: a first rated game of
     this type) and the number of rated games the two played in the 24 hours before (fair play)."""
-    weight = pair_weight(earlier_pair_games)
+    weight = pair_weight(earlier_pair_games) * game.cap
     score0 = score_of(game.winner)
     anchors = (anchor_level(game.players[0], game.game), anchor_level(game.players[1], game.game))
     met = (_effective(priors[0], anchors[0], game.played_at), _effective(priors[1], anchors[1], game.played_at))

@@ -177,3 +177,23 @@ def test_a_gap_of_thousands_of_points_updates_without_dividing_by_zero():
     for player, opponent, score in ((strong, weak, 1.0), (weak, strong, 0.0), (weak, strong, 1.0)):
         after = update(player, [Result(opponent, score)])
         assert all(math.isfinite(x) for x in (after.rating, after.deviation, after.volatility))
+
+
+def test_a_game_capped_by_the_servers_rules_counts_with_that_weight_and_replays_so():
+    """The hall caps a game's weight when one address has few rating points left with a name (server.core.rated):
+    the cap multiplies fair play's weight, is stored with the game, and the replay applies it the same way."""
+    from dataclasses import replace
+
+    from server.core.rated import weight_within, worst_change
+
+    full = rate(_game(1, "alice", "bob", 0, 100.0), (None, None), 0)
+    capped = rate(replace(_game(1, "alice", "bob", 0, 100.0), cap=0.5), (None, None), 0)
+    assert capped.weight == 0.5 and 0 < capped.change[0] < full.change[0]
+    assert rate(replace(_game(1, "alice", "bob", 0, 100.0), cap=0.5), (None, None), 20).weight == 0.25  # × fair play
+    newcomer, settled = (1500.0, 350.0), (1500.0, 60.0)
+    assert worst_change(newcomer, newcomer) > 100  # a newcomer's first result moves it more than a day's limit
+    weight = weight_within(100.0, newcomer, newcomer)
+    assert 0.3 < weight < 1 and 99 < worst_change(newcomer, newcomer, weight) <= 100
+    assert weight_within(100.0, settled, newcomer) == 1.0 and weight_within(0.5, settled, settled) < 0.1
+    _, changes = replay([replace(_game(1, "alice", "bob", 0, 100.0), cap=weight)])
+    assert changes[0].weight == weight and abs(changes[0].change[1]) <= 100

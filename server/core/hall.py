@@ -1042,6 +1042,7 @@ class Hall:
         known = [self.seeks.ladder.rating(record.game, name) for name in names]  # the stored ratings, as the ladder's
         reason = self.rated.reason(names, anchors, self._now, known)
         if reason is None:
+            record.rating_weight = self.rated.weight(names, anchors, self._now, known)
             self.rated.rated(names, anchors, self._now)
         return reason
 

@@ -11,12 +11,13 @@ as many names as it likes, so, by default:
   :data:`PER_OPPONENT` rated games in 24 hours (what fair play lets one pair of names count at all), so that a
   thousand names cannot do to a third name what one may.
 * **One address moves a name at most 100 points a day.** The rating changes the names of one address made to one
-  name in 24 hours add up (whichever way), and a further game between them is rated only while the most it could
-  move that name (its worse outcome, from both ratings as the hall knows them) keeps the sum within
-  :data:`MOVE_LIMIT`: however many names an address has, and however their ratings were sunk, they move a third
-  name's rating by at most that in a day. The first game from an address is always rated (a newcomer's first result
-  may move it more: a provisional rating is what moves), and games that end at the same moment are checked against
-  the changes stored before them.
+  name in 24 hours add up (whichever way). A further game between them counts with the weight (Glicko-2's, as fair
+  play weighs games) that keeps the most it could move that name (its worse outcome, from both ratings as the hall
+  knows them) within what is left of :data:`MOVE_LIMIT`, and is not rated once less than a point is left: however
+  many names an address has, and however their ratings were sunk, they move a third name's rating by at most that
+  in a day, newcomers' included. (Games that end at the same moment are weighed against the changes stored before
+  them; the hall's deviations and a newcomer's volatility stand in for the stored ones, so the bound is as exact
+  as they are.)
 * **A budget per address.** The names playing from one address play at most ``budget`` rated games in 24 hours.
 
 The operator lifts the address rules where they are wrong: ``networks`` hold many independent people (a
@@ -44,6 +45,8 @@ DAY = 86400.0
 PER_OPPONENT = PAIR_DAILY_LIMIT + PAIR_FADE
 """Rated games a day one name plays against all the names of one address together (the most one pair of names
 counts at all under fair play: the first 20 fully, 4 more fading)."""
+MIN_POINTS = 1.0
+"""Rating points left below which a game between a name and an address's names is not rated at all."""
 MOVE_LIMIT = 100.0
 """Rating points the names of one address may move one name's rating by in 24 hours (then their games with it are
 not rated)."""
@@ -76,13 +79,25 @@ def _recent(times: deque[float] | None, now: float) -> int:
     return len(times)
 
 
-def worst_change(mine: tuple[float, float], theirs: tuple[float, float]) -> float:
-    """The most one game can change a rating of ``mine`` (rating, deviation) against ``theirs``: its worse outcome,
-    win or loss, under Glicko-2 (:mod:`protocol.ratings`' update, the volatility taken as a newcomer's)."""
+def worst_change(mine: tuple[float, float], theirs: tuple[float, float], weight: float = 1.0) -> float:
+    """The most one game of ``weight`` can change a rating of ``mine`` (rating, deviation) against ``theirs``: its
+    worse outcome, win or loss, under Glicko-2 (:mod:`protocol.ratings`' update, the volatility a newcomer's)."""
     me = Rating(mine[0], mine[1], DEFAULT_VOLATILITY)
     other = Rating(theirs[0], theirs[1], DEFAULT_VOLATILITY)
-    return max(abs(update(me, [Result(other, score, 1.0)], 0.0, floor=MIN_DEVIATION, ceiling=MAX_DEVIATION).rating
+    return max(abs(update(me, [Result(other, score, weight)], 0.0, floor=MIN_DEVIATION, ceiling=MAX_DEVIATION).rating
                    - mine[0]) for score in (0.0, 1.0))
+
+
+def weight_within(points: float, mine: tuple[float, float], theirs: tuple[float, float]) -> float:
+    """The largest weight (at most 1) of a game against ``theirs`` that moves a rating of ``mine`` by at most
+    ``points`` whatever its result (to a thousandth, rounded down)."""
+    if worst_change(mine, theirs) <= points:
+        return 1.0
+    low, high = 0.0, 1.0
+    while high - low > 0.001:
+        middle = (low + high) / 2
+        low, high = (middle, high) if worst_change(mine, theirs, middle) <= points else (low, middle)
+    return low
 
 
 def _moved(changes: deque[tuple[float, float]] | None, now: float) -> float:
@@ -150,8 +165,7 @@ class RatedPlay:
                 continue
             assert address is not None
             opponent = players[1 - seat]
-            moved = _moved(self._moves.get((address, opponent)), now)
-            if moved and moved + worst_change(ratings[1 - seat], ratings[seat]) > MOVE_LIMIT:
+            if MOVE_LIMIT - _moved(self._moves.get((address, opponent)), now) < MIN_POINTS:
                 return (f"names from {name}'s address have moved {opponent}'s rating by {MOVE_LIMIT:g} points in the "
                         "last 24 hours")
             if _recent(self._against.get((address, opponent)), now) >= PER_OPPONENT:
@@ -160,6 +174,19 @@ class RatedPlay:
             if self.budget and _recent(self._day.get(address), now) >= self.budget:
                 return f"{name}'s address has played its {self.budget} rated games of the last 24 hours"
         return None
+
+    def weight(self, players: Sequence[str], anchors: Sequence[bool], now: float,
+               ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER)) -> float:
+        """The weight a game :meth:`reason` lets be rated counts with: 1, or less where it could move a name further
+        than the rating points the other's address has left with that name today."""
+        weight = 1.0
+        for seat, name in enumerate(players):
+            address = self.plays_from.get(name)
+            if anchors[seat] or name in self.registered or not self._counted(address):
+                continue
+            left = MOVE_LIMIT - _moved(self._moves.get((address, players[1 - seat])), now)
+            weight = min(weight, weight_within(left, ratings[1 - seat], ratings[seat]))
+        return weight
 
     def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float) -> None:
         """A game between ``players`` was rated at ``now``: count it against their addresses' days."""

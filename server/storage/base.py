@@ -21,7 +21,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     "identities": ("name", "digest", "issued_at"),
     "games": ("id", "room", "game", "options", "time_control", "player0", "player1", "winner", "reason", "status",
               "move_count", "started_at", "ended_at", "tournament", "tournament_game", "rated",
-              "unrated"),
+              "unrated", "rating_weight"),
     "moves": ("game_id", "seq", "seat", "move", "think_ms", "clock0", "clock1"),
     "rooms": ("node", "name", "snapshot", "updated_at"),
     "tournaments": ("id", "node", "name", "status", "snapshot", "created_at"),

@@ -72,9 +72,10 @@ RATED_PLAY_COLUMNS = [
     "ALTER TABLE games ADD COLUMN unrated TEXT",
     "ALTER TABLE players ADD COLUMN claimed_from VARCHAR(64)",
     "ALTER TABLE players ADD COLUMN registered INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE games ADD COLUMN rating_weight DOUBLE PRECISION NOT NULL DEFAULT 1",
 ]
-"""Schema version 5: why an ended game is not rated, the address a name was claimed from, and the names the
-organiser registered (``server.core.rated``; ``plyhall names``)."""
+"""Schema version 5: why an ended game is not rated, the address a name was claimed from, the names the
+organiser registered, and the weight a rated game was capped at (``server.core.rated``; ``plyhall names``)."""
 UNRATED_LIMIT = 50
 """The most recent unrated games of a rated room ``unrated_games`` returns."""
 
@@ -140,7 +141,7 @@ class RatingSQL:
                         " (player0 = ? AND player1 = ?)) AND played_at > ?"),
                     (record.game, p0, p1, p1, p0, record.ended_at - PAIR_WINDOW))
         earlier = int(cur.fetchone()[0])
-        game = RatedGame(record.id, record.game, (p0, p1), record.winner, record.ended_at)
+        game = RatedGame(record.id, record.game, (p0, p1), record.winner, record.ended_at, record.rating_weight)
         change = rate(game, (priors[0], priors[1]), earlier)
         cur.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM rating_events")
         seq = int(cur.fetchone()[0])
@@ -216,9 +217,9 @@ class RatingSQL:
 
     def rated_results(self) -> list[RatedGame]:
         """Every rated result, from the games' own records, in the order they were rated."""
-        rows = self._read("SELECT g.id, g.game, g.player0, g.player1, g.winner, g.ended_at FROM rating_events e"
-                          " JOIN games g ON g.id = e.game_id ORDER BY e.seq")
-        return [RatedGame(gid, game, (p0, p1), winner, ended) for gid, game, p0, p1, winner, ended in rows]
+        rows = self._read("SELECT g.id, g.game, g.player0, g.player1, g.winner, g.ended_at, g.rating_weight FROM"
+                          " rating_events e JOIN games g ON g.id = e.game_id ORDER BY e.seq")
+        return [RatedGame(gid, game, (p0, p1), winner, ended, cap) for gid, game, p0, p1, winner, ended, cap in rows]
 
     def check_ratings(self) -> tuple[int, list[str]]:
         """Recompute every rating from the stored rated results and compare with what is stored: the number of

@@ -53,6 +53,7 @@ class GameRecord:
     tournament_game: int | None = None  # the game's number in its tournament's schedule
     rated: bool = False  # a rated result (``protocol.ratings``): storing it updates both players' ratings with it
     unrated: str | None = None  # why an ended game is not rated (None: it is, or it has not ended; docs/RATINGS.md)
+    rating_weight: float = 1.0  # the most a rated game counts (less when one address's daily rating points run out)
     ratings: list[dict[str, Any]] | None = None  # what storing a rated result made of each seat's rating (set by
     # storage in the result's transaction, not stored with the game: game_over carries it; see RatingSQL._rate)
 
@@ -75,6 +76,7 @@ class GameRecord:
             "tournament_game": self.tournament_game,
             "rated": self.rated,
             "unrated": self.unrated,
+            "rating_weight": self.rating_weight,
             "moves": [m.to_json() for m in self.moves],
         }
 
@@ -84,7 +86,7 @@ class GameRecord:
         return cls(obj["id"], obj["room"], obj["game"], obj["options"], obj["time_control"], list(obj["players"]),
                    [MoveRecord.from_json(m) for m in obj["moves"]], obj["winner"], obj["reason"], obj["status"],
                    obj["started_at"], obj["ended_at"], obj.get("tournament"), obj.get("tournament_game"),
-                   bool(obj.get("rated", False)), obj.get("unrated"))
+                   bool(obj.get("rated", False)), obj.get("unrated"), float(obj.get("rating_weight", 1.0)))
 
 
 # Durable writes ---------------------------------------------------------------------------

@@ -41,19 +41,20 @@ log = logging.getLogger("plyhall.storage")
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated FROM games")
+            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight"
+            " FROM games")
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
     (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament,
-     number, rated, unrated) = row
+     number, rated, unrated, weight) = row
     players = [p0, p1]
     return {
         "id": gid, "room": room, "game": game, "options": json.loads(options),
         "time_control": json.loads(control), "players": players, "winner": winner,
         "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
         "move_count": count, "started_at": started, "ended_at": ended, "tournament": tournament,
-        "tournament_game": number, "rated": bool(rated), "unrated": unrated,
+        "tournament_game": number, "rated": bool(rated), "unrated": unrated, "rating_weight": weight,
     }
 
 
@@ -254,14 +255,14 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     def _upsert_game(self, cur: Any, r: GameRecord, move_count: int) -> None:
         cur.execute(self._sql(
             "INSERT INTO games (id, room, game, options, time_control, player0, player1, winner, reason, status,"
-            " move_count, started_at, ended_at, tournament, tournament_game, rated, unrated)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " move_count, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET winner = excluded.winner, reason = excluded.reason,"
             " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at,"
-            " rated = excluded.rated, unrated = excluded.unrated"),
+            " rated = excluded.rated, unrated = excluded.unrated, rating_weight = excluded.rating_weight"),
             (r.id, r.room, r.game, json.dumps(r.options), json.dumps(r.time_control), r.players[0], r.players[1],
              r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game,
-             int(r.rated), r.unrated))
+             int(r.rated), r.unrated, r.rating_weight))
 
     def save_game(self, record: GameRecord) -> None:
         """Store a whole game with its moves."""
