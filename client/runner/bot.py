@@ -68,7 +68,8 @@ def register(subparsers: Any) -> None:
         description="Connect one of Plyhall's bots as a player. Without --room it asks the server for an opponent "
                     "(a seek): two bots seeking the same game are paired at once, whatever order they start in. "
                     "With --room it joins that room, creating it if needed.")
-    parser.add_argument("--game", choices=sorted(GAMES), help="game to play (required, but for --warm-up)")
+    parser.add_argument("--game", type=game_id, metavar="GAME",
+                        help=f"game to play: {', '.join(GAMES)} (required, but for --warm-up)")
     parser.add_argument("--level", help=f"bot level: {LEVELS_HELP} (default random)")
     parser.add_argument("--engine", metavar="CMD",
                         help="play with your own engine program, in any language, speaking the stdio engine protocol "
@@ -112,9 +113,10 @@ def run_bot(args: argparse.Namespace) -> int:
     from client.engine import EngineError
     from client.sdk import CannotPlay, ServerError, ServerURLError, check_url
 
-    if args.warm_up:
+    problem = _game_problem(args.game)
+    if problem is None and args.warm_up:
         return warm_up([args.game] if args.game else sorted(GAMES))
-    problem = _usage_problem(args)
+    problem = problem or _usage_problem(args)
     if problem is not None:
         print(f"plyhall bot: {problem}", file=sys.stderr)
         return 2
@@ -169,6 +171,18 @@ def make_player(args: argparse.Namespace, say: Any) -> tuple[Player, str]:
     return BotPlayer(args.game, args.level or "random", args.seed), "process"
 
 
+def game_id(text: str) -> str:
+    """A game id as typed on a command line: any case (``Connect4``), as levels are."""
+    return text.strip().lower()
+
+
+def _game_problem(game: str | None) -> str | None:
+    """One line for a game id that names no game (the whole usage would hide it), None for a good one or none."""
+    if game is None or game in GAMES:
+        return None
+    return f"unknown game {game!r}; games: {', '.join(GAMES)}"
+
+
 def _usage_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the command's flags (a required one missing, a count out of range), if anything."""
     missing = [flag for flag, value in (("--game", args.game), ("--name", args.name)) if value is None]
@@ -220,7 +234,8 @@ class Scoreboard:
         self.points += result.score
         outcome = {1.0: "won", 0.5: "drew", 0.0: "lost"}[result.score]
         rated = f"; rating {describe_rating(result.rating)}" if result.rating else ""
-        print(f"game {self.games} in {result.room}: {outcome} against {opponent} ({result.reason}); "
+        number = f"game {result.game_no}" if result.game_no is not None else "a game"  # the room's number
+        print(f"{number} in {result.room}: {outcome} against {opponent} ({result.reason}); "
               f"score {self}{rated}", flush=True)
 
 
