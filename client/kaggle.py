@@ -45,6 +45,8 @@ GRACE = 1.0
 """Seconds past the end of its clock an agent is waited for before its process is replaced and the move lost."""
 MAX_REPLY = 1 << 16
 """Bytes of one answer of the agent's process read at most (an answer is a short JSON line)."""
+TRACEBACK_CHARS = 8000
+"""Characters of an agent's traceback passed on (its end: a deep recursion's is longer than an answer may be)."""
 
 
 class Struct(dict):
@@ -254,7 +256,7 @@ def _answer(agent: Any, request: dict[str, Any]) -> dict[str, Any]:
     except KeyboardInterrupt:
         return {"exit": "raised KeyboardInterrupt"}
     except BaseException:  # noqa: BLE001 - whatever the agent raises loses its game, never the bot
-        return {"raised": traceback.format_exc()}
+        return {"raised": traceback.format_exc()[-TRACEBACK_CHARS:]}  # the end says what was raised
     try:
         if isinstance(column, bool):
             raise TypeError  # Kaggle's schema takes no booleans

@@ -260,3 +260,14 @@ def test_a_bot_whose_agent_exits_plays_its_next_game(server: int, tmp_path: Path
     assert re.search(r"resigning game in .*: the agent .*" + re.escape(EXIT_REASONS[how]), outputs[0])
     assert re.search(r"game 1 in .*: lost against", outputs[0]) and "game 2 in" in outputs[0]
     assert all(gone(int(pid)) for pid in (tmp_path / "pids").read_text().split())
+
+
+def test_a_long_traceback_still_resigns_with_what_was_raised(tmp_path: Path) -> None:
+    agent = tmp_path / "agent.py"
+    agent.write_text("def deeper(n):\n    return deeper(n + 1)\n\ndef agent(obs, config):\n    return deeper(0)\n")
+    player = KaggleAgentPlayer(agent)
+    try:
+        with pytest.raises(Resign, match="RecursionError"):  # the traceback's end, not 'the agent ended its process'
+            player.choose(turn())
+    finally:
+        player.close()
