@@ -31,6 +31,7 @@ from tests.web_helpers import (
     login,
     moves_shown,
     notation_shown,
+    play_a_house_bot,
     play_by_clicking,
     take_seat,
 )
@@ -332,11 +333,7 @@ def test_a_page_plays_a_house_bot_to_the_end(own_server, open_page):
     base = f"http://127.0.0.1:{port}"
     page = open_page("ann")
     login(page, base, "ann-vs-bot")
-    card = page.locator("form", has=page.get_by_role("heading", name="Play a bot"))
-    card.get_by_label("Game").select_option("connect4")
-    card.get_by_label("Level").select_option("random")
-    card.get_by_label("Who moves first").select_option("0")
-    card.get_by_role("button", name="Play the bot").click()
+    play_a_house_bot(page, "connect4", "random")
     expect(page.locator(".status")).to_contain_text("Your move", timeout=30_000)
     game = GAMES["connect4"]
     rng = random.Random(7)

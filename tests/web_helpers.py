@@ -47,6 +47,15 @@ def create_room(page: Page, game: str, room: str, seat: int = 0, **fields: str) 
     expect(page.get_by_role("heading", name=room)).to_be_visible()
 
 
+def play_a_house_bot(page: Page, game: str, level: str, first: str = "0") -> None:
+    """Ask for a game against a house bot with the lobby's *Play a bot* form (``first``: "0" you, "1" the bot)."""
+    card = page.locator("form", has=page.get_by_role("heading", name="Play a bot"))
+    card.get_by_label("Game").select_option(game)
+    card.get_by_label("Level").select_option(level)
+    card.get_by_label("Who moves first").select_option(first)
+    card.get_by_role("button", name="Play the bot").click()
+
+
 def take_seat(page: Page, room: str) -> None:
     """Take the free seat of ``room`` from the lobby's list."""
     row = page.locator(f'.room-row[data-room="{room}"]')

@@ -1,31 +1,42 @@
 // @ts-check
 /**
- * The analysis of a recorded game, in its replay (docs/ANALYSIS.md): an evaluation graph (`graph`, which the
- * replay puts under the board)
- * (click a point to go to that position), blunders, mistakes and inaccuracies marked in the move list, the
- * engine's best move shown on the board and in words, and each player's accuracy. A game not analysed yet
+ * The analysis of a recorded game, in its replay (docs/ANALYSIS.md): an evaluation graph for the first player, with
+ * its axes and a legend (click a point to go to that position), blunders, mistakes and inaccuracies marked in the move list, the
+ * engine's best move shown on the board and in words, what the move just played did and the better move (in words,
+ * not only in a tooltip: touch screens have none), every value said from a named side, and each player's accuracy. A game not analysed yet
  * gets an "Analyse this game" button, and the progress while the server's worker analyses it.
  */
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
+import { showMove } from "./games/common.js";
+import { fitRows } from "./room-log.js";
 
 const MARKS = { blunder: "??", mistake: "?", inaccuracy: "?!" };
 const POLL_MS = 1000;
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 600;
 const HEIGHT = 120;
+const X_PAD = 14; // the graph's margins (in its own units), so that no dot at an end or edge is cut
+const Y_PAD = 9;
+const WORDS = { blunder: "a blunder", mistake: "a mistake", inaccuracy: "an inaccuracy", best: "the best move",
+  good: "a good move", only: "the only move" };
 
 /**
- * A value in words: "win in 7", "draw", "loss in 4" when exact, else the expected score in percent.
- * @param {number} value  expected score 0..1
- * @param {string | null} outcome
+ * A value said from a named side, never "win" without whose: "ann (red) wins in 31", "a draw", or the first player's
+ * expected score, "ann (red) 62%" (the side the graph is drawn for).
+ * @param {string[]} names  each seat's name as people read it ("ann (red)")
+ * @param {number} seat  the seat the value is for
+ * @param {number} value  expected score 0..1 for `seat`
+ * @param {string | null} outcome  "win", "loss" or "draw" for `seat` when exact
  * @param {number | null} plies
  */
-export function describeValue(value, outcome, plies) {
-  if (outcome === "draw") return "draw";
-  if (outcome) return plies ? `${outcome} in ${plies}` : outcome;
-  return `${Math.round(value * 100)}%`;
+export function valueFor(names, seat, value, outcome, plies) {
+  const within = plies ? ` in ${plies}` : "";
+  if (outcome === "draw") return "a draw";
+  if (outcome === "win") return `${names[seat]} wins${within}`;
+  if (outcome === "loss") return `${names[1 - seat]} wins${within}`;
+  return `${names[0]} ${Math.round((seat === 0 ? value : 1 - value) * 100)}%`;
 }
 
 /** An SVG element with attributes. */
@@ -40,12 +51,14 @@ export class AnalysisView {
    * @param {any} record   the recorded game (/api/games/ID)
    * @param {import("./games/common.js").AnyGame} game
    * @param {{goTo: (ply: number) => void, moveButtons: () => HTMLElement[], showBest: (squares: string[]) => void,
-   *          positions: any[]}} hooks
+   *          positions: any[], coords: import("./coords.js").Coords}} hooks
    */
   constructor(record, game, hooks) {
     this.record = record;
     this.game = game;
     this.hooks = hooks;
+    /** each seat as the analysis names it: "ann (red)" */
+    this.names = record.players.map((name, seat) => (game.seats[seat] ? `${name} (${game.seats[seat].toLowerCase()})` : name));
     /** @type {any} */
     this.analysis = null;
     /** @type {any} */
@@ -58,8 +71,9 @@ export class AnalysisView {
     this.cursor = null;
     this.body = h("div", { class: "analysis-body" }, h("p", { class: "muted", text: "Looking for an analysis…" }));
     this.element = h("section", { class: "panel analysis", "aria-label": "Analysis" }, h("h2", { text: "Analysis" }), this.body);
-    this.graph = h("div", { class: "eval-graph" });
+    this.graph = h("figure", { class: "eval-graph" });
     this.best = h("p", { class: "best-move", "aria-live": "polite" });
+    this.verdict = h("p", { class: "verdict-line", "aria-live": "polite" }); // the move just played, and a better one
     this.load(false);
   }
 
@@ -116,7 +130,7 @@ export class AnalysisView {
           h("td", { class: "num", text: String(s.inaccuracies) }));
       })));
     this.drawGraph();
-    replace(this.body, this.best, summary,
+    replace(this.body, this.best, this.verdict, this.graph, summary,
       h("p", { class: "muted small", text: `Master engine, ${analysis.nodes.toLocaleString("en")} nodes a position; exact values where it can prove them.` }));
     const buttons = this.hooks.moveButtons();
     analysis.moves.forEach((verdict, i) => {
@@ -125,9 +139,32 @@ export class AnalysisView {
       button.classList.add(`label-${verdict.label}`);
       const mark = MARKS[verdict.label];
       if (mark && !button.querySelector(".label-mark")) button.append(h("span", { class: "label-mark", text: mark }));
-      button.title = `${verdict.label}${verdict.only ? " (only move)" : ""}: ${describeValue(verdict.before, verdict.outcome_before, verdict.plies_before)} → ${describeValue(verdict.after, verdict.outcome_after, verdict.plies_after)}${verdict.best && verdict.best !== verdict.move ? `; best ${verdict.best}` : ""}`;
+      button.title = this.verdictText(verdict);
     });
+    const list = buttons.length ? buttons[0].closest("ol") : null;
+    if (list) fitRows(/** @type {HTMLElement} */ (list)); // the marks may make a move too long for two columns
     this.show(this.at);
+  }
+
+  /** A move as the replay shows it (the player's convention). */
+  move(notation) {
+    return showMove(this.game, notation, this.hooks.coords);
+  }
+
+  /**
+   * What the engine says of a move, from named sides: "12. 3?? by ann (red), a blunder: ann (red) wins in 9 → bob
+   * (yellow) wins in 20. Better: 4 (ann (red) wins in 9)."
+   * @param {any} verdict  one of the analysis' moves
+   */
+  verdictText(verdict) {
+    const names = this.names;
+    const before = valueFor(names, verdict.seat, verdict.before, verdict.outcome_before, verdict.plies_before);
+    const after = valueFor(names, verdict.seat, verdict.after, verdict.outcome_after, verdict.plies_after);
+    const kind = WORDS[verdict.label] || verdict.label;
+    let text = `${verdict.ply}. ${this.move(verdict.move)}${MARKS[verdict.label] || ""} by ${names[verdict.seat]}, ${kind}`
+      + `${verdict.only ? " (the only move)" : ""}: ${before === after ? `still ${after}` : `${before} → ${after}`}.`;
+    if (verdict.best && verdict.best !== verdict.move) text += ` Better: ${this.move(verdict.best)} (${before}).`;
+    return text;
   }
 
   /** The first seat's expected score at position `i`. */
@@ -140,45 +177,69 @@ export class AnalysisView {
 
   drawGraph() {
     const count = this.analysis.positions.length;
-    const x = (i) => (count > 1 ? (i / (count - 1)) * WIDTH : 0);
-    const y = (value) => HEIGHT - value * HEIGHT;
+    const x = (i) => X_PAD + (count > 1 ? (i / (count - 1)) * (WIDTH - 2 * X_PAD) : 0);
+    const y = (value) => Y_PAD + (1 - value) * (HEIGHT - 2 * Y_PAD);
+    const [first, second] = this.names;
     const chart = svg("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "eval", role: "img", preserveAspectRatio: "none",
-      "aria-label": `Evaluation graph: ${this.record.players[0]}'s expected score after each move; click to go there` });
+      "aria-label": `Evaluation graph: ${first}'s expected score after each move, from 100% (${first} wins) at the top to `
+        + `0% (${second} wins) at the bottom; click to go there` });
     const points = this.analysis.positions.map((_, i) => `${x(i)},${y(this.firstSeatValue(i))}`);
-    chart.append(svg("polygon", { class: "area", points: `0,${HEIGHT} ${points.join(" ")} ${WIDTH},${HEIGHT}` }));
-    chart.append(svg("line", { class: "middle", x1: 0, x2: WIDTH, y1: HEIGHT / 2, y2: HEIGHT / 2 }));
+    chart.append(svg("polygon", { class: "area", points: `${x(0)},${y(0)} ${points.join(" ")} ${x(count - 1)},${y(0)}` }));
+    chart.append(svg("line", { class: "middle", x1: 0, x2: WIDTH, y1: y(0.5), y2: y(0.5) }));
     chart.append(svg("polyline", { class: "curve", points: points.join(" ") }));
     this.analysis.moves.forEach((verdict, i) => {
       if (!MARKS[verdict.label]) return;
-      const dot = svg("circle", { class: `dot label-${verdict.label}`, cx: x(i + 1), cy: y(this.firstSeatValue(i + 1)), r: 4 });
+      // a dot is a round-capped line of no length: round on any screen, though the graph is stretched to its box
+      const cx = x(i + 1);
+      const cy = y(this.firstSeatValue(i + 1));
+      const dot = svg("line", { class: `dot label-${verdict.label}`, x1: cx, x2: cx, y1: cy, y2: cy });
       dot.append(svg("title"));
-      dot.firstChild.textContent = `${verdict.ply}. ${verdict.move}: ${verdict.label}`;
+      /** @type {Element} */ (dot.firstChild).textContent = this.verdictText(verdict);
       chart.append(dot);
     });
     this.cursor = svg("line", { class: "cursor", y1: 0, y2: HEIGHT });
     chart.append(this.cursor);
     chart.addEventListener("click", (event) => {
       const box = chart.getBoundingClientRect();
-      const ply = Math.round(((event.clientX - box.left) / box.width) * (count - 1));
+      const along = ((event.clientX - box.left) / box.width) * WIDTH;
+      const ply = Math.round(((along - X_PAD) / (WIDTH - 2 * X_PAD)) * (count - 1));
       this.hooks.goTo(Math.max(0, Math.min(count - 1, ply)));
     });
     this.xOf = x;
-    replace(this.graph, chart);
+    const chip = (label) => h("span", { class: `chip label-${label}`, "aria-hidden": "true" });
+    replace(this.graph,
+      h("div", { class: "eval-frame" },
+        h("div", { class: "y-axis", "aria-hidden": "true" },
+          h("span", { text: "100%" }), h("span", { text: "50%" }), h("span", { text: "0%" })),
+        chart,
+        h("div", { class: "x-axis", "aria-hidden": "true" },
+          h("span", { text: "start" }), h("span", { text: "move" }), h("span", { text: `${count - 1}` }))),
+      h("figcaption", { class: "legend" },
+        h("span", {}, h("span", { class: "chip area", "aria-hidden": "true" }),
+          `${first}'s expected score (top: ${first} wins; bottom: ${second} wins; dashed: even)`),
+        h("span", {}, chip("blunder"), "?? blunder"), h("span", {}, chip("mistake"), "? mistake"),
+        h("span", {}, chip("inaccuracy"), "?! inaccuracy")));
   }
 
-  /** Follow the replay to position `at`: the graph's cursor, and the engine's best move there. */
+  /** Follow the replay to position `at`: the graph's cursor, the move just played, and the engine's best move. */
   show(at) {
     this.at = at;
     if (!this.analysis || !this.cursor) return;
     const position = this.analysis.positions[at];
+    const moves = this.analysis.moves;
     this.cursor.setAttribute("x1", String(this.xOf(at)));
     this.cursor.setAttribute("x2", String(this.xOf(at)));
+    this.verdict.textContent = at > 0 && moves[at - 1] ? this.verdictText(moves[at - 1]) : "";
+    const toMove = at < moves.length ? moves[at].seat : 1 - moves[moves.length - 1].seat;
     if (!position || !position.best) {
-      this.best.textContent = position ? `Game over (${describeValue(position.value, position.outcome, position.plies)} for the side to move).` : "";
+      this.best.textContent = position
+        ? `Game over: ${valueFor(this.names, toMove, position.value, position.outcome, position.plies)}.` : "";
       this.hooks.showBest([]);
       return;
     }
-    this.best.textContent = `Engine's best here: ${position.best} (${describeValue(position.value, position.outcome, position.plies)}${position.exact ? ", exact" : ""})`;
+    const value = valueFor(this.names, toMove, position.value, position.outcome, position.plies);
+    this.best.textContent = `${this.names[toMove]} to move. Engine's best here: ${this.move(position.best)} (${value}`
+      + `${position.exact ? ", exact" : ""})`;
     let squares = [];
     try {
       squares = this.game.apply(this.hooks.positions[at], position.best).marks || [];

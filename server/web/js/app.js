@@ -7,6 +7,7 @@
  *   #/replay              recorded games; #/replay/ID/N one game at move N
  *   #/tournaments         tournaments; #/tournaments/ID one of them
  *   #/leaderboard         ratings by game (#/leaderboard/GAME); #/players/NAME one player's
+ *   #/rules/GAME          the rules of a game, with a diagram (#/rules: the games)
  *
  * The lobby and rooms need a login; replays, tournaments and ratings do not.
  */
@@ -18,6 +19,7 @@ import { mountLobby } from "./lobby.js";
 import { mountReplay, mountReplayList } from "./replay.js";
 import { mountRoom } from "./room.js";
 import { RoomStore } from "./room-model.js";
+import { mountRules } from "./rules.js";
 import { Session } from "./session.js";
 import { loadIdentity, loadPreferences } from "./storage.js";
 import { mountTournament, mountTournamentList } from "./tournaments.js";
@@ -76,6 +78,8 @@ function parse(hash) {
       return { view: "leaderboard", game: parts[1] || "" };
     case "players":
       return parts[1] ? { view: "player", name: parts.slice(1).join("/") } : { view: "leaderboard", game: "" };
+    case "rules":
+      return { view: "rules", game: parts[1] || "" };
     default:
       return { view: "lobby", login: true };
   }
@@ -116,6 +120,9 @@ function route() {
       break;
     case "player":
       unmount = mountPlayer(main, target.name);
+      break;
+    case "rules":
+      unmount = mountRules(main, target.game, app);
       break;
     default:
       unmount = mountLobby(main, app);

@@ -25,6 +25,11 @@ export class BoardView {
     this.state = null;
     this.targets = new Set();
     this.dropped = null;
+    /** @type {string | null} the square under the mouse */
+    this.hovered = null;
+    this.flipped = Boolean(options.flipped); // turned half a turn: the last rank at the bottom (Amazons' flip)
+    /** @type {any} what the last update() was given, to draw again after a flip */
+    this.view = {};
     this.squares = new Map();
     this.pieces = new Map(); // the pieces off the board (Quarto), by token
     this.element = h("div", { class: `board-wrap game-${game.id}` });
@@ -51,16 +56,20 @@ export class BoardView {
   buildGrid(title) {
     const { width, height } = this.game;
     const edges = this.game.edges ? this.game.edges(this.coords) : edgeLabels(width, height, this.coords);
-    const grid = h("div", { class: "board", role: "group", "aria-label": title });
+    if (this.flipped) edges.files = edges.files.slice().reverse();
+    if (this.flipped && edges.ranks) edges.ranks = edges.ranks.slice().reverse();
+    const grid = h("div", { class: `board${this.flipped ? " flipped" : ""}`, role: "group", "aria-label": title });
     grid.style.setProperty("--w", width);
     grid.style.setProperty("--h", height);
     if (edges.ranks) grid.classList.add("ranked");
     const fileRow = () => [edges.ranks ? h("span", { class: "edge corner", "aria-hidden": "true" }) : null,
       ...edges.files.map((text) => h("span", { class: "edge file", "aria-hidden": "true", text }))];
     if (edges.filesOnTop) grid.append(...fileRow().filter(Boolean));
-    for (let r = height - 1; r >= 0; r--) {
-      if (edges.ranks) grid.append(h("span", { class: "edge rank", "aria-hidden": "true", text: edges.ranks[height - 1 - r] }));
-      for (let f = 0; f < width; f++) {
+    for (let row = 0; row < height; row++) {
+      const r = this.flipped ? row : height - 1 - row;
+      if (edges.ranks) grid.append(h("span", { class: "edge rank", "aria-hidden": "true", text: edges.ranks[row] }));
+      for (let column = 0; column < width; column++) {
+        const f = this.flipped ? width - 1 - column : column;
         const name = squareName(f, r);
         const button = h("button", { type: "button", class: `sq ${(f + r) % 2 ? "light" : "dark"}`, "data-sq": name, tabindex: "-1" },
           h("span", { class: "drawing" }));
@@ -83,6 +92,7 @@ export class BoardView {
    */
   update(state, view = {}) {
     this.state = state;
+    this.view = view;
     this.targets = view.targets || new Set();
     const interactive = Boolean(view.interactive);
     const chosen = new Set(view.chosen || []);
@@ -106,6 +116,23 @@ export class BoardView {
     }
     this.showDrop(state.dropped || null);
     if (this.tray) this.updateTray(state, chosen, interactive);
+    this.hover(this.hovered); // a square that is no target any more (the game ended) loses its hover look
+  }
+
+  /**
+   * Turn the board half a turn (or back): the last rank and file come to the bottom left.
+   * @param {boolean} flipped
+   */
+  setFlipped(flipped) {
+    if (flipped === this.flipped) return;
+    this.flipped = flipped;
+    const label = this.grid.getAttribute("aria-label") || `${this.game.title} board`;
+    this.squares = new Map();
+    this.dropped = null;
+    const grid = this.buildGrid(label);
+    this.grid.replaceWith(grid);
+    this.grid = grid;
+    if (this.state) this.update(this.state, this.view);
   }
 
   /** Outline the squares of a suggested move (the analysis' best move); `[]` clears them. */
@@ -148,6 +175,7 @@ export class BoardView {
   }
 
   hover(name) {
+    this.hovered = name;
     for (const button of this.squares.values()) button.classList.remove("hover");
     if (!name || !this.state) return;
     const token = this.game.tokenAt(this.state, name);
@@ -162,8 +190,9 @@ export class BoardView {
   boardKey(event) {
     const { width, height } = this.game;
     const { f, r } = parseName(this.focused);
-    const moves = { ArrowLeft: [f - 1, r], ArrowRight: [f + 1, r], ArrowUp: [f, r + 1], ArrowDown: [f, r - 1],
-      Home: [0, r], End: [width - 1, r] };
+    const s = this.flipped ? -1 : 1; // on a flipped board "up" is towards rank 1
+    const moves = { ArrowLeft: [f - s, r], ArrowRight: [f + s, r], ArrowUp: [f, r + s], ArrowDown: [f, r - s],
+      Home: [this.flipped ? width - 1 : 0, r], End: [this.flipped ? 0 : width - 1, r] };
     if (event.key === "Escape" && this.onBack) {
       this.onBack();
       event.preventDefault();

@@ -66,3 +66,16 @@ export function edgeLabels(width, height, coords) {
   for (let r = height - 1; r >= 0; r--) ranks.push(String(coords === "matrix" ? height - 1 - r : r + 1));
   return { files, ranks, filesOnTop: coords === "matrix" };
 }
+
+/**
+ * A move's notation (always algebraic, as the server's `moved.notation`) with each square written in the player's
+ * convention: "f1-c1/h6" reads "1,6-1,3/6,8" in cosc322 and "9,5-9,2/4,7" in matrix on a 10-rank board.
+ * @param {string} notation
+ * @param {Coords} coords
+ * @param {number} height the board's ranks
+ * @returns {string}
+ */
+export function notationIn(notation, coords, height) {
+  if (coords === "algebraic") return notation;
+  return notation.replace(/\b([a-j])(10|[1-9])\b/g, (square) => label(square, coords, height));
+}

@@ -81,4 +81,6 @@ export function scrollWithin(list, item) {
   const at = item.getBoundingClientRect();
   if (at.top < box.top) list.scrollTop -= box.top - at.top;
   else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+  if (at.left < box.left) list.scrollLeft -= box.left - at.left; // a list laid out in one strip (a phone's replay)
+  else if (at.right > box.right) list.scrollLeft += at.right - box.right;
 }

@@ -1,16 +1,27 @@
 // @ts-check
 /** Text for people: clocks, time controls, dates and results. */
 
-/** Seconds on a clock: "4:05", "1:02:03", or tenths under ten seconds ("7.3"). */
+/**
+ * Seconds on a clock: "4:05", "1:02:03", or tenths under ten seconds ("7.3"). Rounded down, as a clock counts:
+ * 9.96 s reads "9.9" (never "10.0" beside another clock's "0:10"), so tenths show exactly when `lowClock` is true.
+ */
 export function formatClock(seconds) {
   if (seconds === null || seconds === undefined) return "–";
   const s = Math.max(0, seconds);
-  if (s < 10) return s.toFixed(1);
+  if (lowClock(s)) return (Math.floor(s * 10) / 10).toFixed(1);
   const whole = Math.floor(s);
   const hours = Math.floor(whole / 3600);
   const minutes = Math.floor((whole % 3600) / 60);
   const secs = String(whole % 60).padStart(2, "0");
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${secs}` : `${minutes}:${secs}`;
+}
+
+/**
+ * A clock under ten seconds: shown in tenths and in red.
+ * @param {number} seconds
+ */
+export function lowClock(seconds) {
+  return seconds < 10;
 }
 
 /** A time control as people say it: "30 s a move", "5 min + 2 s", "untimed". */

@@ -10,7 +10,9 @@ import { getJson, query } from "./api.js";
 import { BoardView } from "./board.js";
 import { drawInto, field, h, replace, scrollWithin } from "./dom.js";
 import { formatClock, formatDate, resultText } from "./format.js";
+import { showMove } from "./games/common.js";
 import { GAMES, gameOf } from "./games/index.js";
+import { fitRows, moveItem } from "./room-log.js";
 import { loadPreferences, savePreference } from "./storage.js";
 
 const PAGE = 25;
@@ -116,22 +118,25 @@ export function mountReplay(main, id, start, app) {
     const playButton = h("button", { type: "button", class: "primary play-button", "aria-label": "Autoplay", "aria-pressed": "false" });
     const speed = h("select", { name: "speed", "aria-label": "Autoplay speed" },
       SPEEDS.map(([seconds, text]) => h("option", { value: seconds, text, selected: seconds === (loadPreferences().autoplaySeconds || 1) })));
-    const words = game.moveText;
-    const moveList = h("ol", { class: `moves replay-moves${words ? " in-words" : ""}`, "aria-label": "Moves" },
-      record.moves.slice(0, last).map((move, i) => h("li", {}, h("span", { class: "n", text: `${i + 1}.` }),
-        h("button", { type: "button", class: "move mv", "data-seq": i + 1, text: words ? words(move.move) : move.move,
-          title: words ? move.move : undefined, onclick: () => goTo(i + 1) }))));
+    const moveList = h("ol", { class: `moves replay-moves${game.moveText ? " in-words" : ""}`, "aria-label": "Moves" },
+      record.moves.slice(0, last).map((move, i) => moveItem(game, move.move, coords, i + 1, () => goTo(i + 1))));
     const link = h("a", { class: "move-link" });
     const analysis = new AnalysisView(record, game, {
-      goTo: (n) => goTo(n), positions, showBest: (squares) => board.showBest(squares),
+      goTo: (n) => goTo(n), positions, showBest: (squares) => board.showBest(squares), coords,
       moveButtons: () => [...moveList.querySelectorAll("button.move")],
     });
+    const turnable = game.topSeat !== undefined;
+    const flip = h("button", { type: "button", class: "small flip", hidden: !turnable, "aria-pressed": "false",
+      text: "Flip the board", onclick: () => {
+        board.setFlipped(!board.flipped);
+        flip.setAttribute("aria-pressed", String(board.flipped));
+      } });
 
     function goTo(n) {
       at = Math.min(Math.max(0, n), last);
       board.update(positions[at]);
       slider.value = String(at);
-      where.textContent = at === 0 ? `Start position · ${last} moves` : `Move ${at} of ${last}: ${words ? words(record.moves[at - 1].move) : record.moves[at - 1].move}`;
+      where.textContent = at === 0 ? `Start position · ${last} moves` : `Move ${at} of ${last}: ${showMove(game, record.moves[at - 1].move, coords)}`;
       const after = at > 0 ? record.moves[at - 1].clocks_after : null;
       clocks.textContent = after ? record.players.map((name, seat) => `${name} ${formatClock(after[seat])}`).join(" · ") : "";
       moveList.querySelectorAll("button.move").forEach((button, i) => {
@@ -141,7 +146,7 @@ export function mountReplay(main, id, start, app) {
         else button.removeAttribute("aria-current");
       });
       const current = moveList.querySelector("button.current");
-      if (current) scrollWithin(moveList, current);
+      if (current) scrollWithin(moveList, /** @type {Element} */ (current.parentElement));
       const hash = `#/replay/${encodeURIComponent(record.id)}/${at}`;
       link.href = hash;
       link.textContent = `Link to this position (move ${at})`;
@@ -191,7 +196,8 @@ export function mountReplay(main, id, start, app) {
     replace(main, h("section", { class: "replay" },
       h("header", { class: "room-head" },
         h("h1", { text: `${game.title}: ${record.players.join(" vs ")}` }),
-        h("p", { class: "meta", text: `${players} · ${formatDate(record.started_at)} · ${gameResult(record)}${record.room ? ` · room ${record.room}` : ""}` })),
+        h("p", { class: "meta", text: `${players} · ${formatDate(record.started_at)} · ${gameResult(record)}${record.room ? ` · room ${record.room}` : ""}` }),
+        h("p", { class: "room-tools" }, h("a", { class: "rules-link", href: `#/rules/${game.id}`, text: `Rules of ${game.title}` }), flip)),
       h("div", { class: "room-body" },
         h("div", { class: "play" }, board.element, where, clocks,
           h("div", { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
@@ -201,13 +207,15 @@ export function mountReplay(main, id, start, app) {
             iconButton("Forward one move", ICONS.forward, () => goTo(at + 1)),
             iconButton("Last position", ICONS.last, () => goTo(last)),
             speed),
-          slider, analysis.graph),
+          slider),
         h("aside", { class: "side" },
-          h("section", { class: "panel" }, h("h2", { text: "Moves" }), moveList),
+          h("section", { class: "panel moves-panel" }, h("h2", { text: "Moves" }), moveList),
           analysis.element,
           h("section", { class: "panel links" }, link, h("a", { href: "#/replay", text: "All recorded games" }))))));
     playButton.addEventListener("click", toggle);
     stop();
+    window.scrollTo(0, 0); // a replay opens at its top, with the board in view
+    fitRows(moveList);
     goTo(at);
     return () => {
       document.removeEventListener("keydown", key);

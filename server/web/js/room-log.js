@@ -9,8 +9,46 @@
 
 import { h, keyed, scrollWithin } from "./dom.js";
 import { resultText } from "./format.js";
+import { showMove } from "./games/common.js";
 
 /** @typedef {import("./room-model.js").RoomModel} RoomModel */
+
+/**
+ * One move of a list: its number, and the move in the player's convention (or in words), with its notation as the
+ * title when that reads differently.
+ * @param {import("./games/common.js").AnyGame} game
+ * @param {string} notation
+ * @param {import("./coords.js").Coords} coords
+ * @param {number} seq
+ * @param {(() => void) | null} onclick  a replay's list: its moves are buttons that go there
+ */
+export function moveItem(game, notation, coords, seq, onclick = null) {
+  const text = showMove(game, notation, coords);
+  const props = { class: onclick ? "move mv" : "mv", text, title: text === notation ? undefined : notation };
+  const mv = onclick ? h("button", { type: "button", "data-seq": seq, onclick, ...props }) : h("span", props);
+  return h("li", { "data-seq": seq }, h("span", { class: "n", text: `${seq}.` }), mv);
+}
+
+/**
+ * Make a scrolling move list hold whole rows and take one column when a move is too long for two (Amazons'
+ * "g10-d7/c7?!", cosc322 squares): scrolled to its end, its top row is then never cut in half.
+ * @param {HTMLElement} list
+ */
+export function fitRows(list) {
+  const items = /** @type {HTMLElement[]} */ ([...list.children]);
+  list.classList.remove("one-column");
+  if (!items.length) return;
+  if (list.scrollWidth > list.clientWidth + 1) list.classList.add("one-column");
+  const style = getComputedStyle(list);
+  if (!list.dataset.maxHeight) list.dataset.maxHeight = style.maxHeight; // the style sheet's, before ours
+  list.style.maxHeight = "";
+  const limit = parseFloat(getComputedStyle(list).maxHeight);
+  const gap = parseFloat(style.rowGap) || 0;
+  const row = items[0].getBoundingClientRect().height + gap;
+  if (!(limit > 0) || !(row > 0)) return;
+  const rows = Math.max(1, Math.floor((limit + gap) / row));
+  list.style.maxHeight = `${rows * row - gap + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom)}px`;
+}
 
 /** The list of moves (`element`). */
 export function movesList() {
@@ -24,13 +62,11 @@ export function movesList() {
       shown = 0;
     }
     if (shown < 0) shown = 0;
-    const words = model.game && model.game.moveText;
-    element.classList.toggle("in-words", Boolean(words));
-    for (let i = shown; i < model.moves.length; i++) {
-      const notation = model.moves[i];
-      element.append(h("li", { "data-seq": i + 1 }, h("span", { class: "n", text: `${i + 1}.` }),
-        h("span", { class: "mv", text: words ? words(notation) : notation, title: words ? notation : undefined })));
-    }
+    const game = model.game;
+    if (!game) return;
+    element.classList.toggle("in-words", Boolean(game.moveText));
+    for (let i = shown; i < model.moves.length; i++) element.append(moveItem(game, model.moves[i], model.coords, i + 1));
+    if (model.moves.length !== shown) fitRows(element);
     shown = model.moves.length;
     if (element.lastElementChild) scrollWithin(element, element.lastElementChild);
   }

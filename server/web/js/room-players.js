@@ -5,7 +5,7 @@
  */
 
 import { drawInto, h, replace, setText } from "./dom.js";
-import { formatClock } from "./format.js";
+import { formatClock, lowClock } from "./format.js";
 import { seatWord } from "./room-status.js";
 
 /** @typedef {import("./games/common.js").AnyGame} AnyGame */
@@ -32,10 +32,9 @@ export function playerBars(onTakeSeat) {
    * Who sits where, and whose turn it is.
    * @param {RoomModel} model
    * @param {AnyGame} game the room's game
+   * @param {number} mine the seat whose bar goes at the bottom (the side of the board its pieces are on)
    */
-  function render(model, game) {
-    // Your own seat at the bottom; spectators see seat 0 at the bottom.
-    const mine = model.isPlayer ? model.seat ?? 0 : 0;
+  function render(model, game, mine) {
     for (const [i, bar] of bars.entries()) {
       const seat = i === 0 ? 1 - mine : mine;
       bar.seat = seat;
@@ -67,7 +66,7 @@ export function playerBars(onTakeSeat) {
       const left = clocks ? clocks[seat] : null;
       setText(bar.clock, clocks ? formatClock(left) : "");
       bar.clock.classList.toggle("running", Boolean(model.clocks && model.clocks.running === seat && !model.paused));
-      bar.clock.classList.toggle("low", clocks !== null && clocks[seat] < 10);
+      bar.clock.classList.toggle("low", clocks !== null && lowClock(clocks[seat]));
       const away = model.away.get(seat);
       setText(bar.away, away ? `lost the connection: ${Math.max(0, Math.ceil((away.until - now) / 1000))} s to come back` : "");
     }

@@ -33,12 +33,23 @@ export function roomMeta(model, game) {
 }
 
 /**
+ * The name holding the other seat of a room that has not started, while a player waits for it to sit down (a house
+ * bot holds its seat from the moment it is asked for, 2 to 4 s before its process connects); null otherwise.
+ * @param {RoomModel} model
+ * @returns {string | null}
+ */
+export function waitingFor(model) {
+  if (!model.isPlayer || model.status !== "waiting" || model.seat === null) return null;
+  return model.seats[1 - model.seat] || null;
+}
+
+/**
  * True while a player waits for the other side: its move (a bot thinking), or a house bot taking its seat.
  * @param {RoomModel} model
  */
 export function waitingOnOther(model) {
   if (!model.isPlayer || model.paused) return false;
-  if (model.status === "waiting") return Boolean(model.expecting && !model.seats[1]);
+  if (model.status === "waiting") return Boolean(model.expecting || waitingFor(model));
   return model.status === "playing" && model.toMove !== null && model.toMove !== model.seat;
 }
 
@@ -49,7 +60,10 @@ export function waitingOnOther(model) {
  */
 export function statusText(model, game) {
   if (model.status === "waiting") {
-    if (model.expecting && !model.seats[1]) return `Waiting for the house bot (${model.expecting}) to sit down…`;
+    const coming = waitingFor(model);
+    if (coming && /^house-/.test(coming)) return `Waiting for ${coming} to sit down…`;
+    if (coming) return `Waiting for ${coming} to start the game…`;
+    if (model.expecting) return `Waiting for the house bot (${model.expecting}) to sit down…`;
     if (model.isPlayer) return "Waiting for an opponent to take the other seat.";
     return "Waiting for players.";
   }

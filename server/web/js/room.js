@@ -40,10 +40,18 @@ export function mountRoom(main, name, app) {
 
   const title = h("h1", { text: name });
   const meta = h("p", { class: "meta" });
+  const rulesLink = h("a", { class: "rules-link" });
   const players = playerBars(takeSeat);
-  const boardSlot = h("div", { class: "board-slot" });
-  const status = h("p", { class: "status", "aria-live": "polite" });
+  // a refusal or notice shows over the top of the board, where the click that caused it was (never below the fold);
+  // clicks go through it to the squares
   const notice = h("p", { class: "notice", role: "alert" });
+  const boardSlot = h("div", { class: "board-slot" }, notice);
+  const status = h("p", { class: "status", "aria-live": "polite" });
+  /** the board turned half a turn (Amazons: black's queens start at the top) */
+  let flipped = false;
+  let seenAs = ""; // the role and seat the board's side was chosen for
+  const flip = h("button", { type: "button", class: "small flip", hidden: true, "aria-pressed": "false", text: "Flip the board",
+    onclick: () => { flipped = !flipped; render(); } });
   const panels = roomActions({ rerender: render, leave });
   const moves = movesList();
   const series = seriesList();
@@ -51,9 +59,9 @@ export function mountRoom(main, name, app) {
 
   replace(main,
     h("section", { class: "room" },
-      h("header", { class: "room-head" }, title, meta),
+      h("header", { class: "room-head" }, title, meta, h("p", { class: "room-tools" }, rulesLink, flip)),
       h("div", { class: "room-body" },
-        h("div", { class: "play" }, players.top, boardSlot, players.bottom, status, notice),
+        h("div", { class: "play" }, players.top, boardSlot, players.bottom, status),
         h("aside", { class: "side" }, panels.offer, panels.result, panels.actions, series.element,
           h("section", { class: "panel" }, h("h2", { text: "Moves" }), moves.element),
           h("section", { class: "panel" }, h("h2", { text: "Chat" }), talk.log, talk.form)))));
@@ -73,10 +81,23 @@ export function mountRoom(main, name, app) {
     if (!board) {
       const room = model;
       board = new BoardView(game, model.coords, { onPick: (token) => room.pick(token), onBack: () => room.back() });
-      boardSlot.replaceChildren(board.element);
+      boardSlot.prepend(board.element);
+      rulesLink.href = `#/rules/${game.id}`;
+      rulesLink.textContent = `Rules of ${game.title}`;
     }
+    const mine = model.isPlayer ? model.seat ?? 0 : 0;
+    const top = game.topSeat;
+    const seen = `${model.role}|${model.seat}`;
+    if (top !== undefined && model.role && seen !== seenAs) {
+      seenAs = seen;
+      flipped = model.isPlayer && mine === top; // your own pieces at the bottom, until you flip the board
+    }
+    flip.hidden = top === undefined;
+    flip.setAttribute("aria-pressed", String(Boolean(flipped)));
+    board.setFlipped(Boolean(flipped));
     setText(meta, roomMeta(model, game));
-    players.render(model, game);
+    // the bottom bar is the player whose pieces are at the bottom of the board: yours, unless you flip it
+    players.render(model, game, top === undefined ? mine : flipped ? top : 1 - top);
     tick();
 
     const picker = model.myTurn ? model.picker : null;
@@ -139,6 +160,7 @@ export function mountRoom(main, name, app) {
     }
   }
 
+  window.scrollTo(0, 0); // a room opens at its top (the lobby may have been scrolled down to the room's row)
   const timer = setInterval(tick, TICK_MS);
   stops.push(() => clearInterval(timer));
   watch();

@@ -31,6 +31,7 @@ export default {
   width: SIZE,
   height: SIZE,
   seats: ["Black", "White"],
+  topSeat: 0, // black's queens start on ranks 7 and 10
   swatch: (seat) => crown(`q${seat}`),
 
   initial(options) {

@@ -101,6 +101,10 @@
  *     as the convention writes it
  * @property {(notation: string) => string} [moveText]  a move in words for the move lists, when its notation is
  *     not how people say it (Quarto's pieces)
+ * @property {(notation: string, coords: Coords) => string} [moveIn]  a move in the player's convention, when it is
+ *     not its notation with each square relabelled (Connect Four's columns)
+ * @property {number} [topSeat]  the seat whose pieces start at the top of the board (Amazons: black), for games
+ *     whose board can be flipped
  */
 
 /**
@@ -108,7 +112,7 @@
  * @typedef {Game<any>} AnyGame
  */
 
-import { parseName, squareName } from "../coords.js";
+import { notationIn, parseName, squareName } from "../coords.js";
 
 /**
  * An empty board: `height` ranks of `width` cells.
@@ -230,4 +234,17 @@ export function crown(kind) {
     + `<rect class="${kind}" x="22" y="76" width="56" height="10" rx="3"/>`
     + `<circle class="${kind}" cx="17" cy="32" r="5"/><circle class="${kind}" cx="50" cy="21" r="5"/>`
     + `<circle class="${kind}" cx="83" cy="32" r="5"/>`);
+}
+
+/**
+ * A move as the move lists, the replay and the analysis show it: in the player's convention (the same squares as the
+ * board's edges), and in words where the game says moves in words (Quarto).
+ * @param {AnyGame} game
+ * @param {string} notation  the move's notation (algebraic, the same for everyone)
+ * @param {Coords} coords
+ * @returns {string}
+ */
+export function showMove(game, notation, coords) {
+  const written = game.moveIn ? game.moveIn(notation, coords) : notationIn(notation, coords, game.height);
+  return game.moveText ? game.moveText(written) : written;
 }

@@ -39,6 +39,12 @@ export default {
     return { files: Array.from({ length: WIDTH }, (_, f) => columnLabel(f, coords)), ranks: null };
   },
 
+  /** A move is its column, numbered as the board's edge numbers it. */
+  moveIn(notation, coords) {
+    const column = Number(notation);
+    return Number.isInteger(column) && column >= 1 && column <= WIDTH ? columnLabel(column - 1, coords) : notation;
+  },
+
   spoken(square, coords) {
     const { f, r } = parseName(square);
     return `column ${columnLabel(f, coords)}, row ${r + 1} from the bottom`;

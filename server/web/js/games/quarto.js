@@ -38,11 +38,12 @@ export function moveText(notation) {
 }
 
 /** The drawing of a piece seen from above and a little in front: a tall piece stands on a high side (a
- * column), a short one on a low one; both are nearly as wide, so height never reads as size alone. */
+ * column, a third of the drawing), a short one is a flat disc or tile, a little narrower; so tall and short differ
+ * at a glance even as small tray pieces, and height never reads as size alone. */
 export function pieceDrawing(code) {
   const [dark, round, tall, hollow] = [...code].map((digit) => digit === "1");
-  const half = tall ? 31 : 29;
-  const depth = tall ? 26 : 5;
+  const half = tall ? 30 : 26;
+  const depth = tall ? 36 : 4;
   const tone = dark ? "pd" : "pl";
   const top = 50 - depth / 2;
   let body = shape(round, 50, top + depth, half, `${tone} side`) + shape(round, 50, top, half, tone);
@@ -142,7 +143,7 @@ export default {
       if (piecesInPlay(state).has(token.slice(6))) return "That piece is already in play.";
       return tokens.length ? "That piece cannot be handed over now." : "First place the piece you were given on the board.";
     }
-    if (!state.inHand) return "This turn only hands a piece over: choose one of the pieces below the board.";
+    if (!state.inHand) return "This turn only hands a piece over: choose one of the pieces off the board.";
     if (tokens.length) return `Now choose the piece to hand over (or pick ${say(tokens[0])} again to take your piece back).`;
     return `${say(token)} is taken.`;
   },

@@ -1,0 +1,414 @@
+"""The room, board and replay, third pass, in a real browser (Debian's chromium): the analysis says whose view every
+number is from and shows the better move without hovering, with its graph (legend, axes, uncut dots) in view; moves in
+the player's convention; refusals over the board, in view; a spinner while a house bot sits down; board colours and
+marks that match their words (blue workers, four win rings, no stuck hover, a flippable Amazons board); phone layouts
+that keep the board in view; whole rows in move lists; clocks that agree; a bigger Quarto board; a rules page per game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import re
+import threading
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from bots.engine.connect4.book import opening_table
+from protocol.games import GAMES
+from tests.helpers import login as sdk_login
+from tests.test_analysis import a_blunder_game
+from tests.test_web import browser, open_page, own_server, record_an_amazons_game  # noqa: F401 - fixtures
+from tests.test_web_analysis import record_game
+from tests.test_web_layout import Opponent, out_of_view
+from tests.web_helpers import CHROMIUM, login, play_a_house_bot, play_by_clicking
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
+
+
+class NamedOpponent(Opponent):
+    """An SDK client of its own name (``Opponent`` is always bob-layout)."""
+
+    def __init__(self, port: int, name: str) -> None:  # noqa: D107 - as Opponent, with a name
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.client = self.run(sdk_login(f"ws://127.0.0.1:{port}/ws", name))
+
+
+@contextlib.contextmanager
+def seated(own_server, open_page, game: str, room: str, name: str, coords: str = "algebraic",  # noqa: ANN001, F811
+           opponent: str = "bob-layout") -> Iterator[tuple[Page, Opponent]]:
+    """A page (1280×800) logged in as ``name`` on a server of the test's own, in seat 0 of a ``game`` room whose seat 1
+    ``opponent`` (an SDK client) holds: the page and the opponent, closed after the block."""
+    port = own_server()
+    bob = NamedOpponent(port, opponent)
+    page = open_page(name, width=1280, height=800)
+    try:
+        login(page, f"http://127.0.0.1:{port}", name, coords)
+        bob.open_room(game, room)
+        page.goto(f"http://127.0.0.1:{port}/#/room/{room.replace(' ', '%20')}")
+        page.get_by_role("button", name="Take this seat").click()
+        expect(page.locator(".play .status")).to_contain_text("Your move")
+        yield page, bob
+    finally:
+        bob.close()
+
+
+def count_pixels(page: Page, png: bytes, colours: tuple[tuple[int, int, int], tuple[int, int, int]]) -> int:
+    """How many pixels of a screenshot have a colour in ``colours``: (lowest r, g, b), (highest r, g, b)."""
+    return page.evaluate("""async ([data, [low, high]]) => {
+        const image = new Image();
+        image.src = "data:image/png;base64," + data;
+        await image.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext("2d");
+        context.drawImage(image, 0, 0);
+        const pixels = context.getImageData(0, 0, image.width, image.height).data;
+        let count = 0;
+        for (let i = 0; i < pixels.length; i += 4) {
+          if ([0, 1, 2].every((c) => pixels[i + c] >= low[c] && pixels[i + c] <= high[c])) count++;
+        }
+        return count;
+    }""", [base64.b64encode(png).decode(), colours])
+
+
+def centre_y(page: Page, square: str) -> float:
+    box = page.locator(f'.play .sq[data-sq="{square}"]').bounding_box()
+    assert box is not None
+    return box["y"] + box["height"] / 2
+
+
+# Item 3 (and 9): the analysis
+
+
+def analysed_replay(own_server, open_page, room: str, viewer: str, coords: str = "") -> tuple[Page, str, int]:  # noqa: ANN001, F811
+    """A Connect Four game with a known blunder, played by ann-ROOM and bob-ROOM on a server that analyses finished
+    games, and a page (1280×800) on its replay's start, logged in as ``viewer`` in ``coords`` if given: the page,
+    the moves and the blunder's ply."""
+    moves, blunder_ply = a_blunder_game()
+    opening_table()  # made once a run in the run's cache, which the server's worker reads
+    port = own_server("--analyse-finished", "--analysis-nodes", "4000000")
+    record = record_game(port, room, list(moves))
+    page = open_page(viewer, width=1280, height=800)
+    if coords:
+        login(page, f"http://127.0.0.1:{port}", viewer, coords)
+    page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/0")
+    return page, moves, blunder_ply
+
+
+def test_the_analysis_says_whose_view_every_number_is_from(own_server, open_page):  # noqa: F811
+    page, moves, blunder_ply = analysed_replay(own_server, open_page, "thirds", "analyst")
+    graph = page.locator(".eval-graph svg.eval")
+    expect(graph).to_be_visible(timeout=120_000)
+    best = page.locator(".best-move")
+    # the side to move is named, and so is the side that wins: never a bare "win in 31"
+    expect(best).to_have_text(re.compile(r"^ann-thirds \(red\) to move\. Engine's best here: 4 \(ann-thirds \(red\) "
+                                         r"wins in \d+, exact\)$"))
+    legend = page.locator(".eval-graph .legend")
+    expect(legend).to_contain_text("ann-thirds (red)'s expected score")
+    expect(legend).to_contain_text("bottom: bob-thirds (yellow) wins")
+    expect(page.locator(".eval-graph .y-axis")).to_have_text(re.compile("100%.*50%.*0%"))
+    expect(page.locator(".eval-graph .x-axis")).to_contain_text(str(len(moves)))
+    for width, height in ((1280, 800), (1366, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)  # the layout follows the new size
+        assert out_of_view(page, {"graph": ".eval-graph svg.eval", "legend": ".eval-graph .legend"}) == []
+    cut = page.evaluate("""(() => {
+        const chart = document.querySelector(".eval-graph svg.eval").getBoundingClientRect();
+        return [...document.querySelectorAll(".eval .dot")].map((dot) => dot.getBoundingClientRect())
+          .filter((dot) => dot.y - 4.5 < chart.top - 0.5 || dot.y + 4.5 > chart.bottom + 0.5
+                           || dot.x - 4.5 < chart.left - 0.5 || dot.x + 4.5 > chart.right + 0.5).length;
+    })()""")
+    assert page.locator(".eval .dot").count() > 0
+    assert cut == 0, f"{cut} dots of the graph are cut by its edges"
+    # the blunder: what it did and the better move, in words on the page (a touch screen has no hover)
+    page.locator(f'button.move[data-seq="{blunder_ply}"]').click()
+    verdict = page.locator(".analysis .verdict-line")
+    expect(verdict).to_be_visible()
+    mover = "ann-thirds (red)" if blunder_ply % 2 else "bob-thirds (yellow)"
+    expect(verdict).to_contain_text(f"{blunder_ply}. {moves[blunder_ply - 1]}?? by {mover}, a blunder")
+    expect(verdict).to_contain_text(re.compile(r"Better: [1-7] \("))
+    expect(best).to_contain_text(re.compile(r"to move\. Engine's best here: [1-7] \((ann-thirds \(red\)|bob-thirds "
+                                            r"\(yellow\)) wins in \d+"))
+
+
+def test_moves_and_the_engines_best_move_are_in_the_players_convention(own_server, open_page):  # noqa: F811
+    page, moves, _ = analysed_replay(own_server, open_page, "matrix", "mia-matrix", "matrix")
+    expect(page.locator(".edge.file").first).to_have_text("0")  # matrix numbers the columns from 0
+    first = page.locator('button.move[data-seq="1"]')
+    expect(first).to_have_text(str(int(moves[0]) - 1))
+    expect(first).to_have_attribute("title", moves[0])  # the notation everyone shares, on hover
+    expect(page.locator(".best-move")).to_contain_text("Engine's best here: 3 (", timeout=120_000)  # column 4
+
+
+def test_amazons_in_cosc322_reads_one_convention_and_the_board_flips(own_server, open_page):  # noqa: F811
+    with seated(own_server, open_page, "amazons", "Flip", "cora-cosc", "cosc322") as (page, _):
+        # black (this player) sees its own queens at the bottom, beside its own bar
+        assert centre_y(page, "d10") > centre_y(page, "d1")
+        expect(page.locator(".play .player").nth(1)).to_contain_text("cora-cosc (black) (you)")
+        game = GAMES["amazons"]
+        state = game.initial_state()
+        move = game.legal_moves(state)[0]
+        play_by_clicking(page, "amazons", state, move)
+        form = game.format_move(move, "cosc322")
+        written = "{}-{}/{}".format(*(",".join(map(str, form[key])) for key in ("queen", "to", "arrow")))
+        shown = page.locator("ol.moves li .mv").first
+        expect(shown).to_have_text(written)
+        expect(shown).to_have_attribute("title", game.notation(move))
+        wide = page.evaluate("(() => { const ol = document.querySelector('ol.moves'); "
+                             "return ol.scrollWidth - ol.clientWidth; })()")
+        assert wide <= 0, f"the move list scrolls {wide} px sideways"
+        flip = page.get_by_role("button", name="Flip the board")
+        flip.click()
+        expect(flip).to_have_attribute("aria-pressed", "false")
+        assert centre_y(page, "d10") < centre_y(page, "d1")
+        expect(page.locator(".play .player").nth(0)).to_contain_text("cora-cosc (black) (you)")
+
+
+# Items 4 and 5: notices in view, waiting for a house bot
+
+
+def test_a_refusal_shows_over_the_board_in_view(own_server, open_page):  # noqa: F811
+    with seated(own_server, open_page, "connect4", "Refusals", "rita-refused") as (page, bob):
+        page.locator('.sq[data-sq="d1"]').click()
+        expect(page.locator(".play .status")).to_contain_text("bob-layout (yellow) to move")
+        page.locator('.sq[data-sq="a1"]').click()
+        notice = page.locator(".play .notice")
+        expect(notice).to_have_text("It is bob-layout's turn.")
+        for width, height in ((1280, 800), (1366, 768), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(100)
+            assert out_of_view(page, {"notice": ".play .notice"}) == [], f"at {width}×{height}"
+            board = page.locator(".play .board").bounding_box()
+            box = notice.bounding_box()
+            assert board is not None and box is not None
+            assert board["y"] <= box["y"] <= board["y"] + board["height"], "the notice is over the board"
+
+
+STATUS_LOG = """
+window.statusLog = [];
+new MutationObserver(() => {
+  const status = document.querySelector(".play .status");
+  const bar = document.querySelector(".play .player");
+  if (!status || !bar) return;
+  const entry = {text: status.textContent, spinner: status.classList.contains("waiting-on"), bar: bar.textContent};
+  const last = window.statusLog[window.statusLog.length - 1];
+  if (!last || last.text !== entry.text || last.spinner !== entry.spinner || last.bar !== entry.bar) {
+    window.statusLog.push(entry);
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+"""
+
+
+def test_a_house_bot_sitting_down_shows_a_spinner_and_its_name(own_server, open_page):  # noqa: F811
+    port = own_server("--house-bots", "1")
+    page = open_page("hal", width=1280, height=800)
+    page.add_init_script(STATUS_LOG)
+    login(page, f"http://127.0.0.1:{port}", "hal-waits")
+    play_a_house_bot(page, "connect4", "random")
+    expect(page.locator(".play .status")).to_contain_text("Your move", timeout=30_000)
+    log = page.evaluate("window.statusLog")
+    waiting = [entry for entry in log if entry["text"].startswith("Waiting")]
+    assert waiting, f"the page never said it was waiting: {log}"
+    for entry in waiting:  # every moment before the bot sat down: its name in the words, and the spinner
+        assert re.fullmatch(r"Waiting for house-random-\d+ to sit down…", entry["text"]), entry
+        assert entry["spinner"], entry
+        assert "house-random" in entry["bar"], entry
+
+
+# Item 6: board colours and marks
+
+
+def test_santorini_blue_workers_are_blue_against_their_squares(own_server, open_page):  # noqa: F811
+    with seated(own_server, open_page, "santorini", "Blue", "sam-blue") as (page, bob):
+        page.locator('.sq[data-sq="a1"].target').click()
+        page.locator('.sq[data-sq="c3"].target').click()
+        expect(page.locator("ol.moves li")).to_have_count(1)
+        colours = page.evaluate("""(() => {
+            const rgb = (text) => text.match(/\\d+/g).slice(0, 3).map(Number);
+            const worker = document.querySelector('.sq[data-sq="a1"] .w0');
+            return {worker: rgb(getComputedStyle(worker).fill),
+                    squares: [...document.querySelectorAll('.sq[data-sq="b2"], .sq[data-sq="b1"]')]
+                      .map((sq) => rgb(getComputedStyle(sq).backgroundColor))};
+        })()""")
+        red, green, blue = colours["worker"]
+        assert blue - max(red, green) >= 80, f"a blue worker is drawn {colours['worker']}"
+        for square in colours["squares"]:
+            assert contrast(colours["worker"], square) >= 3, f"{colours['worker']} on {square}"  # WCAG AA, 1.4.11
+
+
+def contrast(one: list[int], two: list[int]) -> float:
+    """WCAG's contrast ratio of two sRGB colours."""
+    def luminance(rgb: list[int]) -> float:
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (v / 255 for v in rgb)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(one), luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+RED = ((151, 0, 0), (255, 99, 99))  # a red disc
+RING = ((250, 250, 250), (255, 255, 255))  # the white win ring (the holes are #f3f0e8, the last disc's glow yellow)
+
+
+def test_connect_four_rings_all_four_and_a_drop_stays_off_the_bar(own_server, open_page):  # noqa: F811
+    with seated(own_server, open_page, "connect4", "Rings", "cass-rings") as (page, bob):
+        page.locator('.sq[data-sq="a1"].target').click()
+        page.wait_for_selector(".sq.drop")
+        drops = "document.getAnimations().filter((a) => a.animationName === 'drop')"
+        page.evaluate(f"{drops}.forEach((a) => {{ a.pause(); a.currentTime = 0; }})")  # the disc held at its highest
+        top_bar = page.locator(".play .player").first.screenshot()
+        page.evaluate(f"{drops}.forEach((a) => a.finish())")
+        assert count_pixels(page, top_bar, RED) == 0, "the dropping disc is drawn over the opponent's bar"
+        for seq in range(2, 8):  # bob drops in column 2, the page in column 1 (a): four in a column
+            if seq % 2 == 0:
+                bob.run(bob.client.request({"type": "move", "room": "Rings", "move": {"column": 2}}))
+            else:
+                page.locator(f'.sq[data-sq="a{(seq + 1) // 2}"].target').click()
+            expect(page.locator("ol.moves li")).to_have_count(seq)
+        expect(page.locator(".result .verdict")).to_have_text("You won.")
+        rings = {sq: count_pixels(page, page.locator(f'.sq[data-sq="{sq}"]').screenshot(animations="disabled"), RING)
+                 for sq in ("a1", "a2", "a3", "a4")}
+        assert all(page.locator(f'.sq[data-sq="{sq}"]').get_attribute("class").count("win") for sq in rings)
+        assert min(rings.values()) >= 0.5 * max(rings.values()) > 0, f"white ring pixels by square: {rings}"
+
+
+def test_the_winning_magnetic_cave_brick_keeps_no_hover_look(own_server, open_page):  # noqa: F811
+    with seated(own_server, open_page, "magnetic-cave", "Cave", "cleo-cave", opponent="bob-cave") as (page, bob):
+        for rank in range(1, 6):
+            square = page.locator(f'.sq[data-sq="a{rank}"]')
+            square.hover()
+            expect(square).to_have_class(re.compile(r"\bhover\b"))
+            square.click()
+            expect(page.locator("ol.moves li")).to_have_count(2 * rank - 1)
+            if rank < 5:
+                bob.run(bob.client.request({"type": "move", "room": "Cave", "move": {"square": f"h{rank}"}}))
+                expect(page.locator(".play .status")).to_contain_text("Your move")
+        expect(page.locator(".result .verdict")).to_have_text("You won.")
+        expect(page.locator('.sq[data-sq="a5"]')).not_to_have_class(re.compile(r"\bhover\b"))  # the mouse is on it
+
+
+# Item 10: phones
+
+
+def test_a_phone_keeps_the_board_in_view(own_server, open_page):  # noqa: F811
+    port = own_server()
+    record = record_an_amazons_game(port)
+    page = open_page("pia", width=390, height=844)
+    page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/0")
+    board = page.locator(".replay .board")
+    expect(board).to_be_visible()
+    for seq in (5, 30, 60):
+        page.locator(f'button.move[data-seq="{seq}"]').click()
+        expect(page.locator(".where")).to_contain_text(f"Move {seq} of")
+        box = board.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, f"move {seq}: board at {box}"
+    # a room opens at its top, wherever the lobby was scrolled to
+    bob = NamedOpponent(port, "bob-with-a-long-name-2026")
+    try:
+        login(page, f"http://127.0.0.1:{port}", "pia-phone")
+        bob.open_room("connect4", "Phone")
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        assert page.evaluate("window.scrollY") > 20
+        page.evaluate("location.hash = '#/room/Phone'")
+        page.get_by_role("button", name="Take this seat").click()
+        expect(page.locator(".play .status")).to_contain_text("Your move")
+        assert page.evaluate("window.scrollY") == 0
+        # "(left)" does not wrap the name bar, and the board does not jump
+        page.locator('.sq[data-sq="d1"]').click()
+        expect(page.locator(".play .status")).to_contain_text("to move")
+        before = (page.locator(".play .player").first.bounding_box(), board_y(page))
+        bob.run(bob.client.request({"type": "resign", "room": "Phone"}))
+        bob.run(bob.client.request({"type": "leave", "room": "Phone"}))
+        expect(page.locator(".play .player").first).to_contain_text("(left)")
+        after = (page.locator(".play .player").first.bounding_box(), board_y(page))
+        assert before[0] is not None and after[0] is not None
+        assert after[0]["height"] == before[0]["height"], f"the bar grew from {before[0]} to {after[0]}"
+        assert after[1] == before[1], "the board moved"
+    finally:
+        bob.close()
+
+
+def board_y(page: Page) -> float:
+    box = page.locator(".play .board").bounding_box()
+    assert box is not None
+    return box["y"]
+
+
+# Item 12: move lists, clocks, Quarto
+
+
+def test_a_move_list_scrolled_to_its_end_shows_whole_rows(own_server, open_page):  # noqa: F811
+    port = own_server()
+    record = record_an_amazons_game(port)
+    page = open_page("rowan", width=1280, height=800)
+    page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/0")
+    page.get_by_role("button", name="Last position").click()
+    expect(page.locator("button.move.current")).to_be_visible()
+    cut = page.evaluate("""(() => {
+        const list = document.querySelector(".replay-moves");
+        const box = list.getBoundingClientRect();
+        return [...list.children].map((li) => li.getBoundingClientRect())
+          .filter((li) => (li.top < box.top - 0.5 && li.bottom > box.top + 0.5)
+                          || (li.top < box.bottom - 0.5 && li.bottom > box.bottom + 0.5)).length;
+    })()""")
+    assert page.evaluate("document.querySelector('.replay-moves').scrollTop") > 0
+    assert cut == 0, f"{cut} rows of the move list are cut in half"
+
+
+def test_a_clock_under_ten_seconds_never_reads_ten(own_server, open_page):  # noqa: F811
+    port = own_server()
+    page = open_page("tick")
+    page.goto(f"http://127.0.0.1:{port}/#/rules")
+    shown = page.evaluate("""(async () => {
+        const { formatClock, lowClock } = await import("/static/js/format.js");
+        return [9.96, 9.999, 10.04, 0.04].map((s) => [formatClock(s), lowClock(s)]);
+    })()""")
+    assert shown == [["9.9", True], ["9.9", True], ["0:10", False], ["0.0", True]]
+
+
+def test_quarto_has_a_bigger_board_and_tall_pieces_tell_from_short(own_server, open_page):  # noqa: F811
+    with seated(own_server, open_page, "quarto", "Big Quarto", "quinn-big") as (page, bob):
+        board = page.locator(".play .board").bounding_box()
+        piece = page.locator('.piece[data-piece="0000"]').bounding_box()
+        assert board is not None and piece is not None
+        assert board["width"] >= 400, f"the board is {board['width']:.0f} px wide"
+        assert piece["width"] >= 56, f"a tray piece is {piece['width']:.0f} px wide"
+        heights = page.evaluate("""(() => ["0010", "0000"].map((code) => {
+            const drawn = document.querySelector(`.piece[data-piece="${code}"] svg`);
+            return drawn.getBBox().height;
+        }))()""")
+        assert heights[0] >= 1.5 * heights[1], f"a tall piece is drawn {heights[0]} high, a short one {heights[1]}"
+        assert out_of_view(page, {"board": ".play .board", "tray": ".play .tray", "status": ".play .status"}) == []
+
+
+# Item 13: the rules
+
+
+TITLES = {"connect4": "Connect Four", "santorini": "Santorini", "amazons": "Amazons", "magnetic-cave": "Magnetic Cave",
+          "quarto": "Quarto"}
+
+
+def test_each_game_has_a_rules_page_with_a_diagram(own_server, open_page):  # noqa: F811
+    assert set(TITLES) == set(GAMES)
+    with seated(own_server, open_page, "magnetic-cave", "Newcomers", "nel-new") as (page, _):
+        page.get_by_role("link", name="Rules of Magnetic Cave").click()  # reachable from a room
+        expect(page.get_by_role("heading", name="How to play Magnetic Cave")).to_be_visible()
+        expect(page.locator(".diagram .sq.target")).not_to_have_count(0)  # where a brick may go
+        for game, title in TITLES.items():
+            page.goto(page.url.split("#")[0] + f"#/rules/{game}")
+            expect(page.get_by_role("heading", name=f"How to play {title}")).to_be_visible()
+            diagram = page.locator(f".diagram .board-wrap.game-{game}")
+            expect(diagram).to_be_visible()
+            assert diagram.locator(".sq.filled").count() >= 4, f"{game}: the diagram shows pieces"
+            expect(page.locator(".rules-page ol li")).not_to_have_count(0)
+        expect(page.locator(".diagram .sq.win")).to_have_count(4)  # Quarto's: four tall pieces in a row
+        page.goto(page.url.split("#")[0] + "#/rules/chess")
+        expect(page.locator(".rules-page .notice")).to_have_text("There is no game chess: choose one of these.")
+        expect(page.locator(".rules-page li a")).to_have_count(len(GAMES))
