@@ -270,3 +270,13 @@ def test_an_unwritable_cache_still_gives_the_table(tmp_path: Path, monkeypatch: 
     assert len(table) == sum(len(layer(n)) for n in range(4)) and table.best_move(0, 0, 0) == (3, 1)
     said = capsys.readouterr().err
     assert "opening table not kept" in said and "set XDG_CACHE_HOME to a writable folder" in said
+
+
+def test_a_missing_book_package_is_said_with_its_remedy(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from bots.engine.connect4.fieldbook import book_path
+
+    monkeypatch.setitem(sys.modules, "bitbully_databases", None)  # as if it were not installed
+    with pytest.raises(ImportError, match="pip install bitbully-databases"):
+        book_path()

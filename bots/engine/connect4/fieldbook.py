@@ -48,7 +48,11 @@ class FieldBook(NamedTuple):
 
 def book_path() -> Path:
     """Where ``bitbully-databases`` installed the 12-stone book with distances."""
-    from bitbully_databases import BitBullyDatabases
+    try:
+        from bitbully_databases import BitBullyDatabases
+    except ImportError as error:  # a declared dependency, so only a broken install gets here
+        raise ImportError("Connect Four's opening book comes from the package bitbully-databases, which is not "
+                          "installed: pip install bitbully-databases (or reinstall plyhall)") from error
 
     return Path(BitBullyDatabases.get_database_path("12-ply-dist"))
 
