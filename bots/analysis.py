@@ -4,9 +4,10 @@ For every position of the game the engine gives a value for the side to move (an
 1) and its best move; a move is then judged by what it cost its player: the value before the move against
 the value after it (1 less the opponent's value of the next position).
 
-Where the engine is exact the value is exact and says so: Connect Four and Quarto positions their
-solvers finish within the node budget (win, draw or loss, and in how many plies), Quarto positions the
-search sees to the end, and any position whose search proves a win or a loss. Elsewhere the value is the master's
+Where the engine is exact the value is exact and says so: every Connect Four position (the openings and the
+field's 12-stone book before 12 stones, the solver to the end after: win, draw or loss, and in how many plies),
+Quarto positions its solver finishes within the node budget or the search sees to the end, and any position
+whose search proves a win or a loss. Elsewhere the value is the master's
 search score at a fixed node budget, mapped to an expected score by a logistic curve per game: the same
 game gives the same analysis on any machine (no clock is ever looked at).
 

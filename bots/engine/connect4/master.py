@@ -41,7 +41,7 @@ class Connect4Master(EngineBot):
 
     Before 12 stones the move comes from the opening table or the solver over the field's 12-stone
     book (milliseconds). From 12 stones on, each move first tries to solve the position exactly within
-    half its time; if that fails, the shared search with the odd/even threat heuristic uses the rest.
+    ``SOLVER_SHARE`` of its time; if that fails, the shared search with the odd/even threat heuristic uses the rest.
     Both keep their tables from move to move within a game.
     """
 
