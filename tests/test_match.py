@@ -6,7 +6,7 @@ import pytest
 
 from bots import Bot
 from client.cli import main
-from client.runner.match import MatchError, MatchGame, MatchResult, Tally, play_match, wilson_interval
+from client.runner.match import MatchError, MatchGame, MatchResult, MatchSprt, Tally, play_match, wilson_interval
 
 
 def record(index: int, winner: str | None) -> MatchGame:
@@ -196,3 +196,60 @@ def test_cli_refuses_bad_numbers(args: list[str], message: str, capsys: pytest.C
         main(["match", "--game", "connect4", "random", "random", *args])
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+# The SPRT (issue 41) ----------------------------------------------------------------------------------------------
+
+
+def test_an_sprt_stops_the_match_once_the_pairs_decide() -> None:
+    from protocol.statistics import MIN_SPRT_PAIRS
+
+    test = MatchSprt.parse("elo0=0,elo1=100")
+    result = play_match("connect4", "random", "minimax-2", 200, seed=7, opening_plies=2, sprt=test)
+    assert result.sprt is not None and result.sprt.status.value == "H0"  # random is not 100 Elo above minimax-2
+    assert 2 * MIN_SPRT_PAIRS <= len(result.records) < 200  # not before 10 pairs, and well before the last game
+    counts = result.pair_counts()
+    assert sum(counts) == len(result.records) // 2 and counts == result.sprt.pentanomial
+    assert "H0 was accepted" in result.table() and f"stopped after {len(result.records)} of at most 200" in (
+        result.table())
+    assert_totals_add_up(result)
+
+
+def test_pairs_count_in_game_order_whatever_order_they_finish_in() -> None:
+    result = MatchResult("connect4", "a", "b", seed=0, planned=8)
+    result.records = [record(0, "A"), record(1, "A"), record(3, None), record(4, "B"), record(5, None)]
+    assert result.pair_counts() == (0, 0, 0, 0, 1)  # games 2 and 3 are not both done: the pairs after wait
+
+
+def test_an_sprt_between_fixed_depth_levels_needs_openings() -> None:
+    test = MatchSprt(0, 20)
+    with pytest.raises(ValueError, match="minimax-3 against minimax-2 needs --opening-plies"):
+        play_match("connect4", "minimax-3", "minimax-2", 40, seed=1, sprt=test)
+    with pytest.raises(ValueError, match="cannot go with one seat"):
+        play_match("connect4", "random", "novice", 40, seed=1, sprt=test, seat=0)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("elo0=0", "needs elo0 and elo1"),
+        ("elo0=0,elo1=x", "elo1 must be a number"),
+        ("elo0=0,elo1=5,gamma=1", "use elo0=E,elo1=E"),
+        ("elo0=5,elo1=0", "elo0 must be below elo1"),
+        ("elo0=0,elo1=5,alpha=0", "alpha and beta"),
+        ("elo0=0,elo1=5,model=bayeselo", "normalized or logistic"),
+    ],
+)
+def test_bad_sprt_specs_are_refused_clearly(spec: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match=message):
+        MatchSprt.parse(spec)
+    with pytest.raises(SystemExit):
+        main(["match", "--game", "connect4", "random", "novice", "--sprt", spec])
+    assert message in capsys.readouterr().err
+
+
+def test_cli_prints_the_sprt(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["match", "--game", "connect4", "novice", "random", "--games", "60", "--seed", "3", "--quiet",
+                 "--opening-plies", "2", "--sprt", "elo0=0,elo1=200,model=logistic"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "SPRT (logistic Elo, pentanomial" in out

@@ -12,6 +12,10 @@ side and for the first and second player, and gives A's score
 (wins + draws/2) / games with a 95% Wilson score interval
 (:func:`protocol.statistics.wilson_interval`, the statistics tournaments use too).
 
+``--sprt elo0=0,elo1=20`` stops the match as soon as fishtest's SPRT on the colour-swapped pairs of games
+decides (:func:`protocol.statistics.sprt_pairs`, as tournaments' gauntlets); ``--games`` is then the most it
+plays. Two fixed-depth ``minimax-N`` levels need ``--opening-plies`` for it.
+
 ``--time-per-move`` is handed to the bots as their :class:`~bots.TimeBudget`;
 the fixed-depth baseline levels ignore it and play to full depth, so it never
 decides a game here. Moves that took longer are counted in the summary.
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from bots import LEVELS_HELP
-from protocol.statistics import wilson_interval
+from protocol.statistics import SPRT_MODELS, SprtModel, SprtResult, SprtStatus, pentanomial, sprt_pairs, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,52 @@ class Tally:
         return (self.wins + self.draws / 2) / self.games if self.games else 0.0
 
 
+@dataclass(frozen=True)
+class MatchSprt:
+    """The SPRT a match may stop on: H0 Elo = ``elo0`` against H1 Elo = ``elo1`` for A, on its colour-swapped
+    pairs of games, in the ``normalized`` (default) or ``logistic`` Elo model."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: str = SprtModel.NORMALIZED.value
+
+    HELP = "elo0=E,elo1=E[,alpha=P,beta=P,model=normalized|logistic], e.g. elo0=0,elo1=20"
+
+    def __post_init__(self) -> None:
+        if self.model not in (SprtModel.NORMALIZED, SprtModel.LOGISTIC):
+            raise ValueError(f"the SPRT model of a match is normalized or logistic, not {self.model!r}")
+        self.test((0, 0, 0, 0, 0))  # ValueError naming a bad bound, alpha or beta
+
+    @classmethod
+    def parse(cls, text: str) -> MatchSprt:
+        """From ``elo0=0,elo1=20,alpha=0.05,beta=0.05,model=normalized`` (alpha, beta, model optional)."""
+        values: dict[str, Any] = {}
+        for item in text.split(","):
+            key, equals, value = (part.strip() for part in item.partition("="))
+            if not equals or key not in ("elo0", "elo1", "alpha", "beta", "model") or key in values:
+                raise ValueError(f"--sprt {text!r}: use {cls.HELP}")
+            try:
+                values[key] = value if key == "model" else float(value)
+            except ValueError:
+                raise ValueError(f"--sprt: {key} must be a number, not {value!r}") from None
+        if not {"elo0", "elo1"} <= set(values):
+            raise ValueError(f"--sprt needs elo0 and elo1: {cls.HELP}")
+        if values.get("model", SprtModel.NORMALIZED.value) not in SPRT_MODELS:
+            raise ValueError(f"--sprt: model is normalized or logistic, not {values['model']!r}")
+        return cls(**values)
+
+    def test(self, counts: tuple[int, ...]) -> SprtResult:
+        """The test on A's pentanomial ``counts`` (see :meth:`MatchResult.pair_counts`)."""
+        return sprt_pairs(counts, elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta,
+                          model=self.model)
+
+
+class _Decided(Exception):
+    """The match's SPRT has decided: no more games."""
+
+
 @dataclass
 class MatchResult:
     """The games of a match between level A and level B, and their totals."""
@@ -92,6 +142,16 @@ class MatchResult:
     time_per_move: float | None = None
     opening_plies: int = 0
     records: list[MatchGame] = field(default_factory=list)
+    sprt: SprtResult | None = None  # the SPRT's state after the last game, when the match has one
+
+    def pair_counts(self) -> tuple[int, int, int, int, int]:
+        """A's colour-swapped pairs (games 2k and 2k+1) as pentanomial counts (LL, LD, LW+DD, DW, WW), over the
+        pairs in order up to the first one not complete: the same whatever order workers finish games in."""
+        by_index = {record.index: record for record in self.records}
+        points = []
+        while (first := by_index.get(2 * len(points))) and (second := by_index.get(2 * len(points) + 1)):
+            points.append(sum(1.0 if r.winner == "A" else 0.5 if r.winner is None else 0.0 for r in (first, second)))
+        return pentanomial(points)
 
     def _tally(self, side: str, keep: Callable[[MatchGame], bool] = lambda record: True) -> Tally:
         wins = losses = draws = 0
@@ -197,6 +257,11 @@ class MatchResult:
         if self.time_per_move is not None:
             over = [sum(r.over_time[side] for r in self.records) for side in (0, 1)]
             lines.append(f"moves over {self.time_per_move:g} s: A {over[0]}, B {over[1]} (not forfeited)")
+        if self.sprt is not None:
+            lines.append(self.sprt.describe())
+            if self.sprt.status is not SprtStatus.CONTINUE:
+                lines.append(f"stopped after {len(self.records)} of at most {self.planned} games: "
+                             f"{self.sprt.status.value} accepted")
         return "\n".join(lines)
 
 
@@ -316,6 +381,7 @@ def check_match_options(
     jobs: int,
     opening_plies: int = 0,
     seat: int | None = None,
+    sprt: MatchSprt | None = None,
 ) -> tuple[str, str]:
     """Validate a match's options; returns the two level names in canonical form.
 
@@ -339,6 +405,13 @@ def check_match_options(
         raise ValueError(f"the random opening must be a whole number of moves, 0 or more, not {opening_plies!r}")
     if seat not in (None, 0, 1) or isinstance(seat, bool):
         raise ValueError(f"the seat must be 0 (first) or 1 (second), not {seat!r}")
+    if sprt is not None:
+        if seat is not None:
+            raise ValueError("an SPRT tests colour-swapped pairs of games: it cannot go with one seat")
+        if not opening_plies and all(name.startswith("minimax-") for name in names):
+            raise ValueError(f"an SPRT of {names[0]} against {names[1]} needs --opening-plies N: fixed-depth levels "
+                             "replay the same few games without random openings, and the test would measure those "
+                             "games, not the levels")
     return names[0], names[1]
 
 
@@ -359,6 +432,7 @@ def play_match(
     seat: int | None = None,
     in_workers: bool = False,
     say: Callable[[str], None] | None = None,
+    sprt: MatchSprt | None = None,
 ) -> MatchResult:
     """Play ``games`` games between two levels, swapping seats every game.
 
@@ -372,11 +446,13 @@ def play_match(
     as in a match of twice as many, A's other half left out.
     ``in_workers`` plays even one job in a worker process, so that Ctrl-C acts at once (a master engine
     compiling holds the process it runs in for up to a minute); ``say`` is told of that warm-up.
+    ``sprt`` stops the match as soon as its test decides on the pairs played (``games`` is then the most it
+    plays); its state is the result's ``sprt``.
     Raises ``ValueError`` for bad options, :class:`MatchError` when a bot fails and :class:`MatchInterrupted`,
     with the games finished so far, on Ctrl-C.
     """
     level_a, level_b = check_match_options(
-        game_id, level_a, level_b, games, time_per_move, jobs, opening_plies, seat
+        game_id, level_a, level_b, games, time_per_move, jobs, opening_plies, seat, sprt
     )
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
@@ -386,6 +462,10 @@ def play_match(
         result.records.append(record)
         if progress is not None:
             progress(len(result.records), games, result)
+        if sprt is not None:
+            result.sprt = sprt.test(result.pair_counts())
+            if result.sprt.status is not SprtStatus.CONTINUE:
+                raise _Decided
 
     arguments = [
         (game_id, level_a, level_b, index, seed, time_per_move, opening_plies)
@@ -398,6 +478,8 @@ def play_match(
                 finished(play_match_game(*args))
         else:
             _play_in_workers(arguments, min(jobs, games), finished, game_id if masters else None, say)
+    except _Decided:  # the workers are stopped: no more games
+        pass
     except KeyboardInterrupt:
         result.records.sort(key=lambda record: record.index)
         raise MatchInterrupted(result) from None
@@ -522,6 +604,13 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _sprt(text: str) -> MatchSprt:
+    try:
+        return MatchSprt.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--sprt: ")) from None
+
+
 def register(subparsers: Any) -> None:
     """Add the ``match`` subcommand to the ``plyhall`` parser."""
     parser = subparsers.add_parser(
@@ -555,6 +644,9 @@ def register(subparsers: Any) -> None:
         "deterministic levels play different games (default 0)",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed for reproducible games (default: random)")
+    parser.add_argument("--sprt", type=_sprt, default=None, metavar="SPEC",
+                        help="stop as soon as the SPRT on A's colour-swapped pairs of games decides (--games is then "
+                             f"the most played): {MatchSprt.HELP}")
     parser.add_argument(
         "--jobs", type=_at_least_one, default=1, metavar="J", help="play games in J worker processes (default 1)"
     )
@@ -581,6 +673,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             in_workers=True,
             say=None if args.quiet else say,
+            sprt=args.sprt,
         )
     except MatchInterrupted as exc:
         if progress is not None and progress.interactive:
