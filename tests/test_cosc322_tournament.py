@@ -430,3 +430,33 @@ def test_ctrl_c_stops_the_entrant_runner_and_its_bots_process_group(server: int,
     assert f"stopped; the bot's process (pid {shell}) was stopped" in err, err
     for pid in (shell, sleeper):
         assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z", pid
+
+
+@needs_javac
+def test_the_runner_starts_a_bot_that_died_in_its_game_again_and_it_resumes_its_seat(jar: Path,  # noqa: F811
+                                                                                     bots: Path,  # noqa: F811
+                                                                                     server: int,
+                                                                                     spawn):  # noqa: F811
+    """CrashBot's process dies at each of its turns. The runner starts it again (twice) while the game runs; each
+    fresh process gets its seat back and hears of the game at its turn, as a bot seated in a game under way; then
+    the game goes on without it, and it loses on time. Its opponent plays through, the event ends."""
+    runners = [entrant_runner(spawn, [jar, bots], server, name, main) for name, main in
+               (("kim", "CrashBot"), ("lee", "COSC322Test"))]
+
+    async def create() -> None:
+        organiser = await login(f"ws://127.0.0.1:{server}/ws", "organiser", organiser=ORGANISER)
+        await organiser.request({"type": "tournament_create", "game": "amazons", "format": "round-robin",
+                                 "name": "class", "players": ["kim", "lee"], "games_per_pairing": 1, "grace": 60,
+                                 "time_control": {"per_move": 5}, "start": True})
+        await organiser.close()
+
+    asyncio.run(create())
+    (kim_code, kim, kim_err), (lee_code, lee, _) = (run.wait(EVENT_TIMEOUT) for run in runners)
+    assert kim_code == 0 and lee_code == 0, kim + kim_err
+    restarts = kim.count("while its game runs; starting it again (it resumes its seat)")
+    assert 1 <= restarts <= 2, kim  # at most twice; the game may be over before a third start
+    # every process heard of the game under way at its turn, as white: the board before lee's move, then the move
+    assert kim.count("start black=lee white=kim room=class 1.1") == kim.count("crashing at my turn") >= 2, kim
+    assert "kim: game 1 in class 1.1: lost (kim ran out of time); " in kim, kim
+    assert "lee: game 1 in class 1.1: won (kim ran out of time)" in lee, lee
+    assert "moves are played already" in kim_err, "a fresh process was seated in the game under way"
