@@ -147,6 +147,23 @@ class Counts:
         self.games, self.errors, self.ready = (mp.Value("q", 0) for _ in range(3))
 
 
+def add_bystander_options(parser: argparse.ArgumentParser) -> None:
+    """The options of :func:`phase`: its seconds, and the bystanders' pings and tables."""
+    parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured in each phase (default 20)")
+    parser.add_argument("--watchers", type=int, default=5, help="bystanders pinging every 20 ms (default 5)")
+    parser.add_argument("--tables", type=int, default=2, help="bystanders' Connect Four tables (default 2)")
+    parser.add_argument("--think", type=float, default=0.1, help="seconds a bystander thinks a move (default 0.1)")
+
+
+def print_phases(quiet: dict[str, Any], busy: dict[str, Any], during: str) -> None:
+    """The bystanders' figures of the quiet run and of the run ``during`` the load, as a table."""
+    print(f"{'bystanders':<26}{'ping p50':>9}{'p99':>8}{'max':>8}{'samples':>9}{'moves/s':>9}{'server CPU s':>14}")
+    for label, result in (("quiet run", quiet), (during, busy)):
+        rtt = result["rtt"]
+        print(f"{label:<26}{rtt['p50']:>9.2f}{rtt['p99']:>8.2f}{rtt['max']:>8.1f}{rtt['n']:>9}"
+              f"{result['moves']:>9.2f}{result['cpu']:>14.1f}")
+
+
 def ladder_work(port: int) -> dict[str, float]:
     """The server's ``plyhall_ladder_*`` counters (empty on a server without them)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
@@ -159,10 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     """The quiet run, then the churn, and the bystanders' figures in both."""
     parser = script_parser(__doc__)
     parser.add_argument("--names", type=int, default=150, help="churning ladder names from one address (default 150)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="seconds measured in each phase (default 20)")
-    parser.add_argument("--watchers", type=int, default=5, help="bystanders pinging every 20 ms (default 5)")
-    parser.add_argument("--tables", type=int, default=2, help="bystanders' Connect Four tables (default 2)")
-    parser.add_argument("--think", type=float, default=0.1, help="seconds a bystander thinks a move (default 0.1)")
+    add_bystander_options(parser)
     parser.add_argument("--games-per-address", default=None, metavar="N",
                         help="the server's --ladder-games-per-address (default: the server's default; 0 lifts the "
                              "limit, to measure what the churn costs without it)")
@@ -191,11 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     heading(f"Ladder churn: {args.names} ladder names from one address resigning every game at once "
             f"(--ladder-games-per-address {limit}); bystanders: {args.watchers} pinging every 20 ms, {args.tables} "
             f"tables moving after {args.think:g} s")
-    print(f"{'bystanders':<26}{'ping p50':>9}{'p99':>8}{'max':>8}{'samples':>9}{'moves/s':>9}{'server CPU s':>14}")
-    for label, result in (("quiet run", quiet), ("during the churn", busy)):
-        rtt = result["rtt"]
-        print(f"{label:<26}{rtt['p50']:>9.2f}{rtt['p99']:>8.2f}{rtt['max']:>8.1f}{rtt['n']:>9}"
-              f"{result['moves']:>9.2f}{result['cpu']:>14.1f}")
+    print_phases(quiet, busy, "during the churn")
     games = games1 - games0
     print(f"the churn: {games} ladder games ended in {busy['seconds']:.1f} s ({games / busy['seconds']:.0f} a second), "
           f"{counts.errors.value} errors")

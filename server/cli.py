@@ -1,5 +1,6 @@
 """``plyhall serve``, ``plyhall export`` and ``plyhall db``; ``plyhall ratings`` is registered with them
-(``server.ratings_cli``)."""
+(``server.ratings_cli``). It is long because ``plyhall serve`` has many options (quotas, the ladder,
+analysis, a cluster), each registered and checked here, beside what it starts."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ from .core.hall import Limits
 from .core.house import HOUSE_LEVELS
 from .core.ladder import GAMES_BURST, GAMES_PER_ADDRESS, LADDER_TIMES, LadderConfig, parse_anchors, parse_ladder_times
 from .io import event_loop
+from .io.analysis import MAX_QUEUED, PER_REQUESTER
 from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
+from .io.http import BURST_SECONDS, HTTP_RATE, HttpQuota
 from .io.transport import parse_networks
 
 QUOTAS: tuple[tuple[str, int, str], ...] = (
@@ -83,6 +86,8 @@ def register(subparsers: Any) -> None:
                           help="analyse every game that ends by play (otherwise only games someone asks for)")
     analysis.add_argument("--analysis-workers", type=int, default=1, metavar="N",
                           help="games analysed at once, one worker process each (1 to 16; default 1)")
+    analysis.add_argument("--analysis-per-address", type=int, default=PER_REQUESTER, metavar="N", help="games one "
+                          f"address may have waiting, served in turn (1 to {MAX_QUEUED}; default {PER_REQUESTER})")
     analysis.add_argument("--analysis-nodes", type=int, metavar="N",
                           help="search nodes per position (default: each game's own budget, docs/ANALYSIS.md)")
     ladder = serve.add_argument_group(
@@ -126,6 +131,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--rate-limit", type=float, default=50.0, metavar="N",
                        help="messages a second one connection may send on average, bursts of 4N (default 50; "
                             "accepted moves do not count)")
+    serve.add_argument("--http-rate", type=float, default=HTTP_RATE, metavar="N", help="HTTP requests a second from "
+                       f"one address, bursts of {BURST_SECONDS:g} s, an answer costing one more a 32 KB; then 429 "
+                       f"(default {HTTP_RATE:g}; 0: no limit; the page's files and /healthz are free)")
     serve.add_argument("--event-loop", choices=EVENT_LOOPS, default=default_event_loop(),
                        help="event loop: uvloop (the default where it is installed; faster sockets and timers) or "
                             f"Python's own asyncio (default here: {default_event_loop()})")
@@ -197,6 +205,10 @@ def _analysis_errors(args: argparse.Namespace) -> list[str]:
     errors = []
     if not 1 <= args.analysis_workers <= 16:
         errors.append(f"--analysis-workers must be 1 to 16 processes, not {args.analysis_workers}")
+    if not 1 <= args.analysis_per_address <= MAX_QUEUED:
+        errors.append(f"--analysis-per-address must be 1 to {MAX_QUEUED} games, not {args.analysis_per_address}")
+    if not 0 <= args.http_rate <= 1e6:
+        errors.append(f"--http-rate must be 0 (no limit) to 1000000 requests a second, not {args.http_rate:g}")
     if args.analysis_nodes is not None and not 1000 <= args.analysis_nodes <= 10**9:
         errors.append(f"--analysis-nodes must be 1000 to 1000000000 nodes a position, not {args.analysis_nodes}")
     return errors
@@ -209,8 +221,7 @@ def _ladder_errors(args: argparse.Namespace) -> list[str]:
     except ValueError as exc:
         errors.append(f"--ladder-time: {exc}")
     if not 0 <= args.ladder_games_per_address <= 1e6:
-        errors.append(f"--ladder-games-per-address must be 0 (no limit) to 1000000 games a minute, not "
-                      f"{args.ladder_games_per_address:g}")
+        errors.append(f"--ladder-games-per-address must be 0 (no limit) to 1e6, not {args.ladder_games_per_address:g}")
     try:
         parse_anchors(args.ladder_anchors, HOUSE_LEVELS)
     except ValueError as exc:
@@ -355,8 +366,9 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
                            house_bots=args.house_bots + len(ladder_config(args).anchors),
                            trusted_proxies=parse_networks(args.trusted_proxies),
                            analysis={"finished": args.analyse_finished, "workers": args.analysis_workers,
-                                     "nodes": args.analysis_nodes},
+                                     "nodes": args.analysis_nodes, "per_requester": args.analysis_per_address},
                            cluster=args.cluster, reuse_port=args.reuse_port)
+    server.api.http.quota = HttpQuota(args.http_rate)
     try:
         await server.start()
     except StorageError as exc:

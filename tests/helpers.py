@@ -263,8 +263,9 @@ def child_pids(pid: int) -> list[int]:
 
 def start_server(db: Path, port: int, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     """A real ``plyhall serve`` process on 127.0.0.1:``port``, once its /healthz answers (``env``: its
-    environment, for instance an empty numba cache)."""
-    proc = plyhall("serve", "--port", str(port), "--db", str(db), "--quiet", *extra, env=env)
+    environment, for instance an empty numba cache). Its plain HTTP is not limited per address unless ``extra``
+    says so (--http-rate N): tests poll it faster than any reader should."""
+    proc = plyhall("serve", "--port", str(port), "--db", str(db), "--quiet", "--http-rate", "0", *extra, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:

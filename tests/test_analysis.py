@@ -386,7 +386,8 @@ async def test_a_failing_job_never_stops_the_queue() -> None:
 
 async def test_a_flood_of_analysis_requests_is_bounded() -> None:
     """Anybody may ask for analyses over HTTP: each game is queued once however often it is asked for, and past
-    MAX_QUEUED games waiting a request is refused (the route answers 503) instead of growing the queue."""
+    MAX_QUEUED games waiting (from however many addresses) a request is refused (the route answers 429 with
+    Retry-After) instead of growing the queue; tests/test_fair_share.py checks each address's share."""
     import concurrent.futures
 
     from server.io.analysis import MAX_QUEUED, AnalysisQueue, QueueFull
@@ -394,10 +395,10 @@ async def test_a_flood_of_analysis_requests_is_bounded() -> None:
     with concurrent.futures.ThreadPoolExecutor(1) as reads:
         queue = AnalysisQueue(lambda game_id: None, reads, lambda game_id, data: None)  # not started: nothing leaves
         for _ in range(3):
-            queue.request("same")
+            queue.request("same", "10.0.0.1")
         assert len(queue.jobs) == 1
         for n in range(MAX_QUEUED - 1):
-            queue.request(f"g{n}")
-        with pytest.raises(QueueFull, match="ask again later"):
-            queue.request("one-too-many")
-        assert len(queue.jobs) == MAX_QUEUED
+            queue.request(f"g{n}", f"10.1.{n // 100}.{n % 100}")
+        with pytest.raises(QueueFull, match="ask again later") as refused:
+            queue.request("one-too-many", "10.2.0.1")
+        assert len(queue.jobs) == MAX_QUEUED and refused.value.retry_after >= 1

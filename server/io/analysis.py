@@ -5,6 +5,14 @@ at a lower priority than the server), fed one game a line and answering with pro
 (see that module). At most ``workers`` games are analysed at once; the others wait in order, each game once.
 A finished analysis is stored with the game (an ``AnalysisSaved`` write through the server's writer) and
 served at ``/api/games/ID/analysis``; until then that route answers 202 with the job's progress.
+
+The queue is shared fairly: each requester (an address; :data:`FINISHED` for the games ``--analyse-finished``
+queues by itself) has its own line of waiting games, at most ``per_requester`` long, and the workers take one
+game from each requester in turn (round robin), so a newcomer's game is next but one however many games another
+address has asked for. A request past a requester's share, or past :data:`MAX_QUEUED` games in all, is refused
+with the seconds after which to try again (the route answers 429 with ``Retry-After``). Games shorter than
+:data:`MIN_AUTO_PLIES` plies are not queued by ``--analyse-finished`` (a resignation at move 0 teaches nothing);
+anybody may still ask for one.
 """
 
 from __future__ import annotations
@@ -13,8 +21,10 @@ import asyncio
 import concurrent.futures
 import json
 import logging
+import math
 import sys
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,12 +35,27 @@ WORKER = [sys.executable, "-m", "client.runner.analyse"]
 """The command of an analysis worker."""
 MAX_QUEUED = 200
 """Games waiting for analysis at most; a request past it is refused (try again later)."""
+PER_REQUESTER = 10
+"""Games one requester (an address) may have waiting at once, by default (``plyhall serve --analysis-per-address``)."""
+FINISHED = "finished games"
+"""The requester of the games ``--analyse-finished`` queues: one share like anybody's, its line ``FINISHED_QUEUED``
+long."""
+FINISHED_QUEUED = 100
+MIN_AUTO_PLIES = 8
+"""Plies a game needs (four moves each) before ``--analyse-finished`` queues it."""
+JOB_GUESS = 60.0
+"""Seconds one game's analysis is taken to last until the queue has timed one (for ``Retry-After``)."""
 JOB_SECONDS, PER_MOVE = 120.0, 30.0
 """How long one game's analysis may take (seconds, plus so much a move) before its worker is stopped as stuck."""
 
 
 class QueueFull(Exception):
-    """The analysis queue holds :data:`MAX_QUEUED` games already."""
+    """The analysis queue holds :data:`MAX_QUEUED` games already, or the requester its share: ``retry_after``
+    seconds is when to ask again."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -38,6 +63,7 @@ class Job:
     """One game waiting for or under analysis."""
 
     game_id: str
+    requester: str = "?"  # whose line it waits in (an address, or FINISHED)
     state: str = "queued"  # queued, running, failed, or done (stored, or being stored)
     done: int = 0
     total: int = 0
@@ -104,14 +130,20 @@ class AnalysisQueue:
 
     def __init__(self, read: Callable[[str], dict[str, Any] | None], reads: concurrent.futures.Executor,
                  save: Callable[[str, dict[str, Any]], None], workers: int = 1,
-                 nodes: int | None = None, command: list[str] | None = None) -> None:
+                 nodes: int | None = None, command: list[str] | None = None,
+                 per_requester: int = PER_REQUESTER) -> None:
         if workers < 1:
             raise ValueError("analysis workers must be at least 1")
+        if per_requester < 1:
+            raise ValueError("games waiting per requester must be at least 1")
         self.read = read
         self.reads = reads
         self.save = save
         self.nodes = nodes
+        self.per_requester = per_requester
         self.jobs: OrderedDict[str, Job] = OrderedDict()
+        self.lines: OrderedDict[str, deque[Job]] = OrderedDict()  # requester -> its waiting jobs; served in turn
+        self.seconds_per_job = JOB_GUESS  # how long one analysis takes, on average of late ones
         self.workers = [Worker(command or WORKER) for _ in range(workers)]
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
@@ -127,27 +159,43 @@ class AnalysisQueue:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.gather(*(worker.close() for worker in self.workers))
 
-    def request(self, game_id: str) -> Job:
-        """Queue ``game_id`` (once; a failed job is tried again): its job. ``QueueFull`` past the bound."""
+    def request(self, game_id: str, requester: str = "?") -> Job:
+        """Queue ``game_id`` in the line of ``requester`` (once; a failed job is tried again): its job.
+        ``QueueFull`` past the requester's share or the queue's bound."""
         job = self.jobs.get(game_id)
         if job is not None and job.state not in ("failed", "done"):
             return job
-        waiting = sum(1 for j in self.jobs.values() if j.state == "queued")
+        line = self.lines.get(requester, ())
+        share = FINISHED_QUEUED if requester == FINISHED else self.per_requester
+        if len(line) >= share:
+            raise QueueFull(f"{len(line)} games you asked for wait for analysis already, your share of the queue "
+                            f"({share}); ask again once one is done", self._retry_after(len(self.lines)))
+        waiting = self.waiting()
         if waiting >= MAX_QUEUED:
-            raise QueueFull(f"{waiting} games wait for analysis already; ask again later")
-        job = Job(game_id)
+            raise QueueFull(f"{waiting} games wait for analysis already, the queue's limit; ask again later",
+                            self._retry_after(1))
+        job = Job(game_id, requester)
         self.jobs[game_id] = job
         self.jobs.move_to_end(game_id)
+        self.lines.setdefault(requester, deque()).append(job)
         self._wakeup.set()
         return job
 
+    def waiting(self) -> int:
+        """Games waiting for a worker."""
+        return sum(len(line) for line in self.lines.values())
+
+    def _retry_after(self, games: int) -> int:
+        """Whole seconds until ``games`` more analyses are likely done."""
+        return max(1, math.ceil(self.seconds_per_job * games / len(self.workers)))
+
     def request_played(self, records: Iterable[Any]) -> None:
-        """Queue the games of ``records`` (ended games' records) that were played to a result
-        (``plyhall serve --analyse-finished``)."""
+        """Queue the games of ``records`` (ended games' records) that were played to a result over at least
+        ``MIN_AUTO_PLIES`` plies (``plyhall serve --analyse-finished``), in the line of :data:`FINISHED`."""
         for record in records:
-            if record.status == "finished" and record.moves:
+            if record.status == "finished" and len(record.moves) >= MIN_AUTO_PLIES:
                 try:
-                    self.request(record.id)
+                    self.request(record.id, FINISHED)
                 except QueueFull as exc:
                     log.warning("game %s not analysed: %s", record.id, exc)
 
@@ -156,12 +204,15 @@ class AnalysisQueue:
         job = self.jobs.get(game_id)
         if job is None:
             return None
-        ahead = 0
-        for other in self.jobs.values():
-            if other is job:
-                break
-            ahead += other.state == "queued"
-        return job.to_json(ahead)
+        return job.to_json(self._ahead(job) if job.state == "queued" else 0)
+
+    def _ahead(self, job: Job) -> int:
+        """Games the workers take before ``job``, in turn from each requester's line."""
+        requesters = list(self.lines)
+        mine = requesters.index(job.requester)
+        place = self.lines[job.requester].index(job)
+        return place + sum(min(len(self.lines[other]), place + (turn < mine))
+                           for turn, other in enumerate(requesters) if turn != mine)
 
     async def wait(self, game_id: str) -> None:
         """Wait until ``game_id``'s job is done (stored) or failed."""
@@ -183,7 +234,16 @@ class AnalysisQueue:
             del self.jobs[gid]
 
     def _next(self) -> Job | None:
-        return next((job for job in self.jobs.values() if job.state == "queued"), None)
+        """The first waiting game of the requester whose turn it is (that requester's turn then goes to the back)."""
+        while self.lines:
+            requester, line = self.lines.popitem(last=False)
+            if not line:
+                continue
+            job = line.popleft()
+            if line:
+                self.lines[requester] = line
+            return job
+        return None
 
     async def _serve(self, worker: Worker) -> None:
         while True:
@@ -193,8 +253,10 @@ class AnalysisQueue:
                 await self._wakeup.wait()
                 continue
             job.state = "running"
+            began = time.monotonic()
             try:
                 await self._run(worker, job)
+                self.seconds_per_job += (time.monotonic() - began - self.seconds_per_job) / 4
             except Exception:  # a bug or a database error: said, the job failed, and the queue goes on
                 log.exception("analysis of game %s failed", job.game_id)
                 job.state, job.error = "failed", "the server could not analyse it (see its log)"

@@ -22,12 +22,18 @@ from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_js
 from ..tournament.director import Director, slug
 from ..tournament.schedule import TournamentSpec
 from .analysis import QueueFull
-from .http import BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
+from .http import CLIENT, BadRequest, HttpApi, game_param, int_param, json_response, status_param, text_response
 from .metrics import CONTENT_TYPE
 from .static_files import STATIC_PREFIX, StaticFiles
 
 if TYPE_CHECKING:
     from .server import PlyhallServer
+
+GAMES_MAX, PLAYER_GAMES_MAX, RATINGS_MAX = 500, 100, 1000
+"""The largest ``limit`` of /api/games, /api/players/NAME (its latest games) and /api/ratings/GAME; a larger one
+is refused (400) saying the range."""
+CACHE_SECONDS = 1.0
+"""Seconds an answer of the heavy listings is kept for the next reader (while nothing new is stored)."""
 
 
 class Api:
@@ -37,18 +43,19 @@ class Api:
         self.server = server
         self.http = HttpApi()
         self.web = StaticFiles()
-        self.http.route("/healthz", self._healthz)
+        self.http.version = lambda: server._writer.commits if server._writer is not None else 0
+        self.http.route("/healthz", self._healthz, free=True)
         self.http.route("/metrics", self._metrics)
         self.http.route("/api/rooms", self._api_rooms)
-        self.http.route("/api/games", self._api_games)
+        self.http.route("/api/games", self._api_games, cache=CACHE_SECONDS)
         self.http.route("/api/games/*", self._api_game)
         self.http.route("/api/tournaments", self._api_tournaments)
         self.http.route("/api/tournaments/*", self._api_tournament)
         self.http.route("/api/ratings", self._api_rated_games)
-        self.http.route("/api/ratings/*", self._api_ratings)
-        self.http.route("/api/players/*", self._api_player)
-        self.http.route("/", self.web.index)
-        self.http.route(STATIC_PREFIX + "*", self.web.file)
+        self.http.route("/api/ratings/*", self._api_ratings, cache=CACHE_SECONDS)
+        self.http.route("/api/players/*", self._api_player, cache=CACHE_SECONDS)
+        self.http.route("/", self.web.index, free=True)
+        self.http.route(STATIC_PREFIX + "*", self.web.file, free=True)
 
     async def _read(self, func: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.server.reads, func, *args)
@@ -102,7 +109,7 @@ class Api:
         return json_response(200, {"rooms": self.server.hall.listing(game_param(query))})
 
     async def _api_games(self, path: str, query: dict[str, str]) -> Response:
-        limit = int_param(query, "limit", 50, 1, 500)
+        limit = int_param(query, "limit", 50, 1, GAMES_MAX)
         offset = int_param(query, "offset", 0, 0, 10**9)
         game, status = game_param(query), status_param(query)
         storage = self.server.storage
@@ -137,9 +144,10 @@ class Api:
             if not record["moves"]:
                 return json_response(409, {"error": "the game has no moves: there is nothing to analyse"})
             try:
-                queue.request(game_id)
+                queue.request(game_id, CLIENT.get())  # each address has its share of the queue, served in turn
             except QueueFull as exc:
-                return json_response(503, {"error": str(exc)})
+                return json_response(429, {"error": str(exc), "retry_after": exc.retry_after},
+                                     [("Retry-After", str(exc.retry_after))])
             status = queue.status(game_id)
         if status is None:
             if await self._read(self.server.storage.get_game, game_id) is None:
@@ -196,7 +204,7 @@ class Api:
         game = unquote(path.removeprefix("/api/ratings/"))
         if game not in GAMES:
             return json_response(404, {"error": f"no game {game[:40]!r}; games: {', '.join(GAMES)}"})
-        limit = int_param(query, "limit", 500, 1, 10_000)
+        limit = int_param(query, "limit", 500, 1, RATINGS_MAX)
         board = await self._read(self.server.storage.leaderboard, game)
         on = self.server.hall.seeks.ladder.names(game)  # on this server's ladder now
         players = [{**row, "ladder": row["name"] in on} for row in leaderboard_json(board, time.time())[:limit]]
@@ -211,7 +219,7 @@ class Api:
         if not _NAME.match(name):
             return json_response(404, {"error": f"no player {name[:40]!r}: names are 1 to 32 letters, digits and "
                                                 "_ . - (starting with a letter or digit)"})
-        limit = int_param(query, "limit", 20, 1, 500)
+        limit = int_param(query, "limit", 20, 1, PLAYER_GAMES_MAX)
         storage = self.server.storage
         found = await self._read(storage.player_ratings, name)
         recent = await self._read(lambda: storage.list_games(limit, 0, None, name))

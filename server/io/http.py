@@ -3,14 +3,28 @@
 websockets answers plain HTTP requests from ``process_request``; it cannot read request
 bodies, so everything here is a GET (or HEAD); writes go over the WebSocket. Every answer
 says ``Connection: close`` (websockets closes the connection after it).
+
+Requests are limited per address (:class:`HttpQuota`, ``plyhall serve --http-rate``): each answer costs a
+token, and one more for every ``BYTES_PER_TOKEN`` bytes of its body, so a client reading the largest pages
+runs out soonest; a request past the bucket waits a moment for its turn, then is answered 429 with
+``Retry-After``. The web page's files and ``/healthz``
+are not counted. The address is the one the server's quotas count by (``--trusted-proxies``), which the server
+puts in :data:`CLIENT` before answering. Routes registered with ``cache`` seconds keep each answer that long
+(by path and query) while nothing new is stored, so many clients reading one heavy page cost one answer a
+period.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import http
 import json
+import math
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -25,6 +39,20 @@ GZIP_TYPES = ("text/", "image/svg+xml", "application/json")
 GZIP_MIN_BYTES = 512  # smaller answers gain nothing from compression
 GZIP_CACHE = 256  # compressed copies kept, by ETag
 GAME_STATUSES = (*GameStatus, "all")
+HTTP_RATE = 20.0
+"""Tokens a second one address earns for HTTP requests, by default (``plyhall serve --http-rate``)."""
+BURST_SECONDS = 3.0
+"""The bucket holds this many seconds' worth of tokens."""
+BYTES_PER_TOKEN = 32 * 1024
+"""An answer costs one token, and one more for every so many bytes of its body."""
+CACHED_ANSWERS = 64  # answers of cached routes kept at once
+HOLD_SECONDS = 1.0
+"""A request past its address's quota waits this long at most for its turn before it is answered 429."""
+HELD_PER_ADDRESS = 32
+"""Requests of one address that wait for their turn at once; past them, 429 at once."""
+
+CLIENT: ContextVar[str] = ContextVar("plyhall_http_client", default="?")
+"""The address of the client whose plain HTTP request is being answered (the server sets it)."""
 
 
 class BadRequest(ValueError):
@@ -34,9 +62,44 @@ class BadRequest(ValueError):
 Route = Callable[[str, dict[str, str]], Awaitable[Response]]
 
 
-def json_response(status: int, body: Any) -> Response:
-    """A JSON answer."""
-    return _response(status, json.dumps(body).encode(), "application/json", no_store=True)
+class HttpQuota:
+    """A token bucket per address for plain HTTP requests: ``rate`` tokens a second, ``BURST_SECONDS`` of them
+    at most; an answer is charged after it is made, by its size (a bucket may go below zero: the next request
+    then waits longer)."""
+
+    def __init__(self, rate: float = HTTP_RATE, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = max(1.0, rate * BURST_SECONDS)
+        self.clock = clock
+        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, as of when)
+
+    def _tokens(self, address: str, now: float) -> float:
+        tokens, at = self.buckets.get(address, (self.burst, now))
+        return min(self.burst, tokens + (now - at) * self.rate)
+
+    def wait(self, address: str) -> float:
+        """Seconds until ``address`` may have an answer (0: now)."""
+        tokens = self._tokens(address, self.clock())
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+    def charge(self, address: str, body_bytes: int) -> None:
+        """``address`` got an answer of ``body_bytes`` bytes."""
+        now = self.clock()
+        self.buckets[address] = (self._tokens(address, now) - 1 - body_bytes / BYTES_PER_TOKEN, now)
+        if len(self.buckets) > 10_000:  # forget the addresses whose bucket is full again
+            self.buckets = {key: value for key, value in self.buckets.items() if self._tokens(key, now) < self.burst}
+
+
+def too_many_requests(wait: float) -> Response:
+    """``429 Too Many Requests`` for a client that must wait ``wait`` seconds."""
+    seconds = max(1, math.ceil(wait))
+    return json_response(429, {"error": f"too many HTTP requests from your address; try again in {seconds} s",
+                               "retry_after": seconds}, [("Retry-After", str(seconds))])
+
+
+def json_response(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> Response:
+    """A JSON answer (``headers``: more of them, e.g. ``Retry-After``)."""
+    return _response(status, json.dumps(body).encode(), "application/json", no_store=True, extra=headers)
 
 
 def text_response(status: int, text: str, content_type: str = "text/plain; charset=utf-8") -> Response:
@@ -125,18 +188,54 @@ def _accepts_gzip(headers: Headers) -> bool:
 class HttpApi:
     """Routes GET paths to handlers; answers HEAD like GET without the body, and other methods with 405."""
 
-    def __init__(self) -> None:
+    def __init__(self, quota: HttpQuota | None = None) -> None:
         self.exact: dict[str, Route] = {}
         self.prefixes: list[tuple[str, Route]] = []
         self.fallback: Route | None = None
+        self.quota = quota or HttpQuota(0.0)  # no limit, unless given one (plyhall serve --http-rate gives one)
+        self._held: dict[str, int] = {}  # address -> its requests waiting for their turn
+        self.free: set[Route] = set()  # handlers whose answers the quota does not count
+        self.cached: dict[Route, float] = {}  # handler -> seconds its answers are kept
+        self._answers: OrderedDict[str, tuple[int, float, Response]] = OrderedDict()  # path?query -> kept answer
+        self.version: Callable[[], int] = lambda: 0  # changes with what answers read (the server: its commits)
         self._gzipped: dict[str, bytes] = {}  # ETag -> the compressed body
 
-    def route(self, path: str, handler: Route) -> None:
-        """Serve ``path`` (ending in ``/`` with ``*``: everything below it) with ``handler(path, query)``."""
+    def route(self, path: str, handler: Route, free: bool = False, cache: float = 0.0) -> None:
+        """Serve ``path`` (ending in ``/`` with ``*``: everything below it) with ``handler(path, query)``;
+        ``free``: not counted by the per-address quota; ``cache``: seconds each answer is kept (while ``version``
+        stays the same)."""
         if path.endswith("*"):
             self.prefixes.append((path[:-1], handler))
         else:
             self.exact[path] = handler
+        if free:
+            self.free.add(handler)
+        if cache:
+            self.cached[handler] = cache
+
+    async def _turn(self, address: str) -> float:
+        """Wait (up to ``HOLD_SECONDS``, for ``HELD_PER_ADDRESS`` requests of an address at once) until ``address``
+        may have an answer: 0 then, else the seconds it must still wait. A client that asks too fast is slowed
+        down, at no cost to the event loop, instead of being answered 429 as fast as it can ask."""
+        wait = self.quota.wait(address)
+        if wait <= 0 or self._held.get(address, 0) >= HELD_PER_ADDRESS:
+            return wait
+        self._held[address] = self._held.get(address, 0) + 1
+        try:
+            await asyncio.sleep(min(wait, HOLD_SECONDS))
+        finally:
+            self._held[address] -= 1
+            if not self._held[address]:
+                del self._held[address]
+        return self.quota.wait(address)
+
+    def _handler(self, path: str) -> Route | None:
+        handler = self.exact.get(path)
+        if handler is None:
+            for prefix, candidate in self.prefixes:
+                if path.startswith(prefix):
+                    return candidate
+        return handler or self.fallback
 
     async def respond(self, request: Request) -> Response:
         """The answer to one plain HTTP request."""
@@ -145,21 +244,21 @@ class HttpApi:
                              "at /ws)\n".encode(), "text/plain; charset=utf-8", extra=[("Allow", ALLOWED)])
         url = urlsplit(request.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        handler = self.exact.get(url.path)
-        if handler is None:
-            for prefix, candidate in self.prefixes:
-                if url.path.startswith(prefix):
-                    handler = candidate
-                    break
-        if handler is None:
-            handler = self.fallback
+        handler = self._handler(url.path)
+        counted = handler not in self.free and self.quota.rate > 0
+        if counted:
+            wait = await self._turn(CLIENT.get())
+            if wait > 0:
+                return too_many_requests(wait)
         try:
             if handler is None:
                 response = json_response(404, {"error": f"no such page {url.path[:80]!r}"})
             else:
-                response = await handler(url.path, query)
+                response = await self._answer(handler, url.path, url.query, query)
         except BadRequest as exc:
             response = json_response(400, {"error": str(exc)})
+        if counted:
+            self.quota.charge(CLIENT.get(), len(response.body))
         etag = response.headers.get("ETag")
         if response.status_code == 200 and etag is not None and _etags(request.headers) & {etag, "*"}:
             response = not_modified(response)
@@ -167,6 +266,24 @@ class HttpApi:
             response = self._gzip(response, etag)
         if request.method == "HEAD":
             response = Response(response.status_code, response.reason_phrase, response.headers, b"")
+        return response
+
+    async def _answer(self, handler: Route, path: str, raw_query: str, query: dict[str, str]) -> Response:
+        """``handler``'s answer, or the one it gave lately when its answers are kept (``cache``)."""
+        seconds = self.cached.get(handler)
+        if not seconds:
+            return await handler(path, query)
+        key = f"{path}?{raw_query}"
+        now, version = time.monotonic(), self.version()
+        kept = self._answers.get(key)
+        if kept is not None and kept[0] == version and kept[1] > now:
+            return kept[2]
+        response = await handler(path, query)
+        if response.status_code == 200:
+            self._answers[key] = (version, now + seconds, response)
+            self._answers.move_to_end(key)
+            while len(self._answers) > CACHED_ANSWERS:
+                self._answers.popitem(last=False)
         return response
 
     def _gzip(self, response: Response, etag: str) -> Response:

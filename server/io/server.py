@@ -44,7 +44,7 @@ from .closing import close_all, keep_unsaved
 from .cluster import ClusterLink
 from .connections import Connection, RateLimit, TokenBucket
 from .gc_policy import ServingGC
-from .http import json_response, text_response
+from .http import CLIENT, json_response, text_response
 from .metrics import Metrics
 from .supervisor import HouseBots
 from .transport import (
@@ -518,6 +518,7 @@ class PlyhallServer:
                 return text_response(400, f"none of the offered subprotocols ({', '.join(offered)[:200]}) is "
                                      f"supported; offer {' or '.join(SUBPROTOCOLS)} (or none, for JSON)\n")
             return None
+        CLIENT.set(self._address(connection))  # what the HTTP quota and the analysis queue count by
         return await answer_pipelined(connection, await self._plain(request), self._plain)
 
     async def _plain(self, request: Request) -> Response:

@@ -61,8 +61,7 @@ export function waitingOnOther(model) {
 export function statusText(model, game) {
   if (model.status === "waiting") {
     const coming = waitingFor(model);
-    if (coming && /^house-/.test(coming)) return `Waiting for ${coming} to sit down…`;
-    if (coming) return `Waiting for ${coming} to start the game…`;
+    if (coming) return `Waiting for ${coming} to sit down…`;
     if (model.expecting) return `Waiting for the house bot (${model.expecting}) to sit down…`;
     if (model.isPlayer) return "Waiting for an opponent to take the other seat.";
     return "Waiting for players.";
