@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from protocol.codec import MSGPACK, Codec, codec_for
+from protocol.codec import MSGPACK, SERVER_MESSAGE_BYTES, Codec, codec_for
 
 log = logging.getLogger("plyhall.client")
 
@@ -133,7 +133,8 @@ class Client:
     async def connect(self, **kwargs: Any) -> Client:
         """Open the WebSocket (kwargs go to ``websockets.connect``)."""
         protocols = [self.subprotocol] if self.subprotocol else None
-        self.ws = await connect(self.url, subprotocols=protocols, compression=None, max_size=2**22, **kwargs)
+        self.ws = await connect(self.url, subprotocols=protocols, compression=None, max_size=SERVER_MESSAGE_BYTES,
+                                 **kwargs)
         self.codec = codec_for(self.ws.subprotocol)
         self._reader = asyncio.create_task(self._read())
         return self
@@ -147,7 +148,7 @@ class Client:
         assert self.ws is not None
         try:
             async for data in self.ws:
-                msg = self.codec.decode(data)
+                msg = self.codec.decode(data, limit=SERVER_MESSAGE_BYTES)
                 if not isinstance(msg, dict):
                     log.warning("undecodable message from server: %r", msg)
                     continue

@@ -21,6 +21,9 @@ SUBPROTOCOLS = (MSGPACK, JSON)
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """The largest incoming message the server accepts."""
+SERVER_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The largest message a client accepts from the server: a tournament's state (every game of a class's round
+robin) outgrows the 64 KiB a client may send."""
 
 
 class Codec:
@@ -33,16 +36,16 @@ class Codec:
         """One frame's payload for ``msg``."""
         raise NotImplementedError
 
-    def decode(self, data: bytes | str) -> Any | ProtocolError:
-        """The value in a frame, or a ProtocolError (bad encoding, too large)."""
+    def decode(self, data: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> Any | ProtocolError:
+        """The value in a frame, or a ProtocolError (bad encoding, larger than ``limit`` bytes)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<codec {self.subprotocol}>"
 
 
-def _too_large(size: int) -> ProtocolError:
-    return ProtocolError("too_large", f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes")
+def _too_large(size: int, limit: int) -> ProtocolError:
+    return ProtocolError("too_large", f"message of {size} bytes; the limit is {limit} bytes")
 
 
 class JsonCodec(Codec):
@@ -55,15 +58,15 @@ class JsonCodec(Codec):
         """Compact JSON text."""
         return json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
-    def decode(self, data: bytes | str) -> Any | ProtocolError:
+    def decode(self, data: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> Any | ProtocolError:
         """Parse JSON text (a binary frame holding UTF-8 JSON is accepted too)."""
-        if len(data) > MAX_MESSAGE_BYTES:  # a quick answer before encoding: a character is at least a byte
-            return _too_large(len(data))
+        if len(data) > limit:  # a quick answer before encoding: a character is at least a byte
+            return _too_large(len(data), limit)
         try:
             if isinstance(data, str):
                 size = len(data.encode("utf-8"))
-                if size > MAX_MESSAGE_BYTES:
-                    return _too_large(size)
+                if size > limit:
+                    return _too_large(size, limit)
             else:
                 data = data.decode("utf-8")
             value = json.loads(data, parse_constant=_reject_constant, parse_float=_finite_float)
@@ -115,12 +118,12 @@ class MsgpackCodec(Codec):
         """Packed bytes."""
         return msgpack.packb(msg, use_bin_type=True)
 
-    def decode(self, data: bytes | str) -> Any | ProtocolError:
+    def decode(self, data: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> Any | ProtocolError:
         """Unpack bytes; strings, extension types and trailing bytes are refused."""
         if isinstance(data, str):
             return ProtocolError("bad_encoding", "plyhall.v1.msgpack takes binary frames, not text")
-        if len(data) > MAX_MESSAGE_BYTES:
-            return _too_large(len(data))
+        if len(data) > limit:
+            return _too_large(len(data), limit)
         try:
             value = msgpack.unpackb(
                 data,
