@@ -230,10 +230,14 @@ def welcome(name: str, coords: str, server: str, claimed: bool, games: list[str]
     return msg
 
 
-@_server("rooms", "The room listing: a list of room summaries.", {"rooms": LIST})
-def rooms(listing: list[dict[str, Any]]) -> dict[str, Any]:
-    """The room listing (a reply, or a push to lobby watchers)."""
-    return {"type": "rooms", "rooms": listing}
+@_server("rooms", "The room listing: a list of room summaries; seeks: who waits for an opponent, on which "
+         "settings.", {"rooms": LIST}, {"seeks": LIST})
+def rooms(listing: list[dict[str, Any]], seeks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The room listing (a reply, or a push to lobby watchers), with the seeks that wait when there are any."""
+    msg: dict[str, Any] = {"type": "rooms", "rooms": listing}
+    if seeks:
+        msg["seeks"] = seeks
+    return msg
 
 
 @_server("room", "One room's summary (the reply to create_room).", {"room": MAP})

@@ -488,7 +488,7 @@ class Hall:
         out.send(conn, m.pong())
 
     def _list_rooms(self, out: HallOutbox, conn: int, msg: ListRooms, now: float) -> None:
-        out.send(conn, m.rooms(self.listing(msg.get("game"))))
+        out.send(conn, m.rooms(self.listing(msg.get("game")), self.seeks.listed(self.by_name)))
 
     def _watch_lobby(self, out: HallOutbox, conn: int, msg: WatchLobby, now: float) -> None:
         session = self.sessions[conn]
@@ -497,7 +497,7 @@ class Hall:
             self.watchers.add(conn)
         else:
             self.watchers.discard(conn)
-        out.send(conn, m.rooms(self.listing()))
+        out.send(conn, m.rooms(self.listing(), self.seeks.listed(self.by_name)))
 
     def _login(self, out: HallOutbox, conn: int, msg: Login, now: float, looked_up: bool = False) -> None:
         if conn in self.sessions:
@@ -715,6 +715,7 @@ class Hall:
             self._pair(out, found, now)
             return
         out.send(conn, m.seeking(found.to_json(), self.seeks.describe_others(found, self.by_name)))
+        self._lobby_changed(out)  # the lobby lists who seeks
         for other in self.seeks.others(found, self.by_name):  # they learn that someone waits on other settings too
             out.send(self.by_name[other.name].conn, m.seeking(other.to_json(),
                                                               self.seeks.describe_others(other, self.by_name)))
@@ -744,6 +745,7 @@ class Hall:
             return
         self.seeks.drop(self.sessions[conn].name, game)
         out.send(conn, m.seek_cancelled(game))
+        self._lobby_changed(out)
 
     def _list_tournaments(self, out: HallOutbox, conn: int, msg: ListTournaments, now: float) -> None:
         elsewhere = [] if self.cluster is None else self.cluster.tournaments()
@@ -1081,7 +1083,7 @@ class Hall:
 
     def _push_lobby(self, out: HallOutbox) -> None:
         self.timers.pushed(LOBBY, self._now)
-        listing = m.rooms(self.listing())
+        listing = m.rooms(self.listing(), self.seeks.listed(self.by_name))
         for conn in sorted(self.watchers):
             out.send(conn, listing)
 

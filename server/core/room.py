@@ -158,6 +158,14 @@ class Room:
             "grace": self.settings.grace,
             "rated": self.settings.rated,
         }
+        last = self.last_result
+        players = self.players or (last or {}).get("players") or []
+        if players:  # who plays (or played) the room's current or last game, whoever holds the seats now
+            summary["players"] = list(players)
+        if last is not None and self.status != RoomStatus.PLAYING:
+            winner, named = last.get("winner"), last.get("players") or players
+            summary["result"] = {"winner": named[winner] if winner is not None and winner < len(named) else None,
+                                 "status": last.get("status", ""), "reason": last.get("reason", "")}
         if self.settings.games > 1:
             summary["score"] = dict(self.points)
         if self.tournament is not None:

@@ -22,6 +22,7 @@ from .room import RoomSettings
 log = logging.getLogger("plyhall.hall")
 
 OTHERS_SHOWN = 10  # seeks on other settings a `seeking` message lists
+LISTED = 50  # seeks the lobby listing shows (oldest first)
 
 
 @dataclass
@@ -83,6 +84,13 @@ class SeekDesk:
     def describe_others(self, seek: Seek, connected: Container[str]) -> list[dict[str, Any]]:
         """What a ``seeking`` message says of the seeks that wait for the same game but cannot pair with ``seek``."""
         return [{"name": other.name, **other.to_json()} for other in self.others(seek, connected)[:OTHERS_SHOWN]]
+
+    def listed(self, connected: Container[str]) -> list[dict[str, Any]]:
+        """The seeks that wait now, as the lobby listing shows them (read-only): who seeks which game on which
+        settings, oldest first, those of connected players only, at most ``LISTED``."""
+        waiting = sorted((seek for seeks in self.seeks.values() for seek in seeks if seek.name in connected),
+                         key=lambda seek: seek.since)
+        return [{"name": seek.name, **seek.to_json()} for seek in waiting[:LISTED]]
 
     def ladder_seek(self, name: str, game: str, now: float, address: str = "?") -> Rung:
         """``name`` seeks, from ``address``, a place on the ladder of ``game`` (its plain seek for that game is
