@@ -29,6 +29,7 @@ wall-clock means per position.
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -113,6 +114,18 @@ def random_position(rng: random.Random, placed: int) -> np.ndarray:
                 return position
 
 
+def clear_table(source: str) -> str:
+    """The statement that clears the reference's transposition table before each position: through the variable
+    declared with type ``TransTable`` (``transTable`` in older checkouts), or ``TransTable`` itself where newer ones
+    name the table so (an object, or a class of static members)."""
+    declared = re.search(r"^\s*(?:static\s+|inline\s+)*TransTable\s+(\w+)\s*[;({=]", source, re.M)
+    if declared:
+        return f"{declared.group(1)}.clear();"
+    if re.search(r"\bTransTable\s*::\s*clear\s*\(", source):
+        return "TransTable::clear();"
+    return "TransTable.clear();" if re.search(r"\bTransTable\b", source) else "transTable.clear();"
+
+
 def build_reference(checkout: Path, work: Path) -> Path:
     """Compile the reference's ``src/main.cpp`` into the driver; the executable's path."""
     source = (checkout / "src" / "main.cpp").read_text()
@@ -120,7 +133,7 @@ def build_reference(checkout: Path, work: Path) -> Path:
         source = source.replace(SQUARE_RULE, "if (false) // standard Quarto: no 2x2 squares")
         print("reference: its 2x2-square wins switched off (standard Quarto)")
     (work / "main.cpp").write_text(source)
-    (work / "driver.cpp").write_text(DRIVER)
+    (work / "driver.cpp").write_text(DRIVER.replace("transTable.clear();", clear_table(source)))
     compiler = shutil.which("g++") or shutil.which("c++")
     if compiler is None:
         raise SystemExit("no C++ compiler (g++ or c++) on PATH: run without --reference")

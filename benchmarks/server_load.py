@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgpack
 from common import cpu_seconds, heading, log, percentiles, scratch, script_parser
@@ -58,8 +58,17 @@ from server.io.gc_policy import ServingGC
 from server.io.transport import DirectMessages, frame_header
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
+SETUP_REPORT = 250  # games a load process sets up between two progress lines
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
 PAUSE_EDGES = (1, 2, 5, 10, 20, 50, 100)  # ms: the GC pause histogram's bucket edges
+
+
+def leave_interrupts_to_the_parent() -> None:
+    """In a child process: Ctrl-C is for the parent, which stops the children (thousands of connections each
+    printing a traceback otherwise)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def raise_open_files(wanted: int) -> int:
@@ -171,6 +180,7 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
     from server.storage import open_storage
 
     logging.basicConfig(level=logging.WARNING)
+    leave_interrupts_to_the_parent()
     raise_open_files(open_files)
 
     async def main() -> None:
@@ -213,6 +223,7 @@ def relay_server_main(loop: str, ready: Any, stop: Any, control: Any, open_files
     """Child process: the ceiling. A bare websockets server on the event loop ``loop`` that forwards
     every frame of one connection of a pair to the other (the first frame of each connection names
     its pair)."""
+    leave_interrupts_to_the_parent()
     raise_open_files(open_files)
     partners: dict[bytes, list[ServerConnection]] = {}
 
@@ -458,6 +469,7 @@ async def gather_limited(coros: list[Any], limit: int) -> list[Any]:
 
 def load_main(mode: str, url: str, indexes: list[int], params: dict[str, Any], out: Any, control: Any) -> None:
     """Child process: generate one share of the load and report what it saw."""
+    leave_interrupts_to_the_parent()
     raise_open_files(20_000)
     event_loop.run(_load(mode, url, indexes, params, out, control))  # uvloop where installed: a lighter load
 
@@ -483,9 +495,16 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
     else:
         think = tuple(params["think"])
         settings = params["room"]
-        tables = await gather_limited(
-            [set_up_table(url, i, params["tag"], params["spectators"], stats, think, rng, settings) for i in indexes],
-            SETUP_CONCURRENCY)
+        made = [0]
+
+        async def counted(index: int) -> list[Bot]:
+            table = await set_up_table(url, index, params["tag"], params["spectators"], stats, think, rng, settings)
+            made[0] += 1
+            if made[0] % SETUP_REPORT == 0:
+                out.put(("set up", (os.getpid(), made[0])))
+            return table
+
+        tables = await gather_limited([counted(i) for i in indexes], SETUP_CONCURRENCY)
         bots = [bot for table in tables for bot in table]
         sockets = [bot.ws for bot in bots]
         # One load process stands in for thousands of bot processes, each with a small heap. With the
@@ -551,23 +570,45 @@ def relay_play(a: DirectClient, b: DirectClient, index: int, counter: list[int])
 class LoadProcesses:
     """Load generator processes splitting ``indexes`` between them."""
 
+    running: ClassVar[list[mp.process.BaseProcess]] = []  # every load process started, until stop_all
+
+    @classmethod
+    def stop_all(cls) -> None:
+        """End the load processes still running (after an interrupt: a finished phase has joined its own)."""
+        for process in cls.running:
+            if process.is_alive():
+                process.terminate()
+        for process in cls.running:
+            process.join(10)
+        cls.running.clear()
+
     def __init__(self, mode: str, url: str, indexes: list[int], procs: int, params: dict[str, Any]) -> None:
         ctx = mp.get_context("spawn")
         self.out = ctx.Queue()
         self.controls = [ctx.Queue() for _ in range(procs)]
-        shares = [indexes[i::procs] for i in range(procs)]
+        shares = self.shares = [indexes[i::procs] for i in range(procs)]
         self.processes = [ctx.Process(target=load_main, args=(mode, url, share, params, self.out, control),
                                       daemon=True)
                           for share, control in zip(shares, self.controls, strict=True)]
 
-    def start(self, timeout: float) -> list[int]:
+    def start(self, timeout: float, what: str = "") -> list[int]:
+        """Start the load processes; their pids once every one is ready. A line on stderr every
+        ``SETUP_REPORT`` games set up (``what``: the phase, for those lines)."""
         for p in self.processes:
             p.start()
-        pids = []
-        for _ in self.processes:
-            kind, pid = self.out.get(timeout=timeout)
-            assert kind == "ready"
-            pids.append(pid)
+            LoadProcesses.running.append(p)
+        pids: list[int] = []
+        made: dict[int, int] = {}  # load process's pid -> games it has set up so far
+        total = sum(len(share) for share in self.shares)
+        deadline = time.monotonic() + timeout
+        while len(pids) < len(self.processes):
+            kind, value = self.out.get(timeout=max(0.1, deadline - time.monotonic()))
+            if kind == "ready":
+                pids.append(value)
+                continue
+            pid, count = value
+            made[pid] = count
+            log(f"{what}: {sum(made.values())} of {total} games set up (load {loadavg()})")
         return pids
 
     def window(self, start: float, end: float) -> None:
@@ -625,6 +666,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         log(f"saturation: {2 * args.rooms} players connected; measuring {args.seconds:g} s (load {loadavg()})")
         server_figures, results = measure(server, load, pids, 1.0, args.seconds, 0.0)
     finally:
+        LoadProcesses.stop_all()  # before the server, which would refuse the logins of a set-up under way
         server.stop()
     log(f"saturation: Plyhall measured (load {loadavg()})")
     moves = sum(r["moves"] for r in results)
@@ -645,6 +687,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         log(f"saturation: {args.rooms} relay pairs connected; measuring {args.seconds:g} s (load {loadavg()})")
         relay_figures, results = measure(relay, load, pids, 1.0, args.seconds, 0.0)
     finally:
+        LoadProcesses.stop_all()
         relay.stop()
     relayed = sum(r["moves"] for r in results)
     echo = {"moves": relayed, "rate": relayed / args.seconds, "cpu_per_move": relay_figures["cpu"] / max(1, relayed),
@@ -668,12 +711,13 @@ def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     try:
         load = LoadProcesses("play", url, list(range(args.games)), args.scale_procs, params)
         began = time.monotonic()
-        pids = load.start(timeout=600)
+        pids = load.start(timeout=3600, what="scale")
         setup = time.monotonic() - began
         log(f"scale: {args.games * (2 + args.spectators)} connections ready in {setup:.1f} s; "
             f"warming up 3 s, then measuring {args.scale_seconds:g} s (load {loadavg()})")
         figures, results = measure(server, load, pids, 3.0, args.scale_seconds, 2.0)
     finally:
+        LoadProcesses.stop_all()  # before the server, which would refuse the logins of a set-up under way
         server.stop()
     log(f"scale: measured (load {loadavg()})")
     latencies = sorted(x for r in results for x in r["latencies"])
@@ -835,6 +879,17 @@ def main(argv: list[str] | None = None) -> int:
     missing = [name for name in [*loops, args.relay_loop] if not event_loop.installed(name)]
     if missing:
         parser.error(f"--event-loop {missing[0]}: it is not installed here")
+    try:
+        run_phases(args, loops)
+    except KeyboardInterrupt:
+        log("interrupted: the servers and load processes are stopped; no figures")
+        return 130
+    print("\n(loopback, one machine: the server, the relay and the load processes share its CPUs)")
+    return 0
+
+
+def run_phases(args: argparse.Namespace, loops: list[str]) -> None:
+    """Each phase asked for, on each database and event loop asked for, its table printed as it ends."""
     with scratch("load") as tmp:
         for target in args.db or ["sqlite"]:
             args.database = target
@@ -845,8 +900,6 @@ def main(argv: list[str] | None = None) -> int:
                 if args.only in (None, "scale"):
                     print_scale(args, scale(args, tmp))
                     sys.stdout.flush()
-    print("\n(loopback, one machine: the server, the relay and the load processes share its CPUs)")
-    return 0
 
 
 if __name__ == "__main__":
