@@ -82,6 +82,8 @@ _RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis
 
 # Deletes a key only while it holds this node's name.
 _FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up of a room nobody here knows, in the register
+STALL_SECONDS = 1.0  # a stall of this process longer than this is given back to the clocks of its players to move
 CLOCK_SKEW = 0.5  # how far the nodes' wall clocks may disagree: a forwarded request is answered cluster_unavailable
 # by its client's node only this long after its deadline, by which the owner drops it
 CLAIMING_SECONDS = 1.0  # how long a login being decided on one node keeps the same name from another's (a retry
@@ -169,6 +171,8 @@ class ClusterLink:
         self._beats_done = 0
         self.lock = "held"  # this node's database lock: held, or unverified while the database cannot say
         self._lost_at: float | None = None  # since when Redis is away (up to the last beat that held the clocks)
+        self._gone_since: dict[str, float] = {}  # a node whose lease lapsed -> the clocks held up to when
+        self._gone_names: dict[str, set[str]] = {}  # ... -> its players to move then, not back yet
         self._renewed = time.monotonic()  # when this node's lease was last renewed
         self._checking: asyncio.Future[str] | None = None  # the ownership check running now
         self._fencing = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-fence")
@@ -196,7 +200,8 @@ class ClusterLink:
         except Exception as exc:  # the loops below keep trying
             self._down(exc)
         loops = (self._listen(), self._repeat(BEAT_SECONDS, self._beat_and_recall),
-                 self._repeat(PUBLISH_SECONDS, self._publish_if_changed), self._watch_ownership())
+                 self._repeat(PUBLISH_SECONDS, self._publish_if_changed), self._watch_ownership(),
+                 self._watch_stalls())
         self._tasks = [asyncio.create_task(loop) for loop in loops]
 
     async def stop(self) -> None:
@@ -228,10 +233,76 @@ class ClusterLink:
     def deposed(self) -> None:
         """This node was deposed (``PlyhallServer.depose``): it stops taking part (it says nothing more to the
         other nodes; its lease lapses, and a process started again under its name takes over)."""
+        self._outgoing = {}
+        self._send(ALL, ["deposed"])  # the others stop counting on it at once, and hold its players' clocks
+        self._flush()
         for task in self._tasks:
             task.cancel()
         self._writer.close()
-        self._outgoing = {}
+
+    async def _watch_stalls(self) -> None:
+        """A stall of this process (stopped, swapped out, a paused VM) is an outage: the players to move could not
+        have their moves taken meanwhile, so the time is given back to their clocks."""
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(BEAT_SECONDS)
+            stalled = time.monotonic() - before - BEAT_SECONDS
+            if stalled > STALL_SECONDS:
+                log.warning("this node stalled for %.1f s: the players to move in its rooms get that time back",
+                            stalled)
+                self._give_back(stalled, lambda name, session: True)
+
+    def _give_back(self, seconds: float, whose: Callable[[str, Any], bool]) -> None:
+        """Give ``seconds`` back to the running clock of every room of this node whose player to move ``whose``
+        (its name, and its session here or None) says had no part in them."""
+        now = time.monotonic()
+        for room in list(self.hall.registry.rooms.values()):
+            clocks = room.clocks
+            if clocks is None or clocks.running is None or len(room.players) != 2:
+                continue
+            name = room.players[clocks.running]
+            if whose(name, self.hall.by_name.get(name)):
+                credit_wait(room, seconds, now)
+
+    def _lapsed(self, node: str, since: float) -> None:
+        """``node`` stopped renewing its lease about ``since``: the players to move in this node's rooms who are
+        connected through it are noted, for their clocks to be held until they are back (:meth:`_hold_gone_clocks`)."""
+        if node in self._gone_since:
+            return
+        self._gone_since[node] = since
+        names = self._gone_names.setdefault(node, set())
+        for room in self.hall.registry.rooms.values():
+            clocks = room.clocks
+            if clocks is not None and clocks.running is not None and len(room.players) == 2:
+                session = self.hall.by_name.get(room.players[clocks.running])
+                if session is not None and session.conn < 0 and self.homes.get(session.conn, ("",))[0] == node:
+                    names.add(session.name)
+
+    def _hold_gone_clocks(self, node: str, back: bool = False) -> None:
+        """While ``node``'s lease has lapsed (stalled, or dying), its players to move in this node's rooms cannot
+        move, nor hear they should: every beat, and when it lives again (``back``), the time since the last is
+        given back to them, until each is connected again (through that node or another)."""
+        since = self._gone_since.get(node)
+        if since is None:
+            return
+        now = time.monotonic()
+        names = self._gone_names.get(node, set())
+
+        def away(session: Any) -> bool:
+            return session.conn < 0 and self.homes.get(session.conn, ("",))[0] == node
+
+        self._give_back(now - since, lambda name, session: name in names and (session is None or away(session)))
+        names.difference_update({name for name in names if (session := self.hall.by_name.get(name)) is not None
+                                 and not away(session)})
+        if back:
+            del self._gone_since[node]
+            self._gone_names.pop(node, None)
+        else:
+            self._gone_since[node] = now
+
+    def _returned(self, node: str) -> None:
+        """``node`` lives again after its lease lapsed."""
+        self._hold_gone_clocks(node, back=True)
 
     async def _watch_ownership(self) -> None:
         """Every beat, prove that this node still owns its rooms (see the module docstring)."""
@@ -357,7 +428,14 @@ class ClusterLink:
         """A room neither here nor in the listings yet (opened a moment ago elsewhere): ask the register."""
         try:
             assert self.redis is not None
-            owner = await self.redis.hget(f"{PREFIX}rooms", " ".join(msg["room"].split()).casefold())
+            key = " ".join(msg["room"].split()).casefold()
+            owner = None
+            for wait in FIND_WAITS:  # the owner's register write, sent before its client heard of the room, may
+                await asyncio.sleep(wait)  # reach Redis just after this look-up on a busy host: asked again
+                owner = await self.redis.hget(f"{PREFIX}rooms", key)
+                if owner is not None or self.hall.registry.find(msg["room"]) is not None or self.view.owner(
+                        msg["room"]) is not None:
+                    break
             owner = owner.decode() if owner else None
             if owner is not None and owner != self.node and owner not in self.live \
                     and await self.redis.exists(f"{PREFIX}node:{owner}"):
@@ -720,11 +798,7 @@ class ClusterLink:
                 pipe.exists(f"{PREFIX}node:{name}")
             leases = await pipe.execute()
         live = {name for name, lease in zip(names, leases, strict=True) if lease} | {self.node}
-        for gone in self.live - live:  # its rooms stay listed (and answer cluster_unavailable) until adopted
-            log.warning("node %s stopped renewing its lease", gone)
-        self.live = live
-        for node in sorted(set(self._asked) - live):
-            self._answer_unreachable(node, time.time() - CLOCK_SKEW)
+        self._live_now(live)
         if self.matchmaker == self.node and matchmaker not in (None, self.node):
             self._hand_over(matchmaker)  # the lease went elsewhere (Redis restarted): the waiting seeks go with it
         if matchmaker is not None and matchmaker != self.matchmaker:
@@ -735,6 +809,20 @@ class ClusterLink:
             if dead not in self._adopting:
                 self._adopting.add(dead)
                 asyncio.create_task(self._adopt(dead))
+
+    def _live_now(self, live: set[str]) -> None:
+        """The nodes whose leases are current are ``live``: a node that lapsed keeps its rooms listed (they answer
+        cluster_unavailable until adopted) and its players' clocks held; its unanswered requests are answered."""
+        for gone in self.live - live:
+            log.warning("node %s stopped renewing its lease", gone)
+            self._lapsed(gone, time.monotonic() - LEASE_SECONDS)  # about when it renewed it last
+        for back in sorted(live - self.live):
+            self._returned(back)
+        for gone in sorted(set(self._gone_since) - live):
+            self._hold_gone_clocks(gone)
+        self.live = live
+        for node in sorted(set(self._asked) - live):
+            self._answer_unreachable(node, time.time() - CLOCK_SKEW)
 
     def _hand_over(self, matchmaker: str) -> None:
         """This node paired the seeks and another does now, this node living on: every seek waiting here is
@@ -844,13 +932,8 @@ class ClusterLink:
             return
         now = time.monotonic()
         seconds, self._lost_at = now - self._lost_at, (None if self.up else now)
-        for room in list(self.hall.registry.rooms.values()):
-            clocks = room.clocks
-            if clocks is None or clocks.running is None:
-                continue
-            session = self.hall.by_name.get(room.players[clocks.running] or "")
-            if session is not None and session.conn < 0:  # a stand-in: the player is on another node
-                credit_wait(room, seconds, now)
+        # a stand-in: the player is on another node
+        self._give_back(seconds, lambda name, session: session is not None and session.conn < 0)
 
     def _back(self, again: bool) -> None:
         """Redis answers (``again``: after it was lost): publish this node's listing and register, and re-attach
@@ -928,6 +1011,8 @@ class ClusterLink:
         if sender == self.node:
             return
         self.counts["received"] += 1
+        if sender not in self.live:
+            self._returned(sender)
         self.live.add(sender)  # it speaks: it lives (a node that just started may not have renewed a lease we saw)
         for item in items:
             try:
@@ -1027,6 +1112,11 @@ class ClusterLink:
     def _on_takeover(self, sender: str, item: list[Any], now: float) -> None:
         self._taken_over(item[1])
 
+    def _on_deposed(self, sender: str, item: list[Any], now: float) -> None:
+        """``sender`` was deposed and stops: it is gone, as if its lease had lapsed now."""
+        self._live_now(self.live - {sender})
+        self._lapsed(sender, time.monotonic())
+
     def _on_adopted(self, sender: str, item: list[Any], now: float) -> None:
         if item[1] == self.node:  # this node was taken for dead (stalled past its lease, its lock lost)
             self.server.depose(f"node {sender} adopted this node's rooms")
@@ -1035,7 +1125,7 @@ class ClusterLink:
 
     _handlers = {"msg": _on_msg, "req": _on_request, "attach": _on_attach, "gone": _on_gone, "close": _on_close,
                  "listing": _on_listing, "rooms": _on_listing, "hello": _on_hello, "takeover": _on_takeover,
-                 "adopted": _on_adopted, "reseek": _on_reseek}
+                 "adopted": _on_adopted, "reseek": _on_reseek, "deposed": _on_deposed}
 
     def _stand_in(self, node: str, conn: int, name: str, coords: str, address: str, organiser: bool, now: float,
                   resume: bool = False) -> int:
@@ -1070,6 +1160,7 @@ class ClusterLink:
 
     def _adopted(self, adopter: str, dead: str, names: Iterable[str]) -> None:
         """``adopter`` took over ``dead``'s rooms: this node's sessions seated there are attached to it."""
+        self._lapsed(dead, time.monotonic() - LEASE_SECONDS)  # (its players' clocks held until they are back)
         self.view.forget(dead)
         self.live.discard(dead)
         self._answer_unreachable(dead)  # it died before it answered (and, deposed, it can execute nothing now)
