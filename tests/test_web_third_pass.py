@@ -149,9 +149,9 @@ def test_moves_and_the_engines_best_move_are_in_the_players_convention(own_serve
 
 def test_amazons_in_cosc322_reads_one_convention_and_the_board_flips(own_server, open_page):  # noqa: F811
     with seated(own_server, open_page, "amazons", "Flip", "cora-cosc", "cosc322") as (page, _):
-        # black (this player) sees its own queens at the bottom, beside its own bar
-        assert centre_y(page, "d10") > centre_y(page, "d1")
-        expect(page.locator(".play .player").nth(1)).to_contain_text("cora-cosc (black) (you)")
+        # black's queens (this player's) start at the top, as the coordinates have it: black's bar is at the top too
+        assert centre_y(page, "d10") < centre_y(page, "d1")
+        expect(page.locator(".play .player").nth(0)).to_contain_text("cora-cosc (black) (you)")
         game = GAMES["amazons"]
         state = game.initial_state()
         move = game.legal_moves(state)[0]
@@ -165,10 +165,11 @@ def test_amazons_in_cosc322_reads_one_convention_and_the_board_flips(own_server,
                              "return ol.scrollWidth - ol.clientWidth; })()")
         assert wide <= 0, f"the move list scrolls {wide} px sideways"
         flip = page.get_by_role("button", name="Flip the board")
-        flip.click()
-        expect(flip).to_have_attribute("aria-pressed", "false")
-        assert centre_y(page, "d10") < centre_y(page, "d1")
-        expect(page.locator(".play .player").nth(0)).to_contain_text("cora-cosc (black) (you)")
+        flip.click()  # black's queens and bar come to the bottom, and the edges count from the other corner
+        expect(flip).to_have_attribute("aria-pressed", "true")
+        assert centre_y(page, "d10") > centre_y(page, "d1")
+        expect(page.locator(".play .player").nth(1)).to_contain_text("cora-cosc (black) (you)")
+        expect(page.locator(".edge.file").first).to_have_text("10")
 
 
 # Items 4 and 5: notices in view, waiting for a house bot

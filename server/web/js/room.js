@@ -47,9 +47,8 @@ export function mountRoom(main, name, app) {
   const notice = h("p", { class: "notice", role: "alert" });
   const boardSlot = h("div", { class: "board-slot" }, notice);
   const status = h("p", { class: "status", "aria-live": "polite" });
-  /** the board turned half a turn (Amazons: black's queens start at the top) */
+  /** the board turned half a turn (Amazons: black's queens start at the top, as the coordinates have it) */
   let flipped = false;
-  let seenAs = ""; // the role and seat the board's side was chosen for
   const flip = h("button", { type: "button", class: "small flip", hidden: true, "aria-pressed": "false", text: "Flip the board",
     onclick: () => { flipped = !flipped; render(); } });
   const panels = roomActions({ rerender: render, leave });
@@ -87,16 +86,12 @@ export function mountRoom(main, name, app) {
     }
     const mine = model.isPlayer ? model.seat ?? 0 : 0;
     const top = game.topSeat;
-    const seen = `${model.role}|${model.seat}`;
-    if (top !== undefined && model.role && seen !== seenAs) {
-      seenAs = seen;
-      flipped = model.isPlayer && mine === top; // your own pieces at the bottom, until you flip the board
-    }
     flip.hidden = top === undefined;
-    flip.setAttribute("aria-pressed", String(Boolean(flipped)));
-    board.setFlipped(Boolean(flipped));
+    flip.setAttribute("aria-pressed", String(flipped));
+    board.setFlipped(flipped);
     setText(meta, roomMeta(model, game));
-    // the bottom bar is the player whose pieces are at the bottom of the board: yours, unless you flip it
+    // each bar on the side of its player's pieces (Amazons: black's at the top until the board is flipped); in the
+    // other games your own bar at the bottom
     players.render(model, game, top === undefined ? mine : flipped ? top : 1 - top);
     tick();
 
