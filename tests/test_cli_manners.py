@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +129,30 @@ def test_each_game_a_bot_reports_has_the_number_it_was_announced_with(tmp_path):
         assert len(ended) == 2, out
         for number, room in ended:
             assert f"playing {number} in {room} against" in out, out  # the same number as it was announced
+
+
+def test_every_name_in_the_docs_commands_comes_with_one_secret():
+    """README.md and docs/*.md run top to bottom on one database: a name used with two secrets (or with a secret,
+    then none) is refused the second time as claimed. Bots' names in fenced commands and examples, with their
+    secrets (the COSC 322 client's second argument is its password)."""
+    root = Path(__file__).resolve().parent.parent
+    secrets: dict[str, set[str | None]] = {}
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        for block in re.findall(r"^```[\w-]*\n(.*?)^```", text, re.S | re.M):
+            for line in block.splitlines():
+                named = re.search(r"plyhall (?:bot|cosc322 entrant) .*?--name (\S+)", line)
+                if named and "COSC322Test" not in line:  # (an entrant's bot logs in with the password it is given)
+                    secret = re.search(r"--secret (\S+)", line)
+                    secrets.setdefault(named.group(1), set()).add(secret.group(1) if secret else None)
+                java = re.search(r"COSC322Test (\S+) (\S+)\s*$", line)
+                if java:
+                    secrets.setdefault(java.group(1), set()).add(java.group(2))
+                python = re.search(r'name="([\w.-]+)"', line)
+                if python:
+                    secrets.setdefault(python.group(1), set())
+        for name, secret in re.findall(r'name="([\w.-]+)",.*?\n\s*secret="([^"]+)"', text):
+            secrets.setdefault(name, set()).add(secret)
+    assert {"nova", "lookahead", "alice", "my-bot", "c-random"} <= set(secrets), secrets
+    twice = {name: sorted(map(str, found)) for name, found in secrets.items() if len(found) > 1}
+    assert not twice, f"names with more than one secret across the docs: {twice}"
