@@ -10,6 +10,7 @@ from server.core.house import HouseDesk
 from server.core.identity import Holder
 from server.core.room import Room, RoomSettings
 from server.tournament import ScoredGame, compute_standings
+from server.tournament.director import Director, define
 from tests.helpers import HallDriver
 from tests.test_identity import holding
 
@@ -86,6 +87,20 @@ def test_a_tournament_tied_at_the_top_is_announced_as_a_tie():
     assert tied.first_place() == "house-novice-11 and house-novice-12 share first place with 1 point"
     won = compute_standings([ScoredGame("ann", "bob", "1-0"), ScoredGame("bob", "ann", "1/2-1/2")])
     assert won.first_place() == "ann wins with 1.5 points"
+
+
+def test_a_finished_event_tied_at_the_top_says_so_in_its_results_and_its_json():
+    settings = define({"game": "connect4", "format": "round-robin", "name": "Cup", "games_per_pairing": 2},
+                      ["house-novice-11", "house-novice-12"], {}, 0.0)
+    director = Director(settings)
+    director.control("start")
+    while director.status == "running":
+        for game in director.due():
+            director.opened(game.number, f"room{game.number}", 0.0)
+            director.ended(game.number, 0, "finished", f"g{game.number}", 1.0)  # white wins: one game each
+    said = "house-novice-11 and house-novice-12 share first place with 1 point"
+    assert director.to_text(0.0).splitlines()[0] == f"Cup: connect4 round-robin, finished: {said}"
+    assert director.to_json(0.0)["first_place"] == said
 
 
 def test_the_house_bots_refusal_says_try_again_once_and_leaves_the_anchors_out():
