@@ -164,7 +164,8 @@ class ClusterLink:
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
         self._seeks: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> game -> (matchmaker, seek)
         # node -> requests it has not answered: (request, its deadline by this node's wall clock)
-        self._asked: dict[str, dict[tuple[int, Any], tuple[dict[str, Any], float]]] = {}
+        # ... [request, its deadline by this node's wall clock, whether its owner took it (acknowledged)]
+        self._asked: dict[str, dict[tuple[int, Any], list[Any]]] = {}
         self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
@@ -465,7 +466,7 @@ class ClusterLink:
         self._remember(conn, msg, target)
         deadline = time.time() + LEASE_SECONDS  # the owner drops it after this (it may have been answered here)
         if msg.get("id") is not None:  # answered with an error should its node die before it answers
-            self._asked.setdefault(target, {})[(conn, msg["id"])] = (msg, deadline)
+            self._asked.setdefault(target, {})[(conn, msg["id"])] = [msg, deadline, False]
         address = self.hall.addresses.get(conn, "?")
         self._send(target, ["req", conn, session.name, session.coords, address, session.organiser, msg, deadline])
         return True
@@ -516,12 +517,14 @@ class ClusterLink:
                           f"Redis is {'up' if self.up else 'down'}); try again in a few seconds")
 
     def _answer_unreachable(self, node: str, expired: float | None = None) -> None:
-        """Answer ``cluster_unavailable`` to the requests ``node`` has not answered: those whose deadline is before
-        ``expired`` (all when None). The owner drops a request it gets after its deadline, so none of them can
-        be executed after its client was told it failed (nodes' clocks agreeing within CLOCK_SKEW)."""
+        """Answer ``cluster_unavailable`` to the requests ``node`` has not answered: those it never took (never
+        acknowledged) whose deadline is before ``expired``, lost on the way (Redis away) or waiting for a node that
+        stalled; all when None (``node`` was adopted). The owner drops a request it gets after its deadline, so
+        none of them can be executed after its client was told it failed (nodes' clocks agreeing within
+        CLOCK_SKEW); one it took is answered by it."""
         asked = self._asked.get(node, {})
-        for key, (request, deadline) in sorted(asked.items(), key=lambda item: str(item[0])):
-            if expired is None or deadline < expired:
+        for key, (request, deadline, taken) in sorted(asked.items(), key=lambda item: str(item[0])):
+            if expired is None or (deadline < expired and not taken):
                 del asked[key]
                 self._unreachable(key[0], request, f"node {node}")
         if not asked:
@@ -821,7 +824,7 @@ class ClusterLink:
         for gone in sorted(set(self._gone_since) - live):
             self._hold_gone_clocks(gone)
         self.live = live
-        for node in sorted(set(self._asked) - live):
+        for node in sorted(self._asked):
             self._answer_unreachable(node, time.time() - CLOCK_SKEW)
 
     def _hand_over(self, matchmaker: str) -> None:
@@ -1057,6 +1060,8 @@ class ClusterLink:
                     error["room"] = msg["room"]
                 self._send(sender, ["msg", conn, error])
             return
+        if isinstance(msg, dict) and msg.get("id") is not None:  # taken: its answer comes from here, in time or not
+            self._send(sender, ["ack", conn, msg["id"]])
         stand_in = self._stand_in(sender, conn, name, coords, address, organiser, now)
         request = validate_request(msg)
         if isinstance(request, Exception):
@@ -1112,6 +1117,12 @@ class ClusterLink:
     def _on_takeover(self, sender: str, item: list[Any], now: float) -> None:
         self._taken_over(item[1])
 
+    def _on_ack(self, sender: str, item: list[Any], now: float) -> None:
+        """``sender`` took a request of a client of this node: it answers it, however late."""
+        asked = self._asked.get(sender, {}).get((item[1], item[2]))
+        if asked is not None:
+            asked[2] = True
+
     def _on_deposed(self, sender: str, item: list[Any], now: float) -> None:
         """``sender`` was deposed and stops: it is gone, as if its lease had lapsed now."""
         self._live_now(self.live - {sender})
@@ -1125,7 +1136,7 @@ class ClusterLink:
 
     _handlers = {"msg": _on_msg, "req": _on_request, "attach": _on_attach, "gone": _on_gone, "close": _on_close,
                  "listing": _on_listing, "rooms": _on_listing, "hello": _on_hello, "takeover": _on_takeover,
-                 "adopted": _on_adopted, "reseek": _on_reseek, "deposed": _on_deposed}
+                 "adopted": _on_adopted, "reseek": _on_reseek, "deposed": _on_deposed, "ack": _on_ack}
 
     def _stand_in(self, node: str, conn: int, name: str, coords: str, address: str, organiser: bool, now: float,
                   resume: bool = False) -> int:
