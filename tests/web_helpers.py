@@ -25,6 +25,9 @@ def login(page: Page, base: str, name: str, coords: str = "algebraic", secret: s
     page.get_by_label("Name").fill(name)
     if secret:
         page.get_by_label("Secret (optional)").fill(secret)
+    settings = page.locator("details.settings")  # the convention sits under a disclosure, algebraic by default
+    if settings.count():
+        settings.evaluate("details => { details.open = true; }")
     page.get_by_label("Coordinates").select_option(coords)
     page.get_by_role("button", name="Enter").click()
     expect(page.get_by_role("heading", name="Lobby")).to_be_visible()

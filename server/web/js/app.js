@@ -89,7 +89,7 @@ function route() {
   unmount();
   unmount = () => {};
   const target = parse(window.location.hash);
-  renderHeader(target.view);
+  renderHeader(target.view, target);
   if (target.login && !session.loggedIn) {
     if (booting || session.status === "lost" || session.status === "connecting") {
       replace(main, h("p", { class: "loading", text: "Connecting…" }));
@@ -129,9 +129,13 @@ function route() {
   }
 }
 
-function renderHeader(view) {
-  const current = { lobby: "#/lobby", room: null, replays: "#/replay", replay: "#/replay", tournaments: "#/tournaments", tournament: "#/tournaments", leaderboard: "#/leaderboard", player: "#/leaderboard" }[view];
-  replace(nav, NAV.map(([href, text]) => h("a", { href, text, "aria-current": href === current ? "page" : null })));
+/** The nav: the sections, and the player's own page once logged in ("My page"), the current one marked. */
+function renderHeader(view, target = parse(window.location.hash)) {
+  const mine = session.loggedIn ? `#/players/${encodeURIComponent(session.me.name)}` : null;
+  const links = mine ? [...NAV, [mine, "My page"]] : NAV;
+  const player = mine && /** @type {any} */ (target).name === session.me.name ? mine : "#/leaderboard";
+  const current = { lobby: "#/lobby", room: null, replays: "#/replay", replay: "#/replay", tournaments: "#/tournaments", tournament: "#/tournaments", leaderboard: "#/leaderboard", player }[view];
+  replace(nav, links.map(([href, text]) => h("a", { href, text, "aria-current": href === current ? "page" : null })));
   replace(identity, session.loggedIn ? identityMenu(app) : null);
 }
 

@@ -135,7 +135,7 @@ function ratingSection(name, game, standing) {
   const history = standing.history || [];
   const latest = history.slice(-HISTORY_SHOWN).reverse();
   return h("section", { class: "panel rating-card", "data-game": game },
-    h("h2", {}, `${gameTitle(game)} `, h("a", { class: "small", href: `#/leaderboard/${game}`, text: "leaderboard" })),
+    h("h2", {}, `${gameTitle(game)} `, h("a", { class: "small", href: `#/leaderboard/${game}`, text: `${gameTitle(game)} leaderboard` })),
     h("p", { class: "figures" },
       h("strong", { class: `rating${standing.provisional ? " provisional" : ""}`, text: `${Math.round(standing.rating)} ± ${Math.round(standing.deviation)}` }),
       standing.provisional ? h("span", { class: "badge", text: "provisional" }) : null,
@@ -147,7 +147,7 @@ function ratingSection(name, game, standing) {
       h("tbody", {}, latest.map((rated) => h("tr", {},
         h("td", { text: formatDate(rated.played_at) }),
         h("td", {}, h("a", { href: playerHref(rated.opponent), text: rated.opponent })),
-        h("td", { text: outcomeWord(rated.score) + (rated.weight < 1 ? ` (counted ${rated.weight})` : "") }),
+        h("td", { text: outcomeWord(rated.score) + (rated.weight < 1 ? ` (counted ${Math.round(rated.weight * 100)}%)` : "") }),
         h("td", { class: `num change${rated.change > 0 ? " up" : rated.change < 0 ? " down" : ""}`, text: formatChange(rated.change) }),
         h("td", { class: "num", text: String(Math.round(rated.rating)) }),
         h("td", {}, h("a", { href: replayHref(rated.id), text: "Replay" }))))))) : null);
@@ -159,10 +159,11 @@ function recentTable(games) {
   return h("div", { class: "table-wrap" }, h("table", { class: "recent-games" },
     h("thead", {}, h("tr", {}, ["When", "Game", "Players", "Result", "", ""].map((text) => h("th", { scope: "col", text })))),
     h("tbody", {}, games.map((game) => h("tr", {},
-      h("td", { text: formatDate(game.ended_at || game.started_at) }),
+      h("td", { class: "date", text: formatDate(game.ended_at || game.started_at) }),
       h("td", { text: gameTitle(game.game) }),
-      h("td", {}, game.players.map((player, i) => [i ? " vs " : "", h("a", { href: playerHref(player), text: player })])),
-      h("td", { text: resultText(game, game.players) }),
+      h("td", { class: "players" }, game.players.map((player, i) => [i ? " vs " : "",
+        h("a", { href: playerHref(player), text: player, class: game.winner === i ? "won" : null })])),
+      h("td", { class: "outcome", text: resultText(game, game.players) }),
       h("td", { text: game.rated ? "rated" : "" }),
       h("td", {}, h("a", { href: replayHref(game.id), text: "Replay" })))))));
 }
@@ -170,10 +171,10 @@ function recentTable(games) {
 /** The page of one player (`/api/players/NAME`), from its answer. */
 export function renderPlayer(player) {
   const games = Object.keys(player.ratings || {});
+  // each game's section links its own leaderboard; the nav links the leaderboard as a whole
   return h("section", { class: "player-page" },
     h("h1", { text: player.name }),
-    h("p", { class: "meta" }, games.length ? `Rated in ${games.map(gameTitle).join(", ")}. ` : "Not rated yet. ",
-      h("a", { href: "#/leaderboard", text: "Leaderboard" })),
+    h("p", { class: "meta", text: games.length ? `Rated in ${games.map(gameTitle).join(", ")}.` : "Not rated yet." }),
     games.map((game) => ratingSection(player.name, game, player.ratings[game])),
     h("section", { class: "recent" }, h("h2", { text: "Latest games" }), recentTable(player.recent || [])));
 }

@@ -1,11 +1,12 @@
 // @ts-check
 /**
- * The lobby (#/lobby): the player's own games, finding an opponent (seek), playing a house
- * bot, creating a room with every option the server offers, and the live list of rooms.
+ * The lobby (#/lobby): the player's own games (live first, then the latest results), finding an opponent
+ * (seek) and who else seeks, playing a house bot, creating a room with every option the server offers, and the
+ * rooms: live games first, then rooms waiting for a player, then the latest finished games with their results.
  */
 
 import { field, h, replace } from "./dom.js";
-import { describeTimeControl } from "./format.js";
+import { describeTimeControl, resultText } from "./format.js";
 import { GAMES } from "./games/index.js";
 
 /**
@@ -22,12 +23,56 @@ const PRESETS = [
   ["untimed", { untimed: true }],
 ];
 
-const FIRST_NAMES = { amazons: ["black", "white"], "magnetic-cave": ["black", "white"] };
+/** Finished rooms the lobby lists, and finished games of your own it keeps under "Your games" (the newest). */
+const FINISHED_SHOWN = 8;
+const YOURS_FINISHED_SHOWN = 5;
 
 function gameTitle(id) {
   return GAMES[id] ? GAMES[id].title : id;
 }
 
+/**
+ * What the two seats of `game` are called: its colours ("Red", "Yellow"), or, for a game whose pieces belong to
+ * nobody (Quarto), the order of the seats.
+ * @param {string} game
+ * @returns {string[]}
+ */
+function seatNames(game) {
+  const seats = GAMES[game] ? GAMES[game].seats : ["", ""];
+  return seats[0] ? seats : ["First seat", "Second seat"];
+}
+
+/** A link to the rules page of `game` (rules.js): "How to play Quarto". */
+function rulesLink(game) {
+  return h("a", { class: "rules-link", href: `#/rules/${encodeURIComponent(game)}`, text: `How to play ${gameTitle(game)}` });
+}
+
+/** Keep `link` pointing at the rules of the game `control` selects. */
+function followGame(link, control) {
+  const update = () => {
+    link.setAttribute("href", `#/rules/${encodeURIComponent(control.value)}`);
+    link.textContent = `How to play ${gameTitle(control.value)}`;
+  };
+  control.addEventListener("change", update);
+  update();
+}
+
+/**
+ * The players of a room as people say them: the names of its current or last game ("ann vs house-novice-3") even
+ * when they have left the seats, "ann vs open seat" only while a seat waits for a player.
+ */
+function playersText(room) {
+  const names = room.status !== "waiting" && room.players && room.players.length ? room.players : room.seats;
+  return names.map((seat) => seat || "open seat").join(" vs ");
+}
+
+/** A room's last result in words, or "". */
+function roomResult(room) {
+  if (!room.result) return "";
+  const players = room.players || room.seats;
+  const winner = room.result.winner === null ? null : players.indexOf(room.result.winner); // the listing names the winner
+  return resultText({ ...room.result, winner }, players);
+}
 function select(name, label, options, value) {
   const control = h("select", { name },
     options.map(([optionValue, text]) => h("option", { value: optionValue, text, selected: String(optionValue) === String(value) })));
@@ -64,11 +109,16 @@ export function mountLobby(main, app) {
   const seekTime = presetField("time", "Time");
   const seekStatus = h("p", { class: "form-status", role: "status" });
   const seekButton = h("button", { type: "submit", class: "primary", text: "Find an opponent" });
+  const seekRules = rulesLink(games[0]);
+  followGame(seekRules, seekGame.control);
   let seeking = null;
   const seekForm = h("form", { class: "card", onsubmit: toggleSeek, "aria-labelledby": "seek-title" },
     h("h2", { id: "seek-title", text: "Play someone" }),
     h("p", { class: "hint", text: "You are paired with the next player (or bot) who asks for the same game and time." }),
-    seekGame.field, seekTime.field, h("div", { class: "buttons" }, seekButton), seekStatus);
+    seekGame.field, seekRules, seekTime.field, h("div", { class: "buttons" }, seekButton, seekStatus));
+  const seekList = h("ul", { class: "seek-list" });
+  const seekSection = h("section", { class: "seeks", "aria-labelledby": "seeks-title" },
+    h("h2", { id: "seeks-title", text: "Seeking an opponent" }), seekList);
 
   // Play a house bot.
   const botGame = select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]);
@@ -76,18 +126,20 @@ export function mountLobby(main, app) {
   const botFirst = select("first", "Who moves first", [[0, "you"], [1, "the bot"]], 0);
   const botTime = presetField("time", "Time", { timedOnly: true });
   const botStatus = h("p", { class: "form-status", role: "status" });
+  const botRules = rulesLink(games[0]);
+  followGame(botRules, botGame.control);
   const botForm = h("form", { class: "card", onsubmit: playBot, "aria-labelledby": "bot-title" },
     h("h2", { id: "bot-title", text: "Play a bot" }),
     house.length
-      ? [botGame.field, botLevel.field, botFirst.field, botTime.field,
-        h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Play the bot" })), botStatus]
+      ? [botGame.field, botRules, botLevel.field, botFirst.field, botTime.field,
+        h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Play the bot" }), botStatus)]
       : h("p", { class: "hint", text: "This server runs no house bots (an operator starts them with plyhall serve --house-bots N)." }));
 
   // Create a room with every option.
   const create = {
     name: input("name", "Room name (optional)", { maxlength: "40", placeholder: "picked for you", autocomplete: "off" }),
     game: select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]),
-    first: select("first", "Moves first", [[0, "seat 0"], [1, "seat 1"]], 0),
+    first: select("first", "Moves first", [[0, "you"], [1, "your opponent"]], 0),
     kind: select("kind", "Time control", [["default", "server's default"], ["per_move", "seconds a move"], ["game", "game clock + increment"], ["untimed", "untimed"]], "default"),
     perMove: input("per_move", "Seconds a move", { type: "number", min: "0.05", max: "86400", step: "any", value: "30" }),
     initial: input("initial", "Game clock, minutes", { type: "number", min: "0.01", max: "1440", step: "any", value: "5" }),
@@ -96,18 +148,24 @@ export function mountLobby(main, app) {
     grace: input("grace", "Seconds to come back after a drop", { type: "number", min: "0", max: "600", step: "any", placeholder: "server's default" }),
     games: input("games", "Games in the series", { type: "number", min: "1", max: "1000", step: "1", value: "1" }),
     opponent: select("opponent", "Opponent", [["", "a person"], ...house.map((level) => [level, `house bot: ${level}`])], ""),
-    seat: select("seat", "Your seat", [[0, "seat 0"], [1, "seat 1"], ["none", "none: I only watch"]], 0),
+    seat: select("seat", "Your seat", [[0, "Red"], [1, "Yellow"], ["none", "none: I only watch"]], 0),
   };
   const createStatus = h("p", { class: "form-status", role: "status" });
   const createForm = h("form", { class: "create", onsubmit: createRoom },
     Object.values(create).map((part) => part.field),
-    h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Create the room" })), createStatus);
+    h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Create the room" }), createStatus));
   const createCard = h("details", { class: "card create-card" }, h("summary", {}, h("h2", { text: "Create a room" })), createForm);
 
+  /** The seats by the game's colours, and who moves first as "you" / "your opponent" (by colour for a watcher). */
   function refreshCreateForm() {
-    const names = FIRST_NAMES[create.game.control.value];
-    create.first.control.options[0].textContent = names ? `${names[0]} (seat 0)` : "seat 0";
-    create.first.control.options[1].textContent = names ? `${names[1]} (seat 1)` : "seat 1";
+    const names = seatNames(create.game.control.value);
+    create.seat.control.options[0].textContent = names[0];
+    create.seat.control.options[1].textContent = names[1];
+    const seat = create.seat.control.value;
+    for (const index of [0, 1]) {
+      create.first.control.options[index].textContent = seat === "none" ? names[index]
+        : String(index) === seat ? "you" : "your opponent";
+    }
     const kind = create.kind.control.value;
     create.perMove.field.hidden = kind !== "per_move";
     create.initial.field.hidden = kind !== "game";
@@ -116,35 +174,87 @@ export function mountLobby(main, app) {
     create.seat.control.disabled = bot;
     if (bot) create.seat.control.value = "0";
   }
-  for (const part of [create.game, create.kind, create.opponent]) part.control.addEventListener("change", refreshCreateForm);
+  for (const part of [create.game, create.kind, create.opponent, create.seat]) part.control.addEventListener("change", refreshCreateForm);
   refreshCreateForm();
 
   replace(main, h("section", { class: "lobby" },
     h("h1", { text: "Lobby" }),
-    yours,
-    h("div", { class: "cards" }, seekForm, botForm, createCard),
-    h("section", { class: "rooms-section", "aria-labelledby": "rooms-title" },
-      h("h2", { id: "rooms-title" }, "Rooms ", roomCount),
-      lobbyNotice,
-      roomList)));
+    h("div", { class: "lobby-grid" },
+      h("div", { class: "cards" }, seekForm, botForm, createCard,
+        h("p", { class: "hint rules-all" }, "New to a game? ",
+          games.map((id, i) => [i ? " · " : "", h("a", { href: `#/rules/${id}`, text: gameTitle(id) })]))),
+      h("div", { class: "lobby-lists" },
+        yours,
+        seekSection,
+        h("section", { class: "rooms-section", "aria-labelledby": "rooms-title" },
+          h("h2", { id: "rooms-title" }, "Rooms ", roomCount),
+          lobbyNotice,
+          roomList)))));
 
+  /** @type {any[]} the latest listing */
+  let listed = [];
+
+  /** Your games: those being played first (yours to move at the top), then the latest results. */
   function renderYours() {
-    const seated = store.seated();
-    if (!seated.length) {
+    const me = session.me.name;
+    const seatedNames = new Set(store.seated().map((model) => model.name));
+    const mine = listed.filter((room) => seatedNames.has(room.name) || room.seats.includes(me)
+      || (room.players || []).includes(me));
+    const open = mine.filter((room) => room.status !== "finished");
+    const finished = mine.filter((room) => room.status === "finished").reverse().slice(0, YOURS_FINISHED_SHOWN);
+    // a room the store knows before the listing says so (just joined)
+    for (const model of store.seated()) {
+      if (!mine.some((room) => room.name === model.name)) open.push({ name: model.name, game: model.game ? model.game.id : "", status: model.status, seats: model.seats || [] });
+    }
+    const myTurn = (room) => {
+      const model = store.get(room.name);
+      return Boolean(model && model.isPlayer && model.myTurn);
+    };
+    open.sort((a, b) => Number(myTurn(b)) - Number(myTurn(a)) || Number(b.status === "playing") - Number(a.status === "playing"));
+    if (!open.length && !finished.length) {
       yours.replaceChildren();
       return;
     }
-    yours.replaceChildren(h("h2", { text: "Your games" }), h("ul", {}, seated.map((model) => h("li", {},
-      h("a", { href: `#/room/${encodeURIComponent(model.name)}`, text: model.name }),
-      ` · ${model.game ? model.game.title : ""}${model.myTurn ? " · your move" : ""}`))));
+    const item = (room) => h("li", { class: `your-game ${room.status}`, "data-room": room.name },
+      h("a", { href: `#/room/${encodeURIComponent(room.name)}`, text: room.name }),
+      ` · ${gameTitle(room.game)} · ${playersText(room)}`,
+      myTurn(room) ? h("strong", { class: "your-move", text: " · your move" }) : null,
+      room.status === "finished" ? ` · ${roomResult(room) || "finished"}` : null);
+    replace(yours, h("h2", { text: "Your games" }),
+      open.length ? h("ul", { class: "your-live" }, open.map(item)) : null,
+      finished.length ? h("h3", { text: "Latest results" }) : null,
+      finished.length ? h("ul", { class: "your-finished" }, finished.map(item)) : null);
   }
 
+  /** Who seeks which game, oldest first; a seek of yours is marked, another can be answered with one click. */
+  function renderSeeks(seeks) {
+    const me = session.me.name;
+    if (!seeks.length) {
+      seekList.replaceChildren(h("li", { class: "empty", text: "Nobody is seeking an opponent now." }));
+      return;
+    }
+    seekList.replaceChildren(...seeks.map((seek) => h("li", { class: "seek-row", "data-name": seek.name },
+      h("span", { class: "seek-who", text: seek.name === me ? "you" : seek.name }),
+      h("span", { class: "seek-what", text: `${gameTitle(seek.game)} · ${describeTimeControl(seek.time_control)}${seek.games > 1 ? ` · ${seek.games} games` : ""}${seek.rated === false ? " · unrated" : ""}` }),
+      seek.name === me ? h("span", { class: "hint", text: "waiting…" })
+        : h("button", { type: "button", class: "small", text: "Play", "aria-label": `Play ${seek.name} at ${gameTitle(seek.game)}`, onclick: () => answerSeek(seek) }))));
+  }
+
+  /** Live games first (the most watched on top), then rooms waiting for a player, then the latest finished. */
   function renderRooms(rooms) {
-    roomCount.textContent = `(${rooms.length})`;
-    const order = { playing: 0, waiting: 1, finished: 2 };
-    rooms = rooms.slice().sort((a, b) => order[a.status] - order[b.status] || a.name.localeCompare(b.name));
-    if (rooms.length) roomList.replaceChildren(...rooms.map(roomRow));
+    listed = rooms;
+    const newest = (list) => list.slice().reverse(); // the listing is in the order the rooms were opened
+    const live = newest(rooms.filter((room) => room.status === "playing")).sort((a, b) => b.spectators - a.spectators);
+    const waiting = newest(rooms.filter((room) => room.status === "waiting"));
+    const finished = newest(rooms.filter((room) => room.status === "finished"));
+    const shownFinished = finished.slice(0, FINISHED_SHOWN);
+    roomCount.textContent = `(${live.length} live, ${waiting.length} waiting, ${finished.length} finished)`;
+    const group = (title, list) => (list.length ? [h("li", { class: "room-group", text: title }), ...list.map(roomRow)] : []);
+    const rows = [...group("Live now", live), ...group("Waiting for players", waiting),
+      ...group(finished.length > shownFinished.length ? `Latest finished (${shownFinished.length} of ${finished.length})` : "Finished", shownFinished)];
+    if (rows.length) roomList.replaceChildren(...rows);
     else roomList.replaceChildren(h("li", { class: "empty", text: "No rooms yet: create one, or find an opponent." }));
+    renderYours();
     if (!performance.getEntriesByName("plyhall-lobby-ready").length) performance.mark("plyhall-lobby-ready"); // benchmarks/web_load.py
   }
 
@@ -152,7 +262,8 @@ export function mountLobby(main, app) {
     const href = `#/room/${encodeURIComponent(room.name)}`;
     const mine = room.seats.includes(session.me.name);
     const free = room.seats.indexOf(null);
-    const players = room.seats.map((seat) => seat || "open seat").join(" vs ");
+    const players = playersText(room);
+    const result = roomResult(room);
     const series = room.games > 1 ? ` · game ${Math.max(1, room.game_no)} of ${room.games}` : "";
     const buttons = h("div", { class: "row-actions" });
     if (mine) {
@@ -166,7 +277,7 @@ export function mountLobby(main, app) {
     return h("li", { class: `room-row ${room.status}`, "data-room": room.name },
       h("div", { class: "room-name" }, h("a", { href, text: room.name }), h("span", { class: `badge ${room.status}`, text: room.status })),
       h("div", { class: "room-game", text: `${gameTitle(room.game)} · ${describeTimeControl(room.time_control)}${series}` }),
-      h("div", { class: "room-players", text: players }),
+      h("div", { class: "room-players" }, players, result ? h("span", { class: "room-result", text: result }) : null),
       h("div", { class: "room-watch", text: `${room.spectators} watching` }),
       buttons);
   }
@@ -176,13 +287,34 @@ export function mountLobby(main, app) {
       await session.request({ type: "join", room, role: "player" });
       app.navigate(`#/room/${encodeURIComponent(room)}`);
     } catch (error) {
-      lobbyNotice.textContent = error.message;
+      alertIn(lobbyNotice, error.message);
     }
   }
 
+  /** Say `text` in `element` (beside the button that caused it), as an error, and bring it into view. */
   function alertIn(element, text) {
     element.textContent = text;
     element.classList.toggle("error", Boolean(text));
+    if (text) element.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Answer a seek from the list: seek the same game on the same settings, which pairs the two at once. */
+  async function answerSeek(seek) {
+    const message = { type: "seek", game: seek.game, time_control: seek.time_control, games: seek.games, rated: seek.rated };
+    if (seek.options && Object.keys(seek.options).length) message.options = seek.options;
+    try {
+      const reply = await session.request(message);
+      if (reply.type === "joined") {
+        app.navigate(`#/room/${encodeURIComponent(reply.room)}`);
+        return;
+      }
+      seeking = seek.game;
+      seekButton.textContent = "Cancel";
+      alertIn(seekStatus, "");
+      seekStatus.textContent = `${seek.name} was paired with someone else first: you now wait for ${gameTitle(seek.game)} (${describeTimeControl(seek.time_control)})…`;
+    } catch (error) {
+      alertIn(lobbyNotice, error.message);
+    }
   }
 
   async function toggleSeek(event) {
@@ -236,7 +368,7 @@ export function mountLobby(main, app) {
       if (message.opponent) store.get(room).expecting = message.opponent;
       app.navigate(`#/room/${encodeURIComponent(room)}`);
     } catch (error) {
-      alertIn(status, error.code === "busy" ? `${error.message} Try again in a little while.` : error.message);
+      alertIn(status, error.message); // the server's words say what to do (PROTOCOL.md §7)
     }
   }
 
@@ -267,7 +399,10 @@ export function mountLobby(main, app) {
     openRoom(message, message.opponent ? 0 : seat, createStatus);
   }
 
-  stops.push(session.on("rooms", (msg) => renderRooms(msg.rooms)));
+  stops.push(session.on("rooms", (msg) => {
+    renderRooms(msg.rooms);
+    renderSeeks(msg.seeks || []);
+  }));
   stops.push(session.on("*", (msg) => {
     if (["joined", "left", "game_start", "moved", "game_over"].includes(msg.type)) renderYours();
   }));

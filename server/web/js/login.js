@@ -59,7 +59,11 @@ export function mountLogin(main, app, done, why = "") {
       field("Secret (optional)", secret),
       h("p", { class: "hint", id: "secret-help", text: "A claimed name needs its secret. With a new name, a secret claims it: nobody else can use it then." }),
       h("label", { class: "check" }, remember, " Remember the secret in this browser"),
-      field("Coordinates", coords),
+      // a newcomer need not choose: squares are named as on a chess board (a1) unless they open this
+      h("details", { class: "settings", open: coords.value !== "algebraic" },
+        h("summary", { text: "Settings: how squares are named" }),
+        field("Coordinates", coords),
+        h("p", { class: "hint", text: "Letter and number as in chess (a1) unless you choose otherwise; bot authors of a course may want theirs. You can change it later in the menu under your name." })),
       h("div", { class: "buttons" }, button),
       status)));
   name.focus();

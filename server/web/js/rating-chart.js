@@ -1,14 +1,21 @@
 // @ts-check
 /**
  * A player's rating over its rated games, as an SVG drawing: the rating after each game as a line with a
- * dot per game (its title says the game, the opponent and the change), and the band of ± one deviation
- * around it (narrowing as the rating settles). Built from numbers only; every text goes in as text.
+ * dot per game (its title says the game, the opponent and the change), the band of ± one deviation around it
+ * once the rating has settled (a provisional rating's ± of 110 to 350 would fill the chart and hide the line:
+ * the figures above the chart say it), and the dates of the first and last games under it. Built from numbers
+ * only; every text goes in as text.
  */
+
+import { formatDate } from "./format.js";
+
+/** The deviation up to which a rating is settled (docs/RATINGS.md): its band is drawn. */
+const SETTLED = 110;
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 640;
 const HEIGHT = 220;
-const PAD = { left: 46, right: 12, top: 12, bottom: 26 };
+const PAD = { left: 46, right: 12, top: 12, bottom: 30 };
 
 /**
  * One rated game of a player's history (/api/players/NAME).
@@ -59,8 +66,9 @@ export function ratingChart(history, caption, start = 1500) {
     deviation: game.deviation,
     label: `game ${i + 1}: ${outcomeWord(game.score)} against ${game.opponent}, ${formatChange(game.change)} to ${Math.round(game.rating)}`,
   }))];
-  const low = Math.min(...points.map((p) => p.rating - Math.min(p.deviation, 200)));
-  const high = Math.max(...points.map((p) => p.rating + Math.min(p.deviation, 200)));
+  const band = (p) => (p.deviation <= SETTLED ? p.deviation : 0);
+  const low = Math.min(...points.map((p) => p.rating - band(p))) - 25;
+  const high = Math.max(...points.map((p) => p.rating + band(p))) + 25;
   const unit = step(high - low);
   const bottom = Math.floor(low / unit) * unit;
   const top = Math.max(bottom + unit, Math.ceil(high / unit) * unit);
@@ -73,11 +81,25 @@ export function ratingChart(history, caption, start = 1500) {
     chart.append(svg("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(value), y2: y(value) }),
       svg("text", { class: "axis", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
   }
-  chart.append(svg("text", { class: "axis", x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" },
-    `${history.length} rated game${history.length === 1 ? "" : "s"}`));
-  const upper = points.map((p, i) => `${x(i)},${y(clamp(p.rating + p.deviation))}`);
-  const lower = points.map((p, i) => `${x(i)},${y(clamp(p.rating - p.deviation))}`).reverse();
-  chart.append(svg("polygon", { class: "band", points: [...upper, ...lower].join(" ") }));
+  const last = history[history.length - 1];
+  chart.append(svg("text", { class: "axis date", x: x(1), y: HEIGHT - 8, "text-anchor": points.length > 2 ? "start" : "middle" },
+    formatDate(history[0].played_at)));
+  if (history.length > 1) {
+    chart.append(svg("text", { class: "axis date", x: WIDTH - PAD.right, y: HEIGHT - 8, "text-anchor": "end" },
+      `${formatDate(last.played_at)} · ${history.length} rated games`));
+  }
+  // the band where the rating is settled: one polygon per settled stretch
+  const stretches = [];
+  points.forEach((p, i) => {
+    if (p.deviation > SETTLED) return;
+    if (i > 0 && points[i - 1].deviation <= SETTLED && stretches.length) stretches[stretches.length - 1].push(i);
+    else stretches.push([i]);
+  });
+  for (const stretch of stretches) {
+    const upper = stretch.map((i) => `${x(i)},${y(clamp(points[i].rating + points[i].deviation))}`);
+    const lower = stretch.map((i) => `${x(i)},${y(clamp(points[i].rating - points[i].deviation))}`).reverse();
+    chart.append(svg("polygon", { class: "band", points: [...upper, ...lower].join(" ") }));
+  }
   chart.append(svg("polyline", { class: "line", points: points.map((p, i) => `${x(i)},${y(p.rating)}`).join(" ") }));
   points.forEach((p, i) => {
     if (i === 0) return;

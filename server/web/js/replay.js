@@ -69,10 +69,11 @@ export function mountReplayList(main, params, app) {
       replace(list, h("table", { class: "games" },
         h("thead", {}, h("tr", {}, ["Ended", "Game", "Players", "Result", "Length", ""].map((text) => h("th", { scope: "col", text })))),
         h("tbody", {}, answer.games.map((record) => h("tr", {},
-          h("td", { text: formatDate(record.ended_at || record.started_at) }),
-          h("td", { text: GAMES[record.game] ? GAMES[record.game].title : record.game }),
-          h("td", { class: "players" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: record.players.join(" vs ") })),
-          h("td", { text: gameResult(record) }),
+          h("td", { class: "date", text: formatDate(record.ended_at || record.started_at) }),
+          h("td", { class: "game", text: GAMES[record.game] ? GAMES[record.game].title : record.game }),
+          h("td", { class: "players" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}` },
+            record.players.map((name, seat) => [seat ? " vs " : "", record.winner === seat ? h("strong", { class: "won", title: "won", text: name }) : name]))),
+          h("td", { class: "outcome", text: gameResult(record) }),
           h("td", { class: "num", text: `${record.move_count} moves` }),
           h("td", { class: "open" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: "Replay" })))))));
     }

@@ -17,11 +17,43 @@ function gameTitle(id) {
   return GAMES[id] ? GAMES[id].title : id;
 }
 
-function progressText(progress) {
+function playerHref(name) {
+  return `#/players/${encodeURIComponent(name)}`;
+}
+
+/** An entrant's name linked to their page (leaderboard.js). */
+function playerLink(name) {
+  return name ? h("a", { href: playerHref(name), text: name }) : "";
+}
+
+/**
+ * The estimate of the time left in words, counted down from the server's `seconds_left` by the seconds
+ * `elapsed` since it came: "about 12 min left", "about 40 s left", "any moment now" (the last games are late).
+ */
+export function timeLeftText(secondsLeft, elapsed = 0) {
+  const left = secondsLeft - elapsed;
+  if (left >= 90) return `about ${Math.round(left / 60)} min left`;
+  if (left >= 10) return `about ${Math.round(left / 10) * 10} s left`;
+  return "any moment now";
+}
+
+/** "3 of 12 games played · about 4 min left"; `elapsed`: seconds since the server sent `progress`. */
+export function progressText(progress, elapsed = 0) {
   if (!progress) return "";
   let text = `${progress.done} of ${progress.total} games played`;
-  if (progress.seconds_left) text += ` · about ${Math.max(1, Math.round(progress.seconds_left / 60))} min left`;
+  if (progress.seconds_left && progress.done < progress.total) text += ` · ${timeLeftText(progress.seconds_left, elapsed)}`;
   return text;
+}
+
+/** The announcement of a finished event: its winner, or the players who share first place (a tie is a tie). */
+export function winnerText(rows) {
+  const first = rows.filter((row) => row.rank === 1);
+  if (!first.length) return null;
+  const points = formatPoints(first[0].points);
+  if (first.length === 1) return h("p", { class: "winner" }, playerLink(first[0].name), ` wins with ${points} point${points === "1" ? "" : "s"}.`);
+  const names = first.map((row, i) => [i === 0 ? "" : i === first.length - 1 ? " and " : ", ", playerLink(row.name)]);
+  return h("p", { class: "winner tie" }, `A ${first.length}-way tie for first place: `, names,
+    `, with ${points} point${points === "1" ? "" : "s"} each and equal tie-breaks.`);
 }
 
 function progressBar(progress) {
@@ -40,12 +72,12 @@ function standingsTable(standings) {
   const tiebreak = standings.tiebreak || "tie-break";
   const rows = standings.rows.map((row) => h("tr", {},
     h("td", { class: "num", text: String(row.rank) }),
-    h("th", { scope: "row", text: row.name }),
+    h("th", { scope: "row" }, playerLink(row.name)),
     h("td", { class: "num", text: formatPoints(row.points) }),
     h("td", { class: "num", text: `${row.played}/${row.games}` }),
     h("td", { class: "num", text: `${row.wins}–${row.draws}–${row.losses}` }),
-    h("td", { class: "num", text: row.forfeit_wins || row.forfeit_losses ? `+${row.forfeit_wins} −${row.forfeit_losses}` : "" }),
-    h("td", { class: "num", text: row.byes ? String(row.byes) : "" }),
+    h("td", { class: "num", text: row.forfeit_wins || row.forfeit_losses ? `+${row.forfeit_wins || 0} −${row.forfeit_losses || 0}` : "0" }),
+    h("td", { class: "num", text: String(row.byes || 0) }),
     h("td", { class: "num", text: row.tiebreak === null || row.tiebreak === undefined ? "" : formatPoints(row.tiebreak) }),
     h("td", { class: "num", text: row.elo === null || row.elo === undefined ? "" : `${Math.round(row.elo)}${row.elo_margin ? ` ± ${Math.round(row.elo_margin)}` : ""}` })));
   return table("Standings", ["#", "Player", "Points", "Played", "W–D–L", "Forfeits", "Byes", tiebreak, "Elo"], rows, "standings");
@@ -55,7 +87,7 @@ function crosstable(standings) {
   const names = standings.rows.map((row) => row.name);
   const cross = standings.crosstable || {};
   const rows = names.map((name, i) => h("tr", {},
-    h("th", { scope: "row", text: `${i + 1}. ${name}` }),
+    h("th", { scope: "row" }, `${i + 1}. `, playerLink(name)),
     names.map((other) => h("td", { class: name === other ? "self" : "num", text: name === other ? "" : ((cross[name] || {})[other] || []).join(" ") }))));
   return table("Crosstable (1 win, = draw, 0 loss, + and − forfeits)", ["", ...names.map((_, i) => String(i + 1))], rows, "crosstable");
 }
@@ -68,8 +100,8 @@ function scheduleTable(schedule) {
     return h("tr", { class: game.status },
       h("td", { class: "num", text: String(game.number) }),
       h("td", { class: "num", text: String(game.round) }),
-      h("td", { text: game.white }),
-      h("td", { text: game.black }),
+      h("td", {}, playerLink(game.white)),
+      h("td", {}, playerLink(game.black)),
       h("td", { text: game.opening || "" }),
       h("td", { text: game.status }),
       h("td", { text: game.result || "" }),
@@ -100,16 +132,15 @@ export function renderTournament(tournament, accuracy = null) {
   const live = (tournament.schedule || []).filter((game) => game.status === "playing");
   const standings = tournament.standings || { rows: [] };
   const over = tournament.status === "finished" || tournament.status === "cancelled";
-  const leader = standings.rows.find((row) => row.rank === 1);
   return h("section", { class: "tournament", "data-status": tournament.status },
     h("header", { class: "room-head" },
       h("h1", { text: tournament.name }),
       h("p", { class: "meta", text: `${gameTitle(tournament.game)} · ${tournament.format} · ${tournament.status} · ${(tournament.entrants || []).length} entrants` })),
-    h("div", { class: "progress" }, progressBar(tournament.progress), h("span", { text: progressText(tournament.progress) })),
-    tournament.status === "finished" && leader ? h("p", { class: "winner" }, h("b", { text: leader.name }), ` wins with ${formatPoints(leader.points)} points.`) : null,
+    h("div", { class: "progress" }, progressBar(tournament.progress), h("span", { class: "progress-text", text: progressText(tournament.progress) })),
+    tournament.status === "finished" ? winnerText(standings.rows) : null,
     over ? null : h("section", { class: "panel live" }, h("h2", { text: "Playing now" }),
       live.length
-        ? h("ul", {}, live.map((game) => h("li", {}, `${game.white} vs ${game.black} · `, h("a", { href: `#/room/${encodeURIComponent(game.room)}`, text: "Watch" }))))
+        ? h("ul", {}, live.map((game) => h("li", {}, playerLink(game.white), " vs ", playerLink(game.black), " · ", h("a", { href: `#/room/${encodeURIComponent(game.room)}`, text: "Watch" }))))
         : h("p", { class: "empty", text: "No game is being played right now." })),
     standings.rows.length ? standingsTable(standings) : h("p", { class: "empty", text: "No standings yet." }),
     standings.rows.length ? crosstable(standings) : null,
@@ -162,7 +193,16 @@ export function mountTournament(main, id, app) {
   let accuracyAt = -1;
   let accuracyTime = 0;
 
+  let shownAt = 0; // when the tournament shown came, for the estimate's countdown
+  let shownProgress = null;
+  const countdown = setInterval(() => {
+    const text = main.querySelector(".tournament .progress-text");
+    if (text && shownProgress) text.textContent = progressText(shownProgress, (Date.now() - shownAt) / 1000);
+  }, 1000);
+
   function show(tournament) {
+    shownAt = Date.now();
+    shownProgress = tournament.progress || null;
     replace(main, renderTournament(tournament, accuracy));
     const done = (tournament.progress && tournament.progress.done) || 0;
     const analysed = Object.values((accuracy && accuracy.players) || {}).reduce((sum, p) => sum + p.games, 0) / 2;
@@ -203,6 +243,7 @@ export function mountTournament(main, id, app) {
   }
   return () => {
     clearInterval(poll);
+    clearInterval(countdown);
     for (const stop of stops) stop();
     if (session.loggedIn && !poll) session.request({ type: "watch_tournament", tournament: id, on: false }).catch(() => {});
   };

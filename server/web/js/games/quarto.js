@@ -150,7 +150,7 @@ export default {
 
   cell(state, square) {
     const code = at(state.board, square);
-    return code ? { markup: pieceDrawing(code), text: `${describePiece(code)} piece (${code})` } : { markup: "", text: "empty" };
+    return code ? { markup: pieceDrawing(code), text: `${describePiece(code)} piece` } : { markup: "", text: "empty" };
   },
 
   /** The sixteen pieces, with those on the board or in hand marked as used. */
@@ -160,7 +160,7 @@ export default {
       token: `piece:${code}`,
       code,
       markup: pieceDrawing(code),
-      text: `${describePiece(code)} (${code})`,
+      text: describePiece(code),
       used: used.has(code),
     }));
   },
