@@ -71,6 +71,9 @@ export class AnalysisView {
     this.cursor = null;
     this.body = h("div", { class: "analysis-body" }, h("p", { class: "muted", text: "Looking for an analysis…" }));
     this.element = h("section", { class: "panel analysis", "aria-label": "Analysis" }, h("h2", { text: "Analysis" }), this.body);
+    // each player's figures, in a panel of their own that the replay puts after its moves (the graph, the best move
+    // and the moves are what a reader steps through, so they come first)
+    this.figures = h("section", { class: "panel analysis-figures", "aria-label": "Accuracy", hidden: true });
     this.graph = h("figure", { class: "eval-graph" });
     this.best = h("p", { class: "best-move", "aria-live": "polite" });
     this.verdict = h("p", { class: "verdict-line", "aria-live": "polite" }); // the move just played, and a better one
@@ -130,8 +133,10 @@ export class AnalysisView {
           h("td", { class: "num", text: String(s.inaccuracies) }));
       })));
     this.drawGraph();
-    replace(this.body, this.best, this.verdict, this.graph, summary,
+    replace(this.body, this.best, this.verdict, this.graph);
+    replace(this.figures, h("h2", { text: "Accuracy" }), summary,
       h("p", { class: "muted small", text: `Master engine, ${analysis.nodes.toLocaleString("en")} nodes a position; exact values where it can prove them.` }));
+    this.figures.hidden = false;
     const buttons = this.hooks.moveButtons();
     analysis.moves.forEach((verdict, i) => {
       const button = buttons[i];

@@ -211,7 +211,7 @@ export function mountReplay(main, id, start, app) {
           slider),
         h("aside", { class: "side" },
           h("section", { class: "panel moves-panel" }, h("h2", { text: "Moves" }), moveList),
-          analysis.element,
+          analysis.element, analysis.figures,
           h("section", { class: "panel links" }, link, h("a", { href: "#/replay", text: "All recorded games" }))))));
     playButton.addEventListener("click", toggle);
     stop();
