@@ -1,0 +1,155 @@
+"""The hall's cost of a move, without sockets: decode, validate, ``Hall.handle``, the writer's hand-off and the
+encoding of every frame, measured in process CPU time.
+
+Each of ``--rooms`` Connect Four rooms holds two players on their own connections (msgpack); a measured move is
+the exact bytes a bot sends, taken through what ``PlyhallServer._receive`` and ``_deliver`` do to it, less the
+socket: ``codec.decode`` -> ``validate_request`` -> ``Hall.handle`` -> the writes handed to a queue as the writer
+takes them -> one frame per message (encoded once per batch and codec, as ``Connection.push`` does). Games that
+end start again (``games`` in the room settings). The figure is the minimum over ``--repeats`` of CPU time per
+move: deterministic enough to compare two trees on a busy machine (run it against both, alternately).
+
+    .venv/bin/python benchmarks/hall_cost.py --moves 20000 --repeats 5
+    .venv/bin/python benchmarks/hall_cost.py --profile   # cProfile's table of one run, by own time
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from protocol.codec import CODECS, MSGPACK  # noqa: E402
+from protocol.games import GAMES  # noqa: E402
+from protocol.messages import ProtocolError, validate_request  # noqa: E402
+from server.core.env import Env  # noqa: E402
+from server.core.hall import Hall, Limits  # noqa: E402
+from server.io.transport import frame_header  # noqa: E402
+
+CODEC = CODECS[MSGPACK]
+
+
+class Table:
+    """Rooms of two players each, set up through the hall, and the bytes of each player's next move."""
+
+    def __init__(self, rooms: int, seed: int) -> None:
+        self.hall = Hall(Env.fixed(), Limits(max_rooms=max(rooms, Limits().max_rooms), max_connections_per_address=0,
+                                             max_rooms_per_address=0))
+        self.rng = random.Random(seed)
+        self.now = 0.0
+        self.game = GAMES["connect4"]
+        self.rooms: list[tuple[str, int, int]] = []
+        for i in range(rooms):
+            first, second = 2 * i + 1, 2 * i + 2
+            self.request(first, {"type": "login", "name": f"a{i}"})
+            self.request(second, {"type": "login", "name": f"b{i}"})
+            name = f"room {i}"
+            self.request(first, {"type": "create_room", "game": "connect4", "name": name,
+                                 "games": 1000, "time_control": {"per_move": 86400}})
+            self.request(first, {"type": "join", "room": name, "seat": 0})
+            self.request(second, {"type": "join", "room": name, "seat": 1})
+            self.rooms.append((name, first, second))
+        self.queue: list[Any] = []  # the writer's queue: the hand-off is an extend, as ThreadWriter.submit's
+
+    def request(self, conn: int, msg: dict[str, Any]) -> None:
+        """Hand ``msg`` to the hall as the I/O edge does, with its consequences once committed."""
+        self.now += 0.001
+        checked = validate_request(msg)
+        if isinstance(checked, ProtocolError):
+            raise SystemExit(f"the benchmark sent an invalid request: {checked.message}")
+        out = self.hall.handle(conn, checked, self.now)
+        self.hall.committed(out, self.now)
+
+    def next_move(self, index: int) -> tuple[int, bytes] | None:
+        """The connection to move in room ``index`` and the bytes of a random legal move (None between games)."""
+        name, first, second = self.rooms[index]
+        room = self.hall.rooms[name]
+        state = room.state
+        if state is None or self.game.outcome(state) is not None:
+            return None
+        seat = self.game.to_move(state)
+        conn = first if room.seats[seat] == f"a{index}" else second
+        move = self.rng.choice(self.game.legal_moves(state))
+        return conn, CODEC.encode({"type": "move", "room": name, "move": self.game.format_move(move)})
+
+
+def one_move(hall: Hall, conn: int, data: bytes, now: float, queue: list[Any]) -> int:
+    """Everything the server does with a move's bytes but the socket; the bytes written."""
+    msg = validate_request(CODEC.decode(data))
+    if isinstance(msg, ProtocolError):
+        raise SystemExit(f"the benchmark sent an invalid move: {msg.message}")
+    out = hall.handle(conn, msg, now)
+    queue.extend(out.writes)
+    frames: dict[int, bytes] = {}
+    written = 0
+    for _, message in out.messages:
+        frame = frames.get(id(message))
+        if frame is None:
+            payload = CODEC.encode(message)
+            frame = frames[id(message)] = frame_header(True, len(payload)) + payload
+        written += len(frame)
+    if out.ended:
+        hall.committed(out, now)
+    return written
+
+
+def run(table: Table, moves: int) -> tuple[float, int]:
+    """Play ``moves`` moves round-robin over the rooms; CPU seconds spent in :func:`one_move` alone and moves."""
+    hall, queue = table.hall, table.queue
+    spent = 0.0
+    done = 0
+    index = 0
+    rooms = len(table.rooms)
+    cpu = time.process_time
+    while done < moves:
+        nxt = table.next_move(index)
+        index = (index + 1) % rooms
+        if nxt is None:
+            continue
+        conn, data = nxt
+        table.now += 0.0001
+        start = cpu()
+        one_move(hall, conn, data, table.now, queue)
+        spent += cpu() - start
+        done += 1
+        if len(queue) > 10_000:
+            queue.clear()
+    return spent, done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=100, help="rooms played round-robin (default 100)")
+    parser.add_argument("--moves", type=int, default=20_000, help="moves measured a repeat (default 20000)")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats; the minimum counts (default 5)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", action="store_true", help="print cProfile's table of one repeat instead")
+    args = parser.parse_args()
+    if args.rooms < 1 or args.moves < 1 or args.repeats < 1:
+        parser.error("--rooms, --moves and --repeats must be at least 1")
+    table = Table(args.rooms, args.seed)
+    run(table, min(args.moves, 2000))  # warm up
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.enable()
+        run(table, args.moves)
+        profile.disable()
+        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+        return
+    figures = []
+    for _ in range(args.repeats):
+        spent, done = run(table, args.moves)
+        figures.append(spent / done * 1e6)
+    print(f"hall cost of a move (decode, validate, Hall.handle, hand-off, encode), {args.rooms} rooms: "
+          f"min {min(figures):.1f} us, median {sorted(figures)[len(figures) // 2]:.1f} us CPU "
+          f"({args.repeats} x {args.moves} moves)")
+
+
+if __name__ == "__main__":
+    main()
