@@ -115,6 +115,15 @@ def test_the_house_bots_refusal_says_try_again_once_and_leaves_the_anchors_out()
     assert refusal.text.startswith("all 4 house bots of this server are playing")
 
 
+def test_the_readme_tournament_starts_beside_three_ladder_anchors():
+    """plyhall serve --house-bots 4 --ladder-anchors connect4:random,novice,master: the anchors come on top, so the
+    README's tournament (two house entrants) starts (it was refused: "this server can start 1 more now")."""
+    desk = HouseDesk(4 + 3)  # what plyhall serve gives the hall
+    for level in ("random", "novice", "master"):
+        desk.anchor("connect4", level)
+    assert desk.free_for(2) is None and desk.free_for(4) is None and desk.free_for(5) == 4
+
+
 def test_a_bot_restarted_without_a_secret_is_told_to_wait_or_use_a_secret_not_about_a_new_secret():
     desk, _ = holding(Holder.SEAT, claimed=False)  # ann sits in a game, and her bot's process was just stopped
     refused = desk.send("restarted", {"type": "login", "name": "ann"})[0]
