@@ -156,3 +156,16 @@ def test_every_name_in_the_docs_commands_comes_with_one_secret():
     assert {"nova", "lookahead", "alice", "my-bot", "c-random"} <= set(secrets), secrets
     twice = {name: sorted(map(str, found)) for name, found in secrets.items() if len(found) > 1}
     assert not twice, f"names with more than one secret across the docs: {twice}"
+
+
+def test_a_server_error_in_a_bots_log_names_the_bot(caplog):
+    import asyncio
+    import logging
+
+    from client.play_loop import PlayerRunner, RunOptions
+    from client.player import FunctionPlayer
+
+    runner = PlayerRunner(FunctionPlayer(lambda turn: None), RunOptions(name="lad", game="connect4"))
+    with caplog.at_level(logging.WARNING, logger="plyhall"):
+        asyncio.run(runner._on_message(None, {"type": "error", "code": "rate_limited", "message": "too fast"}))
+    assert "lad: server error: rate_limited too fast" in caplog.text
