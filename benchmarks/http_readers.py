@@ -37,7 +37,8 @@ PAGES = ("/api/games?limit=500", "/api/players/hoarder0?limit=100", "/api/rating
 
 async def fill(url: str, games: int) -> None:
     """``games`` finished games of one move each between hoarder0 and hoarder1 (one long series)."""
-    async with connect(url, subprotocols=["plyhall.v1.json"]) as a, connect(url, subprotocols=["plyhall.v1.json"]) as b:
+    json_ws = {"subprotocols": ["plyhall.v1.json"], "max_queue": None}  # b reads nothing: its messages pile up
+    async with connect(url, **json_ws) as a, connect(url, **json_ws) as b:
         for ws, name in ((a, "hoarder0"), (b, "hoarder1")):
             await ws.send(json.dumps({"type": "login", "name": name, "secret": f"{name}-secret"}))
             await ws.recv()

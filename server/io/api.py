@@ -33,7 +33,7 @@ GAMES_MAX, PLAYER_GAMES_MAX, RATINGS_MAX = 500, 100, 1000
 """The largest ``limit`` of /api/games, /api/players/NAME (its latest games) and /api/ratings/GAME; a larger one
 is refused (400) saying the range."""
 CACHE_SECONDS = 1.0
-"""Seconds an answer of the heavy listings is kept for the next reader (while nothing new is stored)."""
+"""Seconds an answer of the heavy listings is kept for the next reader (a game that ends renews them)."""
 
 
 class Api:
@@ -43,7 +43,7 @@ class Api:
         self.server = server
         self.http = HttpApi()
         self.web = StaticFiles()
-        self.http.version = lambda: server._writer.commits if server._writer is not None else 0
+        self.http.version = lambda: server.games_recorded  # a game that ends renews the kept listings
         self.http.route("/healthz", self._healthz, free=True)
         self.http.route("/metrics", self._metrics)
         self.http.route("/api/rooms", self._api_rooms)
@@ -115,7 +115,7 @@ class Api:
         storage = self.server.storage
         games = await self._read(lambda: storage.list_games(limit, offset, game, query.get("player"), status,
                                                             query.get("tournament")))
-        return json_response(200, {"games": games, "limit": limit, "offset": offset})
+        return await self._read(json_response, 200, {"games": games, "limit": limit, "offset": offset})  # off the loop
 
     async def _api_game(self, path: str, query: dict[str, str]) -> Response:
         game_id = path.removeprefix("/api/games/")
@@ -209,8 +209,9 @@ class Api:
         on = self.server.hall.seeks.ladder.names(game)  # on this server's ladder now
         players = [{**row, "ladder": row["name"] in on} for row in leaderboard_json(board, time.time())[:limit]]
         unrated = await self._read(self.server.storage.unrated_games, game)
-        return json_response(200, {"game": game, "players": players, "provisional_deviation": PROVISIONAL_DEVIATION,
-                                   "unrated": unrated})
+        return await self._read(json_response, 200, {"game": game, "players": players,
+                                                     "provisional_deviation": PROVISIONAL_DEVIATION,
+                                                     "unrated": unrated})
 
     async def _api_player(self, path: str, query: dict[str, str]) -> Response:
         """A player's rating in each game type with its history (the rated games, oldest first), and its latest
@@ -228,7 +229,7 @@ class Api:
         now = time.time()
         ratings = {game: {**standing.to_json(now, pinned=anchor_level(name, game) is not None), "history": history}
                    for game, (standing, history) in found.items()}
-        return json_response(200, {"name": name, "ratings": ratings, "recent": recent})
+        return await self._read(json_response, 200, {"name": name, "ratings": ratings, "recent": recent})
 
 
 _NAME = re.compile(NAME_PATTERN)

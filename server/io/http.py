@@ -10,7 +10,7 @@ runs out soonest; a request past the bucket waits a moment for its turn, then is
 ``Retry-After``. The web page's files and ``/healthz``
 are not counted. The address is the one the server's quotas count by (``--trusted-proxies``), which the server
 puts in :data:`CLIENT` before answering. Routes registered with ``cache`` seconds keep each answer that long
-(by path and query) while nothing new is stored, so many clients reading one heavy page cost one answer a
+(by path and query; a game that ends renews them), so many clients reading one heavy page cost one answer a
 period.
 """
 
@@ -197,7 +197,7 @@ class HttpApi:
         self.free: set[Route] = set()  # handlers whose answers the quota does not count
         self.cached: dict[Route, float] = {}  # handler -> seconds its answers are kept
         self._answers: OrderedDict[str, tuple[int, float, Response]] = OrderedDict()  # path?query -> kept answer
-        self.version: Callable[[], int] = lambda: 0  # changes with what answers read (the server: its commits)
+        self.version: Callable[[], int] = lambda: 0  # changes with what answers read (the server: games ended)
         self._gzipped: dict[str, bytes] = {}  # ETag -> the compressed body
 
     def route(self, path: str, handler: Route, free: bool = False, cache: float = 0.0) -> None:
