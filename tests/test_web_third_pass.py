@@ -78,8 +78,9 @@ def count_pixels(page: Page, png: bytes, colours: tuple[tuple[int, int, int], tu
     }""", [base64.b64encode(png).decode(), colours])
 
 
-def centre_y(page: Page, square: str) -> float:
-    box = page.locator(f'.play .sq[data-sq="{square}"]').bounding_box()
+def centre_y(page: Page, square: str, scope: str = ".play") -> float:
+    """How far down the page the middle of ``square`` is drawn (on the board inside ``scope``)."""
+    box = page.locator(f'{scope} .sq[data-sq="{square}"]').bounding_box()
     assert box is not None
     return box["y"] + box["height"] / 2
 
@@ -361,6 +362,10 @@ def test_a_move_list_scrolled_to_its_end_shows_whole_rows(own_server, open_page)
     })()""")
     assert page.evaluate("document.querySelector('.replay-moves').scrollTop") > 0
     assert cut == 0, f"{cut} rows of the move list are cut in half"
+    # an Amazons replay turns too
+    assert centre_y(page, "d10", ".replay") < centre_y(page, "d1", ".replay")
+    page.get_by_role("button", name="Flip the board").click()
+    assert centre_y(page, "d10", ".replay") > centre_y(page, "d1", ".replay")
 
 
 def test_a_clock_under_ten_seconds_never_reads_ten(own_server, open_page):  # noqa: F811
