@@ -83,7 +83,9 @@ _RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis
 # Deletes a key only while it holds this node's name.
 _FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up of a room nobody here knows, in the register
+AWAKE_SECONDS = 0.1  # how often the event loop notes that it runs
 STALL_SECONDS = 1.0  # a stall of this process longer than this is given back to the clocks of its players to move
+REQUEST_SECONDS = 1.0  # a forwarded request's deadline: its owner drops it after this
 CLOCK_SKEW = 0.5  # how far the nodes' wall clocks may disagree: a forwarded request is answered cluster_unavailable
 # by its client's node only this long after its deadline, by which the owner drops it
 CLAIMING_SECONDS = 1.0  # how long a login being decided on one node keeps the same name from another's (a retry
@@ -174,6 +176,7 @@ class ClusterLink:
         self._lost_at: float | None = None  # since when Redis is away (up to the last beat that held the clocks)
         self._gone_since: dict[str, float] = {}  # a node whose lease lapsed -> the clocks held up to when
         self._gone_names: dict[str, set[str]] = {}  # ... -> its players to move then, not back yet
+        self._awake_at = time.monotonic()  # when the event loop last noted that it runs
         self._renewed = time.monotonic()  # when this node's lease was last renewed
         self._checking: asyncio.Future[str] | None = None  # the ownership check running now
         self._fencing = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-fence")
@@ -245,13 +248,18 @@ class ClusterLink:
         """A stall of this process (stopped, swapped out, a paused VM) is an outage: the players to move could not
         have their moves taken meanwhile, so the time is given back to their clocks."""
         while True:
-            before = time.monotonic()
-            await asyncio.sleep(BEAT_SECONDS)
-            stalled = time.monotonic() - before - BEAT_SECONDS
-            if stalled > STALL_SECONDS:
-                log.warning("this node stalled for %.1f s: the players to move in its rooms get that time back",
-                            stalled)
-                self._give_back(stalled, lambda name, session: True)
+            self.awake()
+            await asyncio.sleep(AWAKE_SECONDS)
+
+    def awake(self) -> None:
+        """The event loop runs: when it had not for more than STALL_SECONDS (this process was stopped), the players
+        to move get that time back, before any message that waited meanwhile is handled (the server calls this
+        first for every message of a client; the Redis listener, for every message of another node)."""
+        now = time.monotonic()
+        stalled, self._awake_at = now - self._awake_at - AWAKE_SECONDS, now
+        if stalled > STALL_SECONDS:
+            log.warning("this node stalled for %.1f s: the players to move in its rooms get that time back", stalled)
+            self._give_back(stalled, lambda name, session: True)
 
     def _give_back(self, seconds: float, whose: Callable[[str, Any], bool]) -> None:
         """Give ``seconds`` back to the running clock of every room of this node whose player to move ``whose``
@@ -464,7 +472,7 @@ class ClusterLink:
             return True
         self.forwarded.setdefault(conn, set()).add(target)
         self._remember(conn, msg, target)
-        deadline = time.time() + LEASE_SECONDS  # the owner drops it after this (it may have been answered here)
+        deadline = time.time() + REQUEST_SECONDS  # the owner drops it after this (it may have been answered here)
         if msg.get("id") is not None:  # answered with an error should its node die before it answers
             self._asked.setdefault(target, {})[(conn, msg["id"])] = [msg, deadline, False]
         address = self.hall.addresses.get(conn, "?")
@@ -1006,6 +1014,7 @@ class ClusterLink:
                 await asyncio.sleep(0.5)
 
     def _receive(self, payload: bytes) -> None:
+        self.awake()
         try:
             sender, items = msgpack.unpackb(payload, raw=False, strict_map_key=False)
         except Exception:

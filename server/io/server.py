@@ -327,6 +327,8 @@ class PlyhallServer:
         if self.stopping:
             self._refuse_while_stopping(connection, data)
             return
+        if self.cluster is not None:
+            self.cluster.awake()  # a stall of this process is given back to the clocks before this message counts
         try:
             self._receive(connection, data)
         except Exception:  # never into websockets' own code, which called us
