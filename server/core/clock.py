@@ -174,9 +174,9 @@ class Clocks:
 
     def snapshot(self, now: float) -> dict[str, Any]:
         """Wire form: seconds left per seat (rounded to ms), which is running, and the control."""
-        left = [self.left(seat, now) for seat in (0, 1)]
+        first, second = self.left(0, now), self.left(1, now)
         return {
-            "left": [None if v is None else round(v, 3) for v in left],
+            "left": [None if first is None else round(first, 3), None if second is None else round(second, 3)],
             "running": self.running,
             "control": self.control.wire,
         }

@@ -129,7 +129,8 @@ class Room:
     @property
     def members(self) -> list[str]:
         """Everybody in the room: seated players, then spectators."""
-        return [n for n in self.seats if n is not None] + sorted(self.spectators)
+        seated = [n for n in self.seats if n is not None]
+        return seated + sorted(self.spectators) if self.spectators else seated
 
     def seat_of(self, name: str) -> int | None:
         """The seat ``name`` holds, or None."""
@@ -174,15 +175,12 @@ class Room:
 
     def next_deadline(self) -> float | None:
         """The earliest time at which :meth:`tick` has something to do."""
-        times = list(self.away.values())
+        earliest = min(self.away.values()) if self.away else None
         if self.status == RoomStatus.PLAYING and self.clocks is not None:
-            deadline = self.clocks.deadline()
-            if deadline is not None:
-                times.append(deadline)
-            idle = self._idle_deadline()
-            if idle is not None:
-                times.append(idle)
-        return min(times) if times else None
+            for deadline in (self.clocks.deadline(), self._idle_deadline()):
+                if deadline is not None and (earliest is None or deadline < earliest):
+                    earliest = deadline
+        return earliest
 
     def _idle_deadline(self) -> float | None:
         """When the player to move, if ``idle`` names it, has sat on its move too long."""
@@ -496,6 +494,8 @@ class Room:
             assert seat is not None
             out.extend(self._finish(Outcome(1 - seat, words.idle(self.players, seat, self.idle[0])), now,
                                     last=True))
+        if not self.away:  # nobody is away (every move but a few): no grace period to run out
+            return out
         expired = [seat for seat, deadline in sorted(self.away.items()) if now >= deadline]
         if not expired:
             return out
