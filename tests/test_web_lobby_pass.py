@@ -281,6 +281,13 @@ def test_the_player_page_leaderboard_and_replays_read_well_at_every_size(own_ser
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(100)
         assert nav_on_one_line(page), f"the nav wraps at {width}×{height}"
+        assert wrapped(page, ".recent-games td.date, .recent-games td.players") == []
+        cut = page.evaluate("""(() => {
+            const chart = document.querySelector("svg.rating-chart").getBoundingClientRect();
+            return [...document.querySelectorAll(".rating-chart text")].map((t) => t.getBoundingClientRect())
+              .filter((t) => t.left < chart.left - 0.5 || t.right > chart.right + 0.5).length;
+        })()""")
+        assert cut == 0, f"{cut} labels of the rating chart are cut by its edges at {width}×{height}"
         shot(page, "player")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(base + "/#/leaderboard")

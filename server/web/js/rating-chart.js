@@ -82,7 +82,7 @@ export function ratingChart(history, caption, start = 1500) {
       svg("text", { class: "axis", x: PAD.left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
   }
   const last = history[history.length - 1];
-  chart.append(svg("text", { class: "axis date", x: x(1), y: HEIGHT - 8, "text-anchor": points.length > 2 ? "start" : "middle" },
+  chart.append(svg("text", { class: "axis date", x: x(1), y: HEIGHT - 8, "text-anchor": points.length > 2 ? "start" : "end" },
     formatDate(history[0].played_at)));
   if (history.length > 1) {
     chart.append(svg("text", { class: "axis date", x: WIDTH - PAD.right, y: HEIGHT - 8, "text-anchor": "end" },
