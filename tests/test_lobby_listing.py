@@ -51,3 +51,21 @@ def test_a_finished_room_keeps_its_players_and_result_after_the_seats_empty():
     assert room["status"] == "finished" and room["seats"] == ["ann", None]
     assert room["players"] == ["ann", "bob"]
     assert room["result"]["winner"] == "ann" and "bob" in room["result"]["reason"]
+
+
+def test_a_listed_seek_sent_back_as_it_is_listed_pairs_at_once():
+    """The lobby's *Play* beside a seek sends a seek of the listed game and settings: it must pair with it."""
+    desk = HallDriver()
+    desk.login("ann")
+    desk.login("bob")
+    for time_control in (None, {"initial": 300, "increment": 3}):
+        seek = {"type": "seek", "game": "quarto"} | ({"time_control": time_control} if time_control else {})
+        desk.send("ann", seek)
+        listed = desk.send("bob", {"type": "list_rooms"})[0]["seeks"][0]
+        answer = {"type": "seek", **{key: listed[key] for key in ("game", "time_control", "games", "rated")}}
+        assert [m["type"] for m in desk.send("bob", answer)][0] == "joined", listed
+        assert "seeks" not in desk.send("bob", {"type": "list_rooms"})[0]  # both seeks are gone once paired
+        for name in ("ann", "bob"):
+            room = desk.last(name, "joined")["room"]
+            desk.send(name, {"type": "resign", "room": room})
+            desk.send(name, {"type": "leave", "room": room})
