@@ -26,13 +26,16 @@ def test_the_listing_names_who_seeks_and_a_watcher_sees_seeks_come_and_go():
     assert "seeks" not in desk.last("watcher", "rooms")  # the cancel was pushed to the watcher too
 
 
-def test_a_seek_of_a_player_who_left_is_not_listed():
-    desk = HallDriver()
+def test_a_seek_of_a_player_who_left_is_not_listed_and_the_watchers_are_told():
+    desk = HallDriver(step=1.0)
     desk.login("watcher")
     desk.login("bob")
+    desk.send("watcher", {"type": "watch_lobby"})
     desk.send("bob", {"type": "seek", "game": "connect4"})
-    assert [s["name"] for s in desk.send("watcher", {"type": "list_rooms"})[0]["seeks"]] == ["bob"]
+    assert [s["name"] for s in desk.last("watcher", "rooms")["seeks"]] == ["bob"]
     desk.disconnect("bob")
+    desk.tick(1.0)  # past the lobby's push interval
+    assert "seeks" not in desk.last("watcher", "rooms")
     assert "seeks" not in desk.send("watcher", {"type": "list_rooms"})[0]
 
 

@@ -272,6 +272,8 @@ class Hall:
             return out
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
+            if self.seeks.seeking(session.name):
+                self._lobby_changed(out)  # the lobby stops listing the seek (it lists connected players' only)
             self.seeks.drop(session.name, keep_ladder=True)
             self.seeks.ladder.leave_waiting(session.name)  # a ladder game it plays stays its own, back in time
         for room_name in sorted(session.rooms):

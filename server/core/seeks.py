@@ -92,6 +92,10 @@ class SeekDesk:
                          key=lambda seek: seek.since)
         return [{"name": seek.name, **seek.to_json()} for seek in waiting[:LISTED]]
 
+    def seeking(self, name: str) -> bool:
+        """Whether ``name`` has a plain seek waiting (the lobby lists it)."""
+        return any(seek.name == name for waiting in self.seeks.values() for seek in waiting)
+
     def ladder_seek(self, name: str, game: str, now: float, address: str = "?") -> Rung:
         """``name`` seeks, from ``address``, a place on the ladder of ``game`` (its plain seek for that game is
         replaced; a rung it has stays as it is)."""
