@@ -132,6 +132,36 @@ def test_the_lobby_shows_live_games_first_who_seeks_and_finished_games_with_thei
             client.close()
 
 
+def test_your_games_put_the_one_to_move_first_and_keep_only_the_latest_results(own_server, open_page):  # noqa: F811
+    port = own_server()
+    pat, opp = SdkClient(port, "pat", secret="pat-pw"), SdkClient(port, "opp")
+    try:
+        for n in range(1, 8):  # seven finished games: pat wins the odd ones, loses the even ones
+            room = f"Old {n}"
+            opp.request({"type": "create_room", "game": "connect4", "name": room})
+            opp.request({"type": "join", "room": room, "seat": 1})
+            pat.request({"type": "join", "room": room, "seat": 0})
+            (opp if n % 2 else pat).request({"type": "resign", "room": room})
+            pat.request({"type": "leave", "room": room})
+        opp.request({"type": "create_room", "game": "connect4", "name": "Now"})
+        opp.request({"type": "join", "room": "Now", "seat": 1})
+        pat.request({"type": "join", "room": "Now", "seat": 0})  # pat moves first
+        pat.close()
+        page = open_page("pat", width=1280, height=800)
+        login(page, f"http://127.0.0.1:{port}", "pat", secret="pat-pw")
+        live = page.locator(".yours .your-live li")
+        expect(live).to_have_count(1)
+        expect(live.first).to_contain_text("Now")
+        expect(live.first).to_contain_text("your move")
+        results = page.locator(".yours .your-finished li")
+        expect(results).to_have_count(5)  # the five latest, newest first, each with its result
+        assert results.evaluate_all("ls => ls.map((l) => l.dataset.room)") == [f"Old {n}" for n in (7, 6, 5, 4, 3)]
+        expect(results.first).to_contain_text("pat won: opp resigned")
+        expect(results.nth(1)).to_contain_text("opp won: pat resigned")
+    finally:
+        opp.close()
+
+
 # Item 4 (the lobby's part): a refusal beside the button that caused it, in view
 
 
