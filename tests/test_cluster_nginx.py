@@ -130,8 +130,8 @@ async def test_bots_play_through_nginx_over_two_nodes(nginx, tmp_path, pg_url, r
                                "--level", "random", "--seed", str(number), "--games", str(GAMES))
         for name in ("ann-bot", "bob-bot"):
             await asyncio.to_thread(finish, bots[name], name, tmp_path, nodes)
-        served = proxy.upstreams_of("GET /ws")
-        assert len(served) == 3 and set(served[1:]) == {f"127.0.0.1:{port}" for port in ports.values()}, (
+        served = proxy.upstreams_of("GET /ws")  # the probe, then each bot's try of the server and its connection
+        assert len(served) == 5 and set(served[1:]) == {f"127.0.0.1:{port}" for port in ports.values()}, (
             served, proxy.access_log)
         logins = {node: re.findall(r"login: (\S+-bot) from 127\.0\.0\.1", output(tmp_path, node)) for node in nodes}
         assert sorted(logins.values()) == [["ann-bot"], ["bob-bot"]], logins  # one bot on each node
