@@ -78,6 +78,9 @@ def test_a_game_not_analysed_yet_offers_to_analyse_it(own_server, open_page):  #
     port = own_server("--analysis-nodes", "20000")
     record = record_game(port, "later", ["4", "4", "3", "3", "2", "2", "1"])
     page = open_page("curious")
+    page.goto(f"http://127.0.0.1:{port}/#/replay")  # the list of recorded games: not analysed yet, not marked
+    row = page.locator("table.games tr", has=page.locator(f'a[href="#/replay/{record}"]'))
+    expect(row.locator("td.open")).to_have_text("Replay")
     page.goto(f"http://127.0.0.1:{port}/#/replay/{record}")
     button = page.get_by_role("button", name="Analyse this game")
     expect(button).to_be_visible()
@@ -86,3 +89,5 @@ def test_a_game_not_analysed_yet_offers_to_analyse_it(own_server, open_page):  #
     expect(page.locator(".eval-graph svg.eval")).to_be_visible(timeout=120_000)
     expect(page.locator("table.accuracy tbody tr")).to_have_count(2)
     expect(page.locator('button.move[data-seq="7"]')).to_contain_text("1")
+    page.goto(f"http://127.0.0.1:{port}/#/replay")  # analysed games are marked in the list
+    expect(row.locator("td.open .analysed")).to_have_text(re.compile("analysed"))

@@ -41,13 +41,13 @@ log = logging.getLogger("plyhall.storage")
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight"
-            " FROM games")
+            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight,"
+            " EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games")
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
     (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament,
-     number, rated, unrated, weight) = row
+     number, rated, unrated, weight, analysed) = row
     players = [p0, p1]
     return {
         "id": gid, "room": room, "game": game, "options": json.loads(options),
@@ -55,6 +55,7 @@ def _summary(row: Sequence[Any]) -> dict[str, Any]:
         "winner_name": None if winner is None else players[winner], "reason": reason, "status": status,
         "move_count": count, "started_at": started, "ended_at": ended, "tournament": tournament,
         "tournament_game": number, "rated": bool(rated), "unrated": unrated, "rating_weight": weight,
+        "analysed": bool(analysed),
     }
 
 

@@ -75,7 +75,8 @@ export function mountReplayList(main, params, app) {
             record.players.map((name, seat) => [seat ? " vs " : "", record.winner === seat ? h("strong", { class: "won", title: "won", text: name }) : name]))),
           h("td", { class: "outcome", text: gameResult(record) }),
           h("td", { class: "num", text: `${record.move_count} moves` }),
-          h("td", { class: "open" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: "Replay" })))))));
+          h("td", { class: "open" }, h("a", { href: `#/replay/${encodeURIComponent(record.id)}`, text: "Replay" }),
+            record.analysed ? h("span", { class: "analysed", title: "the master engines' analysis is ready", text: " · analysed" }) : null))))));
     }
     replace(pager,
       offset > 0 ? h("button", { type: "button", text: "Newer", onclick: () => go(Math.max(0, offset - PAGE)) }) : null,
