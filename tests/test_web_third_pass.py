@@ -418,3 +418,16 @@ def test_each_game_has_a_rules_page_with_a_diagram(own_server, open_page):  # no
         page.goto(page.url.split("#")[0] + "#/rules/chess")
         expect(page.locator(".rules-page .notice")).to_have_text("There is no game chess: choose one of these.")
         expect(page.locator(".rules-page li a")).to_have_count(len(GAMES))
+
+
+def test_quarto_moves_read_cleanly_in_every_convention(own_server, open_page):  # noqa: F811
+    port = own_server()
+    page = open_page("words")
+    page.goto(f"http://127.0.0.1:{port}/#/rules")
+    said = page.evaluate("""(async () => {
+        const { moveText } = await import("/static/js/games/quarto.js");
+        return [moveText("c2 1111"), moveText("2,3 1111"), moveText("0000"), moveText("2,3")];
+    })()""")
+    assert said[0] == "c2, gives dark round tall hollow"
+    assert said[1] == "[2,3], gives dark round tall hollow"  # one comma inside the square, one before "gives"
+    assert said[2].startswith("gives ") and said[3] == "2,3"

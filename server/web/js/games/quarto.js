@@ -28,13 +28,16 @@ function shape(round, cx, cy, half, cls) {
 
 /**
  * A move in words, the piece said as people say it: "c2, gives dark round tall hollow" for "c2 1111",
- * "gives light square short solid" for the opening hand-over "0000", just "c2" for a last placing.
+ * "gives light square short solid" for the opening hand-over "0000", just "c2" for a last placing; "[2,3], gives …" where
+ * the square is written as a row and a column.
  * @param {string} notation
  */
 export function moveText(notation) {
   const [first, second] = notation.split(" ");
   if (/^[01]{4}$/.test(first)) return `gives ${describePiece(first)}`;
-  return second ? `${first}, gives ${describePiece(second)}` : first;
+  // a square written "row,col" (cosc322, matrix) is bracketed, so the comma before "gives" is the only one
+  const square = first.includes(",") ? `[${first}]` : first;
+  return second ? `${square}, gives ${describePiece(second)}` : first;
 }
 
 /** The drawing of a piece seen from above and a little in front: a tall piece stands on a high side (a
