@@ -18,6 +18,8 @@ connection ends. A second into play the fault is injected:
   pg-restart          PostgreSQL stopped and started again
   pg-restart-stall    PostgreSQL restarted, then a node stalled 5 s (its lock went with the restart)
   lock-kill-stall     a node SIGSTOPped, its lock's connection terminated (pg_terminate_backend), 5 s, SIGCONT
+  workers-kill        the first "node" is ``serve --workers 2`` (nodes w-1 and w-2 sharing a port): one of its
+                      children is SIGKILLed (its supervisor starts it again)
 
 then every game is played to its end (or found stuck after ``--settle`` seconds), and the invariants
 are checked against the ``moves``, ``games`` and ``rooms`` tables:
@@ -29,7 +31,7 @@ are checked against the ``moves``, ``games`` and ``rooms`` tables:
   the time its player really thought).
 
 ``tests/test_chaos.py`` runs a small size of this on every CI run. Progress goes to stderr, the
-table to stdout. Not yet here: a ``--workers`` child killed.
+table to stdout.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ from protocol.games import get_game  # noqa: E402
 GAME = get_game("connect4")
 CLOCK = 60.0  # seconds a player has for the whole game
 STALL = 5.0  # seconds a stalled node stays stopped (past its 2 s lease)
-FAULTS = ("node-kill", "node-stall", "redis-restart", "redis-kill", "pg-restart", "pg-restart-stall", "lock-kill-stall")
+FAULTS = ("node-kill", "node-stall", "redis-restart", "redis-kill", "pg-restart", "pg-restart-stall", "lock-kill-stall",
+          "workers-kill")
 
 
 def free_port() -> int:
@@ -72,8 +75,8 @@ def free_port() -> int:
 class Node:
     """One ``plyhall serve`` node process (started again under the same name and port by :meth:`start`)."""
 
-    def __init__(self, name: str, pg_url: str, redis_url: str, log_dir: Path) -> None:
-        self.name, self.pg_url, self.redis_url = name, pg_url, redis_url
+    def __init__(self, name: str, pg_url: str, redis_url: str, log_dir: Path, workers: int = 1) -> None:
+        self.name, self.pg_url, self.redis_url, self.workers = name, pg_url, redis_url, workers
         self.port = free_port()
         self.url = f"ws://127.0.0.1:{self.port}/ws"
         self.log = log_dir / f"{name}.log"
@@ -87,7 +90,7 @@ class Node:
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "client.cli", "serve", "--quiet", "--port", str(self.port), "--db", self.pg_url,
-                 "--cluster", self.redis_url, "--node", self.name, "--grace", "60"],
+                 "--cluster", self.redis_url, "--node", self.name, "--grace", "60", "--workers", str(self.workers)],
                 stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL, cwd=ROOT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -101,6 +104,19 @@ class Node:
                 pass
             time.sleep(0.2)
         raise RuntimeError(f"node {self.name} did not answer /healthz within {timeout:g} s")
+
+    def children(self) -> list[int]:
+        """The process ids of its workers (``--workers``), from /proc."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                if self.proc is not None and int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid:
+                    found.append(int(entry))
+        return sorted(found)
 
     def signal(self, sig: int) -> None:
         """Send ``sig`` to the process while it runs."""
@@ -293,6 +309,13 @@ async def inject(fault: str, nodes: list[Node], pg: Any, redis: Any, pg_url: str
             await asyncio.sleep(STALL)
         finally:
             node.signal(signal.SIGCONT)
+    elif fault == "workers-kill":
+        workers = nodes[0]
+        assert workers.workers > 1, "workers-kill needs the first node to be serve --workers"
+        children = workers.children()
+        os.kill(children[victim % len(children)], signal.SIGKILL)
+        await asyncio.sleep(4)  # the supervisor starts it again a second later
+        node = workers
     else:
         raise ValueError(f"unknown fault {fault}; one of {', '.join(FAULTS)}")
     if node.proc is not None and node.proc.poll() is not None:  # a deposed node exits 3: started again
@@ -410,9 +433,11 @@ async def run_fault(fault: str, nodes: list[Node], pg: Any, redis: Any, pg_url: 
 
 
 @contextlib.contextmanager
-def cluster(pg: Any, redis: Any, pg_url: str, count: int, log_dir: Path) -> Iterator[list[Node]]:
-    """``count`` running nodes n1..nN of one cluster on ``pg_url`` and ``redis`` (stopped after)."""
-    nodes = [Node(f"n{i}", pg_url, redis.url, log_dir) for i in range(1, count + 1)]
+def cluster(pg: Any, redis: Any, pg_url: str, count: int, log_dir: Path, fault: str = "") -> Iterator[list[Node]]:
+    """``count`` running nodes n1..nN of one cluster on ``pg_url`` and ``redis`` (stopped after); for the fault
+    ``workers-kill``, the first is ``serve --workers 2`` (nodes n1-1 and n1-2)."""
+    nodes = [Node(f"n{i}", pg_url, redis.url, log_dir, 2 if i == 1 and fault == "workers-kill" else 1)
+             for i in range(1, count + 1)]
     try:
         for node in nodes:
             node.start()
@@ -460,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
                 for fault in faults:
                     pg_url = pg.new_database()
                     redis.flushall()
-                    with cluster(pg, redis, pg_url, 3, Path(tmp)) as nodes:
+                    with cluster(pg, redis, pg_url, 3, Path(tmp), fault) as nodes:
                         outcome = asyncio.run(run_fault(fault, nodes, pg, redis, pg_url, args.games, f"{run}",
                                                         args.settle, rng, lambda text: print(text, file=sys.stderr)))
                     outcomes.append(outcome)

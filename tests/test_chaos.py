@@ -19,7 +19,7 @@ pytestmark = pytest.mark.timeout(300)
 async def test_every_invariant_holds_after_the_fault(fault, pg_url, postgres_cluster, redis_server, tmp_path):
     """One fault of the matrix on three games."""
     try:
-        with cluster(postgres_cluster, redis_server, pg_url, 3, tmp_path) as nodes:
+        with cluster(postgres_cluster, redis_server, pg_url, 3, tmp_path, fault) as nodes:
             outcome = await run_fault(fault, nodes, postgres_cluster, redis_server, pg_url, 3, fault, 90.0,
                                       random.Random(FAULTS.index(fault)))
         assert outcome.violations == [], "\n".join(outcome.violations)
