@@ -327,6 +327,8 @@ class ClusterLink:
         if self._checking is None:
             self._checking = asyncio.get_running_loop().run_in_executor(
                 self._fencing, self.server.storage.check_ownership)
+            # its outcome is read below; should the waiting task be cancelled first (the node deposed), it is read here
+            self._checking.add_done_callback(lambda done: done.cancelled() or done.exception())
         checking = self._checking
         try:
             result = await asyncio.shield(checking)
@@ -696,7 +698,10 @@ class ClusterLink:
         self._write([args])
 
     def _write(self, commands: list[Any]) -> None:
-        """Write ``commands`` to Redis now, without waiting for their replies (dropped while Redis is away)."""
+        """Write ``commands`` to Redis now, without waiting for their replies (dropped while Redis is away, and
+        once this node is deposed: it has left)."""
+        if self.server.deposed and self._writer.open is False:
+            return
         if self.up and self._writer.write(commands):
             self.counts["published"] += len(commands)
             return
