@@ -47,7 +47,8 @@ class Api:
         self.http.route("/healthz", self._healthz, free=True)
         self.http.route("/metrics", self._metrics)
         self.http.route("/api/rooms", self._api_rooms)
-        self.http.route("/api/games", self._api_games, cache=CACHE_SECONDS)
+        self.http.route("/api/games", self._api_games, cache=CACHE_SECONDS,  # running games change with each move
+                        live=lambda query: query.get("status") in ("running", "all"))
         self.http.route("/api/games/*", self._api_game)
         self.http.route("/api/tournaments", self._api_tournaments)
         self.http.route("/api/tournaments/*", self._api_tournament)

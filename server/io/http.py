@@ -195,15 +195,17 @@ class HttpApi:
         self.quota = quota or HttpQuota(0.0)  # no limit, unless given one (plyhall serve --http-rate gives one)
         self._held: dict[str, int] = {}  # address -> its requests waiting for their turn
         self.free: set[Route] = set()  # handlers whose answers the quota does not count
-        self.cached: dict[Route, float] = {}  # handler -> seconds its answers are kept
+        self.cached: dict[Route, tuple[float, Callable[[dict[str, str]], bool] | None]] = {}  # handler -> (seconds
+        # its answers are kept, which queries ask for live figures and are never kept)
         self._answers: OrderedDict[str, tuple[int, float, Response]] = OrderedDict()  # path?query -> kept answer
         self.version: Callable[[], int] = lambda: 0  # changes with what answers read (the server: games ended)
         self._gzipped: dict[str, bytes] = {}  # ETag -> the compressed body
 
-    def route(self, path: str, handler: Route, free: bool = False, cache: float = 0.0) -> None:
+    def route(self, path: str, handler: Route, free: bool = False, cache: float = 0.0,
+              live: Callable[[dict[str, str]], bool] | None = None) -> None:
         """Serve ``path`` (ending in ``/`` with ``*``: everything below it) with ``handler(path, query)``;
         ``free``: not counted by the per-address quota; ``cache``: seconds each answer is kept (while ``version``
-        stays the same)."""
+        stays the same), unless ``live(query)`` says the query asks for figures that change all the time."""
         if path.endswith("*"):
             self.prefixes.append((path[:-1], handler))
         else:
@@ -211,7 +213,7 @@ class HttpApi:
         if free:
             self.free.add(handler)
         if cache:
-            self.cached[handler] = cache
+            self.cached[handler] = (cache, live)
 
     async def _turn(self, address: str) -> float:
         """Wait (up to ``HOLD_SECONDS``, for ``HELD_PER_ADDRESS`` requests of an address at once) until ``address``
@@ -270,8 +272,8 @@ class HttpApi:
 
     async def _answer(self, handler: Route, path: str, raw_query: str, query: dict[str, str]) -> Response:
         """``handler``'s answer, or the one it gave lately when its answers are kept (``cache``)."""
-        seconds = self.cached.get(handler)
-        if not seconds:
+        seconds, live = self.cached.get(handler, (0.0, None))
+        if not seconds or (live is not None and live(query)):
             return await handler(path, query)
         key = f"{path}?{raw_query}"
         now, version = time.monotonic(), self.version()
