@@ -181,3 +181,32 @@ async def test_a_full_share_of_the_analysis_queue_gets_429_and_a_bystander_is_se
         assert status in (200, 202), body
         if body["status"] == "queued":
             assert body["ahead"] <= 1, body  # next but one at worst, however many the other address asked for
+
+
+async def test_heavy_listings_are_kept_a_moment_but_never_when_live_or_renewed():
+    """Many readers of one heavy page cost one answer a second; a page of live figures (running games) is made
+    afresh for each reader, and so is any page once a game has ended (``version`` moves)."""
+    from websockets.datastructures import Headers
+    from websockets.http11 import Request
+
+    from server.io.http import HttpApi, json_response
+
+    made: list[str] = []
+
+    async def listing(path: str, query: dict[str, str]):
+        made.append(query.get("status", "ended"))
+        return json_response(200, {"made": len(made)})
+
+    api, ended = HttpApi(), [0]
+    api.version = lambda: ended[0]
+    api.route("/api/games", listing, cache=1.0, live=lambda query: query.get("status") == "running")
+    ask = lambda path: api.respond(Request(path, Headers()))  # noqa: E731
+    for _ in range(5):
+        await ask("/api/games?limit=500")
+    assert made == ["ended"], "five readers, one answer made"
+    for _ in range(3):
+        await ask("/api/games?status=running")
+    assert made.count("running") == 3, "running games are never kept"
+    ended[0] += 1  # a game ended: the kept listing is stale
+    await ask("/api/games?limit=500")
+    assert made.count("ended") == 2
