@@ -38,12 +38,20 @@ MAX_SCORE = (CELLS + 1) // 2 - 3
 """18: the best score, winning with one's fourth stone."""
 
 TABLE_SIZE = 8388617
-"""A prime above 2**23 (8M entries, 64 MB). An entry is one ``uint64``, ``key << 8 | bound``:
-a key has at most 49 bits, so it fits whole and one memory access reads both."""
+"""A prime above 2**23 (8M entries, 64 MB). An entry is one ``uint64``, ``move << 57 | key << 8 | bound``:
+a key has at most 49 bits, so it fits whole and one memory access reads all three."""
+KEY_BITS = np.uint64((1 << 49) - 1)
+"""The key's bits in an entry, once shifted down by 8."""
+MOVE_SHIFT = np.uint64(57)
+"""Where an entry keeps its best move: the column plus one (0: none known), tried first when the position
+comes back (a column that refuted the window before mostly refutes it again)."""
 UPPER_OFFSET = 1 - MIN_SCORE
 """An upper bound ``u`` is stored as ``u + UPPER_OFFSET`` (1..37; 0 means an empty slot) ..."""
 LOWER_OFFSET = MAX_SCORE - 2 * MIN_SCORE + 2
 """... and a lower bound ``l`` as ``l + LOWER_OFFSET`` (38..74)."""
+ETC_STONES = 34
+"""Below this many stones a node first looks its moves' positions up in the table (an enhanced transposition
+cutoff); nearer the end the look-ups cost more than the nodes they save."""
 SOLVER_CHECK_EVERY = 4095
 """Nodes between two looks at the clock and the node limit, less one."""
 NODES, STOPPED, LIMIT = 0, 1, 2
@@ -103,7 +111,9 @@ def solver_negamax(
     key = position + mask
     slot = int(key % np.uint64(TABLE_SIZE))
     entry = tables.entries[slot]
-    if entry >> S8 == key:
+    best = -1  # the column that refuted a window here before, if the table knows one
+    if (entry >> S8) & KEY_BITS == key:
+        best = int(entry >> MOVE_SHIFT) - 1
         bound = int(entry & np.uint64(0xFF))
         if bound > LOWER_OFFSET + MIN_SCORE - 1:
             low = max(low, bound - LOWER_OFFSET)
@@ -122,13 +132,21 @@ def solver_negamax(
         if alpha >= beta:
             return beta
 
-    # Order the moves: most winning squares made first; among equals, central columns first.
+    # Order the moves: the table's best move first, then most winning squares made; among equals, central
+    # columns first.
     moves, scores = tables.moves, tables.scores
     count = 0
     for i in range(WIDTH - 1, -1, -1):
         move = candidates & column_mask(COLUMN_ORDER[i])
         if move:
-            score = popcount(winning_squares(position | move, mask))
+            if stones < ETC_STONES:  # enhanced transposition cutoff: a reply the table knows is bad enough
+                child = (position ^ mask) + (mask | move)
+                known = tables.entries[int(child % np.uint64(TABLE_SIZE))]
+                if (known >> S8) & KEY_BITS == child:
+                    bound = int(known & np.uint64(0xFF))
+                    if 0 < bound < LOWER_OFFSET + MIN_SCORE and UPPER_OFFSET - bound >= beta:
+                        return UPPER_OFFSET - bound
+            score = WIDTH * 4 if COLUMN_ORDER[i] == best else popcount(winning_squares(position | move, mask))
             j = count
             while j and scores[stones, j - 1] > score:
                 moves[stones, j], scores[stones, j] = moves[stones, j - 1], scores[stones, j - 1]
@@ -142,11 +160,13 @@ def solver_negamax(
         if tables.counters[STOPPED]:
             return 0
         if score >= beta:
-            tables.entries[slot] = (key << S8) | np.uint64(score + LOWER_OFFSET)
+            column = np.uint64(lowest_column(move) + 1)
+            tables.entries[slot] = (column << MOVE_SHIFT) | (key << S8) | np.uint64(score + LOWER_OFFSET)
             return score
         if score > alpha:
             alpha = score
-    tables.entries[slot] = (key << S8) | np.uint64(alpha + UPPER_OFFSET)
+    kept = np.uint64(best + 1) << MOVE_SHIFT  # an upper bound names no best move: keep the one known
+    tables.entries[slot] = kept | (key << S8) | np.uint64(alpha + UPPER_OFFSET)
     return alpha
 
 
@@ -214,15 +234,21 @@ def solve_column(
     score, solved = solve(position, mask, stones, tables, deadline, weak)
     if not solved:
         return -1, 0, False
-    for i in range(WIDTH):
-        move = safe & column_mask(COLUMN_ORDER[i])
+    # The column that refuted the last window at the root comes first: it mostly holds the score.
+    entry = tables.entries[int((position + mask) % np.uint64(TABLE_SIZE))]
+    first = int(entry >> MOVE_SHIFT) - 1 if (entry >> S8) & KEY_BITS == position + mask else -1
+    for i in range(-1, WIDTH):
+        column = first if i < 0 else COLUMN_ORDER[i]
+        if column < 0 or (i >= 0 and column == first):
+            continue
+        move = safe & column_mask(column)
         if move:
             # Does this move hold the opponent to -score or less?
             reply = solver_negamax(position ^ mask, mask | move, stones + 1, -score, -score + 1, tables, deadline)
             if tables.counters[STOPPED]:
                 return -1, 0, False
             if reply <= -score:
-                return COLUMN_ORDER[i], score, True
+                return column, score, True
     return -1, score, False  # unreachable if the solver is right
 
 
