@@ -23,6 +23,8 @@ from .fieldbook import BOOK_STONES, NOT_IN_BOOK, FieldBook, field_score, no_book
 from .position import (
     CELLS,
     COLUMN_ORDER,
+    ODD_ROWS,
+    S1,
     S8,
     WIDTH,
     column_mask,
@@ -123,6 +125,7 @@ def solver_negamax(
         bound = parent_bound(tables.book_keys, tables.book_values, position, mask)
         if bound > low:
             low = bound
+    top = low  # the best score seen, at least that of the moves left out
     if alpha < low:
         alpha = low
         if alpha >= beta:
@@ -135,6 +138,7 @@ def solver_negamax(
     # Order the moves: the table's best move first, then most winning squares made; among equals, central
     # columns first.
     moves, scores = tables.moves, tables.scores
+    good_rows = ODD_ROWS if stones % 2 == 0 else ODD_ROWS << S1  # the first player's threats are strong on odd rows
     count = 0
     for i in range(WIDTH - 1, -1, -1):
         move = candidates & column_mask(COLUMN_ORDER[i])
@@ -146,7 +150,11 @@ def solver_negamax(
                     bound = int(known & np.uint64(0xFF))
                     if 0 < bound < LOWER_OFFSET + MIN_SCORE and UPPER_OFFSET - bound >= beta:
                         return UPPER_OFFSET - bound
-            score = WIDTH * 4 if COLUMN_ORDER[i] == best else popcount(winning_squares(position | move, mask))
+            if COLUMN_ORDER[i] == best:
+                score = 64
+            else:
+                made = winning_squares(position | move, mask)
+                score = 2 * popcount(made) + popcount(made & good_rows)
             j = count
             while j and scores[stones, j - 1] > score:
                 moves[stones, j], scores[stones, j] = moves[stones, j - 1], scores[stones, j - 1]
@@ -165,9 +173,13 @@ def solver_negamax(
             return score
         if score > alpha:
             alpha = score
+        if score > top:
+            top = score
+    # Fail-soft: every move is at most ``top`` (the moves left out lose at once, at most ``low``), a tighter
+    # upper bound than alpha for the table and for the next null window of the caller.
     kept = np.uint64(best + 1) << MOVE_SHIFT  # an upper bound names no best move: keep the one known
-    tables.entries[slot] = kept | (key << S8) | np.uint64(alpha + UPPER_OFFSET)
-    return alpha
+    tables.entries[slot] = kept | (key << S8) | np.uint64(top + UPPER_OFFSET)
+    return top
 
 
 @njit(cache=True)
