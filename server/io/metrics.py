@@ -100,10 +100,6 @@ class _Collector:
                        live.get("ladder_passes", 0))
         yield _counter("plyhall_ladder_candidates", "Candidate opponents the ladder's pairing passes looked at.",
                        live.get("ladder_candidates", 0))
-        yield _counter("plyhall_ladder_passes", "Ladder pairing passes (and looks for the next pairing time) made.",
-                       live.get("ladder_passes", 0))
-        yield _counter("plyhall_ladder_candidates", "Candidate opponents the ladder's pairing passes looked at.",
-                       live.get("ladder_candidates", 0))
         yield _gauge("plyhall_house_bots_running", "House bot processes running.", live["house_bots"])
         tournaments = GaugeMetricFamily("plyhall_tournaments", "Tournaments by status.", labels=["status"])
         for status, count in sorted(live["tournaments"].items()):
