@@ -246,22 +246,60 @@ def solve_column(
     score, solved = solve(position, mask, stones, tables, deadline, weak)
     if not solved:
         return -1, 0, False
-    # The column that refuted the last window at the root comes first: it mostly holds the score.
+    # A weak loss (-1) is only an upper bound; every other score is proven from below, so some move holds it.
+    column = holding_column(position, mask, stones, safe, score, not weak or score >= 0, tables, deadline)
+    if tables.counters[STOPPED]:
+        return -1, 0, False
+    return column, score, column >= 0  # (-1: unreachable if the solver is right, but for a weak loss)
+
+
+@njit(cache=True)
+def known_lower(position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables) -> int:
+    """The best lower bound on a position's score known without a search: the table's, or at 13 stones its
+    parents' in the book (``-CELLS``: none)."""
+    bound = -CELLS
+    key = position + mask
+    entry = tables.entries[int(key % np.uint64(TABLE_SIZE))]
+    if (entry >> S8) & KEY_BITS == key and int(entry & np.uint64(0xFF)) >= LOWER_OFFSET + MIN_SCORE:
+        bound = int(entry & np.uint64(0xFF)) - LOWER_OFFSET
+    if stones == BOOK_STONES + 1 and len(tables.book_keys):
+        bound = max(bound, parent_bound(tables.book_keys, tables.book_values, position, mask))
+    return bound
+
+
+@njit(cache=True)
+def holding_column(
+    position: np.uint64, mask: np.uint64, stones: int, safe: np.uint64, score: int, proven: bool,
+    tables: SolverTables, deadline: float,
+) -> int:
+    """A column among ``safe`` that holds the opponent to ``-score`` or less (-1: none found).
+
+    Columns the table or the book already refute are dropped without a search; the table's best column is
+    tried first. When ``proven`` (the position is worth at least ``score``, so some move holds it), the last
+    column left once all others are refuted is the one, and needs no search of its own.
+    """
+    left = 0  # the columns not refuted yet, one bit each
+    for column in range(WIDTH):
+        move = safe & column_mask(column)
+        if move and known_lower(position ^ mask, mask | move, stones + 1, tables) <= -score:
+            left |= 1 << column
     entry = tables.entries[int((position + mask) % np.uint64(TABLE_SIZE))]
     first = int(entry >> MOVE_SHIFT) - 1 if (entry >> S8) & KEY_BITS == position + mask else -1
     for i in range(-1, WIDTH):
         column = first if i < 0 else COLUMN_ORDER[i]
-        if column < 0 or (i >= 0 and column == first):
+        if column < 0 or (i >= 0 and column == first) or not left & (1 << column):
             continue
-        move = safe & column_mask(column)
-        if move:
-            # Does this move hold the opponent to -score or less?
-            reply = solver_negamax(position ^ mask, mask | move, stones + 1, -score, -score + 1, tables, deadline)
-            if tables.counters[STOPPED]:
-                return -1, 0, False
-            if reply <= -score:
-                return column, score, True
-    return -1, score, False  # unreachable if the solver is right
+        if proven and left == 1 << column:
+            return column
+        reply = solver_negamax(
+            position ^ mask, mask | (safe & column_mask(column)), stones + 1, -score, -score + 1, tables, deadline
+        )
+        if tables.counters[STOPPED]:
+            return -1
+        if reply <= -score:
+            return column
+        left &= ~(1 << column)
+    return -1
 
 
 @njit(cache=True)
