@@ -27,7 +27,7 @@ from bots.engine.connect4.fieldbook import (
 )
 from bots.engine.connect4.master import Connect4Master
 from bots.engine.connect4.position import CELLS, HEIGHT, WIDTH, from_moves, has_four, playable, winning_squares
-from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve
+from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve, solve_column
 from protocol.games import GAMES
 
 GAME = GAMES["connect4"]
@@ -161,6 +161,31 @@ def test_the_parents_in_the_book_bound_a_13_stone_position_from_below(plain_solv
         assert bound <= exact(moves, plain_solver), moves
         informative += bound > -CELLS  # -CELLS: every parent could win at once (none in the book)
     assert informative >= 4
+
+
+HARD_TWELVE = ("141744577164", "664163221317", "572676542561", "547121421624", "257771314744")
+"""12-stone positions of seeded games (benchmarks/connect4_hard.py) whose best column took the most nodes to prove;
+on some the solver takes the last column left without searching it, once the book and the search refute the rest."""
+
+
+def test_the_column_of_a_12_stone_position_keeps_the_books_score(plain_solver: SolverTables,
+                                                                 book_solver: SolverTables) -> None:
+    """The column the solver picks (exact, and weak where the book says win or draw) makes a position worth
+    minus the book's score, solved here to the end without the book."""
+    for moves in HARD_TWELVE:
+        position, mask, stones = (np.uint64(v) for v in from_moves(moves))
+        for weak in (False, True):
+            book_solver.entries.fill(0)
+            column, score, solved = solve_column(position, mask, int(stones), book_solver, np.inf, weak)
+            if weak and score < 0:
+                continue  # a weak loss is only a bound: master goes on to the exact solve
+            assert solved, moves
+            plain_solver.entries.fill(0)
+            after_move = exact(moves + str(column + 1), plain_solver)
+            if weak:
+                assert (after_move < 0, after_move == 0) == (score > 0, score == 0), (moves, column)
+            else:
+                assert after_move == -score == -exact(moves, plain_solver), (moves, column)
 
 
 def test_the_opening_table_is_made_in_the_cache_and_agrees_with_the_solver(book_solver: SolverTables,
