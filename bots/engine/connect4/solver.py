@@ -231,7 +231,8 @@ def solve_column(
     A winning side wins as fast as it can, a losing side holds out longest. When
     time runs out first, ``solved`` is False and the column means nothing.
     ``weak`` only tells a win (1) from a draw (0) and a loss (-1), which takes about
-    half the time: the column then keeps that result, not the fastest win.
+    half the time: the column then keeps that result, not the fastest win. A weak loss comes back unsolved
+    (its score negative, the column -1): only the exact solve knows which column holds out longest.
     """
     tables.counters[NODES] = 0
     tables.counters[STOPPED] = 0
@@ -246,8 +247,10 @@ def solve_column(
     score, solved = solve(position, mask, stones, tables, deadline, weak)
     if not solved:
         return -1, 0, False
-    # A weak loss (-1) is only an upper bound; every other score is proven from below, so some move holds it.
-    column = holding_column(position, mask, stones, safe, score, not weak or score >= 0, tables, deadline)
+    if weak and score < 0:
+        return -1, score, False  # a weak loss is only an upper bound: no column is sure to hold it
+    # The score is proven from below, so some move holds it.
+    column = holding_column(position, mask, stones, safe, score, tables, deadline)
     if tables.counters[STOPPED]:
         return -1, 0, False
     return column, score, column >= 0  # (-1: unreachable if the solver is right, but for a weak loss)
@@ -269,14 +272,15 @@ def known_lower(position: np.uint64, mask: np.uint64, stones: int, tables: Solve
 
 @njit(cache=True)
 def holding_column(
-    position: np.uint64, mask: np.uint64, stones: int, safe: np.uint64, score: int, proven: bool,
-    tables: SolverTables, deadline: float,
+    position: np.uint64, mask: np.uint64, stones: int, safe: np.uint64, score: int, tables: SolverTables,
+    deadline: float,
 ) -> int:
-    """A column among ``safe`` that holds the opponent to ``-score`` or less (-1: none found).
+    """A column among ``safe`` (the moves that do not lose at once) that holds the opponent to ``-score`` or less,
+    for a position proven to be worth at least ``score`` (-1: out of time, or none found, a solver bug).
 
     Columns the table or the book already refute are dropped without a search; the table's best column is
-    tried first. When ``proven`` (the position is worth at least ``score``, so some move holds it), the last
-    column left once all others are refuted is the one, and needs no search of its own.
+    tried first. Some move holds the score, so the last column left once all others are refuted is the one,
+    and needs no search of its own.
     """
     left = 0  # the columns not refuted yet, one bit each
     for column in range(WIDTH):
@@ -289,7 +293,7 @@ def holding_column(
         column = first if i < 0 else COLUMN_ORDER[i]
         if column < 0 or (i >= 0 and column == first) or not left & (1 << column):
             continue
-        if proven and left == 1 << column:
+        if left == 1 << column:
             return column
         reply = solver_negamax(
             position ^ mask, mask | (safe & column_mask(column)), stones + 1, -score, -score + 1, tables, deadline
