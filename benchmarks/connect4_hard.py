@@ -64,7 +64,9 @@ def master_nodes(moves: str, tables: SolverTables) -> tuple[int, int, int]:
     tables.entries[:] = 0
     weak = solve_column(np.uint64(position), np.uint64(mask), stones, tables, np.inf, True)
     weak_nodes = int(tables.counters[NODES])
-    exact = solve_column(np.uint64(position), np.uint64(mask), stones, tables, np.inf, False)
+    low_bound = weak[1] if weak[1] > 0 else -CELLS  # as master does: the weak solve's bound goes on
+    high_bound = weak[1] if weak[1] < 0 else CELLS
+    exact = solve_column(np.uint64(position), np.uint64(mask), stones, tables, np.inf, False, low_bound, high_bound)
     signs_differ = (weak[1] > 0) != (exact[1] > 0) or (weak[1] < 0) != (exact[1] < 0)
     if not exact[2] or (weak[2] and signs_differ):  # (a weak solve of a loss finds no column: master goes on)
         raise SystemExit(f"solver disagreement on {moves}: weak {weak}, exact {exact}")

@@ -80,7 +80,10 @@ class Connect4Master(EngineBot):
         column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline, True)
         solver_nodes = int(self._solver.counters[NODES])
         if not solved or score != 0:
-            exact = solve_column(position, mask, stones, self._solver, solver_deadline)
+            # The weak solve's bound (a win by at least, a loss by at least) spares the exact solve its windows.
+            low_bound = score if score > 0 else -CELLS
+            high_bound = score if score < 0 else CELLS
+            exact = solve_column(position, mask, stones, self._solver, solver_deadline, False, low_bound, high_bound)
             solver_nodes += int(self._solver.counters[NODES])
             if exact[2] or not solved or score < 0:  # out of time on a win: the weak solve's column still wins
                 column, score, solved = exact

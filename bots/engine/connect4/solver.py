@@ -191,18 +191,19 @@ def half(score: int) -> int:
 @njit(cache=True)
 def solve(
     position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables, deadline: float,
-    weak: bool = False,
+    weak: bool = False, low_bound: int = -CELLS, high_bound: int = CELLS,
 ) -> tuple[int, bool]:
-    """``(score, solved)`` of a running position for the side to move (``weak``: only the sign).
+    """``(score, solved)`` of a running position for the side to move (``weak``: only the sign; a weak win
+    is a lower bound on the score, a weak loss an upper bound).
 
     Narrows ``[low, high]`` with null-window searches, probing near zero first
-    (most positions are close games). ``solved`` is False when the deadline
-    (``time.perf_counter()`` seconds) came first.
+    (most positions are close games), from the bounds ``low_bound`` and ``high_bound`` if known (from a
+    weak solve). ``solved`` is False when the deadline (``time.perf_counter()`` seconds) came first.
     """
     if playable(mask) & winning_squares(position, mask):
         return (CELLS + 1 - stones) // 2, True
-    low = -((CELLS - stones) // 2)
-    high = (CELLS + 1 - stones) // 2
+    low = max(-((CELLS - stones) // 2), low_bound)
+    high = min((CELLS + 1 - stones) // 2, high_bound)
     if weak:
         low, high = -1, 1
     while low < high:
@@ -218,13 +219,15 @@ def solve(
             high = score
         else:
             low = score
+    if weak and high < 0:
+        return high, True  # a loss, by at least this much
     return low, True
 
 
 @njit(cache=True)
 def solve_column(
     position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables, deadline: float,
-    weak: bool = False,
+    weak: bool = False, low_bound: int = -CELLS, high_bound: int = CELLS,
 ) -> tuple[int, int, bool]:
     """``(column, score, solved)``: a best move (0-based column) of a running position and its score.
 
@@ -232,7 +235,9 @@ def solve_column(
     time runs out first, ``solved`` is False and the column means nothing.
     ``weak`` only tells a win (1) from a draw (0) and a loss (-1), which takes about
     half the time: the column then keeps that result, not the fastest win. A weak loss comes back unsolved
-    (its score negative, the column -1): only the exact solve knows which column holds out longest.
+    (its score negative, an upper bound; the column -1): only the exact solve knows which column holds out
+    longest. ``low_bound`` and ``high_bound``, bounds on the score known before (a weak solve's), spare the
+    exact solve the null windows outside them.
     """
     tables.counters[NODES] = 0
     tables.counters[STOPPED] = 0
@@ -244,7 +249,7 @@ def solve_column(
     if safe == 0:  # lost at the next stone: still block a threat, should the opponent look away
         threats = free & winning_squares(position ^ mask, mask)
         return lowest_column(threats if threats else free), -((CELLS - stones) // 2), True
-    score, solved = solve(position, mask, stones, tables, deadline, weak)
+    score, solved = solve(position, mask, stones, tables, deadline, weak, low_bound, high_bound)
     if not solved:
         return -1, 0, False
     if weak and score < 0:
