@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify-seconds", type=float, default=120.0,
                         help="give up checking one move after this long (default 120)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show-misses", action="store_true",
+                        help="print each position where a move was not optimal (to the standard error)")
     args = parser.parse_args(argv)
     try:
         first, _, last = args.plies.partition("-")
@@ -119,7 +121,11 @@ def main(argv: list[str] | None = None) -> int:
                 bot = make_bot("connect4", "master", args.seed)
                 bot.new_game()
                 move = bot.choose(state, TimeBudget(per_move=seconds))
-                counts[seconds][judge(moves, score, move.column, tables, args.verify_seconds)] += 1
+                verdict = judge(moves, score, move.column, tables, args.verify_seconds)
+                counts[seconds][verdict] += 1
+                if args.show_misses and verdict != OPTIMAL:
+                    print(f"{verdict} at {seconds:g} s: {moves} (score {score}), column {move.column + 1}, "
+                          f"{bot.stats()}", file=sys.stderr)
         unverified = sum(c[UNVERIFIED] for c in counts.values())
         row = f"{ply:>6} {len(sample):>9}"
         for seconds in times:
