@@ -1,15 +1,17 @@
-"""The last steps of a server's stop: closing every connection in bounded time, and keeping what the database
-refused in the spill file for the next start."""
+"""A server's stop and its next start: closing every connection in bounded time, keeping what the database
+refused in the spill file, and taking it and everything else storage kept back at the next start."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
+from ..core.hall import Hall
 from ..storage.base import Storage
 from ..storage.records import Write
-from ..storage.spill import describe, spill
+from ..storage.spill import describe, replay, spill
 from .connections import Connection
 
 log = logging.getLogger("plyhall.server")
@@ -52,3 +54,18 @@ def keep_unsaved(storage: Storage, writes: list[Write]) -> str:
     else:
         log.error("the database refused %s: they are lost", unsaved)
     return unsaved
+
+
+async def take_back(storage: Storage, hall: Hall, reads: Any, now: float) -> tuple[str | None, tuple[int, int]]:
+    """At start, on the ``reads`` executor: the spill file of the last stop replayed into storage, then the rooms,
+    running games and ratings storage kept given to ``hall``; what the spill file held, and the rooms and games
+    taken back."""
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(reads, storage.own)
+    replayed = await loop.run_in_executor(reads, replay, storage)
+    if replayed:
+        log.warning("stored %s kept in the spill file of the last stop", replayed)
+    restored = hall.restore(await loop.run_in_executor(reads, storage.load), now)
+    boards = await loop.run_in_executor(reads, storage.leaderboards)  # the ladder pairs by rating
+    hall.seeks.ladder.learn_boards(boards, time.time())
+    return replayed, restored

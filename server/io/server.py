@@ -35,26 +35,27 @@ from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
 from ..core.outbox import Refusal
 from ..storage import Storage
 from ..storage.records import AnalysisSaved, MovePlayed
-from ..storage.spill import replay
 from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
 from .analysis import AnalysisQueue
 from .api import Api
 from .checks import Checks
-from .closing import close_all, keep_unsaved
+from .closing import close_all, keep_unsaved, take_back
 from .cluster import ClusterLink
 from .connections import Connection, RateLimit, TokenBucket
 from .gc_policy import ServingGC
-from .http import CLIENT, json_response, text_response
+from .http import CLIENT, text_response
 from .metrics import Metrics
 from .supervisor import HouseBots
 from .transport import (
-    WEBSOCKET_PATH,
     DirectConnection,
     Network,
     answer_pipelined,
     client_address,
+    endpoint_misuse,
     is_upgrade,
     release,
+    select_subprotocol,
+    subprotocol_refusal,
 )
 
 log = logging.getLogger("plyhall.server")
@@ -133,14 +134,7 @@ class PlyhallServer:
     async def start(self) -> None:
         """Take back what storage kept, then listen; ``self.port`` is the real port afterwards (port 0)."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self.reads, self.storage.own)
-        self.replayed = await loop.run_in_executor(self.reads, replay, self.storage)
-        if self.replayed:
-            log.warning("stored %s kept in the spill file of the last stop", self.replayed)
-        restored = await loop.run_in_executor(self.reads, self.storage.load)
-        self.restored = self.hall.restore(restored, time.monotonic())
-        boards = await loop.run_in_executor(self.reads, self.storage.leaderboards)  # the ladder pairs by rating
-        self.hall.seeks.ladder.learn_boards(boards, time.time())
+        self.replayed, self.restored = await take_back(self.storage, self.hall, self.reads, time.monotonic())
         if self.storage.commits_inline:
             self.storage.checkpoint_in_background()
             self._writer = LoopWriter(self.storage, loop, self._committed, self.depose)
@@ -157,7 +151,7 @@ class PlyhallServer:
             self.host,
             self.port,
             subprotocols=list(SUBPROTOCOLS),
-            select_subprotocol=self._select_subprotocol,
+            select_subprotocol=select_subprotocol,
             process_request=self._process_request,
             compression=None,
             create_connection=DirectConnection,
@@ -180,7 +174,7 @@ class PlyhallServer:
         if self.hall.house.limit:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::", "localhost") else self.host
             self.house = HouseBots(f"ws://{host}:{self.port}/ws", self.hall.house_secret, self._house_exited)
-            self._house_task = asyncio.create_task(self._reap_house())
+            self._house_task = asyncio.create_task(self.house.reap_forever())
             restarted, self.hall.restarted_house = self.hall.restarted_house, []
             self.dispatch(HallOutbox(house=restarted))
         self.dispatch(self.hall.resume_tournaments(time.monotonic()))
@@ -257,12 +251,6 @@ class PlyhallServer:
         return True
 
     # Connections -------------------------------------------------------------------------
-
-    def _select_subprotocol(self, connection: ServerConnection, offered: Any) -> str | None:
-        for candidate in SUBPROTOCOLS:
-            if candidate in offered:
-                return candidate
-        return None  # nothing offered: JSON (an offer of only unknown ones is refused in _process_request)
 
     def _over_connection_quota(self, address: str) -> bool:
         """True (and counted) when ``address`` has as many connections open as it may."""
@@ -467,26 +455,12 @@ class PlyhallServer:
                 self._close(connection, 1000, reason)
 
     def _run_house(self, out: HallOutbox) -> None:
-        for request in out.house:
-            if self.house is None or not self.house.start(request):
-                # after this outbox's own writes are submitted (we are inside its dispatch): in order
-                asyncio.get_running_loop().call_soon(self._house_exited, request.name, -1)
-        for name in out.house_stop:
-            proc = self.house.running.get(name) if self.house is not None else None
-            if proc is not None and proc.poll() is None:
-                proc.terminate()
+        failed = [r.name for r in out.house] if self.house is None else self.house.run(out.house, out.house_stop)
+        for name in failed:  # after this outbox's own writes are submitted (we are inside its dispatch): in order
+            asyncio.get_running_loop().call_soon(self._house_exited, name, -1)
 
     def _house_exited(self, name: str, code: int) -> None:
         self.dispatch(self.hall.house_exited(name, time.monotonic()))
-
-    async def _reap_house(self) -> None:
-        assert self.house is not None
-        while True:
-            await asyncio.sleep(0.5)
-            try:
-                self.house.reap()
-            except Exception:
-                log.exception("reaping house bots failed")
 
     async def _timer(self) -> None:
         while True:
@@ -514,20 +488,10 @@ class PlyhallServer:
                 return text_response(429, f"too many connections from your address ({self._per_address[address]}, "
                                      f"the limit is {self.hall.limits.max_connections_per_address}); close some and "
                                      "try again\n")
-            offered = [p.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol")
-                       for p in value.split(",") if p.strip()]
-            if offered and not set(offered) & set(SUBPROTOCOLS):
-                return text_response(400, f"none of the offered subprotocols ({', '.join(offered)[:200]}) is "
-                                     f"supported; offer {' or '.join(SUBPROTOCOLS)} (or none, for JSON)\n")
-            return None
+            return subprotocol_refusal(request)
         CLIENT.set(self._address(connection))  # what the HTTP quota and the analysis queue count by
         return await answer_pipelined(connection, await self._plain(request), self._plain)
 
     async def _plain(self, request: Request) -> Response:
         """The answer to a plain HTTP request."""
-        if "websocket" in request.headers.get("Upgrade", "").lower():
-            return json_response(404, {"error": "the WebSocket endpoint is /ws"})
-        if request.path.split("?", 1)[0] == WEBSOCKET_PATH:
-            return text_response(426, "this is the WebSocket endpoint: connect with a WebSocket client (ws://HOST:PORT"
-                                 "/ws); the web page is at /\n")
-        return await self.api.http.respond(request)
+        return endpoint_misuse(request) or await self.api.http.respond(request)

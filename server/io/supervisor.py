@@ -6,6 +6,7 @@ stderr goes to a file of its own, so it never blocks on a pipe, and its last lin
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import subprocess
@@ -47,6 +48,25 @@ class HouseBots:
         log.info("house bot %s (%s, %s) started for %s", request.name, request.level, request.game,
                  request.room or ("the ladder" if request.ladder else f"tournament {request.tournament}"))
         return True
+
+    def run(self, starts: list[HouseStart], stops: list[str]) -> list[str]:
+        """Start the bots of ``starts`` and end those named in ``stops``; the names of the bots that could not
+        start (their seats are the hall's to give back)."""
+        failed = [request.name for request in starts if not self.start(request)]
+        for name in stops:
+            proc = self.running.get(name)
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+        return failed
+
+    async def reap_forever(self, every: float = 0.5) -> None:
+        """:meth:`reap` every ``every`` seconds, until cancelled."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.reap()
+            except Exception:
+                log.exception("reaping house bots failed")
 
     def reap(self) -> None:
         """Report every bot process that has ended since the last call."""

@@ -33,6 +33,10 @@ from websockets.protocol import CONNECTING, Protocol
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
+from protocol.codec import SUBPROTOCOLS
+
+from .http import json_response, text_response
+
 MAX_BODY_BYTES = 64 * 1024  # a request body this server reads (and drops) before answering 405; more gets 413
 PIPELINED_BYTES = 64 * 1024  # bytes of pipelined requests kept to be answered after the first
 MAX_PIPELINED = 16  # requests answered on one connection; the one after gets 429 and the connection closes
@@ -158,6 +162,33 @@ def is_upgrade(request: Request) -> bool:
     asks for an upgrade elsewhere)."""
     return request.path.split("?", 1)[0] == WEBSOCKET_PATH and \
         "websocket" in request.headers.get("Upgrade", "").lower()
+
+
+def select_subprotocol(connection: ServerConnection, offered: Sequence[str]) -> str | None:
+    """The subprotocol of ours the client prefers, in our order of preference; None when it offered none: JSON (an
+    offer of only unknown ones is refused at the handshake, :func:`subprotocol_refusal`)."""
+    return next((candidate for candidate in SUBPROTOCOLS if candidate in offered), None)
+
+
+def subprotocol_refusal(request: Request) -> Response | None:
+    """400 for a handshake that offers subprotocols, none of them this server's; None for one it can take."""
+    offered = [p.strip() for value in request.headers.get_all("Sec-WebSocket-Protocol") for p in value.split(",")
+               if p.strip()]
+    if offered and not set(offered) & set(SUBPROTOCOLS):
+        return text_response(400, f"none of the offered subprotocols ({', '.join(offered)[:200]}) is supported; "
+                             f"offer {' or '.join(SUBPROTOCOLS)} (or none, for JSON)\n")
+    return None
+
+
+def endpoint_misuse(request: Request) -> Response | None:
+    """The answer to a plain HTTP request that misses the WebSocket endpoint: an upgrade asked for elsewhere (404),
+    or the endpoint without one (426); None for any other request."""
+    if "websocket" in request.headers.get("Upgrade", "").lower():
+        return json_response(404, {"error": "the WebSocket endpoint is /ws"})
+    if request.path.split("?", 1)[0] == WEBSOCKET_PATH:
+        return text_response(426, "this is the WebSocket endpoint: connect with a WebSocket client (ws://HOST:PORT/ws);"
+                             " the web page is at /\n")
+    return None
 
 
 class HttpAwareProtocol(ServerProtocol):
