@@ -8,9 +8,13 @@ served at ``/api/games/ID/analysis``; until then that route answers 202 with the
 
 The queue is shared fairly: each requester (an address; :data:`FINISHED` for the games ``--analyse-finished``
 queues by itself) has its own line of waiting games, at most ``per_requester`` long, and the workers take one
-game from each requester in turn (round robin), so a newcomer's game is next but one however many games another
-address has asked for. A request past a requester's share, or past :data:`MAX_QUEUED` games in all, is refused
-with the seconds after which to try again (the route answers 429 with ``Retry-After``). Games shorter than
+game from each address in turn (round robin), so a newcomer's game is next but one however many games another
+address has asked for. The games of :data:`FINISHED` are background work: a worker takes one only when no address
+has a game waiting. A waiting game that an address asks for again goes to the front of that address's line (out
+of whichever line it waited in): the replay page asks again for the game it shows while it waits, so the game
+being watched goes first, ahead of the background work and of that address's earlier requests, yet still one game
+per address in turn. A request past a requester's share, or past :data:`MAX_QUEUED` games in all, is refused with
+the seconds after which to try again (the route answers 429 with ``Retry-After``). Games shorter than
 :data:`MIN_AUTO_PLIES` plies are not queued by ``--analyse-finished`` (a resignation at move 0 teaches nothing);
 anybody may still ask for one.
 """
@@ -160,13 +164,16 @@ class AnalysisQueue:
         await asyncio.gather(*(worker.close() for worker in self.workers))
 
     def request(self, game_id: str, requester: str = "?") -> Job:
-        """Queue ``game_id`` in the line of ``requester`` (once; a failed job is tried again): its job.
+        """Queue ``game_id`` in the line of ``requester`` (once; a failed job is tried again): its job. A game waiting
+        already, asked for again by an address, moves to the front of that address's line (see :meth:`_promote`).
         ``QueueFull`` past the requester's share or the queue's bound."""
         job = self.jobs.get(game_id)
         if job is not None and job.state not in ("failed", "done"):
+            if job.state == "queued" and requester != FINISHED:
+                self._promote(job, requester)
             return job
         line = self.lines.get(requester, ())
-        share = FINISHED_QUEUED if requester == FINISHED else self.per_requester
+        share = self._share(requester)
         if len(line) >= share:
             raise QueueFull(f"{len(line)} games you asked for wait for analysis already, your share of the queue "
                             f"({share}); ask again once one is done", self._retry_after(len(self.lines)))
@@ -180,6 +187,22 @@ class AnalysisQueue:
         self.lines.setdefault(requester, deque()).append(job)
         self._wakeup.set()
         return job
+
+    def _share(self, requester: str) -> int:
+        return FINISHED_QUEUED if requester == FINISHED else self.per_requester
+
+    def _promote(self, job: Job, requester: str) -> None:
+        """``requester`` asks for the waiting ``job``: it moves to the front of that requester's line (out of the line
+        it waited in), unless that line is full already, when it stays where it is."""
+        line = self.lines.get(job.requester)
+        if job.requester != requester and len(self.lines.get(requester, ())) >= self._share(requester):
+            return
+        if line is not None:
+            line.remove(job)
+            if not line:
+                del self.lines[job.requester]
+        job.requester = requester
+        self.lines.setdefault(requester, deque()).appendleft(job)
 
     def waiting(self) -> int:
         """Games waiting for a worker."""
@@ -207,12 +230,15 @@ class AnalysisQueue:
         return job.to_json(self._ahead(job) if job.state == "queued" else 0)
 
     def _ahead(self, job: Job) -> int:
-        """Games the workers take before ``job``, in turn from each requester's line."""
-        requesters = list(self.lines)
-        mine = requesters.index(job.requester)
+        """Games the workers take before ``job``: in turn from each address's line, the background line's
+        (:data:`FINISHED`) only when no address has a game waiting."""
         place = self.lines[job.requester].index(job)
+        people = [requester for requester in self.lines if requester != FINISHED]
+        if job.requester == FINISHED:
+            return place + sum(len(self.lines[requester]) for requester in people)
+        mine = people.index(job.requester)
         return place + sum(min(len(self.lines[other]), place + (turn < mine))
-                           for turn, other in enumerate(requesters) if turn != mine)
+                           for turn, other in enumerate(people) if turn != mine)
 
     async def wait(self, game_id: str) -> None:
         """Wait until ``game_id``'s job is done (stored) or failed."""
@@ -234,9 +260,10 @@ class AnalysisQueue:
             del self.jobs[gid]
 
     def _next(self) -> Job | None:
-        """The first waiting game of the requester whose turn it is (that requester's turn then goes to the back)."""
-        while self.lines:
-            requester, line = self.lines.popitem(last=False)
+        """The first waiting game of the address whose turn it is (that address's turn then goes to the back); a
+        game of the background line (:data:`FINISHED`) only when no address has one waiting."""
+        for requester in [r for r in self.lines if r != FINISHED] + [FINISHED] * (FINISHED in self.lines):
+            line = self.lines.pop(requester)
             if not line:
                 continue
             job = line.popleft()
@@ -276,6 +303,7 @@ class AnalysisQueue:
             request = {"id": job.game_id, "game": record["game"], "options": record.get("options") or {},
                        "moves": [m["move"] for m in record["moves"]], "nodes": self.nodes}
             moves = len(request["moves"])
+            job.done, job.total = 0, moves + 1  # every position, the first included, until the worker says more
             analysis = await asyncio.wait_for(worker.analyse(request, progress), JOB_SECONDS + PER_MOVE * moves)
         except TimeoutError:
             job.state, job.error = "failed", "the analysis took too long (its worker was stopped)"

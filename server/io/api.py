@@ -129,14 +129,18 @@ class Api:
 
     async def _api_analysis(self, game_id: str, query: dict[str, str]) -> Response:
         """A game's analysis (200, status done); 202 with the job's progress while it is queued or runs; 200 with
-        status none when there is none (``?request=1`` queues it: asked once, analysed once, stored with the game);
-        404 for no such game."""
+        status none when there is none (``?request=1`` queues it: asked once, analysed once, stored with the game; asked
+        again while it waits, it goes to the front of the asking address's line); 404 for no such game."""
         queue = self.server.analysis
         stored = await self._read(self.server.storage.get_analysis, game_id) or queue.done(game_id)
         if stored is not None:
             return json_response(200, {"game": game_id, "status": "done", "analysis": stored})
         status = queue.status(game_id)
-        if query.get("request") not in (None, "", "0") and (status is None or status["status"] == "failed"):
+        asked = query.get("request") not in (None, "", "0")
+        if asked and status is not None and status["status"] == "queued":  # asked again while it waits: the game
+            queue.request(game_id, CLIENT.get())  # being looked at goes to the front of this address's line
+            status = queue.status(game_id)
+        if asked and (status is None or status["status"] == "failed"):
             record = await self._read(self.server.storage.get_game, game_id)
             if record is None:
                 return json_response(404, {"error": f"no game with id {game_id[:40]!r}"})

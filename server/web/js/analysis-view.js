@@ -110,12 +110,14 @@ export class AnalysisView {
       h("button", { type: "button", class: "primary analyse", text: "Analyse this game", onclick: () => this.load(true) }));
   }
 
+  /** Say how the analysis is getting on; while it waits, ask for it again: the server puts the game being watched
+   * first in this address's line, ahead of the games it analyses by itself. */
   progress(answer) {
-    const text = answer.status === "queued"
-      ? `Waiting for the analysis to start${answer.ahead ? ` (${answer.ahead} game${answer.ahead === 1 ? "" : "s"} first)` : ""}…`
-      : `Analysing… position ${answer.done} of ${answer.total || "?"}`;
+    const queued = answer.status === "queued";
+    let text = `Waiting for the analysis to start${answer.ahead ? ` (${answer.ahead} game${answer.ahead === 1 ? "" : "s"} first)` : ""}…`;
+    if (!queued) text = answer.total ? `Analysing… position ${Math.min(answer.done + 1, answer.total)} of ${answer.total}` : "Analysing… starting the engine";
     replace(this.body, h("p", { class: "analysing", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), text));
-    this.timer = setTimeout(() => this.load(false), POLL_MS);
+    this.timer = setTimeout(() => this.load(queued), POLL_MS);
   }
 
   /** Draw the analysis: the graph, the marks in the move list, each player's figures. */
