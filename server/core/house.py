@@ -20,7 +20,7 @@ from protocol.messages import ErrorCode
 from protocol.ratings import anchor_level, anchor_name
 
 from . import words
-from .outbox import Refusal
+from .refusals import Refusal
 
 log = logging.getLogger("plyhall.house")
 

@@ -45,7 +45,7 @@ from protocol.ratings import (
     rateable_name,
 )
 
-from .ladder_pass import PairingPass
+from .ladder_pass import PairingPass, Rung
 from .room_settings import RoomSettings
 
 LADDER_TIMES: dict[str, float] = {"connect4": 5.0, "magnetic-cave": 5.0, "quarto": 5.0, "santorini": 10.0,
@@ -126,19 +126,6 @@ class LadderConfig:
     times: dict[str, float] = field(default_factory=dict)
     anchors: tuple[tuple[str, str], ...] = ()
     games_per_address: float = GAMES_PER_ADDRESS
-
-
-@dataclass
-class Rung:
-    """A name on the ladder of a game: since when it waits (None while it plays, or until its last result is
-    stored; only the :class:`Ladder` sets it, as it keeps the waiting rungs of each game), and whom it played
-    last."""
-
-    name: str
-    game: str
-    since: float | None
-    last_opponent: str | None = None
-    address: str = "?"  # where its seek came from (the per-address limit of names on the ladder counts it)
 
 
 Ready = Callable[[str], bool]
@@ -333,7 +320,7 @@ class Ladder:
             return True
         return not ((a.last_opponent == b.name and not a_anchor) or (b.last_opponent == a.name and not b_anchor))
 
-    def _long_waiter(self, rung: Rung, now: float) -> bool:
+    def long_waiter(self, rung: Rung, now: float) -> bool:
         """True when ``rung``, a bot, has waited ``WINDOW_OPEN`` seconds: anybody it may meet is paired with it."""
         assert rung.since is not None
         return now - rung.since >= WINDOW_OPEN and anchor_level(rung.name, rung.game) is None

@@ -1,15 +1,49 @@
 """One pairing pass of the ladder (:meth:`server.core.ladder.Ladder.pairings`): the bots that wait for a game,
 sorted by rating, and for each the closest acceptable opponent still free, found by looking outwards from its
-own rating. Sans I/O, like the ladder."""
+own rating. Sans I/O, like the ladder.
+
+A :class:`Rung` (a name on the ladder of a game) is defined here, below the ladder, and the pass asks the ladder's
+rules through :class:`PairingRules`, which :class:`~server.core.ladder.Ladder` fulfils: so this module never
+imports the ladder back."""
 
 from __future__ import annotations
 
 import bisect
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .ladder import Ladder, Rung
+
+@dataclass
+class Rung:
+    """A name on the ladder of a game: since when it waits (None while it plays, or until its last result is
+    stored; only the :class:`~server.core.ladder.Ladder` sets it, as it keeps the waiting rungs of each game), and
+    whom it played last."""
+
+    name: str
+    game: str
+    since: float | None
+    last_opponent: str | None = None
+    address: str = "?"  # where its seek came from (the per-address limit of names on the ladder counts it)
+
+
+class PairingRules(Protocol):
+    """What a pairing pass asks of the ladder (:class:`~server.core.ladder.Ladder` answers)."""
+
+    def rating(self, game: str, name: str) -> tuple[float, float]:
+        """The rating and deviation ``name`` is paired by."""
+
+    def window(self, rung: Rung, now: float) -> float:
+        """Rating points around its own that ``rung`` accepts now."""
+
+    def long_waiter(self, rung: Rung, now: float) -> bool:
+        """True when ``rung`` has waited long enough to meet anybody it may meet."""
+
+    def may_meet(self, a: Rung, b: Rung, waiting: int) -> bool:
+        """True when ``a`` and ``b`` may be paired whatever their ratings (``waiting`` rungs wait)."""
+
+    def allowance(self, address: str, now: float) -> float:
+        """Ladder games the names of ``address`` may start now."""
 
 
 class PairingPass:
@@ -17,7 +51,7 @@ class PairingPass:
     first, takes the closest acceptable rung still free, found by looking outwards from its own rating (rungs taken
     are skipped in constant time), so a pass costs about ``n log n`` for ``n`` waiting, not ``n`` cubed."""
 
-    def __init__(self, ladder: Ladder, waiting: list[Rung], now: float) -> None:
+    def __init__(self, ladder: PairingRules, waiting: list[Rung], now: float) -> None:
         self.ladder = ladder
         self.now = now
         self.waiting = waiting  # the longest waiting first
@@ -26,7 +60,7 @@ class PairingPass:
         self.spent: dict[str, int] = {}  # address -> ladder games its names start in this pass
         self.rating = {rung.name: ladder.rating(rung.game, rung.name)[0] for rung in waiting}
         self.window = {rung.name: ladder.window(rung, now) for rung in waiting}
-        self.long = {rung.name: ladder._long_waiter(rung, now) for rung in waiting}
+        self.long = {rung.name: ladder.long_waiter(rung, now) for rung in waiting}
         self.order = sorted(waiting, key=lambda rung: (self.rating[rung.name], rung.since, rung.name))
         self.ratings = [self.rating[rung.name] for rung in self.order]
         self.index = {rung.name: i for i, rung in enumerate(self.order)}

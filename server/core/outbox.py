@@ -2,40 +2,23 @@
 
 :class:`HallOutbox` holds messages by connection, connections to close, durable writes (committed before
 the messages are sent), secret checks and name look-ups to run off the event loop, games that ended,
-house bots to start or stop, and the refusals to count. :func:`tag_reply` is the one rule that puts a
-request's ``id`` on its reply.
+house bots to start or stop, and the refusals to count (:class:`~server.core.refusals.Refusal`, which the
+I/O edge imports from here too). :func:`tag_reply` is the one rule that puts a request's ``id`` on its reply.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
 
 from ..storage.records import GameRecord, Write
 from .identity import ClaimLookup, SecretCheck
+from .refusals import Refusal
 
 if TYPE_CHECKING:
     from .house import HouseStart
-
-
-class Refusal(StrEnum):
-    """Why a quota or a throttle refused a request (counted in ``plyhall_refusals_total{reason}``)."""
-
-    CONNECTIONS_PER_ADDRESS = "connections_per_address"
-    ROOMS_SERVER = "rooms_server"
-    ROOMS_PER_NAME = "rooms_per_name"
-    ROOMS_PER_ADDRESS = "rooms_per_address"
-    SEEKS_PER_NAME = "seeks_per_name"
-    ROOMS_PER_CONNECTION = "rooms_per_connection"
-    HOUSE_BUSY = "house_busy"
-    HOUSE_PER_NAME = "house_per_name"
-    HOUSE_PER_ADDRESS = "house_per_address"
-    LADDER_PER_ADDRESS = "ladder_per_address"
-    LOGIN_THROTTLED = "login_throttled"
-    LOGIN_BUSY = "login_busy"
 
 
 @dataclass
