@@ -22,8 +22,9 @@ from the records at any time and must match them exactly (:func:`replay`; ``plyh
 * **Played games only.** A game that ended before both players really played (:data:`RATED_PLIES`) is never
   rated, whatever its room says (:func:`too_short`); storage records why with the game.
 * **House bots** (names ``house-...``) are never rated, except ladder *anchors*: ``house-LEVEL-GAME``
-  (for instance ``house-master-connect4``), whose rating is pinned to ``ANCHOR_RATINGS[LEVEL]`` with
-  deviation ``ANCHOR_DEVIATION``: their games move only their opponents' ratings.
+  (for instance ``house-master-connect4``), whose rating is pinned to what the level was measured at in
+  that game (:func:`anchor_rating`, :data:`MEASURED_ANCHORS`) with deviation ``ANCHOR_DEVIATION``: their
+  games move only their opponents' ratings.
 
 This module lives in ``protocol`` because the server's core (who is rated), its storage (the update in
 the result's transaction) and the tools (the recomputation) all apply the same rules.
@@ -31,6 +32,7 @@ the result's transaction) and the tools (the recomputation) all apply the same r
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -61,23 +63,90 @@ RATED_PLIES_DEFAULT = 4
 """The same for a game type not in :data:`RATED_PLIES`."""
 
 HOUSE_PREFIX = "house-"
+ANCHOR_LEVELS: tuple[str, ...] = ("random", "novice", *(f"minimax-{depth}" for depth in range(1, 9)), "master")
+"""The house bot levels that may be ladder anchors, weakest first by intent."""
 ANCHOR_RATINGS: dict[str, float] = {
     "random": 800.0, "novice": 1000.0,
     "minimax-1": 1100.0, "minimax-2": 1200.0, "minimax-3": 1300.0, "minimax-4": 1400.0,
     "minimax-5": 1500.0, "minimax-6": 1600.0, "minimax-7": 1700.0, "minimax-8": 1800.0,
     "master": 2000.0,
 }
-"""What each house bot level is pinned to as a ladder anchor: points on the scale by convention (the
-same for every game), not measurements; they give the ladder's ratings a meaning from the first day."""
+"""The convention an anchor is pinned to in a game with no measurement (:data:`MEASURED_ANCHORS` has every game of
+ours): points on the scale, the same for every game."""
+RANDOM_ANCHOR = 800.0
+"""The rating of the ``random`` anchor in every game: the fixed point the measured ratings hang from."""
+MAX_ANCHOR_STEP = 400.0
+"""The largest step between two adjacent levels that a measurement pins (a 91% score): a level that wins (nearly)
+every game of a short run is put this far above the one below; the run cannot tell more."""
+UNMEASURED_STEP, MASTER_STEP = 100.0, 200.0
+"""The steps above the deepest level measured, by convention: each further minimax depth, and master above
+minimax-8."""
+
+# Measured by: nice .venv/bin/python benchmarks/ladder.py --anchors --games 30 --jobs 2
+LADDER_SCORES: dict[str, tuple[tuple[float, int], ...]] = {
+    "connect4": ((0.067, 30), (0.050, 30), (0.350, 30), (0.483, 30), (0.333, 30)),
+    "magnetic-cave": ((0.000, 30), (0.233, 30), (0.033, 30), (0.517, 30)),
+    "santorini": ((0.033, 30), (0.033, 30), (0.133, 30)),
+    "quarto": ((0.000, 30), (0.483, 30), (0.267, 30)),
+    "amazons": ((0.567, 30), (0.000, 30)),
+}
+"""Each game's ladder as ``benchmarks/ladder.py`` measured it: for random vs novice, novice vs minimax-1, ... (as deep
+as it plays that game), the lower level's score (wins and half the draws, over the games) and the games."""
+MEASURED_ANCHORS: dict[str, dict[str, float]] = {
+    "connect4": {
+        "random": 800, "novice": 1200, "minimax-1": 1600, "minimax-2": 1708, "minimax-3": 1720, "minimax-4": 1841,
+        "minimax-5": 1941, "minimax-6": 2041, "minimax-7": 2141, "minimax-8": 2241, "master": 2441},
+    "magnetic-cave": {
+        "random": 800, "novice": 1200, "minimax-1": 1407, "minimax-2": 1807, "minimax-3": 1795, "minimax-4": 1895,
+        "minimax-5": 1995, "minimax-6": 2095, "minimax-7": 2195, "minimax-8": 2295, "master": 2495},
+    "santorini": {
+        "random": 800, "novice": 1200, "minimax-1": 1600, "minimax-2": 1926, "minimax-3": 2026, "minimax-4": 2126,
+        "minimax-5": 2226, "minimax-6": 2326, "minimax-7": 2426, "minimax-8": 2526, "master": 2726},
+    "quarto": {
+        "random": 800, "novice": 1200, "minimax-1": 1212, "minimax-2": 1387, "minimax-3": 1487, "minimax-4": 1587,
+        "minimax-5": 1687, "minimax-6": 1787, "minimax-7": 1887, "minimax-8": 1987, "master": 2187},
+    "amazons": {
+        "random": 800, "novice": 753, "minimax-1": 1153, "minimax-2": 1253, "minimax-3": 1353, "minimax-4": 1453,
+        "minimax-5": 1553, "minimax-6": 1653, "minimax-7": 1753, "minimax-8": 1853, "master": 2053},
+}
+"""What each anchor level is pinned to, per game: :func:`anchors_from_scores` of :data:`LADDER_SCORES` (random = 800
+in every game, each level from the one below by its score against it; docs/RATINGS.md, "Anchors"), up to the
+deepest level measured; the deeper minimax levels and master are spaced by convention above it, not measured.
+Changing a value changes what ``plyhall ratings --recompute`` computes for a database with games against that
+anchor (its stored ratings were made with the old value)."""
 ANCHOR_DEVIATION = 50.0
 """The deviation an anchor is pinned to (an established rating)."""
+
+
+def anchors_from_scores(scores: Iterable[tuple[float, int]]) -> dict[str, float]:
+    """Every anchor level's rating in one game from the scores of its ladder (random vs novice, novice vs minimax-1,
+    ... as far as measured: the lower level's score and the games): random at :data:`RANDOM_ANCHOR`, each level
+    above the one below by the Elo difference of that score (kept half a game from 0 and 1, the step within
+    :data:`MAX_ANCHOR_STEP` either way, rounded), the levels above the deepest measured by the steps of convention."""
+    measured = list(scores)
+    ratings = {ANCHOR_LEVELS[0]: RANDOM_ANCHOR}
+    for index, level in enumerate(ANCHOR_LEVELS[1:]):
+        if index < len(measured):
+            score, games = measured[index]
+            kept = min(max(score, 0.5 / games), 1 - 0.5 / games)
+            step = max(-MAX_ANCHOR_STEP, min(MAX_ANCHOR_STEP, 400.0 * math.log10(1.0 / kept - 1.0)))
+        else:
+            step = MASTER_STEP if level == "master" else UNMEASURED_STEP
+        ratings[level] = float(round(ratings[ANCHOR_LEVELS[index]] + step))
+    return ratings
+
+
+def anchor_rating(level: str, game: str) -> float:
+    """The rating the anchor of ``level`` is pinned to in ``game`` (:data:`MEASURED_ANCHORS`; the convention of
+    :data:`ANCHOR_RATINGS` for a game with no measurement)."""
+    return MEASURED_ANCHORS.get(game, ANCHOR_RATINGS)[level]
 _ANCHOR = re.compile(r"^house-(random|novice|master|minimax-[1-8])-([a-z0-9][a-z0-9-]*)$")
 
 
 def anchor_name(level: str, game: str) -> str:
     """The name of the ladder anchor of ``level`` for ``game``: ``house-LEVEL-GAME``."""
-    if level not in ANCHOR_RATINGS:
-        raise ValueError(f"unknown anchor level {level[:40]!r}; levels: {', '.join(ANCHOR_RATINGS)}")
+    if level not in ANCHOR_LEVELS:
+        raise ValueError(f"unknown anchor level {level[:40]!r}; levels: {', '.join(ANCHOR_LEVELS)}")
     return f"{HOUSE_PREFIX}{level}-{game}"
 
 
@@ -150,9 +219,9 @@ def current_deviation(rating: Rating, last_played: float | None, now: float) -> 
     return grown_deviation(rating, (now - last_played) / RATING_PERIOD, MAX_DEVIATION)
 
 
-def anchor_standing(level: str, prior: Standing | None) -> Standing:
-    """An anchor's pinned rating, with its games so far (``prior``)."""
-    pinned = Rating(ANCHOR_RATINGS[level], ANCHOR_DEVIATION, DEFAULT_VOLATILITY)
+def anchor_standing(level: str, game: str, prior: Standing | None) -> Standing:
+    """The pinned rating of ``game``'s anchor of ``level``, with its games so far (``prior``)."""
+    pinned = Rating(anchor_rating(level, game), ANCHOR_DEVIATION, DEFAULT_VOLATILITY)
     return replace(prior or Standing(), rating=pinned)
 
 
@@ -179,10 +248,11 @@ class RatingChange:
     change: tuple[float, float]
 
 
-def _effective(standing: Standing | None, anchor: str | None, played_at: float) -> Rating:
-    """The rating an opponent meets: pinned for an anchor, else with the deviation grown until ``played_at``."""
+def _effective(standing: Standing | None, anchor: str | None, game: str, played_at: float) -> Rating:
+    """The rating an opponent meets in ``game``: pinned for an anchor, else with the deviation grown until
+    ``played_at``."""
     if anchor is not None:
-        return anchor_standing(anchor, standing).rating
+        return anchor_standing(anchor, game, standing).rating
     if standing is None:
         return Rating()
     grown = current_deviation(standing.rating, standing.last_played, played_at)
@@ -201,7 +271,8 @@ def rate(game: RatedGame, priors: tuple[Standing | None, Standing | None], earli
     weight = pair_weight(earlier_pair_games) * game.cap
     score0 = score_of(game.winner)
     anchors = (anchor_level(game.players[0], game.game), anchor_level(game.players[1], game.game))
-    met = (_effective(priors[0], anchors[0], game.played_at), _effective(priors[1], anchors[1], game.played_at))
+    met = (_effective(priors[0], anchors[0], game.game, game.played_at),
+           _effective(priors[1], anchors[1], game.game, game.played_at))
     after: list[Standing] = []
     changes: list[float] = []
     for seat in (0, 1):
@@ -209,7 +280,7 @@ def rate(game: RatedGame, priors: tuple[Standing | None, Standing | None], earli
         score = score0 if seat == 0 else 1.0 - score0
         anchor = anchors[seat]
         if anchor is not None:
-            standing = anchor_standing(anchor, prior)
+            standing = anchor_standing(anchor, game.game, prior)
         else:
             base = prior or Standing()
             periods = 0.0 if base.last_played is None else (game.played_at - base.last_played) / RATING_PERIOD

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.ratings import ANCHOR_RATINGS
+from protocol.ratings import anchor_rating
 from server import cli
 from server.core.env import Env
 from server.core.hall import Hall
@@ -150,8 +150,8 @@ def test_anchors_never_meet_and_are_paired_by_their_pinned_ratings():
     for level in ("random", "novice"):
         ladder.join(f"house-{level}-{GAME}", GAME, 0.0)
     assert ladder.pairings(GAME, 1000.0, everyone) == [] and ladder.next_time(0.0, everyone) is None
-    assert ladder.rating(GAME, f"house-novice-{GAME}") == (ANCHOR_RATINGS["novice"], 50.0)
-    ladder.ratings[(GAME, "ann")] = (1300, 50)  # 300 above the anchor: only her window counts
+    assert ladder.rating(GAME, f"house-novice-{GAME}") == (anchor_rating("novice", GAME), 50.0)
+    ladder.ratings[(GAME, "ann")] = (anchor_rating("novice", GAME) + 300, 50)  # 300 above: only her window counts
     ladder.join("ann", GAME, 0.0)
     assert ladder.pairings(GAME, 0.0, everyone) == []
     assert ladder.next_time(0.0, everyone) == pytest.approx((300 - WINDOW_BASE) / WINDOW_GROWTH)
@@ -417,7 +417,7 @@ def test_an_anchor_plays_on_after_its_games_whichever_seat_it_had():
     hall = Hall(Env.fixed(), house_limit=1, ladder=LadderConfig(anchors=((GAME, "novice"),)))
     desk = _claimed(HallDriver(hall), "ann")
     desk.login(anchor, secret=hall.house_secret)
-    hall.seeks.ladder.ratings[(GAME, "ann")] = (1050.0, 80.0)  # close to the novice anchor's pinned 1000
+    hall.seeks.ladder.ratings[(GAME, "ann")] = (anchor_rating("novice", GAME) + 50, 80.0)  # close to the anchor
     _ladder_seek(desk, anchor)
     _ladder_seek(desk, "ann")
     seats = []
@@ -438,7 +438,7 @@ def test_an_anchor_seated_first_is_not_stopped_and_its_crash_rates_nobody():
     hall = Hall(Env.fixed(), house_limit=1, ladder=LadderConfig(anchors=((GAME, "novice"),)))
     desk = _claimed(HallDriver(hall), "ann")
     desk.login(anchor, secret=hall.house_secret)
-    hall.seeks.ladder.ratings[(GAME, "ann")] = (1300.0, 50.0)  # 300 above the anchor: paired once her window is
+    hall.seeks.ladder.ratings[(GAME, "ann")] = (anchor_rating("novice", GAME) + 300, 50.0)  # 300 above the anchor
     _ladder_seek(desk, anchor)
     desk.now += 1.0  # the anchor has waited longer: paired first, it is seated first
     assert _ladder_seek(desk, "ann")[0]["type"] == "seeking"
@@ -482,7 +482,8 @@ def test_ladder_bots_and_anchors_play_rated_games_on_a_real_server(tmp_path: Pat
             assert all(bot.poll() is None for bot in bots), [bot.communicate() for bot in bots if bot.poll()]
             time.sleep(0.5)
             board = _board(port)
-        assert all(board[a]["anchor"] and board[a]["rating"] == ANCHOR_RATINGS[a.split("-")[1]] for a in anchors)
+        assert all(board[a]["anchor"] and board[a]["rating"] == anchor_rating(a.split("-")[1], GAME)
+                   for a in anchors)
         assert all(board[n]["ladder"] and not board[n]["anchor"] for n in names)
         status, player = http_json(port, "/api/players/lad-random")
         assert status == 200 and len(player["ratings"][GAME]["history"]) >= 2
@@ -516,7 +517,7 @@ def test_a_ladder_bot_told_to_stop_after_n_games_plays_exactly_n(tmp_path: Path)
     anchor, which stays: a rated loss it never played)."""
     port = free_port()
     server = start_server(tmp_path / "plyhall.db", port, "--ladder-time", f"{GAME}=0.5", "--grace", "1",
-                          "--ladder-anchors", f"{GAME}:minimax-3")  # pinned at 1300: within a new bot's window
+                          "--ladder-anchors", f"{GAME}:minimax-3")  # pinned within a new bot's window
     try:
         bot = plyhall("bot", "--game", GAME, "--level", "minimax-1", "--name", "lad-a", "--secret", "lad-a-pw",
                       "--ladder", "--games", "2", "--url", f"ws://127.0.0.1:{port}/ws")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.ratings import ANCHOR_RATINGS, PAIR_DAILY_LIMIT
+from protocol.ratings import PAIR_DAILY_LIMIT, anchor_rating
 from server.storage import open_storage
 from server.storage.records import GameEnded, GameRecord, MoveRecord, RoomSaved
 from tests.helpers import HallDriver, assert_clear_error, play_moves
@@ -198,7 +198,7 @@ def test_fair_play_and_anchors_in_storage(storage_url):
     assert history[-1]["change"] == 0.0
     storage.apply([GameEnded(result(100, ("house-master-connect4", "cat"), winner=0, at=5000.0))])
     board = {name: (s, anchor) for name, s, anchor in storage.leaderboard("connect4")}
-    assert board["house-master-connect4"][0].rating.rating == ANCHOR_RATINGS["master"]
+    assert board["house-master-connect4"][0].rating.rating == anchor_rating("master", "connect4")
     assert board["house-master-connect4"][1] and not board["cat"][1]
     assert storage.check_ratings() == (PAIR_DAILY_LIMIT + 7, [])
     storage.close()
@@ -271,7 +271,8 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     assert board.returncode == 0, board.stderr
     lines = board.stdout.splitlines()
     assert lines[0] == "connect4: 3 rated players" and "W-D-L" in lines[1]
-    assert lines[2].split()[:2] == ["1", "house-master-connect4"] and "2000*" in lines[2]
+    assert lines[2].split()[:2] == ["1", "house-master-connect4"]
+    assert f"{anchor_rating('master', 'connect4'):.0f}*" in lines[2]
     assert lines[3].split()[1] == "bob" and "3-0-0" in lines[3] and "?" in lines[3]
     assert "0-0-4" in lines[4]
     assert lines[-2].startswith("latest games of rated rooms that were not rated") and lines[-1].endswith(

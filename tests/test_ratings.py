@@ -12,7 +12,7 @@ import pytest
 from protocol.glicko2 import SCALE, Rating, Result, expected_score, grown_deviation, update
 from protocol.ratings import (
     ANCHOR_DEVIATION,
-    ANCHOR_RATINGS,
+    ANCHOR_LEVELS,
     MIN_DEVIATION,
     PAIR_DAILY_LIMIT,
     PAIR_FADE,
@@ -23,6 +23,7 @@ from protocol.ratings import (
     Standing,
     anchor_level,
     anchor_name,
+    anchor_rating,
     current_deviation,
     pair_weight,
     rate,
@@ -142,16 +143,18 @@ def test_house_bots_are_rated_only_as_anchors_pinned_to_their_level():
         anchor_name("grandmaster", "connect4")
     change = rate(_game(1, "house-novice-connect4", "alice", 1, 5.0), (None, None), 0)
     anchor, alice = change.after
-    assert anchor.rating == Rating(ANCHOR_RATINGS["novice"], ANCHOR_DEVIATION, 0.06) and change.change[0] == 0.0
+    pinned = anchor_rating("novice", "connect4")
+    assert anchor.rating == Rating(pinned, ANCHOR_DEVIATION, 0.06) and change.change[0] == 0.0
     assert anchor.losses == 1 and alice.rating.rating > 1500
-    # beating a 1000 anchor is worth less than beating a 1500 newcomer
+    # beating an anchor pinned below 1500 is worth less than beating a 1500 newcomer
+    assert pinned < 1500
     assert alice.rating.rating < rate(_game(2, "bob", "alice", 1, 5.0), (None, None), 0).after[1].rating.rating
 
 
 def test_anchor_levels_are_the_house_levels():
     from server.core.house import HOUSE_LEVELS
 
-    assert tuple(ANCHOR_RATINGS) == HOUSE_LEVELS
+    assert ANCHOR_LEVELS == HOUSE_LEVELS
 
 
 def test_replay_is_a_deterministic_function_of_the_results_in_order():

@@ -1,9 +1,13 @@
-"""Quarto knowledge: none beyond wins and losses.
+"""Quarto knowledge: wins and losses, and the one that is a move away.
 
-A Quarto position is hard to judge before it is decided, so the evaluation is
-0 and the search scores only wins and losses (sooner is better). What the
-bots do need is quick: whether the piece in hand can complete a line, since
-handing over such a piece loses at once.
+A Quarto position is hard to judge before it is decided, so the search scores
+wins and losses (sooner is better), and the evaluation knows one thing only:
+a player holding a piece that completes a line wins with its next placement
+(:data:`WIN_IN_HAND`), so handing over such a piece loses. Without it a
+``minimax-1`` search, which stops right after its own move, handed over
+winning pieces that ``novice`` never hands over (benchmarks/ladder.py measured
+novice 10-0 over it). What the bots need is quick: whether the piece in hand
+can complete a line.
 """
 
 from __future__ import annotations
@@ -36,10 +40,22 @@ def winning_squares(board: tuple[int, ...], piece: int) -> list[int]:
     return [sq for sq, cell in enumerate(board) if cell == EMPTY and completes_line(board, sq, piece)]
 
 
+WIN_IN_HAND = 100_000.0
+"""The evaluation of a position whose player to move holds a winning piece (far below ``bots.minimax.WIN``, which
+a win found by the search scores, far above 0)."""
+
+
 class QuartoEvaluator(Evaluator):
-    """Wins and losses only; quick tests for winning placements."""
+    """Wins and losses, a winning piece in hand; quick tests for winning placements."""
 
     game_id = "quarto"
+
+    def evaluate(self, state: QuartoState, seat: int) -> float:
+        """``WIN_IN_HAND`` for ``seat`` when the player to move holds a piece that wins (``-WIN_IN_HAND`` when that
+        is ``seat``'s opponent), else 0."""
+        if not self.has_winning_move(state):
+            return 0.0
+        return WIN_IN_HAND if seat == state.to_move else -WIN_IN_HAND
 
     def winning_moves(self, state: QuartoState) -> list[QuartoMove]:
         """Placements of the piece in hand that complete a line (a winning move hands nothing over)."""

@@ -37,11 +37,12 @@ from protocol.games import GAMES
 from protocol.glicko2 import BASE, DEFAULT_DEVIATION
 from protocol.ratings import (
     ANCHOR_DEVIATION,
-    ANCHOR_RATINGS,
+    ANCHOR_LEVELS,
     HOUSE_PREFIX,
     PROVISIONAL_DEVIATION,
     Standing,
     anchor_level,
+    anchor_rating,
     rateable_name,
 )
 
@@ -109,7 +110,7 @@ def parse_anchors(values: Iterable[str], levels: Iterable[str]) -> list[tuple[st
         if game not in GAMES:
             raise ValueError(f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
         for level in (part.strip() for part in listed.split(",")):
-            if level not in known or level not in ANCHOR_RATINGS:
+            if level not in known or level not in ANCHOR_LEVELS:
                 raise ValueError(f"{game}: unknown level {level[:40]!r}; levels: {', '.join(known)}")
             if (game, level) in anchors:
                 raise ValueError(f"{game}: the {level} anchor is given twice")
@@ -254,7 +255,7 @@ class Ladder:
         """The rating and deviation ``name`` is paired by: pinned for an anchor, a newcomer's when unknown."""
         level = anchor_level(name, game)
         if level is not None:
-            return ANCHOR_RATINGS[level], ANCHOR_DEVIATION
+            return anchor_rating(level, game), ANCHOR_DEVIATION
         return self.ratings.get((game, name), (BASE, DEFAULT_DEVIATION))
 
     def learn_boards(self, boards: Mapping[str, Iterable[tuple[str, Standing, bool]]], now: float) -> None:
