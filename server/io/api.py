@@ -27,7 +27,7 @@ from .metrics import CONTENT_TYPE
 from .static_files import STATIC_PREFIX, StaticFiles
 
 if TYPE_CHECKING:
-    from .server import PlyhallServer
+    from .host import Host
 
 GAMES_MAX, PLAYER_GAMES_MAX, RATINGS_MAX = 500, 100, 1000
 """The largest ``limit`` of /api/games, /api/players/NAME (its latest games) and /api/ratings/GAME; a larger one
@@ -39,7 +39,7 @@ CACHE_SECONDS = 1.0
 class Api:
     """The routes of one server (it reads the server's hall, storage, writer and metrics)."""
 
-    def __init__(self, server: PlyhallServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.http = HttpApi()
         self.web = StaticFiles()
@@ -62,7 +62,7 @@ class Api:
         return await asyncio.get_running_loop().run_in_executor(self.server.reads, func, *args)
 
     async def _healthz(self, path: str, query: dict[str, str]) -> Response:
-        writer = self.server._writer
+        writer = self.server.writer
         database = {"ok": writer is None or writer.healthy, "queued": writer.queued if writer else 0}
         if writer is not None and not writer.healthy:
             database["error"] = writer.last_error
@@ -85,7 +85,7 @@ class Api:
 
     def gauges(self) -> dict[str, Any]:
         """Live values for the metrics scrape."""
-        writer = self.server._writer
+        writer = self.server.writer
         if writer is not None:
             while writer.commit_seconds:
                 self.server.metrics.commit.observe(writer.commit_seconds.popleft())

@@ -20,7 +20,7 @@ from ..core.identity import ClaimLookup, FairQueue, SecretCheck
 from ..core.outbox import HallOutbox, tag_reply
 
 if TYPE_CHECKING:
-    from .server import PlyhallServer
+    from .host import Host
 
 log = logging.getLogger("plyhall.server")
 
@@ -30,7 +30,7 @@ HASH_WORKERS = 2  # threads checking secrets (PBKDF2 releases the interpreter lo
 class Checks:
     """Runs the checks and look-ups of one server's hall."""
 
-    def __init__(self, server: PlyhallServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self._hashing = concurrent.futures.ThreadPoolExecutor(HASH_WORKERS, thread_name_prefix="plyhall-hash")
         self._waiting: FairQueue[SecretCheck] = FairQueue()  # secret checks waiting for a hashing thread

@@ -105,7 +105,7 @@ class PlyhallServer:
         self.restored = (0, 0)  # rooms and running games taken back from storage at start
         self._next_id = 0
         self._server: Server | None = None
-        self._writer: Writer | None = None
+        self.writer: Writer | None = None
         # outboxes waiting for their writes' commit, with when they were made
         self._held: deque[tuple[int, HallOutbox, float]] = deque()
         self._timer_task: asyncio.Task | None = None
@@ -137,9 +137,9 @@ class PlyhallServer:
         self.replayed, self.restored = await take_back(self.storage, self.hall, self.reads, time.monotonic())
         if self.storage.commits_inline:
             self.storage.checkpoint_in_background()
-            self._writer = LoopWriter(self.storage, loop, self._committed, self.depose)
+            self.writer = LoopWriter(self.storage, loop, self._committed, self.depose)
         else:
-            self._writer = GroupCommitWriter(self.storage, loop, self._committed, self.depose)
+            self.writer = GroupCommitWriter(self.storage, loop, self._committed, self.depose)
         if self.hall.restored_writes:
             restored_writes, self.hall.restored_writes = self.hall.restored_writes, []
             self.dispatch(HallOutbox(writes=restored_writes))
@@ -196,7 +196,7 @@ class PlyhallServer:
         if self._server is not None:
             self._server.close(close_connections=False)  # no new connections from here on
         # what is committed reaches its clients before they are closed (a failing database gets its retries below)
-        healthy = self._writer is None or self._writer.healthy
+        healthy = self.writer is None or self.writer.healthy
         await self.flush(timeout=timeout * (0.3 if healthy else 0.05))
         await asyncio.gather(*(c.drain(0.5) for c in self.connections.values()))
         await close_all(list(self.connections.values()), self._server, max(0.5, min(2.0, deadline - loop.time() - 4.0)))
@@ -209,8 +209,8 @@ class PlyhallServer:
             self.gc.stop()
         if self.house is not None:
             await loop.run_in_executor(None, self.house.stop_all, 1.0)
-        if self._writer is not None and not await self._writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
-            self.unsaved = keep_unsaved(self.storage, self._writer.unsaved())
+        if self.writer is not None and not await self.writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
+            self.unsaved = keep_unsaved(self.storage, self.writer.unsaved())
         self.checks.close()
         await self.analysis.stop()
         try:
@@ -234,7 +234,7 @@ class PlyhallServer:
         if self._server is not None:
             self._server.close(close_connections=False)
         for connection in list(self.connections.values()):
-            self._close(connection, 1012, "this node lost its rooms to another: reconnect to resync")
+            self.close_connection(connection, 1012, "this node lost its rooms to another: reconnect to resync")
         if self.cluster is not None:
             self.cluster.deposed()
         self.deposed_event.set()
@@ -243,8 +243,8 @@ class PlyhallServer:
         """Wait until every write submitted so far is committed and its messages are sent (at most ``timeout``
         seconds; False when that time ran out first)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not self.deposed and (self._held or (self._writer is not None and
-                                                   self._writer.committed < self._writer.submitted)):
+        while not self.deposed and (self._held or (self.writer is not None and
+                                                   self.writer.committed < self.writer.submitted)):
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(0.005)
@@ -335,7 +335,7 @@ class PlyhallServer:
         self.metrics.received += 1
         if not connection.bucket.take(now):
             if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
-                self._close(connection, 1008, "rate limit exceeded")
+                self.close_connection(connection, 1008, "rate limit exceeded")
             elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
                 self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
                                                        "messages a second; messages are being dropped"))
@@ -373,7 +373,8 @@ class PlyhallServer:
         self.metrics.errors[error.code] += 1
         connection.push(error.to_message())
 
-    def _close(self, connection: Connection, code: int, reason: str) -> None:
+    def close_connection(self, connection: Connection, code: int, reason: str) -> None:
+        """Close ``connection`` with a WebSocket close ``code`` and ``reason`` (once)."""
         if connection.closing:
             return
         connection.closing = True
@@ -396,8 +397,8 @@ class PlyhallServer:
             self.games_recorded += len(out.ended)
             for record in out.ended:
                 self.metrics.games_ended[record.status] += 1
-        if out.writes and self._writer is not None:
-            seq = self._writer.submit(out.writes)
+        if out.writes and self.writer is not None:
+            seq = self.writer.submit(out.writes)
         elif self._held:
             seq = self._held[-1][0]
         else:
@@ -434,7 +435,7 @@ class PlyhallServer:
                 continue
             connection = self.connections.get(conn_id)
             if connection is not None and not connection.push(msg, frames):
-                self._close(connection, 1008, "too slow: too many unsent messages")
+                self.close_connection(connection, 1008, "too slow: too many unsent messages")
         self._close_all(out.close)
         # wake the timer only when a deadline earlier than the one it sleeps until appeared:
         # moves push later deadlines almost always, and a wake-up per message is costly
@@ -452,7 +453,7 @@ class PlyhallServer:
                 self.cluster.close(conn_id, reason)
             connection = self.connections.get(conn_id)
             if connection is not None:
-                self._close(connection, 1000, reason)
+                self.close_connection(connection, 1000, reason)
 
     def _run_house(self, out: HallOutbox) -> None:
         failed = [r.name for r in out.house] if self.house is None else self.house.run(out.house, out.house_stop)
