@@ -89,7 +89,7 @@ class Node:
 
         with open(self.log, "a") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "client.cli", "serve", "--quiet", "--port", str(self.port), "--db", self.pg_url,
+                [sys.executable, "-m", "plyhall", "serve", "--quiet", "--port", str(self.port), "--db", self.pg_url,
                  "--cluster", self.redis_url, "--node", self.name, "--grace", "60", "--workers", str(self.workers)],
                 stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL, cwd=ROOT)
         deadline = time.monotonic() + timeout

@@ -75,7 +75,7 @@ def serve(db: Path | str, port: int, *extra: str) -> tuple[subprocess.Popen, flo
     """A real ``plyhall serve`` process on ``port`` (``--quiet``), once /healthz answers; with the seconds
     that took."""
     began = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--port", str(port), "--db", str(db),
+    proc = subprocess.Popen([sys.executable, "-m", "plyhall", "serve", "--port", str(port), "--db", str(db),
                              "--quiet", *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     while True:
         if proc.poll() is not None:

@@ -69,7 +69,7 @@ def start_bots(url: str, game: str, names: dict[str, str], folder: os.PathLike) 
     for name, level in names.items():
         env = dict(os.environ, PLYHALL_SECRET=f"{name}-secret", PYTHONUNBUFFERED="1")
         with open(os.path.join(folder, f"{name}.log"), "w") as out:
-            bots.append(subprocess.Popen([sys.executable, "-m", "client.cli", "bot", "--game", game, "--level", level,
+            bots.append(subprocess.Popen([sys.executable, "-m", "plyhall", "bot", "--game", game, "--level", level,
                                           "--name", name, "--ladder", "--url", url], cwd=ROOT, env=env,
                                          stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT))
     return bots
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds <= 0 or not 0.05 <= args.per_move <= 60 or args.report <= 0:
         parser.error("--seconds and --report must be positive, --per-move 0.05 to 60")
     log(f"warming up the {args.game} master engine (numba's cache)")
-    subprocess.run([sys.executable, "-m", "client.cli", "bot", "--warm-up", "--game", args.game], cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "plyhall", "bot", "--warm-up", "--game", args.game], cwd=ROOT,
                    check=True, stdout=subprocess.DEVNULL)
     names = {f"{level}-{i}" if FIELD.count(level) > 1 else level: level for i, level in enumerate(FIELD)}
     with scratch("rating-ladder") as tmp, Server(tmp / "ladder.db", "--ladder-time", f"{args.game}={args.per_move:g}",

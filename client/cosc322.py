@@ -16,11 +16,8 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import protocol
-
-from . import entrant
 
 JAVA_SOURCES = Path(__file__).resolve().parent / "java" / "src"
 """The library's Java sources, shipped inside the ``client`` package."""
@@ -35,30 +32,6 @@ INSTALL_HINT = ("install a JDK, version 11 or newer (Debian/Ubuntu: sudo apt ins
 
 class BuildError(Exception):
     """The jar cannot be built; the message says why and what to do, in one line for people."""
-
-
-def register(subparsers: Any) -> None:
-    """Add the ``cosc322`` subcommand (with its own ``jar`` and ``entrant`` subcommands)."""
-    parser = subparsers.add_parser(
-        "cosc322", help="the COSC 322 course library for Java Amazons bots",
-        description="A Java library with the COSC 322 course client's API (ygraph.ai.smartfox.games) that plays "
-                    "on Plyhall: course bots compile against it unchanged. See docs/COSC322.md.")
-    commands = parser.add_subparsers(dest="cosc322_command", metavar="COMMAND")
-    jar = commands.add_parser(
-        "jar", help="compile the library into a jar with your javac",
-        description="Compile the library's Java sources with your JDK's javac (--release 11) and write the jar. "
-                    "Then: javac -cp plyhall-cosc322.jar ... to compile a course bot, and java -cp "
-                    "plyhall-cosc322.jar:. ... to run it (docs/COSC322.md).")
-    jar.add_argument("-o", "--output", default=DEFAULT_JAR, help=f"the jar to write (default {DEFAULT_JAR})")
-    jar.add_argument("--javac", help="the javac to use (default: javac on PATH, else $JAVA_HOME/bin/javac)")
-    jar.set_defaults(func=run_jar)
-    entrant.add_parser(commands)
-    parser.set_defaults(func=lambda args: _no_command(parser))
-
-
-def _no_command(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def run_jar(args: argparse.Namespace) -> int:

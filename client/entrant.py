@@ -326,29 +326,6 @@ def _stop_on_sigterm(signum: int, frame: Any) -> None:
     raise Stopped()
 
 
-def add_parser(commands: Any) -> None:
-    """Add ``plyhall cosc322 entrant`` to the ``cosc322`` subcommands."""
-    entrant = commands.add_parser(
-        "entrant", help="play a tournament with a course bot: a fresh, supervised process for each game",
-        description="Run a COSC 322 course bot as a tournament entrant, one fresh process per game: whenever the "
-                    "server opens one of the entrant's games the bot's command starts (with PLYHALL_URL, "
-                    "PLYHALL_TOURNAMENT, PLYHALL_NAME and PLYHALL_GAMES=1 set), and its process group is stopped "
-                    "when that game ends, so a bot that freezes or keeps a stale board costs one game, never the "
-                    "event. See docs/COSC322.md, \"Run a class tournament\".",
-        usage="plyhall cosc322 entrant --tournament NAME --name USER [--url URL] [--secret SECRET] [--poll S] "
-              "-- COMMAND [ARGS ...]")
-    entrant.add_argument("--tournament", required=True, help="the tournament's name or id")
-    entrant.add_argument("--name", required=True, help="the entrant's name (the bot logs in under it)")
-    entrant.add_argument("--url", default=os.environ.get("PLYHALL_URL", DEFAULT_URL),
-                         help=f"the server's WebSocket address (default $PLYHALL_URL, else {DEFAULT_URL})")
-    entrant.add_argument("--secret", help="the name's secret, passed to the bot as PLYHALL_SECRET (default: "
-                                          "$PLYHALL_SECRET if set, else the password the bot's command gives)")
-    entrant.add_argument("--poll", type=float, default=POLL,
-                         help=f"seconds between two looks for the entrant's next game (default {POLL:g})")
-    entrant.add_argument("command", nargs=argparse.REMAINDER, help="-- then the bot's command and its arguments")
-    entrant.set_defaults(func=run_entrant)
-
-
 def run_entrant(args: argparse.Namespace) -> int:
     """``plyhall cosc322 entrant``: exit 0 after a finished tournament, 1 after a cancelled one or a lost server,
     2 for a mistake in the command, 130 when stopped (the bot's process group is stopped with it)."""

@@ -213,7 +213,7 @@ def http_json(port: int | Any, path: str, method: str = "GET") -> tuple[int, Any
 
 def plyhall(*args: str, **popen: Any) -> subprocess.Popen:
     """``plyhall ARGS`` as a process of its own (output captured as text)."""
-    return subprocess.Popen([sys.executable, "-m", "client.cli", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "plyhall", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **popen)
 
 

@@ -199,11 +199,11 @@ async def test_the_server_analyses_stores_serves_and_exports(tmp_path: Path) -> 
         assert set(analysis["summary"]) == {"0", "1"}
         status, body = http_json(port, "/api/games/nosuchgame/analysis?request=1")
         assert status == 404 and "no game" in body["error"]
-    exported = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(tmp_path / "plyhall.db")],
+    exported = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(tmp_path / "plyhall.db")],
                               capture_output=True, text=True, check=True).stdout.splitlines()
     record = json.loads(exported[0])
     assert record["analysis"] == analysis  # stored with the game: exported with it
-    printed = subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", str(tmp_path / "plyhall.db"),
+    printed = subprocess.run([sys.executable, "-m", "plyhall", "analyse", "--db", str(tmp_path / "plyhall.db"),
                               "--id", game["id"]], capture_output=True, text=True, check=True).stdout
     assert f"magnetic-cave game {game['id']}" in printed and "accuracy" in printed  # read back, not analysed again
     for verdict in analysis["moves"]:
@@ -245,7 +245,7 @@ def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:
     db = str(tmp_path / "plyhall.db")
 
     def analyse_cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", db, *args],
+        return subprocess.run([sys.executable, "-m", "plyhall", "analyse", "--db", db, *args],
                               capture_output=True, text=True, timeout=300)
 
     text = analyse_cli("--id", game["id"], "--nodes", "100000")
@@ -261,7 +261,7 @@ def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:
     assert written["analysis"] == json.loads(json.dumps(analyse("connect4", moves, nodes=100000)))  # same as here
     missing = analyse_cli("--id", "nope")
     assert missing.returncode == 1 and "no game with id nope" in missing.stderr
-    nodb = subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", str(tmp_path / "none.db"), "--id",
+    nodb = subprocess.run([sys.executable, "-m", "plyhall", "analyse", "--db", str(tmp_path / "none.db"), "--id",
                            "x"], capture_output=True, text=True)
     assert nodb.returncode == 1 and "no database file" in nodb.stderr
     bad = analyse_cli("--id", game["id"], "--nodes", "5")
@@ -289,7 +289,7 @@ async def test_a_tournaments_games_are_analysed_with_each_entrants_accuracy(tmp_
         bots = [plyhall("bot", "--game", "connect4", "--level", "random" if name == "t-rand" else "novice",
                         "--name", name, "--secret", f"{name}-pw", "--tournament", "cup", "--url", url)
                 for name in names]
-        run = subprocess.run([sys.executable, "-m", "client.cli", "tournament", "run", "--url", url, "--secret",
+        run = subprocess.run([sys.executable, "-m", "plyhall", "tournament", "run", "--url", url, "--secret",
                               secret, "--name", "Cup", "--game", "connect4", "--format", "round-robin", "--players",
                               ",".join(names), "--time-control", "10"], capture_output=True, text=True, timeout=240)
         for bot in bots:
@@ -311,7 +311,7 @@ async def test_a_tournaments_games_are_analysed_with_each_entrants_accuracy(tmp_
         for figures in found.values():
             assert figures["games"] == 2 * played // len(names) and 0 <= figures["accuracy"] <= 100
             assert figures["moves"] > 0 and figures["blunders"] >= 0
-    printed = subprocess.run([sys.executable, "-m", "client.cli", "analyse", "--db", str(tmp_path / "plyhall.db"),
+    printed = subprocess.run([sys.executable, "-m", "plyhall", "analyse", "--db", str(tmp_path / "plyhall.db"),
                               "--tournament", "cup", "--json"], capture_output=True, text=True, timeout=120)
     assert printed.returncode == 0, printed.stderr
     lines = [json.loads(line) for line in printed.stdout.splitlines()]

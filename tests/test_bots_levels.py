@@ -96,7 +96,7 @@ def test_unknown_levels_are_refused_with_the_accepted_ones(level: object) -> Non
 
 @pytest.mark.parametrize("command", ["match", "play", "bot"])
 def test_the_commands_that_take_a_level_list_every_level_in_their_help(command: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "client.cli", command, "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "plyhall", command, "--help"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert LEVELS_HELP in " ".join(out.stdout.split()) and "master" in LEVELS_HELP
 

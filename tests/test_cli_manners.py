@@ -19,7 +19,7 @@ from tests.helpers import plyhall, running_server, stop
 
 def plyhall_argv(*args: str) -> list[str]:
     """The command line of ``plyhall ARGS``, as :func:`tests.helpers.plyhall` runs it."""
-    return [sys.executable, "-m", "client.cli", *args]
+    return [sys.executable, "-m", "plyhall", *args]
 
 
 def read_err_until(proc: subprocess.Popen, text: str) -> str:

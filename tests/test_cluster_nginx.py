@@ -38,7 +38,7 @@ def spawn(folder: Path, label: str, *args: str) -> subprocess.Popen:
     """``plyhall ARGS`` with its output in ``folder/LABEL.out`` and ``.err`` (files: a chatty node never blocks on
     a full pipe)."""
     with open(folder / f"{label}.out", "w") as out, open(folder / f"{label}.err", "w") as err:
-        return subprocess.Popen([sys.executable, "-m", "client.cli", *args], stdin=subprocess.DEVNULL, stdout=out,
+        return subprocess.Popen([sys.executable, "-m", "plyhall", *args], stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=err, text=True, cwd=folder, env=CLEAN_ENV)
 
 

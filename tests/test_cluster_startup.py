@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(240)
 def serve(*args: str, timeout: float = 90) -> tuple[subprocess.CompletedProcess, float]:
     """``plyhall serve ARGS`` run to its end: the finished process and how long it ran."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--quiet", *args], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "plyhall", "serve", "--quiet", *args], capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     return done, time.monotonic() - started
 

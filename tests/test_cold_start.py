@@ -64,7 +64,7 @@ def test_cold_masters_lose_no_game_on_time(tmp_path):
     try:
         bots, run = readme_tournament()
         procs += [plyhall(*bot, "--url", url, env=env) for bot in bots]
-        cup = subprocess.run([sys.executable, "-m", "client.cli", *run, "--url", url], capture_output=True, text=True,
+        cup = subprocess.run([sys.executable, "-m", "plyhall", *run, "--url", url], capture_output=True, text=True,
                              timeout=600, env=env)
         assert cup.returncode == 0, cup.stdout + cup.stderr
         events = []

@@ -56,7 +56,7 @@ def jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if JAVAC is None:
         pytest.skip(needs_javac.kwargs["reason"])
     out = tmp_path_factory.mktemp("jar") / "plyhall-cosc322.jar"
-    done = subprocess.run([sys.executable, "-m", "client.cli", "cosc322", "jar", "-o", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "plyhall", "cosc322", "jar", "-o", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"wrote {out}" in done.stdout
@@ -147,7 +147,7 @@ def java_bot(spawn, classpath: list[Path], main: str, name: str, port: int, **se
 
 def python_bot(spawn, name: str, port: int) -> Run:
     """``plyhall bot --level random``, seeking one Amazons game."""
-    argv = [sys.executable, "-m", "client.cli", "bot", "--game", "amazons", "--level", "random", "--name", name,
+    argv = [sys.executable, "-m", "plyhall", "bot", "--game", "amazons", "--level", "random", "--name", name,
             "--url", f"ws://127.0.0.1:{port}/ws", "--games", "1", "--seed", "7"]
     return spawn(name, argv, environment(port), cwd=ROOT)
 
@@ -471,7 +471,7 @@ def test_building_the_jar_without_javac_says_what_to_install(tmp_path: Path):
     empty.mkdir()
     env = {key: value for key, value in os.environ.items() if key != "JAVA_HOME"}
     env["PATH"] = str(empty)
-    done = subprocess.run([sys.executable, "-m", "client.cli", "cosc322", "jar", "-o", str(tmp_path / "x.jar")],
+    done = subprocess.run([sys.executable, "-m", "plyhall", "cosc322", "jar", "-o", str(tmp_path / "x.jar")],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()

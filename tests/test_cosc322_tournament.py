@@ -63,7 +63,7 @@ def server(tmp_path: Path):
 def organise(start, port: int, name: str, grace: int, per_move: int = 2) -> Run:
     """``plyhall tournament run``: a round robin of the four entrants, one game a pairing, ``per_move`` seconds a
     move (and a margin of half a second)."""
-    argv = [sys.executable, "-m", "client.cli", "tournament", "run", "--url", f"ws://127.0.0.1:{port}/ws",
+    argv = [sys.executable, "-m", "plyhall", "tournament", "run", "--url", f"ws://127.0.0.1:{port}/ws",
             "--secret", ORGANISER, "--name", name, "--game", "amazons", "--format", "round-robin",
             "--players", ",".join(n for n, _ in ENTRANTS), "--games-per-pairing", "1", "--time-control", str(per_move),
             "--time-margin", "500", "--grace", str(grace)]
@@ -166,7 +166,7 @@ def test_a_round_robin_of_course_bots_each_in_one_process(jar: Path, bots: Path,
 
 def entrant_runner(start, classpath: list[Path], port: int, name: str, main: str) -> Run:
     """``plyhall cosc322 entrant --tournament class --name NAME -- java ... NAME NAME-password``."""
-    argv = [sys.executable, "-m", "client.cli", "cosc322", "entrant", "--tournament", "class", "--name", name,
+    argv = [sys.executable, "-m", "plyhall", "cosc322", "entrant", "--tournament", "class", "--name", name,
             "--url", f"ws://127.0.0.1:{port}/ws", "--poll", "0.3", "--", JAVA, "-Djava.awt.headless=true", "-cp",
             os.pathsep.join(map(str, classpath)), f"ubc.cosc322.{main}", name, f"{name}-password"]
     return start(f"runner-{name}", argv, environment(port), cwd=ROOT)
@@ -213,7 +213,7 @@ def test_a_round_robin_of_course_bots_through_the_entrant_runner(jar: Path, bots
 def test_the_entrant_runner_says_what_is_wrong_with_its_arguments(tmp_path: Path):
     """Mistakes in the command are one clear line and exit code 2, before anything runs."""
     def entrant(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "client.cli", "cosc322", "entrant", *args], cwd=ROOT,
+        return subprocess.run([sys.executable, "-m", "plyhall", "cosc322", "entrant", *args], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
 
     for args, words in (
@@ -414,7 +414,7 @@ def test_ctrl_c_stops_the_entrant_runner_and_its_bots_process_group(server: int,
 
     pids = tmp_path / "pids"
     bot = f"echo $$ > {pids}; sleep 600 & echo $! >> {pids}; wait"
-    argv = [sys.executable, "-m", "client.cli", "cosc322", "entrant", "--tournament", "interrupted", "--name", "ivy",
+    argv = [sys.executable, "-m", "plyhall", "cosc322", "entrant", "--tournament", "interrupted", "--name", "ivy",
             "--url", f"ws://127.0.0.1:{server}/ws", "--poll", "0.2", "--", "bash", "-c", bot]
     runner = spawn("runner-ivy", argv, environment(server), cwd=ROOT)
     asyncio.run(create())

@@ -109,7 +109,7 @@ def test_the_package_never_imports_bitbully() -> None:
 def test_the_server_never_loads_the_opening_book() -> None:
     """The book (21 MB) lives in bot and analysis worker processes: starting a server imports neither it nor the
     package that ships it."""
-    code = ("import sys, server.cli, server.io.server, server.io.analysis; "
+    code = ("import sys, plyhall.commands.serve, server.io.server, server.io.analysis; "
             "loaded = [m for m in sys.modules if m.startswith(('bitbully', 'bots'))]; print(loaded); "
             "sys.exit(1 if loaded else 0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

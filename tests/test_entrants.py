@@ -18,7 +18,7 @@ from tests.conftest import free_port
 from tests.helpers import http_json, plyhall, read_until, start_server, stop
 
 SECRET = "organiser-secret"
-PLYHALL = [sys.executable, "-m", "client.cli"]
+PLYHALL = [sys.executable, "-m", "plyhall"]
 
 
 @pytest.fixture

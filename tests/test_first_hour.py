@@ -186,7 +186,7 @@ def test_help_lists_every_level_and_http_refuses_unknown_games(live):
 
 
 def plyhall_argv() -> list[str]:
-    return [sys.executable, "-m", "client.cli"]
+    return [sys.executable, "-m", "plyhall"]
 
 
 @pytest.mark.parametrize("command", [["analyse", "--id", "g1"], ["export"], ["ratings", "--game", "connect4"]])

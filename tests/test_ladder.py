@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from plyhall.commands import serve as cli
 from protocol.ratings import anchor_rating
-from server import cli
 from server.core.env import Env
 from server.core.hall import Hall
 from server.core.house import HOUSE_LEVELS, HOUSE_RESTARTS
@@ -224,9 +224,10 @@ def test_plyhall_bot_ladder_refuses_what_the_ladder_decides_and_says_where_it_st
     from client.play_loop import PlayerRunner, RunOptions, describe_seeking
     from client.player import FunctionPlayer
     from client.runner import bot
+    from plyhall.commands import bot as bot_command
 
     parser = argparse.ArgumentParser()
-    bot.register(parser.add_subparsers())
+    bot_command.register(parser.add_subparsers())
     args = parser.parse_args(["bot", "--game", GAME, "--name", "x", "--ladder", "--room", "R", "--per-move", "3"])
     assert bot._usage_problem(args).startswith("--ladder cannot go with --room or --per-move: the ladder pairs")
     args = parser.parse_args(["bot", "--game", GAME, "--name", "x", "--ladder", "--series", "3"])

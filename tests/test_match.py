@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bots import Bot
-from client.cli import main
 from client.runner.match import MatchError, MatchGame, MatchResult, MatchSprt, Tally, play_match, wilson_interval
+from plyhall.cli import main
 
 
 def record(index: int, winner: str | None) -> MatchGame:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import bots
 import client
+import plyhall
 import protocol
 import server
 
@@ -19,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_imported_packages_are_this_repository():
     # PyPI has unrelated distributions called "protocol", "server", "client" and "bots"
-    for package in (protocol, server, client, bots):
+    for package in (protocol, server, client, bots, plyhall):
         assert Path(package.__file__).resolve().parent == ROOT / package.__name__
     assert protocol.PLYHALL_PROTOCOL is True
 
@@ -31,7 +32,7 @@ def test_protocol_imports_nothing_else_of_ours():
     assert out.strip() == "[]"
 
 
-OURS = ("protocol", "server", "client", "bots")
+OURS = ("protocol", "server", "client", "bots", "plyhall")
 # What each part may import of ours (the most specific prefix applies). Every import counts, also one
 # inside a function: a lazy import is still a dependency.
 ALLOWED = {
@@ -40,8 +41,10 @@ ALLOWED = {
     "server": {"protocol", "server"},
     "client": {"protocol", "client"},  # the SDK: protocol only
     "client.runner": {"protocol", "client", "bots"},  # programs that run our bots: the only importers of both
-    "client.cli": {"protocol", "client", "server"},  # the command line sits on top of everything
+    "plyhall": {"protocol", "server", "client", "bots", "plyhall"},  # the commands sit on top of everything
 }
+RUN_BOTS = ("client.runner", "plyhall")
+"""What runs our bots as a program (DESIGN.md): the only code outside ``bots`` that imports ``bots``."""
 
 
 def _module_name(path: Path) -> str:
@@ -87,13 +90,16 @@ def test_every_layer_imports_only_what_the_design_allows():
 def test_bots_are_imported_only_by_the_programs_that_run_them():
     importers = {_module_name(p) for top in OURS for p in (ROOT / top).rglob("*.py") if "bots" in _imports(p)
                  and not _module_name(p).startswith("bots")}
-    assert importers and all(name.startswith("client.runner") for name in importers), importers
+    assert importers and all(name.startswith(RUN_BOTS) for name in importers), importers
+    # the server never imports bots, nor what runs them: house bots are processes of their own
+    server_imports = set().union(*(_imports(p) for p in (ROOT / "server").rglob("*.py")))
+    assert not server_imports & {"bots", "plyhall"}, server_imports
 
 
 def test_cli_version_and_help():
-    out = subprocess.run([sys.executable, "-m", "client.cli", "--version"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "plyhall", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == f"plyhall {protocol.__version__}"
-    out = subprocess.run([sys.executable, "-m", "client.cli", "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "plyhall", "--help"], capture_output=True, text=True)
     assert out.returncode == 0
     for command in ("serve", "export", "bot", "match", "play"):
         assert command in out.stdout
@@ -146,7 +152,7 @@ def test_the_sans_io_core_imports_no_io_and_storage_only_through_its_interface()
             io = {name for name in imports if name.split(".")[0] in IO_MODULES} - (
                 {"time"} if module == "server.core.env" else set())
             assert not io, f"{module} is sans-I/O but imports {sorted(io)}"
-            edge = {name for name in ours if name.startswith(("server.io", "server.cli"))}
+            edge = {name for name in ours if name.startswith("server.io")}
             assert not edge, f"{module} is sans-I/O but imports the I/O edge: {sorted(edge)}"
             stored = {name for name in ours if name.startswith("server.storage") and name != "server.storage.records"}
             assert not stored, f"{module} is sans-I/O and may know only the storage records, not {sorted(stored)}"
@@ -192,7 +198,7 @@ def test_no_server_module_is_long_unless_its_docstring_says_why():
 
 def test_the_architecture_map_names_only_files_that_exist():
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    paths = set(re.findall(r"`((?:protocol|server|client|bots|tests|docs)/[A-Za-z0-9_/<>.]*)`", text))
+    paths = set(re.findall(r"`((?:protocol|server|client|bots|plyhall|tests|docs)/[A-Za-z0-9_/<>.]*)`", text))
     assert len(paths) > 30
     for path in sorted(paths):
         if "<" in path:  # a pattern such as protocol/games/<game>.py: its folder exists

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from client.cli import main
 from client.runner.play import play_in_terminal
+from plyhall.cli import main
 from protocol.games import GAMES
 
 BOT_MOVE = re.compile(r"^(?:random|novice|minimax-\d) plays (.+)$")

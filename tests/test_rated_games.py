@@ -264,7 +264,7 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     storage.close()
 
     def ratings(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--db", str(db), *args],
+        return subprocess.run([sys.executable, "-m", "plyhall", "ratings", "--db", str(db), *args],
                               capture_output=True, text=True, timeout=60)
 
     board = ratings("--game", "connect4")
@@ -284,7 +284,7 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     check = ratings("--recompute")
     assert check.returncode == 0 and "4 rated results: every stored rating matches" in check.stdout
     assert ratings("--game", "chess").returncode == 2  # argparse names the choices
-    assert "no database file" in subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--db",
+    assert "no database file" in subprocess.run([sys.executable, "-m", "plyhall", "ratings", "--db",
                                                  str(tmp_path / "none.db"), "--game", "connect4"],
                                                 capture_output=True, text=True, timeout=60).stderr
 

@@ -79,7 +79,7 @@ async def test_a_resignation_before_two_moves_each_is_stored_unrated_with_its_re
         assert [r["name"] for r in over["ratings"]] == [*over["players"]] and "unrated" not in over
         for client in (ann, bob):
             await client.close()
-    check = subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--recompute", "--db",
+    check = subprocess.run([sys.executable, "-m", "plyhall", "ratings", "--recompute", "--db",
                             str(tmp_path / "p.db")], capture_output=True, text=True, timeout=60)
     assert check.returncode == 0 and "1 rated result: every stored rating matches" in check.stdout, check.stdout
 
@@ -145,7 +145,7 @@ async def test_a_classroom_behind_one_address_is_rated_when_the_operator_says_so
 
 
 def names(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client.cli", "names", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "plyhall", "names", *args], capture_output=True, text=True,
                           timeout=60)
 
 
@@ -176,8 +176,8 @@ async def test_registered_names_log_in_with_their_token_and_rate_each_other_from
 
 
 def test_the_rated_play_options_of_serve_are_checked_and_reach_the_hall():
-    from client.cli import build_parser
-    from server import cli
+    from plyhall.cli import build_parser
+    from plyhall.commands import serve as cli
 
     args = build_parser().parse_args(["serve", "--rated-networks", "10.0.0.0/8,2001:db8::/33", "--rated-names",
                                       "registered", "--rated-games-per-address", "50"])

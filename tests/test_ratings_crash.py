@@ -84,7 +84,7 @@ def test_a_sigkill_during_rated_games_leaves_every_rating_consistent(storage_url
         assert sum(standing.games for _, standing, _ in board) == 2 * count
     finally:
         storage.close()
-    check = subprocess.run([sys.executable, "-m", "client.cli", "ratings", "--recompute", "--db", db],
+    check = subprocess.run([sys.executable, "-m", "plyhall", "ratings", "--recompute", "--db", db],
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0 and "every stored rating matches" in check.stdout, check.stdout + check.stderr
     # the server starts again on the killed database, and the ratings stay consistent through more games

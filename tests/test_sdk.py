@@ -123,7 +123,7 @@ async def test_plyhall_bot_command_plays_against_an_sdk_bot(server, url):
     # a plain Popen waited on in a thread: asyncio's child watcher can miss the exit of a
     # process when an earlier test's event loop has closed, and then waits forever
     proc = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "bot", "--game", "magnetic-cave", "--level", "novice",
+        [sys.executable, "-m", "plyhall", "bot", "--game", "magnetic-cave", "--level", "novice",
          "--name", "nova", "--room", "Cave", "--url", url, "--games", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -148,7 +148,7 @@ async def test_plyhall_bot_command_plays_against_an_sdk_bot(server, url):
 
 
 def test_bot_command_rejects_bad_level():
-    out = subprocess.run([sys.executable, "-m", "client.cli", "bot", "--game", "connect4", "--level", "grandmaster",
+    out = subprocess.run([sys.executable, "-m", "plyhall", "bot", "--game", "connect4", "--level", "grandmaster",
                           "--name", "x"], capture_output=True, text=True)
     assert out.returncode == 2 and "levels:" in out.stderr
 

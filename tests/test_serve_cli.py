@@ -51,16 +51,16 @@ async def test_signal_stops_cleanly_and_keeps_the_running_game(tmp_path, sig, lo
 
 
 def test_serve_refuses_bad_options_and_busy_ports(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--port", "70000"],
+    out = subprocess.run([sys.executable, "-m", "plyhall", "serve", "--port", "70000"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "--port must be 0 to 65535" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--db", str(tmp_path / "no" / "x.db")],
+    out = subprocess.run([sys.executable, "-m", "plyhall", "serve", "--db", str(tmp_path / "no" / "x.db")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "does not exist" in out.stderr
     port = free_port()
     first = start_server(tmp_path / "a.db", port)
     try:
-        out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--port", str(port),
+        out = subprocess.run([sys.executable, "-m", "plyhall", "serve", "--port", str(port),
                               "--db", str(tmp_path / "b.db")], capture_output=True, text=True, timeout=60)
         assert out.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in out.stderr
     finally:
@@ -69,15 +69,15 @@ def test_serve_refuses_bad_options_and_busy_ports(tmp_path):
 
 
 def test_export_reports_missing_database_and_game(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(tmp_path / "none.db")],
+    out = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(tmp_path / "none.db")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "no database file" in out.stderr
     db = tmp_path / "empty.db"
     sqlite3.connect(db).close()
-    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--id", "abc"],
+    out = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(db), "--id", "abc"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "no game with id abc" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db), "--game", "chess"],
+    out = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(db), "--game", "chess"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "connect4" in out.stderr  # --game is a game type, as everywhere else
 
@@ -95,7 +95,7 @@ def test_export_into_a_closed_pipe_stops_quietly(tmp_path):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line: every write fails with EPIPE
     try:
-        out = subprocess.run([sys.executable, "-m", "client.cli", "export", "--db", str(db)],
+        out = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(db)],
                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
     finally:
         os.close(write)
@@ -150,7 +150,7 @@ def test_event_loop_option_runs_each_loop_and_explains_a_missing_one(monkeypatch
     import argparse
     import importlib.util
 
-    from server.cli import register, serve_option_errors
+    from plyhall.commands.serve import register, serve_option_errors
     from server.io import event_loop
 
     async def loop_class() -> str:

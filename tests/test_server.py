@@ -202,7 +202,7 @@ async def test_records_survive_restart_and_export(db_path, tmp_path):
         assert [m["seq"] for m in record["moves"]] == list(range(1, len(record["moves"]) + 1))
     finally:
         await srv2.stop()
-    from client.cli import main
+    from plyhall.cli import main
 
     out = tmp_path / "games.jsonl"
     assert main(["export", "--db", str(db_path), "-o", str(out)]) == 0

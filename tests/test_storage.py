@@ -122,7 +122,7 @@ def test_plyhall_db_copy_moves_a_deployment_and_back(pg_url, tmp_path):
     storage.close()
 
     def copy(source_url: str, target_url: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "client.cli", "db", "copy", "--from", source_url, "--to",
+        return subprocess.run([sys.executable, "-m", "plyhall", "db", "copy", "--from", source_url, "--to",
                                target_url], capture_output=True, text=True, timeout=120)
 
     there = copy(f"sqlite:///{source}", pg_url)

@@ -207,7 +207,7 @@ def test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_ev
         procs += [plyhall("bot", "--game", "connect4", "--level", "random", "--name", name, "--tournament",
                           "leavers", "--url", url) for name in ("r1", "r2", "r3")]
         out, err = run.communicate(timeout=180)
-        status = subprocess.run([sys.executable, "-m", "client.cli", "tournament", "status", "Leavers", "--url", url],
+        status = subprocess.run([sys.executable, "-m", "plyhall", "tournament", "status", "Leavers", "--url", url],
                                 capture_output=True, text=True, timeout=60)
     finally:
         for proc in procs:

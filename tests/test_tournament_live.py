@@ -249,7 +249,7 @@ def test_a_tournament_survives_the_server_being_killed(tmp_path):
     assert numbers == [1, 2, 3, 4, 5, 6], records  # every scheduled game once, none twice
 
 
-PLYHALL = [sys.executable, "-m", "client.cli"]
+PLYHALL = [sys.executable, "-m", "plyhall"]
 
 
 def wait_for(condition: Any, timeout: float) -> None:

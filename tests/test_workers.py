@@ -1,5 +1,5 @@
 """`plyhall serve --cluster/--workers`: the options a cluster node needs, the supervisor of
-`--workers N` (server/workers.py) with stand-in workers, the throwaway Redis of the cluster tests,
+`--workers N` (plyhall/workers.py) with stand-in workers, the throwaway Redis of the cluster tests,
 and N real nodes sharing a port."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PLYHALL_NODE", "P
 
 
 def serve(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "client.cli", "serve", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "plyhall", "serve", *args], capture_output=True, text=True,
                           timeout=60, cwd=cwd, env=CLEAN_ENV)
 
 
@@ -59,7 +59,7 @@ def test_cluster_options_are_checked_before_anything_starts(tmp_path, options, m
 def test_workers_pass_every_option_on_but_their_own():
     """Each worker gets the options the user gave (not the defaults: the environment gives it those), and the
     supervisor sets --node and --reuse-port."""
-    from server.cli import cluster_shown, register, serve_argv
+    from plyhall.commands.serve import cluster_shown, register, serve_argv
 
     subparsers = argparse.ArgumentParser().add_subparsers()
     register(subparsers)
@@ -83,7 +83,7 @@ def test_workers_pass_every_option_on_but_their_own():
 
 SUPERVISOR = """
 import argparse, sys
-from server.workers import Workers
+from plyhall.workers import Workers
 
 supervisor = Workers(argparse.Namespace(node="w", workers=2, host="127.0.0.1", port=1), [])
 for worker in supervisor.workers:
@@ -242,7 +242,7 @@ def test_each_test_gets_an_empty_redis_too(redis_url):
 def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path, pg_url, redis_url):
     pytest.importorskip("server.io.cluster", reason="the cluster core (server/io/cluster.py) is not there yet")
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "client.cli", "serve", "--workers", "2", "--cluster", redis_url,
+    proc = subprocess.Popen([sys.executable, "-m", "plyhall", "serve", "--workers", "2", "--cluster", redis_url,
                              "--db", pg_url, "--node", "w", "--port", str(port), "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=CLEAN_ENV,
                             start_new_session=True)

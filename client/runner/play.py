@@ -20,8 +20,6 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from bots import LEVELS_HELP
-
 MOVES_SHOWN = 200
 """At most this many legal moves are listed at once (the Amazons have 2,176 at the start)."""
 
@@ -144,29 +142,6 @@ def play_in_terminal(
     else:
         write(f"You lost, {bot.level} won: {outcome.reason}.")
     return outcome
-
-
-def _seat(text: str) -> int:
-    if text not in ("0", "1"):
-        raise argparse.ArgumentTypeError(f"must be 0 (move first) or 1 (move second), not {text!r}")
-    return int(text)
-
-
-def register(subparsers: Any) -> None:
-    """Add the ``play`` subcommand to the ``plyhall`` parser."""
-    parser = subparsers.add_parser(
-        "play",
-        help="play a bot in the terminal",
-        description=f"Play one game against a bot in the terminal. Levels: {LEVELS_HELP}.",
-    )
-    from protocol.games import GAMES
-
-    parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
-    parser.add_argument("--level", default="minimax-2",
-                        help=f"the bot's level: {LEVELS_HELP} (default minimax-2)")
-    parser.add_argument("--seat", type=_seat, default=0, help="your seat: 0 moves first (default), 1 second")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random choices")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from .cli_support import add_db_option
+from plyhall.database import add_db_option, open_database
 
 LABEL_MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", "best": "", "good": ""}
 
@@ -40,8 +40,6 @@ def register(subparsers: Any) -> None:
 
 def run_analyse(args: argparse.Namespace) -> int:
     """Analyse (or read) the games and print them."""
-    from .cli_support import open_database
-
     if args.nodes is not None and not 1000 <= args.nodes <= 10**9:
         print("plyhall analyse: --nodes must be 1000 to 1000000000", file=sys.stderr)
         return 2
@@ -75,7 +73,7 @@ def _games(storage: Any, args: argparse.Namespace) -> list[dict[str, Any]] | str
 
 
 async def _analyse_all(games: list[dict[str, Any]], stored: dict[str, Any], args: argparse.Namespace) -> int:
-    from .io.analysis import WORKER, Worker
+    from server.io.analysis import WORKER, Worker
 
     worker = Worker(WORKER)
     try:

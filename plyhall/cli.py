@@ -1,24 +1,19 @@
-"""The ``plyhall`` command: one entry point, one subcommand per job.
-
-Each subcommand lives in its own module, which offers ``register(subparsers)`` to add its
-parser (setting ``func``). Modules import their heavy dependencies inside ``func`` so that
-``plyhall --help`` stays fast. This module sits on top of every package: the server's
-commands (``serve``, ``export``) and the programs that run bots (``client.runner``).
-"""
+"""The ``plyhall`` command's entry point: the parser of every subcommand (:mod:`plyhall.commands`), and the run
+of the one asked for, with the exit codes every command shares (130 when interrupted, SIGPIPE's when whoever read
+the output stopped reading)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from types import ModuleType
 
 import protocol
-from client import cosc322, tournament
-from client.runner import bot, match, play
-from server import cli as server_cli
+from plyhall.commands import analyse, bot, cosc322, db, export, match, names, play, ratings, serve, tournament
 
-# Subcommand modules, in the order --help lists them.
-COMMAND_MODULES = (server_cli, tournament, bot, match, play, cosc322)
+COMMANDS: tuple[ModuleType, ...] = (serve, export, db, ratings, names, analyse, tournament, bot, match, play, cosc322)
+"""The subcommand modules, in the order ``plyhall --help`` lists them."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"plyhall {protocol.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
+    for module in COMMANDS:
         module.register(subparsers)
     return parser
 

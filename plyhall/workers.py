@@ -113,7 +113,7 @@ class Workers:
     """The supervisor of :func:`run_workers`."""
 
     def __init__(self, args: argparse.Namespace, argv: list[str]) -> None:
-        base = [sys.executable, "-m", "client.cli", "serve", *argv]
+        base = [sys.executable, "-m", "plyhall", "serve", *argv]
         self.args = args
         self.workers = [Worker(i, f"{args.node}-{i}", [*base, "--node", f"{args.node}-{i}", "--reuse-port"])
                         for i in range(1, args.workers + 1)]
@@ -224,7 +224,7 @@ class Workers:
 def run_workers(args: argparse.Namespace, argv: list[str]) -> int:
     """Run ``args.workers`` node processes of the cluster ``args.cluster`` until SIGINT/SIGTERM/SIGHUP.
 
-    ``argv``: the ``serve`` options every worker gets (:func:`server.cli.serve_argv`); each worker gets
+    ``argv``: the ``serve`` options every worker gets (:func:`plyhall.commands.serve.serve_argv`); each worker gets
     ``--node NODE-i`` and ``--reuse-port`` besides. The exit code: 0 after a clean stop, 1 when a worker kept
     failing at its start or did not stop cleanly."""
     return Workers(args, argv).main()

@@ -1,12 +1,10 @@
-"""``plyhall serve``, ``plyhall export`` and ``plyhall db``; ``plyhall ratings`` is registered with them
-(``server.ratings_cli``). It is long because ``plyhall serve`` has many options (quotas, the ladder,
-analysis, a cluster), each registered and checked here, beside what it starts."""
+"""``plyhall serve``: the server's options, each registered and checked here, and the run that starts the server
+from them (``--workers N`` starts N of it, supervised by :mod:`plyhall.workers`)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import re
@@ -16,18 +14,23 @@ import sys
 import urllib.parse
 from typing import Any
 
-from protocol.games import GAMES
-
-from . import analysis_cli, names_cli, ratings_cli
-from .cli_support import add_db_option
-from .core.hall import Limits
-from .core.house import HOUSE_LEVELS
-from .core.ladder import GAMES_BURST, GAMES_PER_ADDRESS, LADDER_TIMES, LadderConfig, parse_anchors, parse_ladder_times
-from .io import event_loop
-from .io.analysis import MAX_QUEUED, PER_REQUESTER
-from .io.event_loop import EVENT_LOOPS, default_event_loop, installed
-from .io.http import BURST_SECONDS, HTTP_RATE, HttpQuota
-from .io.transport import parse_networks
+from plyhall.commands import names
+from plyhall.database import add_db_option
+from server.core.hall import Limits
+from server.core.house import HOUSE_LEVELS
+from server.core.ladder import (
+    GAMES_BURST,
+    GAMES_PER_ADDRESS,
+    LADDER_TIMES,
+    LadderConfig,
+    parse_anchors,
+    parse_ladder_times,
+)
+from server.io import event_loop
+from server.io.analysis import MAX_QUEUED, PER_REQUESTER
+from server.io.event_loop import EVENT_LOOPS, default_event_loop, installed
+from server.io.http import BURST_SECONDS, HTTP_RATE, HttpQuota
+from server.io.transport import parse_networks
 
 QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_connections_per_address", 0, "WebSocket connections open from one address"),
@@ -53,7 +56,7 @@ CLUSTER_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``serve`` and ``export`` subcommands."""
+    """Add the ``serve`` subcommand."""
     serve = subparsers.add_parser(
         "serve", help="run the tournament server",
         description="Run the Plyhall server: WebSocket endpoint /ws and read-only HTTP on one port. Running games "
@@ -103,7 +106,7 @@ def register(subparsers: Any) -> None:
     ladder.add_argument("--ladder-games-per-address", type=float, default=GAMES_PER_ADDRESS, metavar="N",
                         help="ladder games the names of one address may start a minute, on average, in bursts of "
                              f"{GAMES_BURST:g} (default {GAMES_PER_ADDRESS:g}; 0: no limit); past it they wait")
-    names_cli.add_rated_options(serve)
+    names.add_rated_options(serve)
     quotas = serve.add_argument_group(
         "quotas", "what one address or one name may hold, so that nobody can fill the server")
     defaults = Limits()
@@ -141,29 +144,6 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--verbose", action="store_true", help="log connection churn too (DEBUG)")
     serve.set_defaults(func=run_serve)
 
-    export = subparsers.add_parser(
-        "export", help="write recorded games as JSON lines",
-        description="Write recorded games from a server database as JSON lines (one game a line, oldest first).")
-    add_db_option(export)
-    export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
-    export.add_argument("--id", dest="record", help="only the game with this record id")
-    export.add_argument("--tournament", metavar="ID", help="only the games of this tournament")
-    export.add_argument("--output", "-o", help="file to write (default standard output)")
-    export.set_defaults(func=run_export)
-
-    db = subparsers.add_parser("db", help="database tools", description="Database tools.")
-    tools = db.add_subparsers(dest="tool", metavar="TOOL", required=True)
-    copy = tools.add_parser(
-        "copy", help="copy a whole deployment to another database",
-        description="Copy everything (games with their moves, names, open rooms, tournaments) from one database to "
-                    "another, empty one, and check the counts: SQLite to PostgreSQL and back. Stop the server first.")
-    copy.add_argument("--from", dest="source", required=True, help="sqlite:///PATH (or a path) or postgresql://...")
-    copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
-    copy.set_defaults(func=run_db_copy)
-    ratings_cli.register(subparsers)
-    names_cli.register(subparsers)
-    analysis_cli.register(subparsers)
-
 
 def serve_option_errors(args: argparse.Namespace) -> list[str]:
     """Every bad ``serve`` option, each in a sentence of its own."""
@@ -191,7 +171,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         parse_networks(args.trusted_proxies)
     except ValueError as exc:
         errors.append(f"--trusted-proxies: {exc}")
-    errors += names_cli.rated_option_errors(args)
+    errors += names.rated_option_errors(args)
     errors += _analysis_errors(args)
     errors += _ladder_errors(args)
     errors += _cluster_errors(args)
@@ -277,7 +257,7 @@ def cluster_shown(url: str) -> str:
 
 def serve_limits(args: argparse.Namespace) -> Limits:
     """The hall's :class:`Limits` from valid ``serve`` options: the quotas, and who is rated."""
-    return Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}, **names_cli.rated_limits(args))
+    return Limits(**{f: getattr(args, f) for f, _, _ in QUOTAS}, **names.rated_limits(args))
 
 
 def ladder_config(args: argparse.Namespace) -> LadderConfig:
@@ -316,7 +296,7 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server and run until SIGINT/SIGTERM."""
-    from .storage import StorageError, open_storage
+    from server.storage import StorageError, open_storage
 
     level = logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
     node = f"[{args.node}] " if args.cluster else ""  # the nodes of --workers share one terminal
@@ -329,11 +309,11 @@ def run_serve(args: argparse.Namespace) -> int:
     if errors:
         return 2
     if args.workers > 1:
-        from .workers import run_workers
+        from plyhall.workers import run_workers
 
         return run_workers(args, serve_argv(args))
     if args.cluster:  # fail before joining the cluster, not after (the others would take this node for dead)
-        from .io.cluster import preflight
+        from server.io.cluster import preflight
 
         problem = preflight(args.cluster, args.host, args.port, args.reuse_port)
         if problem:
@@ -355,8 +335,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool]) -> int:
     """Run the server until a signal; the exit code (1 when something could not be stored)."""
-    from .io.server import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
-    from .storage import StorageError
+    from server.io.server import SHUTDOWN_SECONDS, PlyhallServer, RateLimit
+    from server.storage import StorageError
 
     server = PlyhallServer(storage, args.host, args.port, limits=serve_limits(args),
                            room_defaults={"grace": args.grace, "illegal_move": args.illegal_move,
@@ -382,7 +362,7 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
     stop = _stop_on_signal()  # before the start line: whoever reads it may signal at once
     _say_started(args, server, storage)
     if os.environ.get("PLYHALL_WORKER_READY") == "1":  # a worker of --workers: its supervisor counts it as started
-        from .workers import READY
+        from plyhall.workers import READY
 
         print(READY, file=sys.stderr, flush=True)
     waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(server.deposed_event.wait())]
@@ -435,74 +415,3 @@ def _stop_on_signal() -> asyncio.Event:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, signalled)
     return stop
-
-
-def run_export(args: argparse.Namespace) -> int:
-    """Write records as JSON lines."""
-    from .cli_support import open_database
-
-    storage = open_database(args.db, "export")
-    if storage is None:
-        return 1
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    count = 0
-    try:
-        if args.record:
-            record = storage.get_game(args.record)
-            if record is None:
-                print(f"plyhall export: no game with id {args.record} in {args.db}", file=sys.stderr)
-                return 1
-            records: Any = [record]
-        else:
-            records = storage.iter_games(tournament=args.tournament, game=args.game)
-        for record in records:
-            analysis = storage.get_analysis(record["id"])
-            if analysis is not None:  # the master engines' verdict on every move, when the game was analysed
-                record["analysis"] = analysis
-            out.write(json.dumps(record) + "\n")
-            count += 1
-    finally:
-        if out is not sys.stdout:
-            out.close()
-        storage.close()
-    print(f"exported {count} game{'' if count == 1 else 's'}", file=sys.stderr)
-    return 0
-
-
-def run_db_copy(args: argparse.Namespace) -> int:
-    """Copy every table to an empty database, then compare the row counts."""
-    from .storage import TABLES, StorageError, open_storage
-
-    if "://" not in args.source and not os.path.isfile(args.source):
-        print(f"plyhall db copy: no database file {args.source}", file=sys.stderr)
-        return 1
-    try:
-        source = open_storage(args.source)
-        target = open_storage(args.target)
-    except (OSError, StorageError) as exc:
-        print(f"plyhall db copy: {exc}", file=sys.stderr)
-        return 1
-    try:
-        if any(target.counts().values()):
-            print(f"plyhall db copy: {args.target} is not empty; copy into a new, empty database", file=sys.stderr)
-            return 1
-        for table in TABLES:
-            batch: list[tuple] = []
-            for row in source.rows(table):
-                batch.append(tuple(row))
-                if len(batch) == 1000:
-                    target.insert_rows(table, batch)
-                    batch = []
-            if batch:
-                target.insert_rows(table, batch)
-        before, after = source.counts(), target.counts()
-        for table in TABLES:
-            print(f"{table:<12}{before[table]:>10} -> {after[table]:>10}")
-        if before != after:
-            print("plyhall db copy: the counts differ", file=sys.stderr)
-            return 1
-        print(f"copied {sum(after.values())} rows; the counts agree")
-        return 0
-    finally:
-        source.close()
-        target.close()

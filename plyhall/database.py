@@ -1,4 +1,5 @@
-"""What the server's commands share: opening the database a command reads, or saying in one line why not."""
+"""What the commands that read a server's database share: its ``--db`` option, and opening it or saying in one line
+why not."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import os
 import sys
 
-from .storage import SQLStorage, StorageError, open_existing
+from server.storage import SQLStorage, StorageError, open_existing
 
 DEFAULT_DB = "plyhall.db"
 

@@ -19,11 +19,10 @@ import sys
 import time
 from typing import Any
 
+from plyhall.database import add_db_option, open_database
 from protocol.messages import NAME_PATTERN
 from protocol.ratings import HOUSE_PREFIX
-
-from .cli_support import add_db_option
-from .io.transport import parse_networks
+from server.io.transport import parse_networks
 
 NAME = re.compile(NAME_PATTERN)
 NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit), not starting with house-"
@@ -89,8 +88,7 @@ def name_problem(name: str) -> str | None:
 def run_add(args: argparse.Namespace) -> int:
     """Register the names, printing each one's token; exit 1 when any could not be registered."""
     from server.core.identity import Claim
-
-    from .storage import StorageError, open_storage
+    from server.storage import StorageError, open_storage
 
     problems = [p for p in map(name_problem, args.names) if p is not None]
     if len(set(args.names)) != len(args.names):
@@ -122,8 +120,6 @@ def run_add(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the registered names, one a line."""
-    from .cli_support import open_database
-
     storage = open_database(args.db, "names list")
     if storage is None:
         return 1

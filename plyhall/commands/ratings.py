@@ -17,10 +17,9 @@ import sys
 import time
 from typing import Any
 
+from plyhall.database import add_db_option, open_database
 from protocol.games import GAMES
 from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_json
-
-from .cli_support import add_db_option
 
 UNRATED_SHOWN = 5
 """The latest unrated games of rated rooms a leaderboard lists under it, with why."""
@@ -80,8 +79,6 @@ def _player_text(storage: Any, name: str, limit: int) -> str | None:
 
 def run_ratings(args: argparse.Namespace) -> int:
     """Print a leaderboard or a player's ratings, or check every rating against the stored results."""
-    from .cli_support import open_database
-
     if args.limit < 1:
         print("plyhall ratings: --limit must be at least 1", file=sys.stderr)
         return 2

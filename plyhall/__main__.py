@@ -1,0 +1,7 @@
+"""``python -m plyhall``: the ``plyhall`` command, as the console script runs it."""
+
+import sys
+
+from plyhall.cli import main
+
+sys.exit(main())

@@ -1,0 +1,62 @@
+"""``plyhall db``: database tools; ``plyhall db copy`` copies a whole deployment (games with their moves, names,
+open rooms, tournaments, ratings) into another, empty database, SQLite to PostgreSQL and back, and checks the
+counts."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``db`` subcommand and its tools."""
+    db = subparsers.add_parser("db", help="database tools", description="Database tools.")
+    tools = db.add_subparsers(dest="tool", metavar="TOOL", required=True)
+    copy = tools.add_parser(
+        "copy", help="copy a whole deployment to another database",
+        description="Copy everything (games with their moves, names, open rooms, tournaments) from one database to "
+                    "another, empty one, and check the counts: SQLite to PostgreSQL and back. Stop the server first.")
+    copy.add_argument("--from", dest="source", required=True, help="sqlite:///PATH (or a path) or postgresql://...")
+    copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
+    copy.set_defaults(func=run_db_copy)
+
+
+def run_db_copy(args: argparse.Namespace) -> int:
+    """Copy every table to an empty database, then compare the row counts."""
+    from server.storage import TABLES, StorageError, open_storage
+
+    if "://" not in args.source and not os.path.isfile(args.source):
+        print(f"plyhall db copy: no database file {args.source}", file=sys.stderr)
+        return 1
+    try:
+        source = open_storage(args.source)
+        target = open_storage(args.target)
+    except (OSError, StorageError) as exc:
+        print(f"plyhall db copy: {exc}", file=sys.stderr)
+        return 1
+    try:
+        if any(target.counts().values()):
+            print(f"plyhall db copy: {args.target} is not empty; copy into a new, empty database", file=sys.stderr)
+            return 1
+        for table in TABLES:
+            batch: list[tuple] = []
+            for row in source.rows(table):
+                batch.append(tuple(row))
+                if len(batch) == 1000:
+                    target.insert_rows(table, batch)
+                    batch = []
+            if batch:
+                target.insert_rows(table, batch)
+        before, after = source.counts(), target.counts()
+        for table in TABLES:
+            print(f"{table:<12}{before[table]:>10} -> {after[table]:>10}")
+        if before != after:
+            print("plyhall db copy: the counts differ", file=sys.stderr)
+            return 1
+        print(f"copied {sum(after.values())} rows; the counts agree")
+        return 0
+    finally:
+        source.close()
+        target.close()
