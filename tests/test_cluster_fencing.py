@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -147,7 +148,10 @@ async def test_a_dropped_lock_is_taken_again_before_anyone_adopts(pg_url, redis_
         n1.send_signal(signal.SIGSTOP)
         stalled = time.monotonic()
         try:
-            await asyncio.sleep(5)  # past the 2 s lease: n2 tries to adopt n1, whose lock is held
+            await asyncio.sleep(1)
+            for path in ("/healthz", "/ws"):  # clients that give up on the stalled node before it answers
+                await asyncio.to_thread(_give_up, port1, path)
+            await asyncio.sleep(4)  # past the 2 s lease: n2 tries to adopt n1, whose lock is held
         finally:
             n1.send_signal(signal.SIGCONT)
         assert time.monotonic() - stalled >= 5
@@ -156,6 +160,16 @@ async def test_a_dropped_lock_is_taken_again_before_anyone_adopts(pg_url, redis_
         assert n1.poll() is None and not ann.closed.is_set()
         await asyncio.sleep(0.2)
         assert stored(pg_url, "Kept") == (told, ["n1"])
+        _, err = stop(n1)
+        assert "Traceback" not in err, f"n1 logged a traceback after its stall:\n{err}"
+
+
+def _give_up(port: int, path: str) -> None:
+    """A request (a WebSocket handshake for /ws) sent to ``port``, whose client closes before any answer."""
+    upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n" \
+              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" if path == "/ws" else ""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{upgrade}\r\n".encode())
 
 
 def _text(port: int, path: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.exceptions import InvalidMessage, SecurityError
-from websockets.frames import Frame, Opcode
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response, parse_headers, parse_line
 from websockets.protocol import CONNECTING, Protocol
 from websockets.server import ServerProtocol
@@ -217,14 +217,21 @@ class HttpAwareProtocol(ServerProtocol):
             return
         self.events.append(request)
         if is_upgrade(request):
-            while self.state is CONNECTING:  # what comes before the answer is read once the handshake succeeds
-                yield
-            yield from Protocol.parse(self)  # frames, as websockets reads them after its own handshake parse
+            while self.state is CONNECTING and not self.reader.eof:  # what comes before the answer is read once
+                yield  # the handshake succeeds
+            # frames, as websockets reads them after its own handshake parse; the end of the stream before the
+            # answer (the client gave up waiting) fails the connection there, CLOSED and never answered
+            yield from Protocol.parse(self)
             return
-        while True:  # plain HTTP: keep (a bounded amount of) what follows, for the pipelined answers
+        while not self.reader.eof:  # plain HTTP: keep (a bounded amount of) what follows, for the pipelined answers
             if len(self.reader.buffer) > PIPELINED_BYTES:
                 del self.reader.buffer[PIPELINED_BYTES:]
             yield
+        # The client ended its side before the answer was sent (say it gave up while this process was stopped):
+        # the connection is failed, CLOSED and never answered, as websockets' own parser does (websockets asserts
+        # that a lost connection is CLOSED: a parser that waited on here raised AssertionError when it was lost).
+        self.fail(CloseCode.ABNORMAL_CLOSURE)
+        yield
 
 
 def pipelined(connection: ServerConnection) -> list[Request | HttpRefusal]:
