@@ -54,24 +54,36 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """The packages of ours that a source file imports (absolute and relative imports)."""
+def _import_statements(path: Path, type_checking: bool = True) -> list[tuple[str, list[str]]]:
+    """Every import of a source file, also one inside a function: ``(module, names)``, the module fully named
+    (relative imports resolved) and ``names`` what ``from module import ...`` takes ([] for ``import module``).
+    ``type_checking=False`` leaves out the imports made only for type checking (``if TYPE_CHECKING:``)."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    skipped = set() if type_checking else {
+        id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+        and getattr(block.test, "id", getattr(block.test, "attr", "")) == "TYPE_CHECKING"
+        for statement in block.body for node in ast.walk(statement)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found += [(alias.name, []) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                names = [".".join(base + ([node.module] if node.module else []))]
+                name = ".".join(base + ([node.module] if node.module else []))
             else:
-                names = [node.module or ""]
-        else:
-            continue
-        found.update(name.split(".")[0] for name in names if name.split(".")[0] in OURS)
+                name = node.module or ""
+            found.append((name, [alias.name for alias in node.names]))
     return found
+
+
+def _imports(path: Path) -> set[str]:
+    """The packages of ours that a source file imports (absolute and relative imports)."""
+    return {name.split(".")[0] for name, _ in _import_statements(path) if name.split(".")[0] in OURS}
 
 
 def test_every_layer_imports_only_what_the_design_allows():
@@ -120,25 +132,7 @@ STORAGE_INTERFACE = {"server.storage", "server.storage.base", "server.storage.re
 def _module_imports(path: Path) -> set[str]:
     """Every module a source file imports, fully named (relative imports resolved), leaving out imports only made
     for type checking (``if TYPE_CHECKING:``)."""
-    module = _module_name(path)
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    tree = ast.parse(path.read_text(), str(path))
-    skipped = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
-               and getattr(block.test, "id", getattr(block.test, "attr", "")) == "TYPE_CHECKING"
-               for statement in block.body for node in ast.walk(statement)}
-    found = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                found.add(".".join(base + ([node.module] if node.module else [])))
-            else:
-                found.add(node.module or "")
-    return found
+    return {name for name, _ in _import_statements(path, type_checking=False)}
 
 
 def _server_modules() -> dict[str, set[str]]:
@@ -164,29 +158,68 @@ def test_the_sans_io_core_imports_no_io_and_storage_only_through_its_interface()
             assert not inside, f"{module} reaches past the storage interface: {sorted(inside)}"
 
 
-def test_the_server_modules_import_each_other_without_circles():
-    graph = _server_modules()
-    modules = set(graph)
+def _module_graph() -> dict[str, set[str]]:
+    """Each module of ours and the modules of ours it imports: every import counts, one inside a function or under
+    ``if TYPE_CHECKING:`` too (two modules that name each other's types cannot be read, or moved, one without the
+    other). ``from package import name`` imports the module ``package.name`` where there is one, else ``package``;
+    a module always imports its package first, so that is no edge."""
+    paths = {_module_name(path): path for top in OURS for path in sorted((ROOT / top).rglob("*.py"))}
+    graph = {}
+    for module, path in paths.items():
+        targets = set()
+        for name, names in _import_statements(path):
+            submodules = {f"{name}.{each}" for each in names if f"{name}.{each}" in paths}
+            targets |= submodules or ({name} if name in paths else set())
+            if len(submodules) < len(names) and name in paths:  # "from pkg import mod, Thing": pkg too
+                targets.add(name)
+        graph[module] = {t for t in targets if t != module and not module.startswith(t + ".")}
+    return graph
 
-    def targets(module: str) -> set[str]:
-        # "from .core import hall" names a module; "from .core.hall import Hall" too: keep what is a module
-        return {name for name in graph[module] if name in modules and name != module}
 
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A circle of imports in ``graph`` (its modules in order, the first again at the end), or None."""
     state: dict[str, int] = {}  # 1: on the path being walked, 2: done
 
-    def walk(module: str, path: list[str]) -> None:
+    def walk(module: str, path: list[str]) -> list[str] | None:
         state[module] = 1
-        for target in sorted(targets(module)):
+        for target in sorted(graph[module]):
             if state.get(target) == 1:
-                cycle = path[path.index(target):] + [target]
-                raise AssertionError(f"the server modules import each other in a circle: {' -> '.join(cycle)}")
-            if target not in state:
-                walk(target, [*path, target])
+                return path[path.index(target):] + [target]
+            if target not in state and (cycle := walk(target, [*path, target])):
+                return cycle
         state[module] = 2
+        return None
 
-    for module in sorted(modules):
-        if module not in state:
-            walk(module, [module])
+    for module in sorted(graph):
+        if module not in state and (cycle := walk(module, [module])):
+            return cycle
+    return None
+
+
+def test_no_modules_of_ours_import_each_other_in_a_circle():
+    graph = _module_graph()
+    assert len(graph) > 150 and {"protocol", "server.core.hall", "client.sdk", "bots", "plyhall.cli"} <= set(graph)
+    cycle = _circle(graph)
+    assert cycle is None, (f"modules import each other in a circle: {' -> '.join(cycle)} (move what they share to a "
+                           "module below both, or pass the callback in)")
+
+
+def test_the_circle_check_sees_a_circle_of_type_only_and_lazy_imports(tmp_path, monkeypatch):
+    """The check above finds circles like the issue's: two modules importing each other, one only for its types,
+    the other inside a function."""
+    package = tmp_path / "bots" / "circle"
+    package.mkdir(parents=True)
+    (tmp_path / "bots" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "book.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .master import M\n")
+    (package / "master.py").write_text("def f():\n    from bots.circle import book\n")
+    (package / "other.py").write_text("from . import master\nfrom bots.circle.book import Book\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = _module_graph()
+    assert graph["bots.circle.other"] == {"bots.circle.master", "bots.circle.book"}
+    assert _circle(graph) == ["bots.circle.book", "bots.circle.master", "bots.circle.book"]
+    graph["bots.circle.master"] = set()
+    assert _circle(graph) is None
 
 
 def test_no_server_module_is_long_unless_its_docstring_says_why():
