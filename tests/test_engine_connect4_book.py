@@ -27,7 +27,7 @@ from bots.engine.connect4.fieldbook import (
 )
 from bots.engine.connect4.master import Connect4Master
 from bots.engine.connect4.position import CELLS, HEIGHT, WIDTH, from_moves, has_four, playable, winning_squares
-from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve, solve_column
+from bots.engine.connect4.solver import SolverTables, held_floor, new_solver_tables, solve, solve_column
 from protocol.games import GAMES
 
 GAME = GAMES["connect4"]
@@ -186,6 +186,36 @@ def test_the_column_of_a_12_stone_position_keeps_the_books_score(plain_solver: S
                 assert (after_move < 0, after_move == 0) == (score > 0, score == 0), (moves, column)
             else:
                 assert after_move == -score == -exact(moves, plain_solver), (moves, column)
+
+
+HARD_THIRTEEN = ("4721261235536", "3335514317173", "5471214216246", "2577713147446", "1741464423131")
+"""13-stone positions of seeded games and the public sets that took the solver the most nodes (one of them,
+``4721261235536``, the draw master at 0.1 s a move once missed)."""
+
+
+def test_the_column_held_first_holds_its_floor(book_solver: SolverTables) -> None:
+    """Master's first step: a column proven to hold at least ``floor``, and bounds that hold the exact score; at
+    12 stones (the book's exact score) both bounds are that score."""
+    for moves in HARD_TWELVE + HARD_THIRTEEN:
+        position, mask, stones = from_moves(moves)
+        book_solver.entries.fill(0)
+        held, floor, ceiling = held_floor(np.uint64(position), np.uint64(mask), stones, book_solver, np.inf)
+        score = exact(moves, book_solver)
+        assert held >= 0 and floor <= score <= ceiling, (moves, held, floor, ceiling, score)
+        assert -exact(moves + str(held + 1), book_solver) >= floor, moves
+        if stones == BOOK_STONES:
+            assert floor == ceiling == score, moves
+
+
+def test_master_short_of_nodes_plays_the_column_it_proved_holds_the_draw(book_solver: SolverTables) -> None:
+    """Where the solve does not finish (here a node limit far below the 2.5 million it takes), master plays the
+    column it proved holds the draw, not the heuristic search's guess."""
+    master = Connect4Master("connect4", "master", seed=1, node_limit=300_000)
+    moves = "4721261235536"
+    move = master.choose(GAME.start(*moves), TimeBudget(per_move=60.0))
+    stats = master.stats()
+    assert not stats["solved"] and stats["held"] == 0, stats
+    assert exact(moves, book_solver) == 0 == exact(moves + str(move.column + 1), book_solver)
 
 
 def test_the_opening_table_is_made_in_the_cache_and_agrees_with_the_solver(book_solver: SolverTables,

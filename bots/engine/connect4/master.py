@@ -3,8 +3,9 @@ the exact solver), the heuristic search only when the solver cannot finish in ti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from .book import opening_move, opening_table
 from .evaluation import search
 from .fieldbook import field_book
 from .position import CELLS, WIDTH, from_moves, from_state, legal_columns, to_drop
-from .solver import NODES, new_solver_tables, solve_column, solve_many
+from .solver import LIMIT, NODES, SolverTables, held_floor, new_solver_tables, solve_column, solve_many
 
 SOLVER_SHARE = 0.9
 """Share of the move's time given to the exact solver (from 12 stones on) before the heuristic search takes over:
@@ -31,9 +32,78 @@ def warm_up() -> None:
     position, mask, stones = from_moves("4453")
     tables = new_solver_tables(book=field_book())
     solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
+    held_floor(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
     solve_many(np.zeros(0, np.uint64), np.zeros(0, np.uint64), np.zeros(0, np.int64), tables)
     searcher = Searcher(search, max_moves=WIDTH, move_space=WIDTH, table_bits=4)
     searcher.think(np.array([position, mask, stones], np.uint64), 0.0, max_depth=2)
+
+
+class Steps(NamedTuple):
+    """What :func:`solve_in_steps` found: the column to play and its score when ``solved``; else ``held``, a
+    column proven to hold at least ``floor`` (-1 and ``-CELLS``: none); the nodes of each step (held, weak,
+    exact)."""
+
+    column: int
+    score: int
+    solved: bool
+    held: int
+    floor: int
+    nodes: tuple[int, int, int]
+
+
+def solve_in_steps(
+    position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables, deadline: float,
+    budget: int | None = None,
+) -> Steps:
+    """Master's solve of a running position, in the order that leaves the best move so far when time runs out.
+
+    First a column proven to hold some score (cheap: one column's search; :func:`held_floor`), the move to fall
+    back on. Then a weak solve (win, draw or loss), about half the time of an exact one, and all a draw needs.
+    A win wants the fastest, a loss the slowest: the exact score tells which column does; should it not finish
+    on a win, the weak solve's column still wins. ``budget``: the nodes of all steps together, at most (the
+    tables' own node limit, if any, is then set aside for this call).
+    """
+    limit = int(tables.counters[LIMIT])
+    nodes = [0, 0, 0]
+
+    def left() -> None:
+        """Give the next step what is left of the budget."""
+        if budget is not None:
+            tables.counters[LIMIT] = max(budget - sum(nodes), 1)
+
+    try:
+        return _steps(position, mask, stones, tables, deadline, nodes, left)
+    finally:
+        tables.counters[LIMIT] = limit
+
+
+def _steps(
+    position: np.uint64, mask: np.uint64, stones: int, tables: SolverTables, deadline: float,
+    nodes: list[int], left: Callable[[], None],
+) -> Steps:
+    """The body of :func:`solve_in_steps`: ``nodes`` collects each step's count, ``left()`` sets the node limit
+    before each step."""
+    left()
+    held, floor, ceiling = held_floor(position, mask, stones, tables, deadline)
+    nodes[0] = int(tables.counters[NODES])
+    if held >= 0 and floor >= ceiling:  # the exact score held (at 12 stones, where the book knows it)
+        return Steps(held, floor, True, held, floor, (nodes[0], 0, 0))
+    if held >= 0 and floor > 0:  # a win held: all a weak solve would say
+        column, score, solved = held, floor, True
+    else:
+        left()
+        column, score, solved = solve_column(position, mask, stones, tables, deadline, True, floor, ceiling)
+        nodes[1] = int(tables.counters[NODES])
+    if not solved or score != 0:
+        # The bounds known (a win by at least, a loss by at least) spare the exact solve its windows.
+        low_bound = max(floor, score if solved and score > 0 else -CELLS)
+        high_bound = min(ceiling, score if score < 0 else CELLS)
+        left()
+        exact = solve_column(position, mask, stones, tables, deadline, False, low_bound, high_bound)
+        nodes[2] = int(tables.counters[NODES])
+        if exact[2] or not solved or score < 0:  # out of time on a win: the weak solve's column still wins
+            column, score, solved = exact
+    return Steps(int(column), int(score), bool(solved), int(held), int(floor), (nodes[0], nodes[1], nodes[2]))
 
 
 class Connect4Master(EngineBot):
@@ -74,21 +144,13 @@ class Connect4Master(EngineBot):
         if found is not None and found[0] in columns:  # exact: the fastest win, the slowest loss, or the draw
             return found[0], {"book": True, "solved": True, "score": found[1]}
 
-        # A weak solve (win, draw or loss) takes about half the time of an exact one, and is all a draw needs.
-        # A win wants the fastest, a loss the slowest: the exact score tells which column does.
         solver_deadline = start + SOLVER_SHARE * (deadline - start)
-        column, score, solved = solve_column(position, mask, stones, self._solver, solver_deadline, True)
-        solver_nodes = int(self._solver.counters[NODES])
-        if not solved or score != 0:
-            # The weak solve's bound (a win by at least, a loss by at least) spares the exact solve its windows.
-            low_bound = score if score > 0 else -CELLS
-            high_bound = score if score < 0 else CELLS
-            exact = solve_column(position, mask, stones, self._solver, solver_deadline, False, low_bound, high_bound)
-            solver_nodes += int(self._solver.counters[NODES])
-            if exact[2] or not solved or score < 0:  # out of time on a win: the weak solve's column still wins
-                column, score, solved = exact
-        if solved and column in columns:
-            return column, {"solved": True, "score": int(score), "nodes": solver_nodes}
+        steps = solve_in_steps(position, mask, stones, self._solver, solver_deadline)
+        solver_nodes = sum(steps.nodes)
+        if steps.solved and steps.column in columns:
+            return steps.column, {"solved": True, "score": steps.score, "nodes": solver_nodes}
+        if steps.held in columns:  # proven to hold at least ``floor``: better than any guess of the heuristic search
+            return steps.held, {"solved": False, "held": steps.floor, "nodes": solver_nodes}
 
         result = self._searcher.think(board, deadline, max_depth=CELLS - stones)
         return result.move, {"solved": False, **searched(result), "nodes": solver_nodes + result.nodes}
