@@ -116,3 +116,46 @@ def test_played_quarto_highlights_its_last_move(own_server, open_page):  # noqa:
         expect(page.locator("ol.moves li .mv").nth(1)).to_have_text("c2, gives dark round tall hollow")
     finally:
         bob.close()
+
+
+NAV_CLIPPED = """() => {
+  const nav = document.querySelector('#nav');
+  const box = nav.getBoundingClientRect();
+  const width = document.documentElement.clientWidth;
+  const problems = [];
+  if (nav.scrollWidth > nav.clientWidth + 1) problems.push(`the nav scrolls: ${nav.scrollWidth} px`);
+  for (const link of nav.querySelectorAll('a')) {
+    const r = link.getBoundingClientRect();
+    const name = link.textContent;
+    if (r.width === 0 || r.height === 0) problems.push(`${name}: not shown`);
+    else if (r.left < Math.max(0, box.left) - 0.5 || r.right > Math.min(width, box.right) + 0.5
+             || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5) {
+      problems.push(`${name}: x ${Math.round(r.left)}-${Math.round(r.right)} outside the nav's ` +
+                    `${Math.round(box.left)}-${Math.round(box.right)} in a ${width} px view`);
+    } else if (link.scrollWidth > link.clientWidth + 1) problems.push(`${name}: its words cut`);
+  }
+  return problems;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_every_nav_link_is_whole_on_a_phone_in_a_room(own_server, open_page, width):  # noqa: F811
+    """In a room at phone width (390×844, and narrower phones) every link of the nav, My page last, shows whole: the
+    nav wraps a link that does not fit instead of clipping it ("My p…") or scrolling it out of sight."""
+    port = own_server()
+    bob = Opponent(port)
+    try:
+        bob.open_room("amazons", "Phone nav")
+        page = open_page("ann-nav", width=width, height=844)
+        login(page, f"http://127.0.0.1:{port}", "ann-with-a-long-name")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Phone%20nav")
+        page.get_by_role("button", name="Take this seat").click()
+        expect(page.locator(".play .status")).to_contain_text("Your move")
+        links = page.locator("#nav a")
+        expect(links).to_have_text(["Lobby", "Replays", "Tournaments", "Leaderboard", "My page"])
+        assert page.evaluate(NAV_CLIPPED) == []
+        page.goto(f"http://127.0.0.1:{port}/#/leaderboard")  # the current link is bold, so wider
+        expect(page.locator('#nav a[aria-current="page"]')).to_have_text("Leaderboard")
+        assert page.evaluate(NAV_CLIPPED) == []
+    finally:
+        bob.close()
