@@ -37,6 +37,8 @@ from .identity import (
     same_secret,
     token_digest,
 )
+from .outbox import HallOutbox
+from .refusals import Refusal
 
 log = logging.getLogger("plyhall.logins")
 
@@ -113,6 +115,23 @@ class Logins:
         self._pairs_checked: Counter[tuple[str, str]] = Counter()  # (address, name) -> checks waiting or running
 
     # The steps of a login ----------------------------------------------------------------------
+
+    def answer(self, out: HallOutbox, conn: int, step: Step) -> Admit | None:
+        """Carry out, for connection ``conn``, what this desk decided as far as it can: a refusal answered, a secret
+        check or a name look-up queued for the I/O edge. An :class:`Admit` is returned: the hall opens the session."""
+        if isinstance(step, Refuse):
+            extra = {} if step.retry_after is None else {"retry_after": step.retry_after}
+            if step.code in ("throttled", "busy"):
+                out.refuse(conn, Refusal(f"login_{step.code}"), step.code, step.text, **extra)
+            else:
+                out.error(conn, step.code, step.text, **extra)
+        elif isinstance(step, Check):
+            out.checks.append(step.check)
+        elif isinstance(step, Lookup):
+            out.lookups.append(step.lookup)
+        else:
+            return step
+        return None
 
     def start(self, conn: int, msg: dict[str, Any], address: str, holder: Holder, now: float,
               looked_up: bool = False) -> Step:

@@ -1,0 +1,293 @@
+"""A room's state: its fields, what it shows, and what storage keeps of it.
+
+:class:`RoomState` holds a room's fields (seats, spectators, the running game and its clocks, the series so far) and
+answers every question about them without changing them: who sits where, the lobby's summary, when time next acts,
+the full state a member is sent, the record of the running game, and the snapshot storage keeps, from which
+:meth:`RoomState.restore` rebuilds the room after a restart. :class:`~server.core.room.Room` extends it with the
+transitions (joins, moves, time running out, results), each producing an :class:`Outbox`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from protocol import messages as m
+from protocol.messages import RoomStatus
+
+from ..storage.records import GameRecord, MoveRecord, RoomSaved, Write
+from .clock import Clocks
+from .env import Env
+from .room_settings import RoomSettings
+
+
+@dataclass
+class Outbox:
+    """What a call produced: messages to members, durable writes, membership changes, finished games."""
+
+    messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    ended: list[GameRecord] = field(default_factory=list)  # games that ended (also in ``writes``)
+    entered: list[str] = field(default_factory=list)  # names that became members
+    vacated: list[str] = field(default_factory=list)  # names that are no longer members
+    listing_changed: bool = False
+
+    def send(self, name: str, msg: dict[str, Any]) -> None:
+        """Queue ``msg`` for the member called ``name``."""
+        self.messages.append((name, msg))
+
+    def error(self, name: str, code: str, text: str, room: str) -> Outbox:
+        """Queue an ``error`` for ``name`` about ``room``; returns self, for ``return out.error(...)``."""
+        self.messages.append((name, m.error(code, text, room=room)))
+        return self
+
+    def extend(self, other: Outbox) -> Outbox:
+        """Append another outbox's contents."""
+        self.messages.extend(other.messages)
+        self.writes.extend(other.writes)
+        self.ended.extend(other.ended)
+        self.entered.extend(other.entered)
+        self.vacated.extend(other.vacated)
+        self.listing_changed |= other.listing_changed
+        return self
+
+
+class RoomState:
+    """Seats, spectators, the running game and its clocks, and the series so far.
+
+    ``reserved`` seats belong to named players (tournament entrants, a house bot): nobody else
+    may take them; in a tournament's room a reserved player who has not come when the grace
+    period ends forfeits the game instead of merely losing the seat. ``idle`` names players who
+    must not sit on a move (a person playing a house bot): one who leaves a move unplayed for
+    that many seconds loses, and the room plays no more games.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        settings: RoomSettings,
+        env: Env,
+        creator: str | None = None,
+        *,
+        reserved: tuple[str | None, str | None] = (None, None),
+        tournament: str | None = None,
+        tournament_game: int | None = None,
+        opening: tuple[str, ...] = (),
+        idle: tuple[float, tuple[str, ...]] | None = None,
+        address: str = "",
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self.game = settings.game
+        self.env = env
+        self.creator = creator
+        self.address = address  # where its creator connected from: what the room counts against (hall quotas)
+        self.reserved = reserved
+        self.tournament = tournament
+        self.tournament_game = tournament_game
+        self.opening = opening
+        self.idle = idle  # (seconds, names): these players lose, and the room ends, if they leave a move that long
+        self.created_at = env.wall_clock()
+        self.seats: list[str | None] = [None, None]
+        self.spectators: set[str] = set()
+        self.coords: dict[str, str] = {}
+        self.away: dict[int, float] = {}  # seat -> deadline of its grace period
+        self.status = RoomStatus.WAITING
+        self.paused = False  # a game restored after a restart waits for both players before its clock runs
+        self.game_no = 0  # games started so far
+        self.state: Any = None
+        self.clocks: Clocks | None = None
+        self.moves: list[MoveRecord] = []
+        self.notations: list[str] = []
+        self.last_move: Any = None  # the running game's last move (sent to a player seated mid-game, in its coords)
+        self.record_id = ""
+        self.started_at = 0.0
+        self.players: list[str] = []
+        self.game_options: dict[str, Any] = {}
+        self.draw_offer: int | None = None
+        self.last_result: dict[str, Any] | None = None
+        self.points: dict[str, float] = {}  # the series so far: 1 a win, ½ a draw; aborted and forfeits count no draw
+        self.ever_entered = False
+
+    # Queries ----------------------------------------------------------------------------
+
+    @property
+    def members(self) -> list[str]:
+        """Everybody in the room: seated players, then spectators."""
+        seated = [n for n in self.seats if n is not None]
+        return seated + sorted(self.spectators) if self.spectators else seated
+
+    def seat_of(self, name: str) -> int | None:
+        """The seat ``name`` holds, or None."""
+        for seat, holder in enumerate(self.seats):
+            if holder == name:
+                return seat
+        return None
+
+    def is_empty(self) -> bool:
+        """True when no player and no spectator is in the room."""
+        return not any(self.seats) and not self.spectators
+
+    def listing(self) -> dict[str, Any]:
+        """The room's public summary for the lobby."""
+        summary = {
+            "name": self.name,
+            "game": self.game.id,
+            "status": self.status,
+            "seats": list(self.seats),
+            "spectators": len(self.spectators),
+            "game_no": self.game_no,
+            "games": self.settings.games,
+            "options": self.settings.options,
+            "time_control": self.settings.time_control.to_json(),
+            "illegal_move": self.settings.illegal_move,
+            "grace": self.settings.grace,
+            "rated": self.settings.rated,
+        }
+        last = self.last_result
+        players = self.players or (last or {}).get("players") or []
+        if players:  # who plays (or played) the room's current or last game, whoever holds the seats now
+            summary["players"] = list(players)
+        if last is not None and self.status != RoomStatus.PLAYING:
+            winner, named = last.get("winner"), last.get("players") or players
+            summary["result"] = {"winner": named[winner] if winner is not None and winner < len(named) else None,
+                                 "status": last.get("status", ""), "reason": last.get("reason", "")}
+        if self.settings.games > 1:
+            summary["score"] = dict(self.points)
+        if self.tournament is not None:
+            summary["tournament"] = self.tournament
+        return summary
+
+    def next_deadline(self) -> float | None:
+        """The earliest time at which :meth:`tick` has something to do."""
+        earliest = min(self.away.values()) if self.away else None
+        if self.status == RoomStatus.PLAYING and self.clocks is not None:
+            for deadline in (self.clocks.deadline(), self._idle_deadline()):
+                if deadline is not None and (earliest is None or deadline < earliest):
+                    earliest = deadline
+        return earliest
+
+    def _idle_deadline(self) -> float | None:
+        """When the player to move, if ``idle`` names it, has sat on its move too long."""
+        if self.idle is None or self.paused or self.clocks is None or self.clocks.running is None:
+            return None
+        if self.players[self.clocks.running] not in self.idle[1]:
+            return None
+        return self.clocks.turn_started + self.idle[0]
+
+    # What a member is told, and the record of the running game ---------------------------
+
+    def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False) -> None:
+        if self.status != RoomStatus.PLAYING and not always:
+            return
+        coords = self.coords[name]
+        fields: dict[str, Any] = {
+            "room": self.name,
+            "game": self.game.id,
+            "game_no": self.game_no,
+            "players": list(self.players if self.status == RoomStatus.PLAYING else self.seats),
+            "seat": self.seat_of(name),
+            "status": self.status,
+        }
+        if self.state is not None and self.clocks is not None:
+            fields.update({
+                "state": self.game.encode_state(self.state, coords),
+                "to_move": None if self.game.outcome(self.state) else self.game.to_move(self.state),
+                "clocks": self.clocks.snapshot(now),
+                "moves": list(self.notations),
+                "options": self.game_options,
+                "record": self.record_id,
+            })
+        if self.status == RoomStatus.PLAYING:
+            if self.paused:
+                fields["paused"] = True
+            if self.last_move is not None and self.moves:
+                # what a bot seated mid-game needs to answer, as the moved message it missed gave it
+                last = self.moves[-1]
+                fields["last_move"] = {"seq": last.seq, "seat": last.seat, "notation": last.notation,
+                                       "move": self.game.format_move(self.last_move, coords)}
+            out.send(name, m.game_start(**fields))
+            return
+        if self.last_result is not None:
+            fields["last_result"] = self.last_result
+        out.send(name, m.room_state(**fields))
+
+    def _record(self, winner: int | None, reason: str, status: str, ended_at: float | None) -> GameRecord:
+        return GameRecord(
+            id=self.record_id, room=self.name, game=self.game.id, options=self.game_options,
+            time_control=self.settings.time_control.to_json(), players=list(self.players),
+            moves=list(self.moves), winner=winner, reason=reason, status=status,
+            started_at=self.started_at, ended_at=ended_at, tournament=self.tournament,
+            tournament_game=self.tournament_game,
+        )
+
+    def _broadcast_seats(self, out: Outbox) -> None:
+        """Tell every member who sits where now."""
+        msg = m.seated(self.name, list(self.seats))
+        for member in self.members:
+            if member in self.coords:
+                out.send(member, msg)
+
+    # What storage keeps, and the room rebuilt from it after a restart --------------------
+
+    def _save(self, out: Outbox) -> None:
+        """Store the room as it is now (its snapshot)."""
+        out.writes.append(RoomSaved(self.snapshot()))
+
+    def snapshot(self) -> dict[str, Any]:
+        """What storage keeps of the room (with the running game's id), to restore it after a restart."""
+        return {
+            "name": self.name, "settings": self.settings.to_json(), "creator": self.creator, "address": self.address,
+            "seats": list(self.seats), "reserved": list(self.reserved), "tournament": self.tournament,
+            "tournament_game": self.tournament_game,
+            "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
+            "record": self.record_id if self.status == RoomStatus.PLAYING else None, "points": self.points,
+            "last_result": self.last_result, "created_at": self.created_at,
+            "idle": None if self.idle is None else [self.idle[0], list(self.idle[1])],
+        }
+
+    @classmethod
+    def restore(cls, snapshot: dict[str, Any], running: GameRecord | None, env: Env, now: float) -> Self:
+        """Rebuild a room from storage: seats wait for their players for the grace period, and a running
+        game continues from its last stored move with the clocks as they were then (the time the server
+        was down is charged to nobody) once both players are back."""
+        settings = RoomSettings.from_json(snapshot["settings"])
+        room = cls(snapshot["name"], settings, env, snapshot.get("creator"),
+                   reserved=tuple(snapshot.get("reserved") or (None, None)),  # type: ignore[arg-type]
+                   tournament=snapshot.get("tournament"), tournament_game=snapshot.get("tournament_game"),
+                   opening=tuple(snapshot.get("opening") or ()),
+                   idle=(float(snapshot["idle"][0]), tuple(snapshot["idle"][1])) if snapshot.get("idle") else None,
+                   address=snapshot.get("address") or "")
+        room.created_at = snapshot.get("created_at", room.created_at)
+        room.game_no = snapshot["game_no"]
+        room.points = dict(snapshot.get("points") or {})
+        room.last_result = snapshot.get("last_result")
+        room.status = snapshot["status"]
+        room.ever_entered = True
+        for seat, name in enumerate(snapshot["seats"]):
+            if name is not None:
+                room.seats[seat] = name
+                room.coords[name] = "algebraic"  # until the player logs in again
+                room.away[seat] = now + settings.grace
+        if room.status == RoomStatus.PLAYING:
+            if running is None:
+                room.status = RoomStatus.WAITING  # its game could not be found: treat the room as between games
+            else:
+                room._restore_game(running, now)
+        return room
+
+    def _restore_game(self, record: GameRecord, now: float) -> None:
+        self.record_id = record.id
+        self.players = list(record.players)
+        self.started_at = record.started_at
+        self.game_options = dict(record.options)
+        state = self.game.initial_state(**self.game_options)
+        for move in record.moves:
+            self.last_move = self.game.parse_move(move.notation, state)
+            state = self.game.apply(state, self.last_move)
+            self.notations.append(move.notation)
+        self.state = state
+        self.moves = list(record.moves)
+        left = record.moves[-1].clocks_after if record.moves else None
+        self.clocks = Clocks.restored(self.settings.time_control, left)
+        self.paused = True
