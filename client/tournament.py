@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from protocol.games import GAMES
-from protocol.statistics import format_duration
+from protocol.statistics import SPRT_MODELS, format_duration
 
 from .connection import Client, ServerError, ServerURLError, check_url, describe_connect_error
 
@@ -61,17 +61,24 @@ def _seconds(match: re.Match[str], group: int = 1) -> float:
     return float(match.group(group)) * (60 if match.group(group + 1) == "m" else 1)
 
 
-def parse_sprt(text: str) -> dict[str, float]:
-    """``elo0=0,elo1=20,alpha=0.05,beta=0.05`` (alpha and beta may be left out)."""
-    values: dict[str, float] = {}
+def parse_sprt(text: str) -> dict[str, float | str]:
+    """``elo0=0,elo1=20,alpha=0.05,beta=0.05,model=normalized`` (alpha, beta and model may be left out; the model
+    is one of ``protocol.statistics.SPRT_MODELS``, ``normalized`` by default)."""
+    values: dict[str, float | str] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
-        key, _, value = part.partition("=")
-        if key.strip() not in ("elo0", "elo1", "alpha", "beta"):
-            raise TournamentCliError(f"--sprt: unknown parameter {key.strip()!r}; use elo0=E,elo1=E,alpha=P,beta=P")
+        key, _, value = (piece.strip() for piece in part.partition("="))
+        if key == "model":
+            if value not in SPRT_MODELS:
+                raise TournamentCliError(f"--sprt: model must be one of {', '.join(SPRT_MODELS)}, not {value[:40]!r}")
+            values[key] = value
+            continue
+        if key not in ("elo0", "elo1", "alpha", "beta"):
+            raise TournamentCliError(f"--sprt: unknown parameter {key[:40]!r}; use elo0=E,elo1=E,alpha=P,beta=P,"
+                                     f"model=M (M: {', '.join(SPRT_MODELS)})")
         try:
-            values[key.strip()] = float(value)
+            values[key] = float(value)
         except ValueError:
-            raise TournamentCliError(f"--sprt: {key.strip()} must be a number, not {value!r}") from None
+            raise TournamentCliError(f"--sprt: {key} must be a number, not {value[:40]!r}") from None
     if not {"elo0", "elo1"} <= set(values):
         raise TournamentCliError("--sprt needs elo0 and elo1, e.g. --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05")
     return values

@@ -139,6 +139,19 @@ def test_sprt_settings_are_checked() -> None:
         Sprt.parse({"elo0": 0, "elo1": 5, "model": "glicko"})
 
 
+def test_plyhall_tournament_sprt_chooses_its_model_on_the_command_line() -> None:
+    from client.tournament import TournamentCliError, parse_sprt
+
+    parsed = parse_sprt("elo0=0, elo1=20, model=logistic")
+    assert parsed == {"elo0": 0.0, "elo1": 20.0, "model": "logistic"}
+    assert Sprt.parse(parsed).model == "logistic" and Sprt.parse(parse_sprt("elo0=0,elo1=5")).model == "normalized"
+    assert Sprt.parse(parse_sprt("elo0=0,elo1=5,alpha=0.1,model=bayeselo")).to_json()["model"] == "bayeselo"
+    with pytest.raises(TournamentCliError, match="model must be one of normalized, logistic, bayeselo, not 'elo'"):
+        parse_sprt("elo0=0,elo1=20,model=elo")
+    with pytest.raises(TournamentCliError, match="model=M"):
+        parse_sprt("elo0=0,elo1=20,drawelo=3")
+
+
 def test_an_sprt_between_fixed_depth_levels_needs_openings() -> None:
     local = {"house-minimax-4-1": "minimax-4", "house-minimax-3-1": "minimax-3"}
     with pytest.raises(TournamentError, match="needs --openings"):
