@@ -54,11 +54,11 @@ from typing import Any
 from common import script_parser
 
 from bots import Bot, TimeBudget, make_bot
-from client.runner.match import wilson_interval
 from protocol.games import GAMES
 from protocol.games.amazons import AmazonsMove
 from protocol.games.base import IllegalMove
 from protocol.games.connect4 import Drop
+from protocol.statistics import wilson_interval
 
 INSTALL_HINT = "pip install -e '.[bench]'"
 """How to get OpenSpiel, printed when it is missing."""

@@ -35,7 +35,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .engine import START_TIMEOUT, end_group, start_in_group
+from .engine import START_TIMEOUT
+from .engine_process import end_group, start_in_group
 from .player import NoMove, Player, Resign, Turn
 
 ROWS, COLUMNS, IN_A_ROW = 6, 7, 4
@@ -130,7 +131,7 @@ class KaggleAgentPlayer(Player):
     """A Kaggle ConnectX agent file as a player. The agent runs in a process of its own (``python -m
     client.kaggle``), in a process group of its own: whatever it does, ``sys.exit``, ``os._exit``,
     ``KeyboardInterrupt`` or a loop without end, it loses its game only, and what it started is killed with
-    it (:func:`client.engine.end_group`; the bot's watchdog kills it too if the bot ends). It thinks in the
+    it (:func:`client.engine_process.end_group`; the bot's watchdog kills it too if the bot ends). It thinks in the
     bot's thread: the agent is a process already."""
 
     def __init__(self, path: str | Path, name: str | None = None, *, start_timeout: float = START_TIMEOUT) -> None:

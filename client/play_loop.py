@@ -5,6 +5,10 @@ a room, seeks an opponent in the lobby or follows a tournament, follows each
 game, asks the :class:`~client.thinker.Thinker` for a move when it is the bot's
 turn, sends it, goes on to the next game, and reconnects with backoff after a
 dropped connection, resuming the seat. :class:`RunOptions` says how.
+
+It is long because :class:`PlayerRunner` is one loop whose steps (logging in, seeking, joining or following
+a tournament, playing, reconnecting) share one connection and one seat; it is read from :meth:`PlayerRunner.run`
+down.
 """
 
 from __future__ import annotations

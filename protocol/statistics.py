@@ -29,7 +29,9 @@ tournaments' own: ``server.tournament.ratings``.
 
 This module lives in ``protocol`` because both the client (``plyhall match``,
 the bots) and the server (tournaments) use it and ``protocol`` is the one package both
-may import; it imports nothing else of Plyhall's.
+may import; it imports nothing else of Plyhall's. It is long because it is that one place, so that a
+match and a tournament can never print two figures for the same games; its parts are independent pure
+functions, each read on its own.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from client.engine import MAX_LINE, RELAY_BURST, RELAY_CHARS, EnginePlayer
+from client.engine import EnginePlayer
+from client.engine_process import MAX_LINE, RELAY_BURST, RELAY_CHARS
 from client.player import NoMove, Resign, Turn
 from protocol.games import GAMES
 from tests.helpers import plyhall, poll_until, read_until, running_server

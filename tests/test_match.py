@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bots import Bot
-from client.runner.match import MatchError, MatchGame, MatchResult, MatchSprt, Tally, play_match, wilson_interval
+from client.runner.match import MatchError, play_match
+from client.runner.match_result import MatchGame, MatchResult, MatchSprt, Tally
 from plyhall.cli import main
+from protocol.statistics import wilson_interval
 
 
 def record(index: int, winner: str | None) -> MatchGame:

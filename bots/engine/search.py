@@ -46,6 +46,10 @@ with the best move of the deepest iteration it finished, or a root move of the
 unfinished one that it proved better. A node limit (``Searcher(node_limit=...)``)
 stops it the same way, at the same look, once it has searched that many nodes:
 the same position then always gets the same answer, whatever the machine's load.
+
+The module is long because it cannot be cut in two: :func:`make_search` rebuilds the search's templates
+for each game over this module's own namespace (``globals()``), so the table, the move ordering, the
+clock, the hooks' stand-ins and the constants they call must all live here.
 """
 
 from __future__ import annotations

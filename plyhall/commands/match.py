@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bots import LEVELS_HELP
-from client.runner.match import MatchSprt, run
+from client.runner.match import run
+from client.runner.match_result import MatchSprt
 from protocol.games import GAMES
 
 
