@@ -71,6 +71,7 @@ class Floor:
         self.limits = limits or Limits()
         self.room_defaults = room_defaults or {}
         self.logins = Logins(self.env, organiser_secret, shared_names, login_limits or LoginLimits())
+        self.logins.seat_free_in = self.seat_free_in
         self.house = HouseDesk(house_limit)
         self.rated = RatedPlay(self.limits.rated_networks, self.limits.rated_games_per_address,
                                self.limits.rated_names == "registered")
@@ -135,6 +136,13 @@ class Floor:
             return Holder.NOBODY
         holder = self.cluster.holder(name)  # a claimed name is never being claimed: its secret is checked
         return Holder.NOBODY if holder is Holder.CLAIMING and name in self.logins.claims else holder
+
+    def seat_free_in(self, name: str, now: float) -> float | None:
+        """Seconds until the last seat kept here for ``name``, away, is given up (and the name with it); None when
+        no seat of it has a grace period running here."""
+        deadlines = [room.away[seat] for room in (self.rooms.get(r) for r in self.seat_holders.get(name, ()))
+                     if room is not None for seat, held in enumerate(room.seats) if held == name and seat in room.away]
+        return max(0.0, max(deadlines) - now) if deadlines else None
 
     def _held(self, name: str) -> bool:
         """True when anything holds ``name``: a session, a seat, a tournament entry."""

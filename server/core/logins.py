@@ -15,6 +15,7 @@ import logging
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,6 +105,7 @@ class Logins:
     identities: dict[str, str] = field(default_factory=dict)  # name -> digest of its latest resume token
     claiming: dict[str, int] = field(default_factory=dict)  # name -> connection whose secret will claim it
     checking: dict[int, tuple[str, str]] = field(default_factory=dict)  # connection -> (address, name) in a check
+    seat_free_in: Callable[[str, float], float | None] | None = None  # the hall's: seconds until a kept seat is free
 
     def __post_init__(self) -> None:
         self.house_secret = self.env.new_token()  # what the server's own bots log in with
@@ -190,7 +192,10 @@ class Logins:
             if verdict is Verdict.WRONG_SECRET or token is not None:  # a guess (of a secret, or of a token)
                 self._failed(name, address, now)
             log.info("login refused (%s): %s from %s", verdict.value, name, address)
-            return Refuse(verdict.value, refusal_text(verdict, name, holder, proof))
+            free_in = self.seat_free_in(name, now) if self.seat_free_in is not None and holder is Holder.SEAT and \
+                proof is Proof.NOTHING else None  # a bot restarted too soon: told the time actually left
+            return Refuse(verdict.value, refusal_text(verdict, name, holder, proof, free_in),
+                          None if free_in is None else round(free_in, 1))
         if verdict is Verdict.ADMIT:
             return Admit(proven=False)
         if verdict is Verdict.CLAIM:
