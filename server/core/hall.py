@@ -270,8 +270,6 @@ class Hall(Floor):
             out.house.extend(start for start in [self.house.restart_anchor(name)] if start is not None)
         return out
 
-    # Restarts and adoptions -------------------------------------------------------------
-
     # Handlers ---------------------------------------------------------------------------
 
     def _ping(self, out: HallOutbox, conn: int, msg: Ping, now: float) -> None:
