@@ -40,7 +40,7 @@ ALLOWED = {
     "bots": {"protocol", "bots"},
     "server": {"protocol", "server"},
     "client": {"protocol", "client"},  # the SDK: protocol only
-    "client.runner": {"protocol", "client", "bots"},  # programs that run our bots: the only importers of both
+    "client.runner": {"protocol", "client", "bots"},  # programs that run our bots: with plyhall, all that imports both
     "plyhall": {"protocol", "server", "client", "bots", "plyhall"},  # the commands sit on top of everything
 }
 RUN_BOTS = ("client.runner", "plyhall")

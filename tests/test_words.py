@@ -129,9 +129,23 @@ def test_a_bot_restarted_without_a_secret_is_told_to_wait_or_use_a_secret_not_ab
     refused = desk.send("restarted", {"type": "login", "name": "ann"})[0]
     assert refused["code"] == "resume_required"
     assert "new secret" not in refused["message"] and "choose another name" not in refused["message"]
-    assert "wait" in refused["message"] and "--secret" in refused["message"]
+    assert "start again" in refused["message"] and "--secret" in refused["message"]
     refused = desk.send("with a secret", {"type": "login", "name": "ann", "secret": "fresh"})[0]
     assert "gave no secret" in refused["message"]  # why a secret of its own does not help here
+
+
+def test_a_bot_restarted_too_soon_is_told_the_time_actually_left_not_the_default_grace():
+    desk, _ = holding(Holder.SEAT, claimed=False)  # ann's seat is kept 30 s (the default grace) from now
+    desk.tick(12.0)
+    refused = desk.send("restarted", {"type": "login", "name": "ann"})[0]
+    assert refused["code"] == "resume_required"
+    assert "given up in 18 s" in refused["message"] and "30 s" not in refused["message"], refused["message"]
+    assert refused["retry_after"] == 18.0
+    desk.tick(17.5)
+    refused = desk.send("again", {"type": "login", "name": "ann"})[0]
+    assert "given up in 1 s" in refused["message"], refused["message"]  # 0.5 s, said as a whole second
+    desk.tick(1.0)  # the grace period is over: ann's seat is given up (her game lost), and the name is free
+    assert desk.send("at last", {"type": "login", "name": "ann"})[0]["type"] == "welcome"
 
 
 def test_a_name_in_use_says_what_to_do_without_the_rule_in_brackets():

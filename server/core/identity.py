@@ -124,9 +124,8 @@ REFUSAL_TEXT = {
 
 RESTARTED_TOO_SOON = {
     Holder.SEAT: "{name} is still held by a seat kept for the connection that just went away (a bot restarted "
-                 "within the room's grace period, 30 s unless the room says otherwise): wait until the seat is "
-                 "given up and start again, or start the bot with --secret S so that a restart takes the name "
-                 "back at once",
+                 "within its room's grace period): {when}, or start the bot with --secret S so that a restart takes "
+                 "the name back at once",
     Holder.ENTRY: "{name} is held by its tournament entry for the connection that just went away, and without a "
                   "secret only that connection's resume token takes it back: ask the organiser, and give the bot a "
                   "--secret S from the start so that a restart takes the name back at once",
@@ -135,12 +134,21 @@ RESTARTED_TOO_SOON = {
 often a bot restarted without ``--secret`` before its old seat was given up."""
 
 
-def refusal_text(verdict: Verdict, name: str, holder: Holder, proof: Proof) -> str:
+def refusal_text(verdict: Verdict, name: str, holder: Holder, proof: Proof, free_in: float | None = None) -> str:
     """The sentence of a refused login: :data:`REFUSAL_TEXT`, or :data:`RESTARTED_TOO_SOON` for a login that
-    proves nothing (no secret to speak of) of a name kept for its owner."""
+    proves nothing (no secret to speak of) of a name kept for its owner. ``free_in``: seconds until the last seat
+    kept for the name is given up, when this server knows it (it says the time actually left)."""
     if verdict is Verdict.RESUME_REQUIRED and proof is Proof.NOTHING and holder in RESTARTED_TOO_SOON:
-        return RESTARTED_TOO_SOON[holder].format(name=name)
+        return RESTARTED_TOO_SOON[holder].format(name=name, when=_when_free(free_in))
     return REFUSAL_TEXT[verdict].format(name=name, holder=holder.value)
+
+
+def _when_free(free_in: float | None) -> str:
+    """When a seat kept for an away player is given up, in words for the refused login."""
+    if free_in is None:  # held on another node of a cluster: its time is not known here
+        return "wait until the seat is given up (the room's grace period, 30 s unless the room says otherwise) and " \
+               "start again"
+    return f"the seat is given up in {max(1, math.ceil(free_in))} s unless that connection comes back: start again then"
 
 
 def decide(claimed: bool, holder: Holder, proof: Proof) -> Verdict:
