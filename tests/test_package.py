@@ -117,6 +117,17 @@ def test_cli_version_and_help():
         assert command in out.stdout
 
 
+def test_every_command_is_a_module_of_the_commands_package_and_listed():
+    """A subcommand module left out of ``plyhall.cli.COMMANDS`` would be a command nobody can run; every subcommand
+    registers itself under its module's name."""
+    from plyhall.cli import COMMANDS, build_parser
+
+    modules = {path.stem for path in (ROOT / "plyhall" / "commands").glob("*.py")} - {"__init__"}
+    assert {module.__name__.removeprefix("plyhall.commands.") for module in COMMANDS} == modules
+    subcommands = next(action for action in build_parser()._actions if action.dest == "command").choices
+    assert set(subcommands) == modules
+
+
 # The server's folders show its design: what may touch a socket or a database, and what may not --------
 
 SANS_IO = ("server.core", "server.tournament")
