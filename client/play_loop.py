@@ -332,7 +332,9 @@ class PlayerRunner:
             self.status(f"game {msg['game_no']} in {msg['room']} waits for both players after a server restart")
         else:
             opponent = msg["players"][1 - msg["seat"]] if msg["seat"] is not None else "?"
-            self.status(f"playing game {msg['game_no']} in {msg['room']} against {opponent}")
+            own = "" if msg["seat"] is None else \
+                f" ({own_count(self.options.name, sum(r.played for r in self.results) + 1, self.options.games)})"
+            self.status(f"playing game {msg['game_no']} in {msg['room']} against {opponent}{own}")
         if self.options.ladder and self.options.games is not None and msg.get("seat") is not None and \
                 sum(r.played for r in self.results) + 1 >= self.options.games:
             # the last game wanted: off the ladder now, or the server would pair the bot again as it ends, and the
@@ -462,6 +464,12 @@ def describe_settings(seek: dict[str, Any]) -> str:
     games = seek.get("games", 1)
     options = ", ".join(f"{k}={v}" for k, v in sorted((seek.get("options") or {}).items()))
     return f"{clock}, {games} game{'' if games == 1 else 's'}" + (f", {options}" if options else "")
+
+
+def own_count(name: str, count: int, total: int | None) -> str:
+    """The bot's own count of a game, beside the room's number of it: ``deep's game 3 of 5`` (``deep's game 3`` when
+    it plays on)."""
+    return f"{name}'s game {count}" + ("" if total is None else f" of {total}")
 
 
 def describe_rating(rating: dict[str, Any]) -> str:

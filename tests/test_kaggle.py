@@ -258,7 +258,9 @@ def test_a_bot_whose_agent_exits_plays_its_next_game(server: int, tmp_path: Path
         assert proc.returncode == 0, f"{proc.args}\n{out}\n{err}"  # the whole bot used to die with its agent
         outputs.append(out)
     assert re.search(r"resigning game in .*: the agent .*" + re.escape(EXIT_REASONS[how]), outputs[0])
-    assert re.search(r"game 1 in .*: lost against", outputs[0]) and "game 2 in" in outputs[0]
+    # the room numbers its two games, and the bot counts its own beside them
+    assert re.search(r"^game 1 in .*: lost against .*; quitter\d+'s game 1 of 2, score ", outputs[0], re.M), outputs[0]
+    assert re.search(r"^game 2 in .*; quitter\d+'s game 2 of 2, score ", outputs[0], re.M), outputs[0]
     assert all(gone(int(pid)) for pid in (tmp_path / "pids").read_text().split())
 
 

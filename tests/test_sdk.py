@@ -141,8 +141,13 @@ async def test_plyhall_bot_command_plays_against_an_sdk_bot(server, url):
             proc.kill()
             proc.wait(timeout=30)
     assert proc.returncode == 0, err
-    # one line a game, numbered as the room numbers it (each game here is the first of its own series in Cave)
-    assert len(re.findall(r"^game \d+ in Cave: (won|drew|lost) against rando .*; score ", out, re.M)) == 2, out
+    # one line a game, numbered as the room numbers it (each game here is the first of its own series in Cave), with
+    # the bot's own count of its games beside it
+    ended = re.findall(r"^game \d+ in Cave: (?:won|drew|lost) against rando .*; nova's game (\d) of 2, score ", out,
+                       re.M)
+    assert ended == ["1", "2"], out
+    started = re.findall(r"^nova: playing game \d+ in Cave against rando \(nova's game (\d) of 2\)$", out, re.M)
+    assert started == ["1", "2"], out
     points = sum(1 - r.score for r in results)
     assert f"done: {points:g}/2 points" in out
 

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from client.play_loop import describe_rating
+from client.play_loop import describe_rating, own_count
 from client.sdk import GameResult, Player, RunOptions, Turn, run_player
 from protocol.games import GAMES
 
@@ -80,7 +80,7 @@ def run_bot(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         print(f"plyhall bot: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    score = Scoreboard()
+    score = Scoreboard(args.name, args.games)
 
     room_options: dict[str, Any] = {}
     if args.per_move is not None:
@@ -164,9 +164,12 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 
 
 class Scoreboard:
-    """The running score ``plyhall bot`` prints after each game: points out of the games counted."""
+    """The running score ``plyhall bot`` prints after each game: points out of the games counted, and the bot's own
+    count of each game (of ``total``, when the bot stops after that many)."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "bot", total: int | None = None) -> None:
+        self.name = name
+        self.total = total
         self.games = 0
         self.points = 0.0
 
@@ -186,7 +189,7 @@ class Scoreboard:
         rated = f"; rating {describe_rating(result.rating)}" if result.rating else ""
         number = f"game {result.game_no}" if result.game_no is not None else "a game"  # the room's number
         print(f"{number} in {result.room}: {outcome} against {opponent} ({result.reason}); "
-              f"score {self}{rated}", flush=True)
+              f"{own_count(self.name, self.games, self.total)}, score {self}{rated}", flush=True)
 
 
 def warm_up(games: list[str]) -> int:
