@@ -46,7 +46,8 @@ NODES: dict[str, int] = {
     "magnetic-cave": 300_000,
     "quarto": 300_000,
 }
-"""The default node budget per position (the Connect Four solver's; its heuristic search gets a tenth)."""
+"""The default node budget per position of the master's search. Connect Four's only bounds a heuristic search that
+never runs: every Connect Four position is solved exactly, with no node limit (see :func:`budget_words`)."""
 
 SCALE: dict[str, float] = {"connect4": 40.0, "santorini": 100.0, "amazons": 150.0, "magnetic-cave": 150.0,
                            "quarto": 400.0}
@@ -77,6 +78,14 @@ class Value:
         return {"value": round(self.expected, 4), "exact": self.exact, "outcome": self.outcome, "plies": self.plies,
                 "best": None if self.best is None else game.notation(self.best), "score": self.score,
                 "depth": self.depth}
+
+
+def budget_words(game_id: str, nodes: int) -> str:
+    """What the engine spends on each position of a ``game_id`` game analysed at ``nodes`` a position, in words
+    (``plyhall analyse`` prints it)."""
+    if game_id == "connect4":
+        return "every position solved exactly (the field's 12-stone book, then the solver to the end of the game)"
+    return f"{nodes:,} nodes a position"
 
 
 def expected_score(score: int, scale: float) -> float:

@@ -122,10 +122,12 @@ def describe_value(value: float, outcome: str | None, plies: int | None) -> str:
 
 def annotated(record: dict[str, Any], analysis: dict[str, Any]) -> str:
     """The annotated move list of one game, with each player's accuracy and counts."""
+    from bots.analysis import budget_words  # (numpy: imported only once a game is shown)
+
     players = record["players"]
     winner = "a draw" if record["winner"] is None else f"won by {players[record['winner']]}"
     lines = [f"{record['game']} game {record['id']}: {players[0]} v {players[1]}, {winner} ({record['reason']}), "
-             f"{len(record['moves'])} moves; master at {analysis['nodes']:,} nodes a position",
+             f"{len(record['moves'])} moves; master, {budget_words(record['game'], analysis['nodes'])}",
              f"{'ply':>4}  {'player':<16} {'move':<12} {'best':<12} {'before':>9} {'after':>9}  verdict"]
     for v in analysis["moves"]:
         before = describe_value(v["before"], v["outcome_before"], v["plies_before"])
