@@ -175,6 +175,28 @@ async def test_registered_names_log_in_with_their_token_and_rate_each_other_from
             await client.close()
 
 
+async def test_names_registered_while_the_server_runs_count_at_once(tmp_path: Path):
+    """``plyhall names add`` on the database of a running server: the new names log in with their tokens (and only
+    with them) and are registered names at once (they counted only after a restart)."""
+    db = tmp_path / "p.db"
+    async with serving(db, rated_names="registered") as (server, url):
+        early = await login(url, "early", secret="e", source="127.0.0.9")  # claimed before, not registered
+        added = await asyncio.to_thread(names, "add", "dora", "emil", "--db", str(db))
+        assert added.returncode == 0, added.stderr
+        tokens = dict(line.split() for line in added.stdout.splitlines())
+        thief = Client(url)
+        await thief.connect(local_addr=("127.0.0.9", 0))
+        refused = await thief.request({"type": "login", "name": "dora", "secret": "my own"}, check=False)
+        assert refused["type"] == "error" and refused["code"] == "wrong_secret", refused
+        dora = await login(url, "dora", secret=tokens["dora"], source="127.0.0.7")
+        emil = await login(url, "emil", secret=tokens["emil"], source="127.0.0.7")  # one address: vouched for
+        assert len((await play(dora, emil))["ratings"]) == 2
+        over = await play(dora, early)
+        assert over["unrated"] == "early is not a registered name, and this server rates registered names only"
+        for client in (early, thief, dora, emil):
+            await client.close()
+
+
 def test_the_rated_play_options_of_serve_are_checked_and_reach_the_hall():
     from plyhall.cli import build_parser
     from plyhall.commands import serve as cli

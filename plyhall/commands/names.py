@@ -6,8 +6,8 @@
 A registered name is a claimed name whose claim the organiser made: its player logs in with the name and the
 token as its ``secret`` (``plyhall bot --name alice --secret TOKEN``), as with any claimed name. Registered names
 are people the organiser vouches for: two of them rate each other whatever addresses they play from, and
-``plyhall serve --rated-names registered`` rates registered names only (docs/RATINGS.md). The server reads the
-registered names when it starts: register names before starting it, or restart it.
+``plyhall serve --rated-names registered`` rates registered names only (docs/RATINGS.md). Names may be added while
+the server runs on the same database: it looks a name it does not know up there when a login would claim it.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "names", help="register names for rated play (each gets a token, its secret)",
         description="Names the organiser registers for rated play. Each registered name gets a token, printed once: "
-                    "its player logs in with the name and the token as its secret. Start (or restart) the server "
-                    "after adding names.")
+                    "its player logs in with the name and the token as its secret. A running server on the same "
+                    "database knows a new name as soon as its player logs in.")
     tools = parser.add_subparsers(dest="names_tool", metavar="ACTION", required=True)
     add = tools.add_parser("add", help="register names and print each one's token",
                            description="Register each NAME and print 'NAME TOKEN' for it (the token is shown once "

@@ -123,9 +123,10 @@ class Hall(Floor):
             tag_reply(out, conn, login.get("id"), REPLIES["login"])
         return out
 
-    def claim_looked_up(self, lookup: ClaimLookup, found: tuple[str, str] | None, now: float) -> HallOutbox:
-        """The answer of a :class:`ClaimLookup`: the name's claim in the shared database, if any; the login
-        then goes on as if the claim had been known."""
+    def claim_looked_up(self, lookup: ClaimLookup, found: tuple[str, str] | None, now: float,
+                        registered: bool = False) -> HallOutbox:
+        """The answer of a :class:`ClaimLookup`: the name's claim in the shared database, if any (``registered``: the
+        organiser registered it, with ``plyhall names add``); the login then goes on as if the claim had been known."""
         out = HallOutbox()
         self._now = now
         self.logins.looked_up(lookup.conn)
@@ -134,6 +135,8 @@ class Hall(Floor):
         name = lookup.login["name"]
         if found is not None:
             self.logins.learn_claim(name, Claim(*found))
+            if registered:
+                self.rated.registered.add(name)
         self._login(out, lookup.conn, lookup.login, now, looked_up=True)
         tag_reply(out, lookup.conn, lookup.login.get("id"), REPLIES["login"])
         return out

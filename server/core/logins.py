@@ -106,6 +106,8 @@ class Logins:
     claiming: dict[str, int] = field(default_factory=dict)  # name -> connection whose secret will claim it
     checking: dict[int, tuple[str, str]] = field(default_factory=dict)  # connection -> (address, name) in a check
     seat_free_in: Callable[[str, float], float | None] | None = None  # the hall's: seconds until a kept seat is free
+    look_up_claims: bool = False  # the database may gain claims behind the hall's back (``plyhall names add`` on a
+    # running server): a secret that would claim an unknown name looks the name up there first
 
     def __post_init__(self) -> None:
         self.house_secret = self.env.new_token()  # what the server's own bots log in with
@@ -151,8 +153,8 @@ class Logins:
         claim = self.claims.get(name)
         if self.token_matches(name, token):
             return self._proven(conn, msg, address, now, looked_up)
-        if claim is None and self.shared_names and not looked_up:
-            return self._lookup(conn, msg, address)  # claimed through another server, perhaps
+        if claim is None and not looked_up and (self.shared_names or (self.look_up_claims and secret is not None)):
+            return self._lookup(conn, msg, address)  # claimed through another server, or registered, perhaps
         return self._decide(conn, msg, address, holder, now)
 
     def _malformed(self, msg: dict[str, Any]) -> Refuse | None:
@@ -173,8 +175,8 @@ class Logins:
         self.pairs.forgive((address, name))
         if msg.get("secret") is None or name in self.claims:
             return Admit(proven=True)
-        if self.shared_names and not looked_up:
-            return self._lookup(conn, msg, address)  # claimed through another server, perhaps
+        if (self.shared_names or self.look_up_claims) and not looked_up:
+            return self._lookup(conn, msg, address)  # claimed through another server, or registered, perhaps
         return self._claim(conn, msg, address, now, proven=True)  # the owner claims the name it holds
 
     def _decide(self, conn: int, msg: dict[str, Any], address: str, holder: Holder, now: float) -> Step:

@@ -72,9 +72,10 @@ class Checks:
         self._next()
 
     def look_up(self, lookup: ClaimLookup) -> None:
-        """Look a name's claim up in the shared database, then hand the answer to the hall."""
+        """Look a name's claim up in the database (shared, or given names by ``plyhall names add`` while the server
+        runs), then hand the answer to the hall."""
         server = self.server
-        future = asyncio.get_running_loop().run_in_executor(server.reads, server.storage.get_claim,
+        future = asyncio.get_running_loop().run_in_executor(server.reads, server.storage.name_claim,
                                                             lookup.login["name"])
 
         def done(result: asyncio.Future) -> None:
@@ -91,6 +92,7 @@ class Checks:
                 tag_reply(out, lookup.conn, lookup.login.get("id"))
                 server.dispatch(out)
                 return
-            server.dispatch(server.hall.claim_looked_up(lookup, found, time.monotonic()))
+            claim, registered = (None, False) if found is None else (found[:2], found[2])
+            server.dispatch(server.hall.claim_looked_up(lookup, claim, time.monotonic(), registered))
 
         future.add_done_callback(done)

@@ -99,6 +99,7 @@ class PlyhallServer:
         self.cluster_url = cluster  # redis://...: this server is a node of a cluster (server.io.cluster)
         self.cluster: ClusterLink | None = None
         self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots, storage.shared, ladder=ladder)
+        self.hall.logins.look_up_claims = True  # plyhall names add may register names while the server runs
         self.house: HouseBots | None = None
         self._house_task: asyncio.Task | None = None
         self.connections: dict[int, Connection] = {}

@@ -80,6 +80,11 @@ class Storage:
         """The stored claim of ``name`` (salt, digest), or None: a name claimed through another server."""
         raise NotImplementedError
 
+    def name_claim(self, name: str) -> tuple[str, str, bool] | None:
+        """The stored claim of ``name`` (salt, digest) and whether the organiser registered it (``plyhall names
+        add``), or None."""
+        raise NotImplementedError
+
     def list_tournaments(self) -> list[dict[str, Any]]:
         """The stored snapshot of every tournament, of every server, oldest first."""
         raise NotImplementedError

@@ -178,6 +178,11 @@ class RatingSQL:
                                   " (?, ?, ?, ?, 1) ON CONFLICT (name) DO NOTHING"), (name, salt, digest, now))
             return bool(cur.rowcount)
 
+    def name_claim(self, name: str) -> tuple[str, str, bool] | None:
+        """The stored claim of ``name`` (salt, digest) and whether the organiser registered it, or None."""
+        rows = self._read("SELECT salt, digest, registered FROM players WHERE name = ?", (name,))
+        return (rows[0][0], rows[0][1], bool(rows[0][2])) if rows else None
+
     def rated_names(self) -> tuple[dict[str, str], list[str]]:
         """Where each claim came from (name -> address, for claims that recorded one) and the registered names."""
         rows = self._read("SELECT name, claimed_from, registered FROM players WHERE claimed_from IS NOT NULL OR"
