@@ -147,3 +147,99 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("=", "worker crashes (the test running was run once more, on a fresh worker)")
         for nodeid, count in _crashed.items():
             terminalreporter.write_line(f"{nodeid}: its worker died {count} time(s)")
+
+
+# The two tiers --------------------------------------------------------------------------------------------------
+# `pytest -m "not slow"` is the fast tier, for developers (under two minutes on two cores); the whole suite is what CI
+# runs. A test is slow when it starts real processes (`plyhall serve`, bots, engines, a JVM), a browser or a database
+# server, or waits long on real clocks. It says so with @pytest.mark.slow, or is marked here by what it uses, so
+# that a new test using a browser or a database server is put in its tier without a word.
+
+SLOW_FIXTURES = frozenset({
+    "browser", "open_page",  # Chromium, through Playwright (tests/test_web*.py)
+    "postgres_cluster", "pg_url",  # a throwaway PostgreSQL server
+    "redis_server", "redis_url",  # a throwaway Redis server
+})
+"""Fixtures that start a server or a browser: a test that uses one, even indirectly, is slow."""
+
+SLOW_PARAMS = frozenset({"three nodes", "postgresql"})
+"""Parameters that run a test against a cluster of nodes (Redis and PostgreSQL) or a PostgreSQL database."""
+
+SLOW_MODULES: dict[str, str] = {
+    "test_attacks": "each attack against a real plyhall serve (and three cluster nodes)",
+    "test_chaos": "a fault matrix on real cluster nodes, PostgreSQL and Redis",
+    "test_cold_start": "every master engine compiled anew in real bot processes",
+    "test_cosc322": "the Java library built, course bots in JVMs",
+    "test_cosc322_tournament": "class tournaments of course bots in JVMs",
+    "test_docs_example": "the docs' bot example against a house bot, as processes",
+    "test_docs_in_order": "every command of the docs, run in order as processes",
+    "test_entrants": "tournament entrants as bot processes on a real server",
+    "test_first_hour": "the README's server and bots, as processes",
+    "test_postgres_live": "a live PostgreSQL server",
+    "test_ratings_crash": "a server SIGKILLed during rated games",
+    "test_serve_cli": "plyhall serve as a process: signals, kill -9, its options",
+    "test_server_memory": "thousands of connections to a server process",
+    "test_workers": "plyhall serve --workers and its node processes",
+}
+"""Test modules (file name without .py) of which every test is slow, with the reason."""
+
+SLOW_TESTS: dict[str, tuple[str, ...]] = {
+    # each starts plyhall processes (serve, bot, tournament, analyse, names, db) unless said otherwise
+    "test_analysis": ("test_the_server_analyses_stores_serves_and_exports", "test_analysis_on_request",
+                      "test_plyhall_analyse_prints_and_writes_json",
+                      "test_a_tournaments_games_are_analysed_with_each_entrants_accuracy"),
+    "test_bots_levels": ("test_the_commands_that_take_a_level_list_every_level_in_their_help",),
+    "test_cli_manners": ("test_ctrl_c_in_a_match_prints_the_results_so_far",
+                         "test_a_match_says_it_warms_up_the_master_engine_and_ctrl_c_acts_during_it",
+                         "test_a_bot_with_no_server_says_so_before_its_engine_warms_up",
+                         "test_tournament_without_a_server_says_so_in_one_line_without_an_errno",
+                         "test_a_mistyped_game_is_one_line_and_game_ids_take_any_case",
+                         "test_each_game_a_bot_reports_has_the_number_it_was_announced_with"),
+    "test_engine_bounds": ("test_a_300_mb_line_does_not_fill_the_bots_memory",
+                           "test_no_engine_process_outlives_the_bot"),
+    "test_engine_protocol": ("test_crashing_and_hanging_engines_on_a_server",
+                             "test_bad_engine_commands_are_clear_errors",
+                             "test_the_docs_example_engines_play_each_other"),
+    "test_fair_share": ("test_http_is_limited_per_address_with_retry_after_and_the_page_files_are_free",
+                        "test_the_largest_pages_are_capped_with_a_clear_answer",
+                        "test_a_full_share_of_the_analysis_queue_gets_429_and_a_bystander_is_served_next"),
+    "test_kaggle": ("test_the_docs_agent_runs_unchanged", "test_kaggles_own_agents_play_each_other",
+                    "test_a_bot_whose_agent_exits_plays_its_next_game"),
+    "test_ladder": ("test_ladder_bots_and_anchors_play_rated_games_on_a_real_server",
+                    "test_a_ladder_bot_told_to_stop_after_n_games_plays_exactly_n"),
+    "test_ladder_churn": ("test_a_churning_crowd_on_a_real_server_neither_starves_others_nor_grows_the_pairing_work",),
+    "test_rated_games": ("test_plyhall_ratings_in_the_terminal",),
+    "test_rating_abuse": ("test_a_resignation_before_two_moves_each_is_stored_unrated_with_its_reason",
+                          "test_registered_names_log_in_with_their_token_and_rate_each_other_from_one_address"),
+    "test_sdk": ("test_plyhall_bot_command_plays_against_an_sdk_bot", "test_bot_command_rejects_bad_level"),
+    "test_storage": ("test_plyhall_db_copy_moves_a_deployment_and_back",),
+    "test_tournament_forfeits": (
+        "test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_event_ends",),
+    "test_tournament_live": ("test_the_documented_commands_run_a_round_robin_of_four_bots",
+                             "test_a_tournament_survives_the_server_being_killed",
+                             "test_the_cli_takes_a_toml_file_and_steers_the_event"),
+    "test_web_static": ("test_the_modules_type_check",),  # TypeScript's tsc over every module of the page
+}
+"""Slow tests of modules whose other tests are fast: module name -> names of test functions."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark slow tests (see SLOW_FIXTURES, SLOW_PARAMS, SLOW_MODULES, SLOW_TESTS) before ``-m`` selects among them;
+    a name in SLOW_TESTS that its module no longer defines is an error, so that the list never goes stale."""
+    slow = pytest.mark.slow
+    checked: set[str] = set()
+    for item in items:
+        module = getattr(item, "module", None)
+        name = module.__name__.rsplit(".", 1)[-1] if module is not None else ""
+        if name in SLOW_TESTS and name not in checked:
+            checked.add(name)
+            missing = [test for test in SLOW_TESTS[name] if not hasattr(module, test)]
+            if missing:
+                raise pytest.UsageError(f"tests/conftest.py SLOW_TESTS names tests that {name}.py lacks: {missing}")
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        function = getattr(item, "originalname", item.name)
+        if (name in SLOW_MODULES or function in SLOW_TESTS.get(name, ())
+                or not SLOW_FIXTURES.isdisjoint(item.fixturenames)
+                or any(isinstance(value, str) and value in SLOW_PARAMS for value in params.values())):
+            item.add_marker(slow)
