@@ -4,6 +4,9 @@ compiles it the first time, ten seconds and more) before it takes a seat, so no 
 With an empty numba cache, the README's tournament command at ``--time-control 5``, and events in which
 a house master plays Amazons and Santorini at 2 s a move, end with every game played out: none lost on
 time, none forfeited.
+
+It takes about a minute, and cannot take less without losing its point: each bot process compiles its engines from
+nothing (the compile is what is proved harmless), and the README's cup plays its twelve games as written.
 """
 
 from __future__ import annotations

@@ -137,7 +137,8 @@ def test_a_round_robin_of_course_bots_each_in_one_process(jar: Path, bots: Path,
     process; bob runs without it (PLYHALL_GAMES=3), so it is told which variable to set, and plays the games it is
     seated in instead of leaving them. FreezeBot's first game is lost on time, its process ends itself (exit code
     3) and its later games are forfeited after the grace. StaleBot may lose its later games on its stale board:
-    with a reason, like every game. A bot that is no entrant is told so and ends."""
+    with a reason, like every game. A bot that is no entrant is told so and ends. About half a minute: six games
+    of JVM bots, one lost on time at 2 s a move and the frozen bot's next ones forfeited after the 20 s grace."""
     organiser = organise(spawn, server, "class", grace=20)
     runs = {}
     for name, main in ENTRANTS:
@@ -179,7 +180,8 @@ def test_a_round_robin_of_course_bots_through_the_entrant_runner(jar: Path, bots
     """Each bot through ``plyhall cosc322 entrant``, started before the tournament exists (the runner waits for
     it) or while it runs: a fresh process per game, so StaleBot never sees a second board, and FreezeBot loses
     each of its games on time (it freezes at the opponent's first move) and each of its processes is gone when
-    its game is over."""
+    its game is over. About half a minute: a JVM started for every game, and three games lost on time at 5 s a
+    move (a fresh JVM's first move needs that clock)."""
     runners = {name: entrant_runner(spawn, [jar, bots], server, name, main) for name, main in ENTRANTS[:1]}
     time.sleep(1.0)  # ann's runner is there before the tournament is
     organiser = organise(spawn, server, "class", grace=30, per_move=5)  # a fresh JVM's first move takes a while
@@ -345,7 +347,9 @@ def test_the_guides_class_tournament_runs_as_written(tmp_path: Path, spawn):  # 
     """docs/COSC322.md's "Run a class tournament", each command run by bash as written (long-running ones in the
     background, as in terminals of their own), in a class folder with three students' folders each holding the
     course-style bot as ubc/cosc322/COSC322Test.java. Only the port differs (the guide's 8765 becomes a free one)
-    and PATH finds this checkout's ``plyhall``. The event ends with its standings, every game played."""
+    and PATH finds this checkout's ``plyhall``. The event ends with its standings, every game played. Its time is
+    the guide's own: the jar built, three students' bots compiled, and a round robin of three JVM bots (they move at
+    once, so the guide's 30 s clock costs nothing)."""
     commands = guide_commands()
     port = free_port()
     work = tmp_path / "class"
@@ -439,7 +443,8 @@ def test_the_runner_starts_a_bot_that_died_in_its_game_again_and_it_resumes_its_
                                                                                      spawn):  # noqa: F811
     """CrashBot's process dies at each of its turns. The runner starts it again (twice) while the game runs; each
     fresh process gets its seat back and hears of the game at its turn, as a bot seated in a game under way; then
-    the game goes on without it, and it loses on time. Its opponent plays through, the event ends."""
+    the game goes on without it, and it loses on time. Its opponent plays through, the event ends. Its time is
+    the JVMs started (two or three for CrashBot) and the 5 s clock that CrashBot runs out at the end."""
     runners = [entrant_runner(spawn, [jar, bots], server, name, main) for name, main in
                (("kim", "CrashBot"), ("lee", "COSC322Test"))]
 
