@@ -28,11 +28,11 @@ PARTS = {"top bar": ".play .player >> nth=0", "board": ".play .board", "bottom b
 class Opponent:
     """bob, an SDK client in a thread of its own: creates a room of each game and sits in seat 1."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, name: str = "bob-layout") -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.client = self.run(sdk_login(f"ws://127.0.0.1:{port}/ws", "bob-layout"))
+        self.client = self.run(sdk_login(f"ws://127.0.0.1:{port}/ws", name))
 
     def run(self, coro):  # noqa: ANN001, ANN201 - a coroutine's result
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
@@ -159,3 +159,30 @@ def test_every_nav_link_is_whole_on_a_phone_in_a_room(own_server, open_page, wid
         assert page.evaluate(NAV_CLIPPED) == []
     finally:
         bob.close()
+
+
+@pytest.mark.parametrize(("game", "moves", "marked"), [
+    ("amazons", ["d10-d7/g7", "d1-d4/g4"], {"d1", "d4", "g4"}),
+    ("connect4", ["4", "4", "5"], {"e1"}),
+])
+def test_a_room_opened_mid_game_marks_the_last_move(own_server, open_page, game, moves, marked):  # noqa: F811
+    """Someone who opens a game already under way (or reloads the page) sees its last move marked, as someone who
+    watched it live does: the position arrives whole, without the squares its last move touched."""
+    port = own_server()
+    players = [Opponent(port, "amy-mid"), Opponent(port, "ben-mid")]
+    try:
+        players[0].run(players[0].client.request({"type": "create_room", "game": game, "name": "Mid"}))
+        for seat, player in enumerate(players):
+            player.run(player.client.request({"type": "join", "room": "Mid", "seat": seat}))
+        for ply, move in enumerate(moves):
+            player = players[ply % 2]
+            player.run(player.client.request({"type": "move", "room": "Mid", "move": move}))
+        page = open_page("watcher", width=1280, height=800)
+        login(page, f"http://127.0.0.1:{port}", "watcher-mid")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Mid")
+        expect(page.locator("ol.moves li .mv")).to_have_count(len(moves))
+        shown = page.locator(".board .sq.mark").evaluate_all("els => els.map((e) => e.dataset.sq)")
+        assert set(shown) == marked, shown
+    finally:
+        for player in players:
+            player.close()

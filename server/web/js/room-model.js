@@ -23,6 +23,27 @@ const CHAT_LINES = 200;
 const ROOM_MESSAGES = new Set(["joined", "left", "seated", "game_start", "room_state", "moved", "game_over",
   "player_away", "player_back", "draw_offered", "chat"]);
 
+/**
+ * The position a game_start or room_state carries, with the squares of its last move marked as after a move played
+ * here: the wire's state does not say them, so the moves are replayed from the start (a room opened mid-game, or
+ * coming back after a reload or a resync, shows the last move like one watched live).
+ * @param {AnyGame} game
+ * @param {any} msg
+ * @param {import("./coords.js").Coords} coords
+ */
+function arrived(game, msg, coords) {
+  const state = game.decode(msg.state, coords);
+  const moves = msg.moves || [];
+  if (!moves.length) return state;
+  try {
+    let replayed = game.initial(msg.options || {});
+    for (const notation of moves) replayed = game.apply(replayed, notation);
+    return { ...state, marks: replayed.marks || [] };
+  } catch {
+    return state; // moves this page cannot follow from the start: no mark rather than a wrong one
+  }
+}
+
 export class RoomModel extends EventTarget {
   /**
    * @param {string} name
@@ -151,7 +172,7 @@ export class RoomModel extends EventTarget {
     const game = this.useGame(msg.game, msg.options);
     this.seats = msg.players;
     this.seat = msg.seat;
-    this.state = game.decode(msg.state, this.coords);
+    this.state = arrived(game, msg, this.coords);
     this.moves = msg.moves.slice();
     this.toMove = msg.to_move;
     this.setClocks(msg.clocks);
@@ -176,7 +197,7 @@ export class RoomModel extends EventTarget {
     this.status = msg.status;
     this.gameNo = msg.game_no;
     if (msg.state) {
-      this.state = game.decode(msg.state, this.coords);
+      this.state = arrived(game, msg, this.coords);
       this.moves = (msg.moves || []).slice();
       this.toMove = msg.to_move;
       this.record = msg.record;
