@@ -227,6 +227,8 @@ def recorded(port: int, room: str) -> dict:
 
 
 def test_crashing_and_hanging_engines_on_a_server(server: int, tmp_path: Path) -> None:
+    """Four bot processes, two games. Both bots of the hanging game ask for 1 s a move, so whichever of them makes
+    the room, the hung engine loses in seconds (it waited out the default 30 s when its bot made the room)."""
     game = ["--game", "connect4"]
     opponent = bot(server, "steady", "crashes", *game, "--level", "random", "--per-move", "20")
     crasher = bot(server, "crasher", "crashes", *game, "--engine", " ".join(fake("--crash-at-move", "4")))
@@ -236,7 +238,8 @@ def test_crashing_and_hanging_engines_on_a_server(server: int, tmp_path: Path) -
     assert "resigned" in recorded(server, "crashes")["reason"]
 
     opponent = bot(server, "patient", "hangs", *game, "--level", "random", "--per-move", "1")
-    hanger = bot(server, "hanger", "hangs", *game, "--engine", " ".join(fake("--hang-at-move", "2")))
+    hanger = bot(server, "hanger", "hangs", *game, "--per-move", "1", "--engine",
+                 " ".join(fake("--hang-at-move", "2")))
     _, out_hanger = finish(opponent, hanger)
     assert "did not answer before its clock ran out" in out_hanger
     assert "lost against patient" in out_hanger
