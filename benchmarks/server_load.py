@@ -23,6 +23,16 @@ reference rules in ``protocol.games``).
   receiver live in one process, so one monotonic clock times both) p50/p99
   over ``--scale-seconds``, and the server's memory (RSS from /proc).
 
+* Two trees, alternately: ``--baseline-tree DIR --runs N`` runs the saturation
+  phase ``N`` times with DIR's own ``benchmarks/server_load.py`` (a checkout of
+  the tree before a change, e.g. ``git worktree add /tmp/before COMMIT``) and
+  ``N`` times with this one's, alternating (before, after, before, ...), each in
+  a process of its own with the same options, and prints every run's Plyhall
+  CPU a move over the relay's CPU a message, its throughput ratio, and the range
+  and median of each tree::
+
+    .venv/bin/python benchmarks/server_load.py --only saturation --baseline-tree /tmp/before --runs 5
+
 Progress goes to stderr, the table to stdout. A benchmark prints figures; it
 passes or fails nothing. Figures depend on the machine and on whatever else
 runs on it.
@@ -38,6 +48,7 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -46,7 +57,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import msgpack
-from common import cpu_seconds, heading, log, percentiles, scratch, script_parser
+from common import ROOT, cpu_seconds, heading, log, percentiles, scratch, script_parser
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -866,7 +877,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--relay-loop", choices=event_loop.EVENT_LOOPS, default="asyncio",
                         help="the bare relay's event loop (default asyncio, websockets' own: the yardstick of "
                              "every saturation figure so far)")
+    parser.add_argument("--baseline-tree", type=Path, metavar="DIR",
+                        help="saturation only: run DIR's server_load.py and this one's alternately, --runs times "
+                             "each, and print each run's CPU ratio and each tree's range")
+    parser.add_argument("--runs", type=int, default=5, help="with --baseline-tree: runs of each tree (default 5)")
     args = parser.parse_args(argv)
+    if args.baseline_tree is not None:
+        script = args.baseline_tree / "benchmarks" / "server_load.py"
+        if not script.is_file():
+            parser.error(f"--baseline-tree {args.baseline_tree}: no benchmarks/server_load.py there; give the root "
+                         "of a checkout of this project (e.g. made by git worktree add)")
+        if args.only == "scale" or args.runs < 1:
+            parser.error("--baseline-tree compares the saturation phase (--only saturation), --runs at least 1")
+        return compare_trees(args, script)
     if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
         parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")
     if not 0 <= args.jitter < 1 or args.seconds <= 0 or args.scale_seconds <= 0:
@@ -900,6 +923,77 @@ def run_phases(args: argparse.Namespace, loops: list[str]) -> None:
                 if args.only in (None, "scale"):
                     print_scale(args, scale(args, tmp))
                     sys.stdout.flush()
+
+
+# Two trees, alternately -----------------------------------------------------------------------------------------
+
+PLYHALL_ROW = "Plyhall (move -> 2x moved)"
+RELAY_ROW = "bare websockets relay (1 -> 1)"
+
+
+def saturation_figures(text: str) -> tuple[float, float, float, float]:
+    """Plyhall's moves a second and CPU ms a move, the relay's messages a second and CPU ms a message, read from a
+    saturation table as :func:`print_saturation` prints it (in any tree that prints these two rows)."""
+    found: dict[str, tuple[float, float]] = {}
+    for line in text.splitlines():
+        for row in (PLYHALL_ROW, RELAY_ROW):
+            if line.startswith(row):
+                rate, cpu = line[len(row):].split()[:2]
+                found[row] = (float(rate), float(cpu))
+    if len(found) < 2:
+        raise ValueError("no saturation table in the output")
+    return (*found[PLYHALL_ROW], *found[RELAY_ROW])
+
+
+def one_saturation_run(script: Path, args: argparse.Namespace) -> tuple[float, float, float, float] | None:
+    """One saturation phase by ``script`` (a tree's own server_load.py) in a process of its own; its four figures,
+    or None (with its error output shown) when it printed no table."""
+    command = [sys.executable, str(script), "--only", "saturation", "--rooms", str(args.rooms),
+               "--seconds", str(args.seconds), "--load-procs", str(args.load_procs), "--seed", str(args.seed),
+               "--relay-loop", args.relay_loop]
+    for target in args.db[:1]:
+        command += ["--db", target]
+    for name in args.event_loop[:1]:
+        command += ["--event-loop", name]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=script.parent.parent, check=False)
+    try:
+        return saturation_figures(done.stdout)
+    except ValueError:
+        log(f"{script}: exit status {done.returncode}, no figures; its last error lines:\n"
+            + "\n".join(done.stderr.splitlines()[-15:]))
+        return None
+
+
+def compare_trees(args: argparse.Namespace, baseline: Path) -> int:
+    """The saturation phase ``--runs`` times with each tree, alternating, the baseline first; every run's figures
+    and each tree's range of Plyhall CPU a move / relay CPU a message."""
+    trees = [("before", baseline.resolve()), ("after", Path(__file__).resolve())]
+    ratios: dict[str, list[float]] = {"before": [], "after": []}
+    heading(f"Saturation, two trees alternately ({args.runs} runs each, {args.rooms} rooms, {args.seconds:g} s "
+            f"windows): before = {baseline.parent.parent.resolve()}, after = {ROOT}", separator=", ")
+    print(f"{'run':<5}{'tree':<8}{'moves/s':>9}{'CPU µs/move':>13}{'relay msg/s':>13}{'relay CPU µs':>14}"
+          f"{'CPU ratio':>11}{'throughput':>12}{'load avg':>18}")
+    for run in range(1, args.runs + 1):
+        for label, script in trees:
+            log(f"run {run} of {args.runs}: the {label} tree ({script.parent.parent})")
+            figures = one_saturation_run(script, args)
+            if figures is None:
+                print(f"{run:<5}{label:<8}  (no figures: see the error output)")
+                continue
+            rate, cpu, relay_rate, relay_cpu = figures
+            ratio = cpu / relay_cpu if relay_cpu else float("nan")
+            ratios[label].append(ratio)
+            print(f"{run:<5}{label:<8}{rate:>9.0f}{cpu * 1000:>13.1f}{relay_rate:>13.0f}{relay_cpu * 1000:>14.1f}"
+                  f"{ratio:>10.2f}x{rate / relay_rate if relay_rate else float('nan'):>12.0%}{loadavg():>18}")
+            sys.stdout.flush()
+    print("\nPlyhall server CPU a move / relay server CPU a message (the goal: at most 2x in every run):")
+    for label, values in ratios.items():
+        if values:
+            print(f"  {label:<7} {', '.join(f'{v:.2f}' for v in values)}: range {min(values):.2f}-{max(values):.2f}x, "
+                  f"median {sorted(values)[len(values) // 2]:.2f}x")
+        else:
+            print(f"  {label:<7} no run gave figures")
+    return 0 if all(ratios.values()) else 1
 
 
 if __name__ == "__main__":
