@@ -65,8 +65,8 @@ class Adoption(LinkBase):
                     self._local(conn, request)
 
     def _on_adopted(self, sender: str, item: list[Any], now: float) -> None:
-        if item[1] == self.node:  # this node was taken for dead (stalled past its lease, its lock lost)
-            self.server.depose(f"node {sender} adopted this node's rooms")
+        if item[1] == self.node:  # this process was taken for dead, or an earlier one of this node was
+            self._tasks.append(asyncio.create_task(self._adopted_here(sender)))
             return
         self._adopted(sender, item[1], item[2])
 

@@ -18,9 +18,10 @@ class Fencing(LinkBase):
             await asyncio.sleep(BEAT_SECONDS)
             await self._check_ownership()
 
-    async def _check_ownership(self) -> None:
+    async def _check_ownership(self) -> bool | None:
         """One proof, on a thread of its own (a database that hangs holds up nothing else); a check running
-        already is waited for rather than doubled."""
+        already is waited for rather than doubled. True: this process owns its node; False: it is deposed (and
+        stops); None: the database cannot say now."""
         if self._checking is None:
             self._checking = asyncio.get_running_loop().run_in_executor(
                 self._fencing, self.server.storage.check_ownership)
@@ -31,13 +32,13 @@ class Fencing(LinkBase):
             result = await asyncio.shield(checking)
         except Deposed as exc:
             self.server.depose(str(exc))
-            return
+            return False
         except (StorageError, Exception) as exc:  # the database cannot say now: tried again at the next beat
             if self.lock == "held":
                 log.error("cannot prove this node still holds its database lock (%s): its writes wait until it can",
                           exc)
             self.lock = "unverified"
-            return
+            return None
         finally:
             if self._checking is checking:
                 self._checking = None
@@ -48,6 +49,21 @@ class Fencing(LinkBase):
         elif self.lock != "held":
             log.warning("this node's database lock is proven held again")
         self.lock = "held"
+        return True
+
+    async def _adopted_here(self, adopter: str) -> None:
+        """``adopter`` says it adopted this node's rooms: this process was taken for dead (stalled past its lease,
+        its lock lost) and stops, unless the database proves it owns the node still. That is so when it was
+        started again after an earlier process of the node died, and the adoption of that one's rooms was done
+        before it took the node's lock (its epoch is newer than the adoption's): what it owns was never adopted,
+        and stopping it would leave the node's clients with no server. When the database cannot say, the
+        adopter's word stands."""
+        proven = await self._check_ownership()
+        if proven is None:
+            self.server.depose(f"node {adopter} adopted this node's rooms")
+        elif proven:
+            log.warning("node %s adopted the rooms of an earlier process of this node, before this one took the node "
+                        "over (epoch %s): this one serves on", adopter, self.server.storage.epoch)
 
     def deposed(self) -> None:
         """This node was deposed (``PlyhallServer.depose``): it stops taking part (it says nothing more to the
