@@ -7,6 +7,7 @@ each size in the test's folder (printed), to be looked at.
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from pathlib import Path
 
@@ -183,6 +184,41 @@ def test_a_room_opened_mid_game_marks_the_last_move(own_server, open_page, game,
         expect(page.locator("ol.moves li .mv")).to_have_count(len(moves))
         shown = page.locator(".board .sq.mark").evaluate_all("els => els.map((e) => e.dataset.sq)")
         assert set(shown) == marked, shown
+    finally:
+        for player in players:
+            player.close()
+
+
+def test_a_finished_room_opened_later_shows_its_last_move_in_the_list(own_server, open_page):  # noqa: F811
+    """The move list of a room opened after many moves (here a whole game of Quarto, its moves in words over two
+    lines) is scrolled to its end, and stays so when the window changes size: the last move, the one that won, is in
+    view, not rows 7 to 11 of 15."""
+    port = own_server()
+    players = [Opponent(port, "amy-end"), Opponent(port, "ben-end")]
+    try:
+        players[0].run(players[0].client.request({"type": "create_room", "game": "quarto", "name": "End"}))
+        for seat, player in enumerate(players):
+            player.run(player.client.request({"type": "join", "room": "End", "seat": seat}))
+        game, rng = GAMES["quarto"], random.Random(7)
+        state, ply = game.initial_state(), 0
+        while game.outcome(state) is None:
+            move = rng.choice(game.legal_moves(state))
+            player = players[game.to_move(state)]
+            player.run(player.client.request({"type": "move", "room": "End", "move": game.format_move(move)}))
+            state, ply = game.apply(state, move), ply + 1
+        page = open_page("watcher", width=390, height=844)  # opened on a phone, then the window changes size
+        login(page, f"http://127.0.0.1:{port}", "watcher-end")
+        page.goto(f"http://127.0.0.1:{port}/#/room/End")
+        last = page.locator("ol.moves li").last
+        expect(last).to_have_attribute("data-seq", str(ply))
+        for width, height in ((390, 844), (1280, 800), (1366, 768), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(300)  # the list settles (its rows fitted, scrolled)
+            page.locator("ol.moves").scroll_into_view_if_needed()
+            box, item = page.locator("ol.moves").bounding_box(), last.bounding_box()
+            assert box and item, (box, item)
+            assert box["y"] - 1 <= item["y"] and item["y"] + item["height"] <= box["y"] + box["height"] + 1, \
+                (width, box, item)
     finally:
         for player in players:
             player.close()

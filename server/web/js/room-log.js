@@ -71,6 +71,15 @@ export function movesList() {
     if (element.lastElementChild) scrollWithin(element, element.lastElementChild);
   }
 
+  // A window that changes size (a phone turned, a window made wider) lays the list out anew: its rows are fitted
+  // again and the last move kept in view (at the next frame, so that the fitting does not resize it within this one).
+  new ResizeObserver(() => requestAnimationFrame(() => {
+    const last = /** @type {HTMLElement | null} */ (element.lastElementChild);
+    if (!last || !element.isConnected) return;
+    fitRows(element);
+    scrollWithin(element, last);
+  })).observe(element);
+
   return { element, render };
 }
 
