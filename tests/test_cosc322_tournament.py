@@ -31,6 +31,7 @@ import pytest
 from protocol.games import get_game
 from tests.conftest import free_port
 from tests.helpers import http_json, login, start_server, stop
+from tests.test_command_checks import ENTRANT_MISTAKES
 from tests.test_cosc322 import (  # noqa: F401  (jar, bots and spawn are fixtures)
     BOTS,
     DOC,
@@ -212,21 +213,14 @@ def test_a_round_robin_of_course_bots_through_the_entrant_runner(jar: Path, bots
     assert our_processes(bots) == []
 
 
-def test_the_entrant_runner_says_what_is_wrong_with_its_arguments(tmp_path: Path):
-    """Mistakes in the command are one clear line and exit code 2, before anything runs."""
+def test_the_entrant_runner_says_what_is_wrong_with_its_arguments():
+    """Mistakes in the command are one clear line and exit code 2, before anything runs: as a process here, in
+    process (the fast tier) in tests/test_command_checks.py."""
     def entrant(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "plyhall", "cosc322", "entrant", *args], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
 
-    for args, words in (
-        (["--tournament", "class", "--name", "a b", "--", "java"], "--name 'a b' is not an entrant's name"),
-        (["--tournament", "class", "--name", "house-x", "--", "java"], "house- are the server's bots"),
-        (["--tournament", "class", "--name", "ann"], "give the bot's command after --"),
-        (["--tournament", "class", "--name", "ann", "--", str(tmp_path / "nothing")], "is not a program on PATH"),
-        (["--tournament", "class", "--name", "ann", "--url", "http://127.0.0.1:1/", "--", "java"],
-         "bots connect to the WebSocket address"),
-        (["--tournament", "class", "--name", "ann", "--poll", "0", "--", "java"], "give 0.1 to 60 seconds"),
-    ):
+    for args, words in ENTRANT_MISTAKES:
         done = entrant(*args)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         lines = done.stderr.strip().splitlines()

@@ -1,0 +1,109 @@
+"""The commands' checks of what they are given, run in this process (the fast tier): a mistake is one clear line
+on standard error and exit code 2 (1 for a file that is not there), before anything starts. The slow tests run
+the same commands as processes (tests/test_serve_cli.py, test_workers.py, test_sdk.py, test_cosc322_tournament.py);
+these keep the checks' logic in the fast tier."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from plyhall.cli import main
+
+REDIS = "redis://127.0.0.1:6379/0"
+PG = "postgresql://plyhall@127.0.0.1/plyhall"
+
+
+@pytest.fixture(autouse=True)
+def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Run in an empty folder, without the PLYHALL_ variables that give the commands defaults."""
+    for name in ("PLYHALL_NODE", "PLYHALL_CLUSTER", "PLYHALL_DB", "PLYHALL_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]:
+    """``plyhall ARGV`` in this process: its exit code and its lines on standard error (argparse's exit too)."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--port", "70000"], "--port must be 0 to 65535, not 70000"),
+    (["--grace", "601"], "--grace must be 0 to 600 seconds, not 601"),
+    (["--per-move", "0.01"], "--per-move must be 0.05 to 86400 seconds, not 0.01"),
+    (["--organiser-secret", "short"], "--organiser-secret must be 8 to 200 characters"),
+    (["--node", "a b"], "--node must be 1 to 64 letters, digits and _ . -, not 'a b'"),
+    (["--house-bots", "65"], "--house-bots must be 0 to 64 bot processes, not 65"),
+    (["--analysis-workers", "0"], "--analysis-workers must be 1 to 16 processes, not 0"),
+    (["--workers", "2"],
+     "--workers 2 starts 2 nodes of one cluster on this machine: give --cluster redis://HOST:PORT/DB"),
+    (["--workers", "2", "--cluster", REDIS, "--node", "w", "--db", "games.db"],
+     "--cluster needs the PostgreSQL database every node shares: --db postgresql://USER:PASSWORD@HOST/DBNAME, "
+     "not 'games.db'"),
+    (["--workers", "2", "--cluster", REDIS, "--node", "w", "--db", PG, "--port", "0"],
+     "--port 0 picks a free port for each process, but the --workers 2 share one port"),
+    (["--cluster", "http://ann:hunter22@redis.example/0", "--node", "w", "--db", PG],
+     "--cluster must be the URL of the cluster's Redis: redis://HOST:PORT/DB, rediss://HOST:PORT/DB (TLS) or "
+     "unix:///PATH/redis.sock, not http://..."),
+    (["--cluster", REDIS, "--db", PG],
+     "--cluster: every node of a cluster needs its own --node NAME (or $PLYHALL_NODE), not the default main"),
+    (["--workers", "65", "--cluster", REDIS, "--node", "w", "--db", PG], "--workers must be 1 to 64 processes, not 65"),
+])
+def test_serve_says_each_bad_option_in_one_line_and_starts_nothing(capsys, clean: Path, options: list[str],
+                                                                   message: str) -> None:
+    code, errors = run(capsys, "serve", *options)
+    errors = [line for line in errors if line.startswith("plyhall serve: ")]
+    assert code == 2 and len(errors) == 1 and message in errors[0], errors  # one mistake, one message
+    assert "hunter22" not in " ".join(errors)  # a URL's password is never echoed
+    assert not list(clean.iterdir())  # no database was created
+
+
+def test_serve_says_every_mistake_at_once(capsys) -> None:
+    code, errors = run(capsys, "serve", "--port", "-1", "--grace", "700", "--house-bots", "-1")
+    assert code == 2
+    assert [line.split(":")[1].split()[0] for line in errors] == ["--port", "--grace", "--house-bots"], errors
+
+
+def test_serve_in_a_folder_that_does_not_exist_says_so(capsys, clean: Path) -> None:
+    code, errors = run(capsys, "serve", "--db", str(clean / "no" / "x.db"))
+    assert code == 1 and len(errors) == 1 and "does not exist" in errors[0], errors
+
+
+def test_export_says_what_is_missing(capsys, clean: Path) -> None:
+    code, errors = run(capsys, "export", "--db", "none.db")
+    assert code == 1 and "no database file" in errors[-1], errors
+    sqlite3.connect(clean / "empty.db").close()
+    code, errors = run(capsys, "export", "--db", "empty.db", "--id", "abc")
+    assert code == 1 and "no game with id abc" in errors[-1], errors
+    code, errors = run(capsys, "export", "--db", "empty.db", "--game", "chess")
+    assert code == 2 and "connect4" in errors[-1], errors  # --game is a game type, as everywhere else
+
+
+def test_bot_names_the_levels_when_given_one_that_is_not(capsys) -> None:
+    code, errors = run(capsys, "bot", "--game", "connect4", "--level", "grandmaster", "--name", "x")
+    assert code == 2 and any("levels:" in line for line in errors), errors
+
+
+ENTRANT_MISTAKES = [
+    (["--tournament", "class", "--name", "a b", "--", "java"], "--name 'a b' is not an entrant's name"),
+    (["--tournament", "class", "--name", "house-x", "--", "java"], "house- are the server's bots"),
+    (["--tournament", "class", "--name", "ann"], "give the bot's command after --"),
+    (["--tournament", "class", "--name", "ann", "--", "/nothing/here"], "is not a program on PATH"),
+    (["--tournament", "class", "--name", "ann", "--url", "http://127.0.0.1:1/", "--", "java"],
+     "bots connect to the WebSocket address"),
+    (["--tournament", "class", "--name", "ann", "--poll", "0", "--", "java"], "give 0.1 to 60 seconds"),
+]
+"""``plyhall cosc322 entrant`` arguments and the words of the one line that answers them."""
+
+
+@pytest.mark.parametrize(("args", "words"), ENTRANT_MISTAKES)
+def test_the_entrant_runner_says_what_is_wrong_with_its_arguments(capsys, args: list[str], words: str) -> None:
+    code, errors = run(capsys, "cosc322", "entrant", *args)
+    assert code == 2 and len(errors) == 1 and words in errors[0], errors
