@@ -143,20 +143,30 @@ class MsgpackCodec(Codec):
 
 def _has_bad_value(value: Any, depth: int = 0) -> bool:
     """True for NaN or infinity, and for the empty bin or ext values that slip past the length limits."""
+    # exact type checks, and no call for a string, integer, boolean or null inside a map or list: this runs on
+    # every incoming message, most of whose values are such scalars
     if depth > 64:
         return False  # validation rejects deep nesting with a clearer message
     kind = type(value)
-    if kind is float:
-        return not math.isfinite(value)
-    if kind is list:
-        for item in value:
-            if _has_bad_value(item, depth + 1):
-                return True
-        return False
     if kind is dict:
         for key, item in value.items():
-            if _has_bad_value(key, depth) or _has_bad_value(item, depth + 1):
+            if type(key) is not str and _has_bad_value(key, depth):
                 return True
+            kind = type(item)
+            if kind is not str and kind is not int and kind is not bool and item is not None \
+                    and _has_bad_value(item, depth + 1):
+                return True
+        return False
+    if kind is list:
+        for item in value:
+            kind = type(item)
+            if kind is not str and kind is not int and kind is not bool and item is not None \
+                    and _has_bad_value(item, depth + 1):
+                return True
+        return False
+    if kind is float:
+        return not math.isfinite(value)
+    if kind is str or kind is int or kind is bool or value is None:
         return False
     return isinstance(value, (bytes, msgpack.ExtType))
 
