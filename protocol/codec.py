@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from typing import Any
 
 import msgpack
@@ -114,9 +115,16 @@ class MsgpackCodec(Codec):
     subprotocol = MSGPACK
     binary = True
 
+    def __init__(self) -> None:
+        self._packers = threading.local()  # a Packer is not thread-safe; one a thread, kept (packb makes one a call)
+
     def encode(self, msg: dict[str, Any]) -> bytes:
-        """Packed bytes."""
-        return msgpack.packb(msg, use_bin_type=True)
+        """Packed bytes (what ``msgpack.packb(msg, use_bin_type=True)`` gives)."""
+        try:
+            packer = self._packers.packer
+        except AttributeError:
+            packer = self._packers.packer = msgpack.Packer(use_bin_type=True)
+        return packer.pack(msg)  # a failed pack leaves the packer empty for the next message
 
     def decode(self, data: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> Any | ProtocolError:
         """Unpack bytes; strings, extension types and trailing bytes are refused."""
