@@ -179,7 +179,6 @@ SLOW_MODULES: dict[str, str] = {
     "test_ratings_crash": "a server SIGKILLed during rated games",
     "test_serve_cli": "plyhall serve as a process: signals, kill -9, its options",
     "test_server_memory": "thousands of connections to a server process",
-    "test_workers": "plyhall serve --workers and its node processes",
 }
 """Test modules (file name without .py) of which every test is slow, with the reason."""
 
@@ -219,6 +218,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
                              "test_a_tournament_survives_the_server_being_killed",
                              "test_the_cli_takes_a_toml_file_and_steers_the_event"),
     "test_web_static": ("test_the_modules_type_check",),  # TypeScript's tsc over every module of the page
+    "test_workers": ("test_cluster_options_are_checked_before_anything_starts",),  # (in process: test_command_checks)
 }
 """Slow tests of modules whose other tests are fast: module name -> names of test functions."""
 
