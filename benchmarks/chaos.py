@@ -149,6 +149,7 @@ class Player:
     conflicts: list[tuple[int, str, str]] = field(default_factory=list)  # a seq told two ways
     sent: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, notation, "ok" or the error code)
     result: tuple[Any, ...] | None = None  # (winner, status, reason) of the game_over it was told
+    record: str | None = None  # its game's record id (from game_start)
     thought: float = 0.0  # seconds it really spent on its moves (from being told its turn to sending)
     gaps: list[float] = field(default_factory=list)  # seconds between announcements it saw
     client: Client | None = None
@@ -216,6 +217,7 @@ async def play(player: Player, start: asyncio.Event | None, deadline: float) -> 
         kind, turn = msg.get("type"), None
         if kind == "game_start":
             player.started.set()
+            player.record = msg.get("record", player.record)
             state = GAME.initial_state()
             for seq, notation in enumerate(msg.get("moves", []), start=1):
                 _tell(player, seq, notation)
@@ -232,6 +234,13 @@ async def play(player: Player, start: asyncio.Event | None, deadline: float) -> 
             turn = msg.get("to_move")
         elif kind == "game_over":
             player.result = (msg.get("winner"), msg.get("status"), msg.get("reason"))
+            return
+        elif kind == "room_state" and player.record is not None and \
+                (msg.get("last_result") or {}).get("record") == player.record:
+            # the game ended while this player's node could not hear its owner (Redis away): the full state sent
+            # when it is attached again tells the result, as a bot reads it (client/play_loop.py, _room_state)
+            last = msg["last_result"]
+            player.result = (last.get("winner"), last.get("status"), last.get("reason"))
             return
         if turn == player.seat and GAME.outcome(state) is None:
             await _move(player, state)
