@@ -8,7 +8,9 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
 * **Direct delivery** (:class:`DirectMessages`): whole incoming messages go to a callback as soon
   as websockets has parsed them, instead of through a queue and a ``recv()`` coroutine; and whole
   frames are written straight to the transport (:func:`frame_header`). Together they took the
-  saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md).
+  saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md). The frames that
+  arrive are parsed by websockets' own parser with one shortcut for whole small data frames
+  (:func:`parse_frames`; ``tests/test_hot_paths.py`` holds it to websockets' answers).
 * **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
   asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
 * **Plain HTTP that always answers** (:class:`HttpAwareProtocol`): websockets' handshake parser
@@ -26,8 +28,8 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
-from websockets.exceptions import InvalidMessage, SecurityError
-from websockets.frames import CloseCode, Frame, Opcode
+from websockets.exceptions import InvalidMessage, PayloadTooBig, ProtocolError, SecurityError
+from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request, Response, parse_headers, parse_line
 from websockets.protocol import CONNECTING, Protocol
 from websockets.server import ServerProtocol
@@ -221,7 +223,7 @@ class HttpAwareProtocol(ServerProtocol):
                 yield  # the handshake succeeds
             # frames, as websockets reads them after its own handshake parse; the end of the stream before the
             # answer (the client gave up waiting) fails the connection there, CLOSED and never answered
-            yield from Protocol.parse(self)
+            yield from parse_frames(self)
             return
         while not self.reader.eof:  # plain HTTP: keep (a bounded amount of) what follows, for the pipelined answers
             if len(self.reader.buffer) > PIPELINED_BYTES:
@@ -232,6 +234,87 @@ class HttpAwareProtocol(ServerProtocol):
         # that a lost connection is CLOSED: a parser that waited on here raised AssertionError when it was lost).
         self.fail(CloseCode.ABNORMAL_CLOSURE)
         yield
+
+
+def parse_frames(protocol: Protocol) -> Generator[None]:
+    """websockets' own frame parser (``Protocol.parse`` of websockets 17), with one shortcut: a whole, small, masked,
+    unfragmented data frame at the start of the buffer (every message of a game) is read straight from the buffer,
+    without the parser's chain of generators (``at_eof``, ``Frame.parse`` and its four ``read_exact``) and the
+    struct and enum calls it makes a frame. Everything else (control frames, fragments, large or unmasked frames,
+    extensions, a frame not yet whole, the end of the stream) takes websockets' own way, errors included."""
+    reader = protocol.reader
+    try:
+        while True:
+            frame = _whole_data_frame(protocol, reader.buffer)
+            if frame is None:
+                if (yield from reader.at_eof()):
+                    if protocol.debug:
+                        protocol.logger.debug("< EOF")
+                    raise EOFError("unexpected end of stream")
+                frame = _whole_data_frame(protocol, reader.buffer)  # what arrived while this waited
+                if frame is None:
+                    frame = yield from Frame.parse(reader.read_exact, mask=True, max_size=_frame_limit(protocol),
+                                                   extensions=protocol.extensions)
+            _received(protocol, frame)
+    except ProtocolError as exc:
+        protocol.fail(CloseCode.PROTOCOL_ERROR, str(exc))
+        protocol.parser_exc = exc
+    except EOFError as exc:
+        protocol.fail(CloseCode.ABNORMAL_CLOSURE, str(exc))
+        protocol.parser_exc = exc
+    except UnicodeDecodeError as exc:
+        protocol.fail(CloseCode.INVALID_DATA, f"{exc.reason} at position {exc.start}")
+        protocol.parser_exc = exc
+    except PayloadTooBig as exc:
+        exc.set_current_size(protocol.current_size)
+        protocol.fail(CloseCode.MESSAGE_TOO_BIG, str(exc))
+        protocol.parser_exc = exc
+    except Exception as exc:
+        protocol.logger.error("parser failed", exc_info=True)
+        protocol.fail(CloseCode.INTERNAL_ERROR)  # no details: they may be security-sensitive
+        protocol.parser_exc = exc
+    # after an error, fail() replaced this parser by discard()
+    yield
+    raise AssertionError("parse() shouldn't step after error")
+
+
+def _received(protocol: Protocol, frame: Frame) -> None:
+    if protocol.debug:
+        protocol.logger.debug("< %s", frame)
+    protocol.recv_frame(frame)
+
+
+def _frame_limit(protocol: Protocol) -> int | None:
+    """The largest payload the next frame may carry (websockets' rule: the message and fragment limits)."""
+    max_size = None
+    if protocol.max_message_size is not None:
+        if protocol.current_size is None:
+            max_size = protocol.max_message_size
+        else:
+            max_size = protocol.max_message_size - protocol.current_size
+    if protocol.max_fragment_size is not None:
+        max_size = protocol.max_fragment_size if max_size is None else min(max_size, protocol.max_fragment_size)
+    return max_size
+
+
+def _whole_data_frame(protocol: Protocol, buffer: bytearray) -> Frame | None:
+    """The frame at the start of ``buffer`` (taken out of it) when it is a whole masked data frame with FIN set, no
+    reserved bit, a payload under 126 bytes within the limits, and no fragmented message or extension is under way;
+    None (the buffer untouched) otherwise."""
+    if len(buffer) < 6:
+        return None
+    head1 = buffer[0]
+    length = buffer[1] - 0x80  # the mask bit set (a client's frames are masked), the length under 126
+    if (head1 != 0x82 and head1 != 0x81) or not 0 <= length < 126 or len(buffer) < 6 + length:
+        return None
+    if protocol.current_size is not None or protocol.extensions:
+        return None
+    limit = _frame_limit(protocol)
+    if limit is not None and length > limit:
+        return None
+    data = apply_mask(buffer[6:6 + length], buffer[2:6])
+    del buffer[:6 + length]
+    return Frame(Opcode.BINARY if head1 == 0x82 else Opcode.TEXT, data)
 
 
 def pipelined(connection: ServerConnection) -> list[Request | HttpRefusal]:

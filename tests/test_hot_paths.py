@@ -1,0 +1,174 @@
+"""The shortcuts on a move's hot path answer exactly as the general code they stand in for (issue 44).
+
+* Validation: the precompiled check of each request type (``protocol.messages``) against the generic walk of its
+  schema, which a copy of the schemas dict always takes.
+* Frames: ``server.io.transport.parse_frames`` (the server's frame parser, with its shortcut for whole small data
+  frames) against websockets' own parser, fed the same bytes cut in every way TCP may cut them.
+* Encoding: the msgpack codec's kept packer against ``msgpack.packb``.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.client import ClientProtocol
+from websockets.frames import Close, CloseCode, Frame, Opcode
+from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+from websockets.uri import parse_uri
+
+from protocol.codec import CODECS, MAX_MESSAGE_BYTES, MSGPACK
+from protocol.messages import CLIENT_MESSAGES, ProtocolError, validate
+from server.io.transport import HttpAwareProtocol
+
+# Validation -------------------------------------------------------------------------------------------------------
+
+
+def _junk_requests(rng: random.Random, count: int) -> list[Any]:
+    """Requests good and bad: every type with its fields of every kind, missing, extra, or of the wrong type."""
+    atoms: list[Any] = [None, True, False, 0, -1, 7, 2**53 - 1, 2**53, -(2**53), 1.5, float("nan"), float("inf"), "",
+                        "Lake", "x" * 65, b"b", [], {}, [1, "a"], {"k": 1}, {"k": float("nan")}, {1: 2}, (1,)]
+    kinds = [*CLIENT_MESSAGES, "welcome", ""]
+    found = []
+    for _ in range(count):
+        kind = rng.choice(kinds)
+        schema = CLIENT_MESSAGES.get(kind)
+        fields = [*schema.required, *schema.optional] if schema else ["room"]
+        msg: dict[Any, Any] = {"type": kind}
+        for name in fields:
+            if rng.random() < 0.7:
+                msg[name] = rng.choice(atoms)
+        if rng.random() < 0.3:
+            msg["id"] = rng.choice(atoms)
+        if rng.random() < 0.1:
+            msg[rng.choice(["extra", 3])] = 1
+        found.append(msg)
+    return found
+
+
+def test_precompiled_checks_give_the_answers_of_the_schema_walk():
+    rng = random.Random(44)
+    walked = dict(CLIENT_MESSAGES)  # not CLIENT_MESSAGES itself: every message takes the generic walk
+    accepted = 0
+    for msg in _junk_requests(rng, 4000):
+        fast, slow = validate(msg), validate(msg, walked)
+        if isinstance(slow, ProtocolError):
+            assert fast == slow, msg
+        else:
+            assert fast is msg and slow is msg, msg
+            accepted += 1
+    assert accepted > 200  # the test reached both answers
+
+
+# Frames -----------------------------------------------------------------------------------------------------------
+
+
+def _opened(protocol: ServerProtocol) -> ServerProtocol:
+    """``protocol`` after a msgpack client's opening handshake."""
+    protocol.parser = protocol.parse()
+    next(protocol.parser)
+    client = ClientProtocol(parse_uri("ws://127.0.0.1/ws"), subprotocols=[MSGPACK])
+    protocol.receive_data(client.connect().serialize())
+    protocol.send_response(protocol.accept(protocol.events_received()[0]))
+    protocol.data_to_send()
+    assert protocol.state is OPEN
+    return protocol
+
+
+def _servers() -> tuple[ServerProtocol, ServerProtocol]:
+    """The server's protocol (as ``DirectConnection`` makes it) and websockets' own, both open."""
+    ours = ServerProtocol(subprotocols=[MSGPACK], max_size=MAX_MESSAGE_BYTES)
+    ours.__class__ = HttpAwareProtocol
+    return _opened(ours), _opened(ServerProtocol(subprotocols=[MSGPACK], max_size=MAX_MESSAGE_BYTES))
+
+
+def _feed(protocol: ServerProtocol, chunks: list[bytes]) -> tuple[list[Frame], list[bytes], Any]:
+    """What a protocol made of ``chunks``: the frames received, the bytes it answered, and how it ended."""
+    events: list[Frame] = []
+    sent: list[bytes] = []
+    for chunk in chunks:
+        if protocol.parser_exc is not None or protocol.state is not OPEN:
+            break
+        protocol.receive_data(chunk)
+        events.extend(protocol.events_received())
+        sent.extend(protocol.data_to_send())
+    closed = (protocol.state, protocol.close_rcvd, protocol.close_sent, type(protocol.parser_exc))
+    return events, sent, closed
+
+
+def _frames(rng: random.Random) -> bytes:
+    """A client's stream: moves (binary), text, empty and 125/126-byte payloads, a ping, a fragmented message."""
+    parts = [Frame(Opcode.BINARY, b"\x83\xa4type\xa4move"), Frame(Opcode.TEXT, b'{"type":"ping"}'),
+             Frame(Opcode.BINARY, b""), Frame(Opcode.BINARY, bytes(125)), Frame(Opcode.BINARY, bytes(126)),
+             Frame(Opcode.PING, b"hi"), Frame(Opcode.TEXT, "é".encode() * 40)]
+    stream = [rng.choice(parts) for _ in range(30)]
+    stream[10:10] = [Frame(Opcode.TEXT, b"par", fin=False), Frame(Opcode.CONT, b"ts")]
+    return b"".join(frame.serialize(mask=True) for frame in stream)
+
+
+def _cuts(data: bytes, rng: random.Random) -> list[list[bytes]]:
+    """``data`` whole, a byte at a time, and cut at random places."""
+    cuts = [[data], [data[i:i + 1] for i in range(len(data))]]
+    for _ in range(5):
+        points = sorted(rng.sample(range(1, len(data)), 25))
+        cuts.append([data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)])
+    return cuts
+
+
+def test_frames_read_as_websockets_reads_them_however_the_stream_is_cut():
+    rng = random.Random(7)
+    data = _frames(rng)
+    for chunks in _cuts(data, rng):
+        ours, theirs = _servers()
+        got, expected = _feed(ours, chunks), _feed(theirs, chunks)
+        assert got == expected
+        assert len(got[0]) == 32 and got[1]  # every frame arrived; the ping was answered with a pong
+
+
+@pytest.mark.parametrize(("frames", "code"), [
+    ([bytes((0xC2, 0x80 | 20)) + bytes(4) + b"x" * 20], CloseCode.PROTOCOL_ERROR),  # a reserved bit, no extension
+    ([Frame(Opcode.TEXT, b"a", fin=False), Frame(Opcode.BINARY, b"b")], CloseCode.PROTOCOL_ERROR),  # not a CONT
+    ([Frame(Opcode.BINARY, bytes(MAX_MESSAGE_BYTES + 1))], CloseCode.MESSAGE_TOO_BIG),
+    ([Frame(Opcode.BINARY, b"ok"), Frame(Opcode.CLOSE, Close(CloseCode.NORMAL_CLOSURE, "bye").serialize()),
+      Frame(Opcode.BINARY, b"after the close")], CloseCode.NORMAL_CLOSURE),
+])
+def test_bad_or_closing_streams_end_as_websockets_ends_them(frames, code):
+    data = b"".join(frame if isinstance(frame, bytes) else frame.serialize(mask=True) for frame in frames)
+    for chunks in ([data], [data[i:i + 7] for i in range(0, len(data), 7)]):
+        ours, theirs = _servers()
+        got, expected = _feed(ours, chunks), _feed(theirs, chunks)
+        assert got == expected
+        assert got[2][2] is not None and got[2][2].code == code  # the close the server sent
+
+
+def test_an_unmasked_frame_is_refused_as_websockets_refuses_it():
+    data = Frame(Opcode.BINARY, b"unmasked").serialize(mask=False)
+    ours, theirs = _servers()
+    got, expected = _feed(ours, [data]), _feed(theirs, [data])
+    assert got == expected and got[2][2].code == CloseCode.PROTOCOL_ERROR
+
+
+# Encoding ---------------------------------------------------------------------------------------------------------
+
+
+def test_the_kept_packer_gives_packb_s_bytes_after_a_failure_and_in_every_thread():
+    codec = CODECS[MSGPACK]
+    moved = {"type": "moved", "room": "Lake", "seq": 3, "move": {"column": 4}, "clocks": {"left": [1.5, None]}}
+    with pytest.raises(TypeError):
+        codec.encode({"type": "chat", "text": {"a set"}})  # a bug's message: refused whole...
+    assert codec.encode(moved) == msgpack.packb(moved, use_bin_type=True)  # ...and nothing of it in the next one
+
+    def encode_many(seed: int) -> bool:
+        rng = random.Random(seed)
+        for _ in range(300):
+            msg = {"type": "moved", "seq": rng.randrange(10**6), "notation": "x" * rng.randrange(300)}
+            if codec.encode(msg) != msgpack.packb(msg, use_bin_type=True):
+                return False
+        return True
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(encode_many, range(8)))
