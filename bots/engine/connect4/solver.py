@@ -344,10 +344,18 @@ def holding_column(
             left |= 1 << column
     entry = tables.entries[int((position + mask) % np.uint64(TABLE_SIZE))]
     first = int(entry >> MOVE_SHIFT) - 1 if (entry >> S8) & KEY_BITS == position + mask else -1
-    for i in range(-1, WIDTH):
-        column = first if i < 0 else COLUMN_ORDER[i]
-        if column < 0 or (i >= 0 and column == first) or not left & (1 << column):
-            continue
+    good_rows = ODD_ROWS if stones % 2 == 0 else ODD_ROWS << S1
+    while left:
+        # The table's best column, else the one the solver's move order would try first (most winning squares
+        # made, those on the mover's strong rows counting half again; centre first among equals).
+        column, rank = -1, -1
+        for i in range(WIDTH):
+            candidate = COLUMN_ORDER[i]
+            if left & (1 << candidate):
+                made = winning_squares(position | (safe & column_mask(candidate)), mask)
+                value = 64 if candidate == first else 2 * popcount(made) + popcount(made & good_rows)
+                if value > rank:
+                    column, rank = candidate, value
         if left == 1 << column:
             return column
         reply = solver_negamax(
