@@ -1,5 +1,6 @@
 """Connect Four's ``master`` bot: perfect play from the first stone (the opening table and the field's book, then
-the exact solver), the heuristic search only when the solver cannot finish in time."""
+the exact solver), a column proven to hold a floor when the solver cannot finish in time, the heuristic search
+only when not even that was proven."""
 
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ class Connect4Master(EngineBot):
 
     Before 12 stones the move comes from the opening table or the solver over the field's 12-stone
     book (milliseconds). From 12 stones on, each move first tries to solve the position exactly within
-    ``SOLVER_SHARE`` of its time; if that fails, the shared search with the odd/even threat heuristic uses the rest.
+    ``SOLVER_SHARE`` of its time (:func:`solve_in_steps`); if that fails, it plays the column the solve proved holds
+    a floor, and only where none was proven does the shared search with the odd/even threat heuristic use the rest.
     Both keep their tables from move to move within a game.
     """
 
