@@ -222,3 +222,39 @@ def test_a_finished_room_opened_later_shows_its_last_move_in_the_list(own_server
     finally:
         for player in players:
             player.close()
+
+
+def test_a_replay_keeps_its_current_move_in_view_when_the_window_changes_size(own_server, open_page):  # noqa: F811
+    """A replay at its last move, opened on a desktop and then narrowed to a phone (its moves in a strip under the
+    board), shows that move in the strip, not moves 1 to 4 of 30."""
+    port = own_server()
+    players = [Opponent(port, "amy-rep"), Opponent(port, "ben-rep")]
+    try:
+        players[0].run(players[0].client.request({"type": "create_room", "game": "connect4", "name": "Rep"}))
+        for seat, player in enumerate(players):
+            player.run(player.client.request({"type": "join", "room": "Rep", "seat": seat}))
+        game, rng = GAMES["connect4"], random.Random(3)
+        state, ply = game.initial_state(), 0
+        while game.outcome(state) is None:
+            move = rng.choice(game.legal_moves(state))
+            player = players[game.to_move(state)]
+            player.run(player.client.request({"type": "move", "room": "Rep", "move": game.format_move(move)}))
+            state, ply = game.apply(state, move), ply + 1
+        page = open_page("replayer", width=1366, height=768)
+        page.goto(f"http://127.0.0.1:{port}/#/replay")
+        page.locator("table.games a", has_text="Replay").first.click()
+        page.locator(".replay-moves button.move").first.wait_for()
+        page.keyboard.press("End")  # the last move
+        current = page.locator(".replay-moves button.current")
+        expect(current).to_have_attribute("data-seq", str(ply))
+        for width, height in ((390, 844), (1280, 800), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(300)  # the list settles (its rows fitted, scrolled)
+            box, item = page.locator(".replay-moves").bounding_box(), current.bounding_box()
+            assert box and item, (box, item)
+            inside = (box["x"] - 1 <= item["x"] and item["x"] + item["width"] <= box["x"] + box["width"] + 1
+                      and box["y"] - 1 <= item["y"] and item["y"] + item["height"] <= box["y"] + box["height"] + 1)
+            assert inside, (width, box, item)
+    finally:
+        for player in players:
+            player.close()

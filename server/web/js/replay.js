@@ -12,7 +12,7 @@ import { drawInto, field, h, replace, scrollWithin } from "./dom.js";
 import { formatClock, formatDate, resultText } from "./format.js";
 import { showMove } from "./games/common.js";
 import { GAMES, gameOf } from "./games/index.js";
-import { fitRows, moveItem } from "./room-log.js";
+import { fitRows, moveItem, refitOnResize } from "./room-log.js";
 import { loadPreferences, savePreference } from "./storage.js";
 
 const PAGE = 25;
@@ -219,7 +219,9 @@ export function mountReplay(main, id, start, app) {
     window.scrollTo(0, 0); // a replay opens at its top, with the board in view
     fitRows(moveList);
     goTo(at);
+    const unfit = refitOnResize(moveList, () => moveList.querySelector("button.current")?.parentElement ?? null);
     return () => {
+      unfit();
       document.removeEventListener("keydown", key);
       analysis.close();
     };

@@ -71,16 +71,26 @@ export function movesList() {
     if (element.lastElementChild) scrollWithin(element, element.lastElementChild);
   }
 
-  // A window that changes size (a phone turned, a window made wider) lays the list out anew: its rows are fitted
-  // again and the last move kept in view (at the next frame, so that the fitting does not resize it within this one).
-  new ResizeObserver(() => requestAnimationFrame(() => {
-    const last = /** @type {HTMLElement | null} */ (element.lastElementChild);
-    if (!last || !element.isConnected) return;
-    fitRows(element);
-    scrollWithin(element, last);
-  })).observe(element);
-
+  refitOnResize(element, () => element.lastElementChild);
   return { element, render };
+}
+
+/**
+ * Keep a move list laid out as the window changes size (a phone turned, a window made wider): its rows fitted again
+ * and `item()` (the last move, or a replay's current one) scrolled into view, at the next frame so that the fitting
+ * does not resize the list within this one. Returns what stops it.
+ * @param {HTMLElement} list
+ * @param {() => Element | null} item
+ */
+export function refitOnResize(list, item) {
+  const observer = new ResizeObserver(() => requestAnimationFrame(() => {
+    const shown = item();
+    if (!shown || !list.isConnected) return;
+    fitRows(list);
+    scrollWithin(list, shown);
+  }));
+  observer.observe(list);
+  return () => observer.disconnect();
 }
 
 /** The games of a series that ended while the page was open (`element`, shown once there are any). */
