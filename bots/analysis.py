@@ -285,6 +285,7 @@ def analyse(game_id: str, moves: list[str], options: dict[str, Any] | None = Non
                                                                           values[i + 1]), values[i + 1], i, values[i]))
     return {
         "version": VERSION, "game": game_id, "engine": "master", "nodes": analyser.nodes,
+        "method": budget_words(game_id, analyser.nodes),
         "positions": [v.to_json(game) for v in values],
         "moves": verdicts,
         "summary": {str(seat): _summary([v for v in verdicts if v["seat"] == seat]) for seat in (0, 1)},

@@ -122,6 +122,8 @@ def test_an_opening_move_that_keeps_the_result_is_best_not_an_inaccuracy() -> No
     assert (reply["move"], reply["outcome_before"], reply["outcome_after"], reply["plies_before"],
             reply["plies_after"]) == ("4", "loss", "loss", 40, 40)
     assert [v["label"] for v in analysis["moves"]] == ["best"] * 4 + ["blunder"]
+    # the replay page says how the values were found: solved, not "N nodes a position"
+    assert "solved exactly" in analysis["method"] and "nodes a position" not in analysis["method"]
 
 
 @pytest.mark.skipif(not (DATA / "Test_L2_R1").exists(), reason="the shared test data is not beside the repository")

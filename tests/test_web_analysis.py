@@ -58,6 +58,8 @@ def test_the_replay_shows_the_analysis_graph_marks_and_best_move(own_server, ope
     seat = (blunder_ply - 1) % 2
     row = page.locator(f'table.accuracy tr[data-seat="{seat}"]')
     expect(row.locator("td").nth(1)).not_to_have_text("0")
+    # Connect Four is solved, not searched to a node limit: the page says so
+    expect(page.locator("section.analysis-figures")).to_contain_text("every position solved exactly")
     # the engine's best move at the start is outlined on the board and said in words
     expect(page.locator(".best-move")).to_contain_text("Engine's best here: ")
     expect(page.locator(".sq.best")).to_have_count(1)

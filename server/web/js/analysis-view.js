@@ -137,7 +137,7 @@ export class AnalysisView {
     this.drawGraph();
     replace(this.body, this.best, this.verdict, this.graph);
     replace(this.figures, h("h2", { text: "Accuracy" }), summary,
-      h("p", { class: "muted small", text: `Master engine, ${analysis.nodes.toLocaleString("en")} nodes a position; exact values where it can prove them.` }));
+      h("p", { class: "muted small", text: `Master engine, ${analysis.method || `${analysis.nodes.toLocaleString("en")} nodes a position`}; exact values where it can prove them.` }));
     this.figures.hidden = false;
     const buttons = this.hooks.moveButtons();
     analysis.moves.forEach((verdict, i) => {
