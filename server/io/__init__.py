@@ -5,4 +5,6 @@
 ``http``          the read-only HTTP routes' machinery; ``static_files``: the web page's files
 ``metrics``       Prometheus metrics; ``gc_policy``: the serving garbage collector
 ``event_loop``    uvloop or asyncio; ``supervisor``: house bot processes
+``host``          what the server's parts (``api``, ``checks``, ``cluster``) see of the server that builds them
+``cluster``       a cluster node's Redis link, one module a responsibility (``resp``: its raw hot-path connections)
 """
