@@ -48,6 +48,7 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -990,7 +991,7 @@ def compare_trees(args: argparse.Namespace, baseline: Path) -> int:
     for label, values in ratios.items():
         if values:
             print(f"  {label:<7} {', '.join(f'{v:.2f}' for v in values)}: range {min(values):.2f}-{max(values):.2f}x, "
-                  f"median {sorted(values)[len(values) // 2]:.2f}x")
+                  f"median {statistics.median(values):.2f}x")
         else:
             print(f"  {label:<7} no run gave figures")
     return 0 if all(ratios.values()) else 1
