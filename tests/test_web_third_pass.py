@@ -135,6 +135,11 @@ def test_the_analysis_says_whose_view_every_number_is_from(own_server, open_page
     mover = "ann-thirds (red)" if blunder_ply % 2 else "bob-thirds (yellow)"
     expect(verdict).to_contain_text(f"{blunder_ply}. {moves[blunder_ply - 1]}?? by {mover}, a blunder")
     expect(verdict).to_contain_text(re.compile(r"Better: [1-7] \("))
+    for button in page.locator("button.move.label-best").all():  # a best move has no better one
+        button.click()
+        expect(verdict).to_contain_text("the best move")
+        expect(verdict).not_to_contain_text("Better")
+    page.locator(f'button.move[data-seq="{blunder_ply}"]').click()
     expect(best).to_contain_text(re.compile(r"to move\. Engine's best here: [1-7] \((ann-thirds \(red\)|bob-thirds "
                                             r"\(yellow\)) wins in \d+"))
 

@@ -170,7 +170,11 @@ export class AnalysisView {
     const kind = WORDS[verdict.label] || verdict.label;
     let text = `${verdict.ply}. ${this.move(verdict.move)}${MARKS[verdict.label] || ""} by ${names[verdict.seat]}, ${kind}`
       + `${verdict.only ? " (the only move)" : ""}: ${before === after ? `still ${after}` : `${before} → ${after}`}.`;
-    if (verdict.best && verdict.best !== verdict.move) text += ` Better: ${this.move(verdict.best)} (${before}).`;
+    // a better move only where the one played lost something: a best or good move the engine would have played
+    // differently (an equal choice) has none, or the line would read "the best move … Better: 3"
+    if (MARKS[verdict.label] && verdict.best && verdict.best !== verdict.move) {
+      text += ` Better: ${this.move(verdict.best)} (${before}).`;
+    }
     return text;
   }
 
