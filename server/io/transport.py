@@ -255,7 +255,9 @@ def parse_frames(protocol: Protocol) -> Generator[None]:
                 if frame is None:
                     frame = yield from Frame.parse(reader.read_exact, mask=True, max_size=_frame_limit(protocol),
                                                    extensions=protocol.extensions)
-            _received(protocol, frame)
+                    _received(protocol, frame)
+                    continue
+            protocol.events.append(frame)  # all recv_frame does with a whole data frame outside a fragmented one
     except ProtocolError as exc:
         protocol.fail(CloseCode.PROTOCOL_ERROR, str(exc))
         protocol.parser_exc = exc
@@ -314,7 +316,10 @@ def _whole_data_frame(protocol: Protocol, buffer: bytearray) -> Frame | None:
         return None
     data = apply_mask(buffer[6:6 + length], buffer[2:6])
     del buffer[:6 + length]
-    return Frame(Opcode.BINARY if head1 == 0x82 else Opcode.TEXT, data)
+    frame = Frame(Opcode.BINARY if head1 == 0x82 else Opcode.TEXT, data)
+    if protocol.debug:
+        protocol.logger.debug("< %s", frame)
+    return frame
 
 
 def pipelined(connection: ServerConnection) -> list[Request | HttpRefusal]:
