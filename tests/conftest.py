@@ -183,7 +183,7 @@ SLOW_MODULES: dict[str, str] = {
 """Test modules (file name without .py) of which every test is slow, with the reason."""
 
 SLOW_TESTS: dict[str, tuple[str, ...]] = {
-    # each starts plyhall processes (serve, bot, tournament, analyse, names, db) unless said otherwise
+    # each starts plyhall processes (serve, bot, tournament, analyse, names, db), unless its comment says why else
     "test_analysis": ("test_the_server_analyses_stores_serves_and_exports", "test_analysis_on_request",
                       "test_plyhall_analyse_prints_and_writes_json",
                       "test_a_tournaments_games_are_analysed_with_each_entrants_accuracy"),
@@ -196,9 +196,13 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
                          "test_each_game_a_bot_reports_has_the_number_it_was_announced_with"),
     "test_engine_bounds": ("test_a_300_mb_line_does_not_fill_the_bots_memory",
                            "test_no_engine_process_outlives_the_bot"),
+    "test_engine_magnetic_cave": (  # a master's searches through a won endgame, about 30 s of CPU
+        "test_master_keeps_a_won_endgame_its_search_cannot_see_to_the_end",),
     "test_engine_protocol": ("test_crashing_and_hanging_engines_on_a_server",
                              "test_bad_engine_commands_are_clear_errors",
                              "test_the_docs_example_engines_play_each_other"),
+    "test_engine_santorini": (  # depth-5 searches with and without each pruning, about 40 s of CPU in all
+        "test_prunings_reach_a_depth_in_fewer_nodes_and_prove_only_what_the_full_search_proves",),
     "test_fair_share": ("test_http_is_limited_per_address_with_retry_after_and_the_page_files_are_free",
                         "test_the_largest_pages_are_capped_with_a_clear_answer",
                         "test_a_full_share_of_the_analysis_queue_gets_429_and_a_bystander_is_served_next"),
