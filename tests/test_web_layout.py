@@ -139,10 +139,12 @@ NAV_CLIPPED = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", [390, 360])
+@pytest.mark.parametrize("width", [390, 360, 320])
 def test_every_nav_link_is_whole_on_a_phone_in_a_room(own_server, open_page, width):  # noqa: F811
     """In a room at phone width (390×844, and narrower phones) every link of the nav, My page last, shows whole: the
-    nav wraps a link that does not fit instead of clipping it ("My p…") or scrolling it out of sight."""
+    nav wraps a link that does not fit instead of clipping it ("My p…") or scrolling it out of sight. The room itself
+    is never wider than the screen (at 320 px its board and bars were 415 px wide), and its empty seat's button shows
+    whole."""
     port = own_server()
     bob = Opponent(port)
     try:
@@ -150,7 +152,12 @@ def test_every_nav_link_is_whole_on_a_phone_in_a_room(own_server, open_page, wid
         page = open_page("ann-nav", width=width, height=844)
         login(page, f"http://127.0.0.1:{port}", "ann-with-a-long-name")
         page.goto(f"http://127.0.0.1:{port}/#/room/Phone%20nav")
-        page.get_by_role("button", name="Take this seat").click()
+        take = page.get_by_role("button", name="Take this seat")
+        expect(take).to_be_visible()
+        box = take.bounding_box()
+        assert box and 0 <= box["x"] and box["x"] + box["width"] <= width + 0.5, box
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, "the room is wider than the screen"
+        take.click()
         expect(page.locator(".play .status")).to_contain_text("Your move")
         links = page.locator("#nav a")
         expect(links).to_have_text(["Lobby", "Replays", "Tournaments", "Leaderboard", "My page"])
