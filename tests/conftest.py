@@ -214,7 +214,8 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     "test_rated_games": ("test_plyhall_ratings_in_the_terminal",),
     "test_rating_abuse": ("test_a_resignation_before_two_moves_each_is_stored_unrated_with_its_reason",
                           "test_registered_names_log_in_with_their_token_and_rate_each_other_from_one_address"),
-    "test_sdk": ("test_plyhall_bot_command_plays_against_an_sdk_bot", "test_bot_command_rejects_bad_level"),
+    "test_sdk": ("test_plyhall_bot_command_plays_against_an_sdk_bot", "test_bot_command_rejects_bad_level",
+                 "test_long_thinking_bot_stays_connected"),  # the last: 1.5 s a move of real thinking against pings
     "test_storage": ("test_plyhall_db_copy_moves_a_deployment_and_back",),
     "test_tournament_forfeits": (
         "test_tournament_run_prints_the_forfeits_of_an_entrant_that_leaves_and_the_event_ends",),
