@@ -85,6 +85,10 @@ MAX_BACKOFF = 10.0
 """The longest wait between two reconnection attempts, in seconds."""
 MAX_WAIT = 300.0
 """The longest wait the bot accepts when the server says to try later (a throttled login), in seconds."""
+CLUSTER_RETRY = 2.0
+"""Seconds before the bot comes back after ``cluster_unavailable`` (a node of a cluster out of reach for a moment):
+the protocol promises the request was not executed and says to try again in a few seconds. The bot reconnects
+and resumes, and the server sends the full state of its games again."""
 
 
 class PlayerRunner:
@@ -199,20 +203,30 @@ class PlayerRunner:
             try:
                 welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
             except ServerError as exc:
-                if exc.code in ("throttled", "busy"):
+                if exc.code in ("throttled", "busy", "cluster_unavailable"):
                     raise TryLater(f"the server says: {exc.message}", float(exc.msg.get("retry_after") or 2.0)) \
                         from None
                 raise
             self.resume = client.resume
-            if opts.tournament is not None or opts.ladder or not welcome.get("rooms"):
-                # a tournament entrant follows its event even when seated already; a ladder bot takes its place
-                # again (a restarted server forgot it) and is paired once the games it resumes are over
-                await self._find_game(client)
-            while not self.finished:
-                msg = await client.recv(timeout=None)
-                await self._on_message(client, msg)
+            try:
+                await self._play(client, welcome)
+            except ServerError as exc:  # a request of the bot answered cluster_unavailable: nothing was done
+                if exc.code == "cluster_unavailable":
+                    raise TryLater(f"the server says: {exc.message}", CLUSTER_RETRY) from None
+                raise
         finally:
             await client.close()
+
+    async def _play(self, client: Client, welcome: dict[str, Any]) -> None:
+        """Find the next game if the bot has none, then follow what the server sends until the bot is done."""
+        opts = self.options
+        if opts.tournament is not None or opts.ladder or not welcome.get("rooms"):
+            # a tournament entrant follows its event even when seated already; a ladder bot takes its place
+            # again (a restarted server forgot it) and is paired once the games it resumes are over
+            await self._find_game(client)
+        while not self.finished:
+            msg = await client.recv(timeout=None)
+            await self._on_message(client, msg)
 
     async def _find_game(self, client: Client) -> None:
         """Get into the next game: follow the tournament, seek an opponent, or join (or set up) the room."""
@@ -316,6 +330,8 @@ class PlayerRunner:
             log.warning("%s: server error: %s %s", self.options.name, msg.get("code"), msg.get("message"))
             if msg.get("code") == "illegal_move":
                 raise IllegalMove(msg.get("message", "illegal move"))
+            if msg.get("code") == "cluster_unavailable":  # a move not taken (nothing was done): back with the state
+                raise TryLater(f"the server says: {msg.get('message')}", CLUSTER_RETRY)
 
     async def _game_start(self, client: Client, msg: dict[str, Any]) -> None:
         """A game begins (or is resumed): follow it, and move if it is this bot's turn."""
