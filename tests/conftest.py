@@ -231,7 +231,10 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark slow tests (see SLOW_FIXTURES, SLOW_PARAMS, SLOW_MODULES, SLOW_TESTS) before ``-m`` selects among them;
-    a name in SLOW_TESTS that its module no longer defines is an error, so that the list never goes stale."""
+    a module or test named there that no longer exists is an error, so that the lists never go stale."""
+    gone = [name for name in {*SLOW_MODULES, *SLOW_TESTS} if not (Path(__file__).parent / f"{name}.py").exists()]
+    if gone:
+        raise pytest.UsageError(f"tests/conftest.py names test modules that tests/ lacks: {sorted(gone)}")
     slow = pytest.mark.slow
     checked: set[str] = set()
     for item in items:
