@@ -240,7 +240,7 @@ def test_each_test_gets_an_empty_redis_too(redis_url):
 # Real nodes ------------------------------------------------------------------------------------------------
 
 def test_two_workers_serve_one_port_and_stop_on_sigterm(tmp_path, pg_url, redis_url):
-    pytest.importorskip("server.io.cluster", reason="the cluster core (server/io/cluster.py) is not there yet")
+    pytest.importorskip("server.io.cluster", reason="the cluster core (server/io/cluster/) is not there yet")
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "plyhall", "serve", "--workers", "2", "--cluster", redis_url,
                              "--db", pg_url, "--node", "w", "--port", str(port), "--quiet"],
