@@ -107,3 +107,38 @@ ENTRANT_MISTAKES = [
 def test_the_entrant_runner_says_what_is_wrong_with_its_arguments(capsys, args: list[str], words: str) -> None:
     code, errors = run(capsys, "cosc322", "entrant", *args)
     assert code == 2 and len(errors) == 1 and words in errors[0], errors
+
+
+def test_names_registers_lists_and_refuses_in_one_line_each(capsys, clean: Path) -> None:
+    """``plyhall names``: a token for each name added, a name claimed already or not a name refused."""
+    assert main(["names", "add", "alice", "bob", "--db", "p.db"]) == 0
+    tokens = dict(line.split() for line in capsys.readouterr().out.splitlines())
+    assert set(tokens) == {"alice", "bob"} and len(set(tokens.values())) == 2
+    code, errors = run(capsys, "names", "add", "alice", "--db", "p.db")
+    assert code == 1 and "alice is claimed already" in " ".join(errors), errors
+    code, errors = run(capsys, "names", "add", "house-x", "no spaces", "--db", "p.db")
+    assert code == 2 and "house-" in " ".join(errors) and "'no spaces' is not a name" in " ".join(errors), errors
+    assert main(["names", "list", "--db", "p.db"]) == 0 and capsys.readouterr().out.split() == ["alice", "bob"]
+
+
+def test_db_copy_moves_a_database_into_an_empty_one_only(capsys, clean: Path) -> None:
+    """``plyhall db copy`` between two SQLite files (tests/test_storage.py copies to PostgreSQL and back)."""
+    from server.storage import open_storage
+    from server.storage.records import ClaimSaved, GameEnded, MovePlayed
+    from tests.helpers import game_record
+
+    source = open_storage(str(clean / "source.db"))
+    source.apply([ClaimSaved("ann", "s", "d"), *(GameEnded(game_record(f"g{i}")) for i in range(3)),
+                  *(MovePlayed(f"g{i}", move) for i in range(3) for move in game_record("x").moves)])
+    counts = source.counts()
+    source.close()
+    assert main(["db", "copy", "--from", "sqlite:///source.db", "--to", "sqlite:///target.db"]) == 0
+    assert "the counts agree" in capsys.readouterr().out
+    code, errors = run(capsys, "db", "copy", "--from", "sqlite:///source.db", "--to", "sqlite:///target.db")
+    assert code == 1 and "not empty" in " ".join(errors), errors
+    copied = open_storage(str(clean / "target.db"))
+    try:
+        assert copied.counts() == counts and copied.get_claim("ann") == ("s", "d")
+        assert [m["move"] for m in copied.get_game("g2")["moves"]] == ["1", "2", "3"]
+    finally:
+        copied.close()
