@@ -1,7 +1,8 @@
 """The commands' checks of what they are given, run in this process (the fast tier): a mistake is one clear line
-on standard error and exit code 2 (1 for a file that is not there), before anything starts. The slow tests run
-the same commands as processes (tests/test_serve_cli.py, test_workers.py, test_sdk.py, test_cosc322_tournament.py);
-these keep the checks' logic in the fast tier."""
+on standard error and exit code 2 (1 for a file that is not there), before anything starts; and the commands that
+only work on database files (names, db copy). The slow tests run the same commands as processes
+(tests/test_serve_cli.py, test_workers.py, test_sdk.py, test_cosc322_tournament.py, test_rating_abuse.py,
+test_storage.py); these keep their logic in the fast tier."""
 
 from __future__ import annotations
 
