@@ -132,10 +132,18 @@ def server(tmp_path_factory: pytest.TempPathFactory):
         yield port
 
 
+def _as_from_a_terminal() -> None:
+    # A bot started at a terminal has the default SIGHUP and SIGINT; the suite itself may run under nohup or in
+    # a background job, whose ignored signals its children would inherit (a hang-up would then not stop the bot).
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def bot(port: int, name: str, room: str, *flags: str) -> subprocess.Popen:
-    """``plyhall bot`` in a session of its own, so that a Ctrl-C can reach its process group and no other."""
+    """``plyhall bot`` in a session of its own, so that a Ctrl-C can reach its process group and no other, with
+    the signals' dispositions of a bot started at a terminal."""
     return plyhall("bot", "--name", name, "--room", room, "--game", "connect4", "--url", f"ws://127.0.0.1:{port}/ws",
-                   *flags, start_new_session=True)
+                   *flags, start_new_session=True, preexec_fn=_as_from_a_terminal)
 
 
 def peak_memory_mb(pid: int) -> float:
