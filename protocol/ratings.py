@@ -140,6 +140,8 @@ def anchor_rating(level: str, game: str) -> float:
     """The rating the anchor of ``level`` is pinned to in ``game`` (:data:`MEASURED_ANCHORS`; the convention of
     :data:`ANCHOR_RATINGS` for a game with no measurement)."""
     return MEASURED_ANCHORS.get(game, ANCHOR_RATINGS)[level]
+
+
 _ANCHOR = re.compile(r"^house-(random|novice|master|minimax-[1-8])-([a-z0-9][a-z0-9-]*)$")
 
 

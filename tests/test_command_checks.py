@@ -35,19 +35,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]
     return code, capsys.readouterr().err.strip().splitlines()
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    (["--port", "70000"], "--port must be 0 to 65535, not 70000"),
-    (["--grace", "601"], "--grace must be 0 to 600 seconds, not 601"),
-    (["--per-move", "0.01"], "--per-move must be 0.05 to 86400 seconds, not 0.01"),
-    (["--organiser-secret", "short"], "--organiser-secret must be 8 to 200 characters"),
-    (["--node", "a b"], "--node must be 1 to 64 letters, digits and _ . -, not 'a b'"),
-    (["--house-bots", "65"], "--house-bots must be 0 to 64 bot processes, not 65"),
-    (["--analysis-workers", "0"], "--analysis-workers must be 1 to 16 processes, not 0"),
+CLUSTER_MISTAKES = [
     (["--workers", "2"],
      "--workers 2 starts 2 nodes of one cluster on this machine: give --cluster redis://HOST:PORT/DB"),
     (["--workers", "2", "--cluster", REDIS, "--node", "w", "--db", "games.db"],
      "--cluster needs the PostgreSQL database every node shares: --db postgresql://USER:PASSWORD@HOST/DBNAME, "
      "not 'games.db'"),
+    (["--cluster", REDIS, "--node", "w", "--db", "sqlite:///games.db"],
+     "--cluster needs the PostgreSQL database every node shares"),
     (["--workers", "2", "--cluster", REDIS, "--node", "w", "--db", PG, "--port", "0"],
      "--port 0 picks a free port for each process, but the --workers 2 share one port"),
     (["--cluster", "http://ann:hunter22@redis.example/0", "--node", "w", "--db", PG],
@@ -56,6 +51,19 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]
     (["--cluster", REDIS, "--db", PG],
      "--cluster: every node of a cluster needs its own --node NAME (or $PLYHALL_NODE), not the default main"),
     (["--workers", "65", "--cluster", REDIS, "--node", "w", "--db", PG], "--workers must be 1 to 64 processes, not 65"),
+]
+"""The cluster options' mistakes and serve's one line for each (tests/test_workers.py runs them as processes too)."""
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--port", "70000"], "--port must be 0 to 65535, not 70000"),
+    (["--grace", "601"], "--grace must be 0 to 600 seconds, not 601"),
+    (["--per-move", "0.01"], "--per-move must be 0.05 to 86400 seconds, not 0.01"),
+    (["--organiser-secret", "short"], "--organiser-secret must be 8 to 200 characters"),
+    (["--node", "a b"], "--node must be 1 to 64 letters, digits and _ . -, not 'a b'"),
+    (["--house-bots", "65"], "--house-bots must be 0 to 64 bot processes, not 65"),
+    (["--analysis-workers", "0"], "--analysis-workers must be 1 to 16 processes, not 0"),
+    *CLUSTER_MISTAKES,
 ])
 def test_serve_says_each_bad_option_in_one_line_and_starts_nothing(capsys, clean: Path, options: list[str],
                                                                    message: str) -> None:

@@ -196,6 +196,22 @@ def test_a_room_opened_mid_game_marks_the_last_move(own_server, open_page, game,
             player.close()
 
 
+def play_a_random_game(players: list, game_id: str, room: str, seed: int) -> int:
+    """``players`` (two :class:`Opponent`) make room ``room`` of ``game_id``, sit in seats 0 and 1 and play seeded
+    random moves to the end; the number of moves."""
+    players[0].run(players[0].client.request({"type": "create_room", "game": game_id, "name": room}))
+    for seat, player in enumerate(players):
+        player.run(player.client.request({"type": "join", "room": room, "seat": seat}))
+    game, rng = GAMES[game_id], random.Random(seed)
+    state, ply = game.initial_state(), 0
+    while game.outcome(state) is None:
+        move = rng.choice(game.legal_moves(state))
+        player = players[game.to_move(state)]
+        player.run(player.client.request({"type": "move", "room": room, "move": game.format_move(move)}))
+        state, ply = game.apply(state, move), ply + 1
+    return ply
+
+
 def test_a_finished_room_opened_later_shows_its_last_move_in_the_list(own_server, open_page):  # noqa: F811
     """The move list of a room opened after many moves (here a whole game of Quarto, its moves in words over two
     lines) is scrolled to its end, and stays so when the window changes size: the last move, the one that won, is in
@@ -203,16 +219,7 @@ def test_a_finished_room_opened_later_shows_its_last_move_in_the_list(own_server
     port = own_server()
     players = [Opponent(port, "amy-end"), Opponent(port, "ben-end")]
     try:
-        players[0].run(players[0].client.request({"type": "create_room", "game": "quarto", "name": "End"}))
-        for seat, player in enumerate(players):
-            player.run(player.client.request({"type": "join", "room": "End", "seat": seat}))
-        game, rng = GAMES["quarto"], random.Random(7)
-        state, ply = game.initial_state(), 0
-        while game.outcome(state) is None:
-            move = rng.choice(game.legal_moves(state))
-            player = players[game.to_move(state)]
-            player.run(player.client.request({"type": "move", "room": "End", "move": game.format_move(move)}))
-            state, ply = game.apply(state, move), ply + 1
+        ply = play_a_random_game(players, "quarto", "End", seed=7)
         page = open_page("watcher", width=390, height=844)  # opened on a phone, then the window changes size
         login(page, f"http://127.0.0.1:{port}", "watcher-end")
         page.goto(f"http://127.0.0.1:{port}/#/room/End")
@@ -237,16 +244,7 @@ def test_a_replay_keeps_its_current_move_in_view_when_the_window_changes_size(ow
     port = own_server()
     players = [Opponent(port, "amy-rep"), Opponent(port, "ben-rep")]
     try:
-        players[0].run(players[0].client.request({"type": "create_room", "game": "connect4", "name": "Rep"}))
-        for seat, player in enumerate(players):
-            player.run(player.client.request({"type": "join", "room": "Rep", "seat": seat}))
-        game, rng = GAMES["connect4"], random.Random(3)
-        state, ply = game.initial_state(), 0
-        while game.outcome(state) is None:
-            move = rng.choice(game.legal_moves(state))
-            player = players[game.to_move(state)]
-            player.run(player.client.request({"type": "move", "room": "Rep", "move": game.format_move(move)}))
-            state, ply = game.apply(state, move), ply + 1
+        ply = play_a_random_game(players, "connect4", "Rep", seed=3)
         page = open_page("replayer", width=1366, height=768)
         page.goto(f"http://127.0.0.1:{port}/#/replay")
         page.locator("table.games a", has_text="Replay").first.click()

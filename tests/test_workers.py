@@ -18,9 +18,8 @@ import pytest
 
 from tests.conftest import free_port
 from tests.helpers import http_json, read_until
+from tests.test_command_checks import CLUSTER_MISTAKES, PG, REDIS
 
-REDIS = "redis://127.0.0.1:6379/0"
-PG = "postgresql://plyhall@127.0.0.1/plyhall"
 CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PLYHALL_NODE", "PLYHALL_CLUSTER", "PLYHALL_DB")}
 
 
@@ -29,24 +28,7 @@ def serve(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=60, cwd=cwd, env=CLEAN_ENV)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    (["--workers", "2"],
-     "--workers 2 starts 2 nodes of one cluster on this machine: give --cluster redis://HOST:PORT/DB"),
-    (["--workers", "2", "--cluster", REDIS, "--node", "w", "--db", "games.db"],
-     "--cluster needs the PostgreSQL database every node shares: --db postgresql://USER:PASSWORD@HOST/DBNAME, "
-     "not 'games.db'"),
-    (["--cluster", REDIS, "--node", "w", "--db", "sqlite:///games.db"],
-     "--cluster needs the PostgreSQL database every node shares"),
-    (["--workers", "2", "--cluster", REDIS, "--node", "w", "--db", PG, "--port", "0"],
-     "--port 0 picks a free port for each process, but the --workers 2 share one port"),
-    (["--cluster", "http://ann:hunter22@redis.example/0", "--node", "w", "--db", PG],
-     "--cluster must be the URL of the cluster's Redis: redis://HOST:PORT/DB, rediss://HOST:PORT/DB (TLS) or "
-     "unix:///PATH/redis.sock, not http://..."),
-    (["--cluster", REDIS, "--db", PG],
-     "--cluster: every node of a cluster needs its own --node NAME (or $PLYHALL_NODE), not the default main"),
-    (["--workers", "65", "--cluster", REDIS, "--node", "w", "--db", PG],
-     "--workers must be 1 to 64 processes, not 65"),
-])
+@pytest.mark.parametrize(("options", "message"), CLUSTER_MISTAKES)
 def test_cluster_options_are_checked_before_anything_starts(tmp_path, options, message):
     out = serve(*options, cwd=tmp_path)
     assert out.returncode == 2, out.stderr
