@@ -37,6 +37,7 @@ def test_the_log_says_how_many_moves_of_which_games() -> None:
     assert describe([MovePlayed("g1", move) for move in moves]) == "2 writes: 2 moves and 0 results of games g1"
     assert describe([MovePlayed("g1", moves[0]), GameEnded(game_record("g1"))]).endswith("1 move and 1 result of "
                                                                                         "games g1")
+    assert describe([MovePlayed("g1", moves[0])]) == "1 write: 1 move and 0 results of games g1"
     many = [GameStarted(game_record(f"g{i:02}", status="running", moves=0)) for i in range(23)]
     assert describe(many).endswith("of games g00, g01, g02, g03, g04, g05, g06, g07, g08, g09, g10, g11, g12, g13, "
                                    "g14, g15, g16, g17, g18, g19 and 3 more")

@@ -26,8 +26,13 @@ def describe(writes: Sequence[Write]) -> str:
     games = sorted({w.game_id for w in writes if isinstance(w, MovePlayed)}
                    | {w.record.id for w in writes if isinstance(w, (GameStarted, GameEnded))})
     shown = ", ".join(games[:20]) + (f" and {len(games) - 20} more" if len(games) > 20 else "")
-    return (f"{len(writes)} writes: {moves} move{'' if moves == 1 else 's'} and {ended} result"
-            f"{'' if ended == 1 else 's'}" + (f" of games {shown}" if games else ""))
+    return (f"{_count(len(writes), 'write')}: {_count(moves, 'move')} and {_count(ended, 'result')}"
+            + (f" of games {shown}" if games else ""))
+
+
+def _count(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless the number is one."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def spill(path: str, writes: Sequence[Write]) -> None:
