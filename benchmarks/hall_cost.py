@@ -82,8 +82,8 @@ class Table:
         out = self.hall.handle(conn, checked, self.now)
         self.hall.committed(out, self.now)
 
-    def next_move(self, index: int) -> tuple[int, bytes] | None:
-        """The connection to move in room ``index`` and the bytes of a random legal move (None between games)."""
+    def next_request(self, index: int) -> tuple[int, dict[str, Any]] | None:
+        """The connection to move in room ``index`` and a random legal move's request (None between games)."""
         name, first, second = self.rooms[index]
         room = self.hall.rooms[name]
         state = room.state
@@ -92,8 +92,15 @@ class Table:
         seat = self.game.to_move(state)
         conn = first if room.seats[seat] == f"a{index}" else second
         move = self.rng.choice(self.game.legal_moves(state))
-        payload = CODEC.encode({"type": "move", "room": name, "move": self.game.format_move(move)})
-        return conn, Frame(Opcode.BINARY, payload).serialize(mask=True)  # a client's frame: masked
+        return conn, {"type": "move", "room": name, "move": self.game.format_move(move)}
+
+    def next_move(self, index: int) -> tuple[int, bytes] | None:
+        """The connection to move in room ``index`` and the bytes of a random legal move (None between games)."""
+        nxt = self.next_request(index)
+        if nxt is None:
+            return None
+        conn, request = nxt
+        return conn, Frame(Opcode.BINARY, CODEC.encode(request)).serialize(mask=True)  # a client's frame: masked
 
 
 def server_protocol() -> ServerProtocol:
@@ -191,15 +198,22 @@ def count_instructions(table: Table, moves: int) -> None:
           f"rooms: {spent / moves:,.0f} instructions ({moves} moves, picking each one's move included)")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def move_arguments(description: str, measured: str) -> argparse.ArgumentParser:
+    """The options of a benchmark that plays the table's moves (``--rooms``, ``--moves``, ``--seed``, ``--profile``,
+    ``--instructions``); ``measured`` says what one measurement is (``a repeat``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rooms", type=int, default=100, help="rooms played round-robin (default 100)")
-    parser.add_argument("--moves", type=int, default=20_000, help="moves measured a repeat (default 20000)")
-    parser.add_argument("--repeats", type=int, default=5, help="repeats; the minimum counts (default 5)")
+    parser.add_argument("--moves", type=int, default=20_000, help=f"moves measured {measured} (default 20000)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--profile", action="store_true", help="print cProfile's table of one repeat instead")
+    parser.add_argument("--profile", action="store_true", help=f"print cProfile's table of {measured} instead")
     parser.add_argument("--instructions", action="store_true",
-                        help="under valgrind --tool=callgrind --instr-atstart=no: the instructions of one repeat")
+                        help=f"under valgrind --tool=callgrind --instr-atstart=no: the instructions of {measured}")
+    return parser
+
+
+def main() -> None:
+    parser = move_arguments(__doc__.splitlines()[0], "a repeat")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats; the minimum counts (default 5)")
     args = parser.parse_args()
     if args.rooms < 1 or args.moves < 1 or args.repeats < 1:
         parser.error("--rooms, --moves and --repeats must be at least 1")

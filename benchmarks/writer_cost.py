@@ -1,0 +1,156 @@
+"""The storage's cost of a move: the writer's hand-off and the SQLite commit of each loop turn's batch, into a real
+database file, measured in instructions under callgrind (or CPU time without it).
+
+The writes are the hall's own: ``--rooms`` Connect Four rooms (as ``hall_cost.py`` sets them up) play random games
+through ``Hall.handle``, and each move's outbox keeps its writes (``MovePlayed``; at a game's end ``GameEnded``,
+the room's ``RoomSaved`` and the next game's ``GameStarted``). The set-up plays them all first; what is measured is
+what the server does with them: ``LoopWriter.submit`` of each outbox's writes with the outbox held until its
+commit (as ``PlyhallServer.dispatch`` holds it), and once every ``--per-turn`` outboxes the end of the loop's turn:
+``LoopWriter``'s commit (``SQLiteStorage.apply``: one transaction, the moves in one ``executemany``) and the held
+outboxes released (``on_commit``). The database is a SQLite file in WAL mode in a temporary folder, with its
+checkpoints moved to a thread as the server does (so none runs in the measured commits).
+
+    .venv/bin/python benchmarks/writer_cost.py --moves 20000
+    .venv/bin/python benchmarks/writer_cost.py --profile
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --instr-atstart=no .venv/bin/python benchmarks/writer_cost.py \\
+        --instructions --moves 2000
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.hall_cost import Table, callgrind, instructions_so_far, move_arguments  # noqa: E402
+from protocol.messages import ProtocolError, validate_request  # noqa: E402
+from server.core.outbox import HallOutbox  # noqa: E402
+from server.storage.sqlite import SQLiteStorage  # noqa: E402
+from server.storage.writer import LoopWriter  # noqa: E402
+
+
+class TurnLoop:
+    """What ``LoopWriter`` asks of the event loop (``call_soon``), run by hand: :meth:`end_turn` runs what was
+    scheduled, as the loop does at the end of a turn."""
+
+    def __init__(self) -> None:
+        self.ready: list[Callable[[], Any]] = []
+
+    def call_soon(self, callback: Callable[[], Any]) -> None:
+        """Run ``callback`` at the end of this turn."""
+        self.ready.append(callback)
+
+    def call_later(self, delay: float, callback: Callable[[], Any]) -> None:
+        """A failed commit's retry: the benchmark stops there."""
+        raise SystemExit(f"a commit failed: the benchmark's database is not writable ({delay} s retry)")
+
+    def end_turn(self) -> None:
+        """Run what was scheduled this turn."""
+        ready, self.ready = self.ready, []
+        for callback in ready:
+            callback()
+
+
+def play(table: Table, moves: int) -> list[HallOutbox]:
+    """``moves`` random moves round-robin over the table's rooms, through the hall; each move's outbox."""
+    outboxes = []
+    index = 0
+    rooms = len(table.rooms)
+    while len(outboxes) < moves:
+        nxt = table.next_request(index)
+        index = (index + 1) % rooms
+        if nxt is None:
+            continue
+        conn, request = nxt
+        msg = validate_request(request)
+        if isinstance(msg, ProtocolError):
+            raise SystemExit(f"the benchmark made an invalid move: {msg.message}")
+        table.now += 0.0001
+        out = table.hall.handle(conn, msg, table.now)
+        if out.ended:
+            table.hall.committed(out, table.now)
+        outboxes.append(out)
+    return outboxes
+
+
+class Store:
+    """A SQLite file with the server's writer on it, and the outboxes held until their writes are committed."""
+
+    def __init__(self, folder: str) -> None:
+        self.storage = SQLiteStorage(Path(folder) / "plyhall.db")
+        self.storage.checkpoint_in_background(3600.0)  # no checkpoint in the measured commits, as on the server
+        self.loop = TurnLoop()
+        self.held: deque[tuple[int, HallOutbox, float]] = deque()
+        self.released = 0
+        self.writer = LoopWriter(self.storage, self.loop, self.committed)  # type: ignore[arg-type]
+
+    def committed(self, seq: int) -> None:
+        """``PlyhallServer._committed`` without the delivery: release the outboxes committed up to ``seq``."""
+        held = self.held
+        while held and held[0][0] <= seq:
+            held.popleft()
+            self.released += 1
+
+    def run(self, outboxes: list[HallOutbox], per_turn: int) -> None:
+        """Hand every outbox's writes to the writer, ``per_turn`` outboxes a turn of the loop."""
+        writer, held, monotonic = self.writer, self.held, time.monotonic
+        for start in range(0, len(outboxes), per_turn):
+            for out in outboxes[start:start + per_turn]:
+                held.append((writer.submit(out.writes), out, monotonic()))  # PlyhallServer.dispatch's hand-off
+            self.loop.end_turn()
+
+    def close(self) -> None:
+        """Stop the checkpoint thread and close the database."""
+        self.storage.close()
+
+
+def main() -> None:
+    parser = move_arguments(__doc__.splitlines()[0], "the run")
+    parser.add_argument("--per-turn", type=int, default=10,
+                        help="moves committed together, as in one turn of the event loop (default 10)")
+    args = parser.parse_args()
+    if args.rooms < 1 or args.moves < 1 or args.per_turn < 1:
+        parser.error("--rooms, --moves and --per-turn must be at least 1")
+    table = Table(args.rooms, args.seed)
+    warm = play(table, min(args.moves, 2000))
+    outboxes = play(table, args.moves)
+    writes = sum(len(out.writes) for out in outboxes)
+    with tempfile.TemporaryDirectory(prefix="writer_cost") as folder:
+        store = Store(folder)
+        try:
+            store.run(warm, args.per_turn)
+            what = (f"storage cost of a move (hand-off, SQLite commit a turn of {args.per_turn} moves), {args.rooms} "
+                    f"rooms, {args.moves} moves ({writes} writes)")
+            if args.instructions:
+                callgrind("-i", "on")
+                start = instructions_so_far()
+                store.run(outboxes, args.per_turn)
+                spent = instructions_so_far() - start
+                callgrind("-i", "off")
+                print(f"{what}: {spent / args.moves:,.0f} instructions")
+            elif args.profile:
+                profile = cProfile.Profile()
+                profile.enable()
+                store.run(outboxes, args.per_turn)
+                profile.disable()
+                pstats.Stats(profile).sort_stats("tottime").print_stats(25)
+            else:
+                started = time.process_time()
+                store.run(outboxes, args.per_turn)
+                print(f"{what}: {(time.process_time() - started) / args.moves * 1e6:.1f} us CPU")
+            if store.released != len(warm) + len(outboxes) or store.writer.queued:
+                raise SystemExit(f"only {store.released} of {len(warm) + len(outboxes)} outboxes were committed")
+        finally:
+            store.close()
+
+
+if __name__ == "__main__":
+    main()
