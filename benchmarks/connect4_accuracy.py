@@ -15,6 +15,13 @@ than ``--verify-seconds`` is counted as unverified, not as right or wrong.
 
 Prints, per number of stones: the positions, and at each time the optimal moves
 and the outcome-changing ones.
+
+``--nodes`` counts instead of timing: for each sampled position, the solver nodes master's solve needs for its
+exact best move (the openings below 12 stones, then :func:`~bots.engine.connect4.master.solve_in_steps` to the
+end), from an empty table as a fresh bot has, and (``in a game``) from the table master keeps from its move two
+stones before in the same game. Node counts do not depend on the machine's load: a position fits a time control
+when its count is well inside the nodes searched in that time (about 0.3 million in master's 0.075 s of a 0.1 s
+move on a quiet machine). ``--budget`` sets the count to compare with (default 300,000).
 """
 
 from __future__ import annotations
@@ -28,11 +35,11 @@ import numpy as np
 from common import ROOT, script_parser
 
 from bots import TimeBudget, make_bot
-from bots.engine.connect4.book import after, wins_at_once
+from bots.engine.connect4.book import TABLE_STONES, after, opening_move, wins_at_once
 from bots.engine.connect4.fieldbook import field_book
-from bots.engine.connect4.master import warm_up
+from bots.engine.connect4.master import solve_in_steps, warm_up
 from bots.engine.connect4.position import CELLS, from_moves
-from bots.engine.connect4.solver import STOPPED, new_solver_tables, solver_negamax
+from bots.engine.connect4.solver import NODES, STOPPED, SolverTables, new_solver_tables, solver_negamax
 from protocol.games import GAMES
 
 DATA = ROOT.parent / "shared" / "data" / "connect4"
@@ -79,6 +86,50 @@ def judge(moves: str, score: int, column: int, tables: object, seconds: float) -
     return UNVERIFIED if kept is None else KEPT if kept else CHANGED
 
 
+def solve_nodes(moves: str, score: int | None, tables: SolverTables) -> int:
+    """The solver nodes master spends on its exact best move after ``moves`` with the table as ``tables`` holds it
+    (``SystemExit`` should the solve disagree with the test set's ``score``, if given)."""
+    position, mask, stones = from_moves(moves)
+    found = opening_move(position, mask, stones, tables)
+    if found is not None:
+        solved, nodes = found[1], int(tables.counters[NODES]) if stones >= TABLE_STONES else 0
+    else:
+        steps = solve_in_steps(np.uint64(position), np.uint64(mask), stones, tables, np.inf)
+        solved, nodes = steps.score if steps.solved else None, sum(steps.nodes)
+    if score is not None and solved != score:
+        raise SystemExit(f"master's solve of {moves} gives {solved}, the test set {score}")
+    return nodes
+
+
+def count_nodes(samples: dict[int, list[tuple[str, int]]], budget: int) -> None:
+    """Print the nodes master's solve needs on each sample, from an empty table and within a game."""
+    tables = new_solver_tables(book=field_book())
+    print(f"{'stones':>6} {'positions':>9} {'max nodes':>12} {'in a game':>12} {'worst position':>22}", flush=True)
+    fresh: list[tuple[int, str]] = []
+    in_game: list[tuple[int, str]] = []
+    for ply, sample in samples.items():
+        rows = []
+        for moves, score in sample:
+            tables.entries.fill(0)
+            rows.append((solve_nodes(moves, score, tables), moves))
+            tables.entries.fill(0)  # master's move two stones before, then this one with the table it left
+            if len(moves) >= 2:
+                solve_nodes(moves[:-2], None, tables)
+            in_game.append((solve_nodes(moves, score, tables), moves))
+        fresh += rows
+        worst = max(rows, default=(0, ""))
+        game_worst = max((n for n, m in in_game if len(m) == ply), default=0)
+        print(f"{ply:>6} {len(sample):>9} {worst[0]:>12,} {game_worst:>12,} {worst[1]:>22}", flush=True)
+    for name, counted in (("from an empty table", fresh), ("within a game", in_game)):
+        counts = sorted(n for n, _ in counted)
+        if not counts:
+            continue
+        share = [counts[min(len(counts) - 1, int(q * len(counts)))] for q in (0.5, 0.9)]
+        over = sum(n > budget for n in counts)
+        print(f"\n{name}: {len(counts)} positions, median {share[0]:,} nodes, 90th percentile {share[1]:,}, "
+              f"max {counts[-1]:,}; over {budget:,}: {over}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Sample the positions, let master move at each time, check every move."""
     parser = script_parser(__doc__)
@@ -90,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show-misses", action="store_true",
                         help="print each position where a move was not optimal (to the standard error)")
+    parser.add_argument("--nodes", action="store_true",
+                        help="count the solver nodes of master's exact move on each position instead of timing moves")
+    parser.add_argument("--budget", type=int, default=300_000,
+                        help="with --nodes: the node count the positions are compared with (default 300000)")
     args = parser.parse_args(argv)
     try:
         first, _, last = args.plies.partition("-")
@@ -97,13 +152,17 @@ def main(argv: list[str] | None = None) -> int:
         times = [float(text) for text in args.times.split(",")]
     except ValueError:
         parser.error("--plies takes FIRST-LAST (numbers of stones), --times seconds separated by commas")
-    if args.per_ply < 1 or not times or min(times) <= 0 or args.verify_seconds <= 0:
-        parser.error("--per-ply must be at least 1, the times positive")
+    if args.per_ply < 1 or not times or min(times) <= 0 or args.verify_seconds <= 0 or args.budget < 1:
+        parser.error("--per-ply and --budget must be at least 1, the times positive")
     positions = read_positions(DATA)
     if len(positions) == 1:
         parser.error(f"no test sets in {DATA} (the shared data folder sits beside the checkout)")
     rng = random.Random(args.seed)
     warm_up()
+    if args.nodes:  # the same samples as a timed run of the same seed
+        count_nodes({ply: rng.sample(positions.get(ply, []), min(args.per_ply, len(positions.get(ply, []))))
+                     for ply in plies}, args.budget)
+        return 0
     tables = new_solver_tables(book=field_book())
     print(f"{'stones':>6} {'positions':>9}" + "".join(f"{f'optimal {t:g} s':>14}{'changed':>9}" for t in times)
           + f"{'unverified':>11}", flush=True)
