@@ -61,3 +61,31 @@ async def test_a_move_held_by_a_database_restart_starts_the_clock_when_announced
         await bob.request({"type": "move", "room": "Restart", "move": "4"}, timeout=30)
         mine = await bob.expect("moved", room="Restart", seq=2, timeout=30)
         assert mine["clocks"]["left"][1] > 58.5, mine["clocks"]
+
+
+async def test_an_answer_lost_while_redis_was_away_comes_when_redis_is_back(pg_url, postgres_cluster, redis_server,
+                                                                             redis_url):
+    """bob (on n2) moves in n1's room while PostgreSQL is down: n1 takes the move and answers once it is stored, but
+    Redis is away by then and the answer is lost. When Redis is back n2 attaches bob again, saying which answer never
+    came, and n1 sends it again: bob's request is answered (before, it waited for ever), and the move is told once."""
+    try:
+        async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+            ann, bob = await open_game(url1, url2, "Lost", clients)
+            await ann.request({"type": "move", "room": "Lost", "move": "4"})
+            await bob.expect("moved", room="Lost", seq=1)
+            postgres_cluster.stop()
+            try:
+                answer = asyncio.create_task(bob.request({"type": "move", "room": "Lost", "move": "3"}, timeout=40))
+                await asyncio.sleep(1.5)  # n1 took it (and acknowledged it): its answer waits for the database
+                redis_server.pause()
+            finally:
+                postgres_cluster.start()
+            await asyncio.sleep(3)  # stored and answered meanwhile: the answer found no Redis
+            assert not answer.done()
+            redis_server.resume()
+            reply = await answer
+            assert reply["type"] == "moved" and reply["seq"] == 2 and reply["notation"] == "3", reply
+            again = await ann.expect("moved", room="Lost", seq=2, timeout=30)
+            assert again["notation"] == "3"
+    finally:
+        redis_server.revive()

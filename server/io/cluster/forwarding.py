@@ -13,7 +13,18 @@ from protocol import messages as m
 from protocol.messages import ErrorCode, validate_request
 
 from ...tournament.director import slug
-from .base import EVENT_KINDS, PREFIX, RELEASE, REQUEST_SECONDS, ROOM_KINDS, SEEK_KINDS, UNKNOWN, LinkBase, log
+from .base import (
+    ANSWERS_KEPT,
+    EVENT_KINDS,
+    PREFIX,
+    RELEASE,
+    REQUEST_SECONDS,
+    ROOM_KINDS,
+    SEEK_KINDS,
+    UNKNOWN,
+    LinkBase,
+    log,
+)
 
 
 class Forwarding(LinkBase):
@@ -144,9 +155,13 @@ class Forwarding(LinkBase):
             self._asked.pop(node, None)
 
     def _attach(self, node: str, conn: int, session: Any) -> None:
+        """Attach connection ``conn`` (``session``) to ``node`` (again): it resends the state of its seats there, and
+        the answers of the requests of it that ``node`` took and whose answers never came (lost while Redis was
+        away)."""
         self.forwarded.setdefault(conn, set()).add(node)
+        waiting = [key[1] for key, (_, _, taken) in self._asked.get(node, {}).items() if key[0] == conn and taken]
         self._send(node, ["attach", conn, session.name, session.coords, self.hall.addresses.get(conn, "?"),
-                          session.organiser])
+                          session.organiser, waiting])
 
     def disconnected(self, conn: int) -> None:
         """A connection of this node closed: the nodes that hold a session of it are told."""
@@ -169,8 +184,16 @@ class Forwarding(LinkBase):
     def deliver(self, stand_in: int, msg: dict[str, Any]) -> None:
         """A message for a client of another node."""
         home = self.homes.get(stand_in)
-        if home is not None:
-            self._send(home[0], ["msg", home[1], msg])
+        if home is None:
+            return
+        if msg.get("id") is not None:  # an answer: kept, should it be lost on the way (Redis away)
+            answers = self._answers.setdefault(stand_in, {})
+            answers[msg["id"]] = msg
+            if len(answers) > ANSWERS_KEPT:
+                del answers[next(iter(answers))]
+            if len(self._answers) > 2 * len(self.homes) + 64:  # the stand-ins gone meanwhile
+                self._answers = {key: kept for key, kept in self._answers.items() if key in self.homes}
+        self._send(home[0], ["msg", home[1], msg])
 
     def close(self, stand_in: int, reason: str) -> None:
         """The hall closes a stand-in (its name logged in again): the real connection on its node closes."""
@@ -233,6 +256,7 @@ class Forwarding(LinkBase):
             return
         if isinstance(msg, dict) and msg.get("id") is not None:  # taken: its answer comes from here, in time or not
             self._send(sender, ["ack", conn, msg["id"]])
+        self._reached(name, now)
         stand_in = self._stand_in(sender, conn, name, coords, address, organiser, now)
         request = validate_request(msg)
         if isinstance(request, Exception):
@@ -241,7 +265,18 @@ class Forwarding(LinkBase):
         self.server.dispatch(self.hall.handle(stand_in, request, now))
 
     def _on_attach(self, sender: str, item: list[Any], now: float) -> None:
-        _, conn, name, coords, address, organiser = item
+        """``sender`` attaches a client of its (again): its seats' state is sent anew, after the answers to its
+        requests that this node took and ``sender`` says never came (``item[6]``, their ids)."""
+        _, conn, name, coords, address, organiser = item[:6]
+        stand_in = self.stand_ins.get((sender, conn))
+        session = self.hall.sessions.get(stand_in) if stand_in is not None else None
+        answers = self._answers.get(stand_in, {}) if session is not None and session.name == name else {}
+        for request_id in item[6] if len(item) > 6 and isinstance(item[6], list) else ():
+            answer = answers.get(request_id)
+            if answer is not None:
+                self.counts["answers_again"] += 1
+                self._send(sender, ["msg", conn, answer])
+        self._reached(name, now)
         self._stand_in(sender, conn, name, coords, address, organiser, now, resume=True)
 
     def _on_gone(self, sender: str, item: list[Any], now: float) -> None:

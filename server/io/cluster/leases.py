@@ -19,6 +19,7 @@ class Leases(LinkBase):
         self._beats_done += 1
         if not self.up:
             self._hold_remote_clocks()
+        self._hold_unreached()
         late = time.monotonic() - self._renewed
         if late > LEASE_SECONDS:  # stalled, or Redis was away: other nodes may have adopted this one's rooms
             if self.up:
@@ -113,6 +114,7 @@ class Leases(LinkBase):
         if again:
             log.warning("the cluster's Redis is back")
             self._hold_remote_clocks()
+            self._await_attachments()
             if self.redis is not None:  # its idle pooled connections died with it: a fresh pool
                 self._tasks.append(asyncio.create_task(self.redis.connection_pool.disconnect(inuse_connections=False)))
         self._published = -1

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.cluster import credit_wait
-from .base import AWAKE_SECONDS, STALL_SECONDS, LinkBase, log
+from .base import AWAKE_SECONDS, REATTACH_SECONDS, STALL_SECONDS, LinkBase, log
 
 
 class Outages(LinkBase):
@@ -93,3 +93,40 @@ class Outages(LinkBase):
         seconds, self._lost_at = now - self._lost_at, (None if self.up else now)
         # a stand-in: the player is on another node
         self._give_back(seconds, lambda name, session: session is not None and session.conn < 0)
+
+    def _await_attachments(self) -> None:
+        """Redis is back: a player of another node whose turn it is in this node's rooms learns it only when its node
+        attaches it here again (this node then resends the state; what it sent meanwhile was lost). Its clock is
+        held until then (:meth:`_reached`), for REATTACH_SECONDS at most."""
+        now = time.monotonic()
+        for room in self.hall.registry.rooms.values():
+            clocks = room.clocks
+            if clocks is not None and clocks.running is not None and clocks.final is None and len(room.players) == 2:
+                session = self.hall.by_name.get(room.players[clocks.running])
+                if session is not None and session.conn < 0:
+                    self._unreached.setdefault(session.name, now)
+        self._unreached_until = now + REATTACH_SECONDS
+
+    def _hold_unreached(self) -> None:
+        """Every beat: the time since the last is given back to the players not attached again yet (and none once
+        REATTACH_SECONDS have passed)."""
+        if not self._unreached:
+            return
+        now = time.monotonic()
+        for name in list(self._unreached):
+            self._reached(name, now, still=now < self._unreached_until)
+
+    def _reached(self, name: str, now: float, still: bool = False) -> None:
+        """``name``'s node attached it again, or sent a request of it: the time its clock was held since the last
+        beat is given back, and it is held no more (unless ``still``)."""
+        since = self._unreached.pop(name, None)
+        if since is None:
+            return
+        for room_name in self.hall.seat_holders.get(name, ()):
+            room = self.hall.registry.rooms.get(room_name)
+            clocks = room.clocks if room is not None else None
+            if room is not None and clocks is not None and clocks.running is not None and len(room.players) == 2 \
+                    and room.players[clocks.running] == name:
+                credit_wait(room, now - since, now)
+        if still:
+            self._unreached[name] = now
