@@ -406,6 +406,13 @@ class Game(Generic[S, M]):
         """
         raise NotImplementedError
 
+    def checked_move(self, obj: Any, state: S, coords: str = "algebraic") -> tuple[M, S]:
+        """The move ``obj`` (as :meth:`parse_move` reads it in ``coords``) and the state after it (as :meth:`apply`
+        makes it): a server's one call a move. ``IllegalMove`` as either raises it. A game may answer its common
+        form faster here; what it answers must be what the two calls give."""
+        move = self.parse_move(obj, state, coords)
+        return move, self.apply(state, move)
+
     def encode_state(self, state: S, coords: str = "algebraic") -> dict[str, Any]:
         """A JSON-compatible form of the state, the board in ``coords`` row order."""
         raise NotImplementedError

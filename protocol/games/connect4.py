@@ -97,21 +97,22 @@ class ConnectFour(Game[C4State, Drop]):
         column = move.column if isinstance(move, Drop) else move
         if not isinstance(column, int) or not 0 <= column < WIDTH:
             raise IllegalMove(f"{shown(move)} is not a column; columns are 1 to {WIDTH}")
-        board = state.board
-        for row in range(HEIGHT):
-            square = row * WIDTH + column
-            if board[square] == 0:
-                break
-        else:
+        after = _dropped(state, column)
+        if after is None:
             raise IllegalMove(f"column {column + 1} is full")
-        stone = state.to_move + 1
-        new_board = board[:square] + (stone,) + board[square + 1 :]
-        result = None
-        if _four_through(new_board, column, row, stone):
-            result = Outcome(state.to_move, "four in a row")
-        elif 0 not in new_board:
-            result = Outcome(None, "the board is full")
-        return C4State(new_board, 1 - state.to_move, result)
+        return after
+
+    def checked_move(self, obj: Any, state: C4State, coords: str = "algebraic") -> tuple[Drop, C4State]:
+        """:meth:`parse_move` then :meth:`apply`, the common case (``{"column": N}`` into a column with room, in a
+        running game) answered straight, without the general checks; anything else as those two answer it."""
+        if type(obj) is dict and len(obj) == 1 and state.result is None:
+            column = obj.get("column")
+            low = _LOWEST_COLUMN.get(coords)
+            if type(column) is int and low is not None and 0 <= column - low < WIDTH:
+                after = _dropped(state, column - low)
+                if after is not None:
+                    return DROPS[column - low], after
+        return super().checked_move(obj, state, coords)
 
     def outcome(self, state: C4State) -> Outcome | None:
         """Winner and reason, or ``None`` while the game runs."""
@@ -178,6 +179,31 @@ class ConnectFour(Game[C4State, Drop]):
             to_move = sum(1 for stone in board if stone) % 2
         return self.decode_state({"board": GRID.rows_for(board), "to_move": to_move})
 
+
+
+DROPS = tuple(Drop(column) for column in range(WIDTH))
+"""Every move, made once (a move is a value: the fast path hands out these)."""
+_LOWEST_COLUMN = {"algebraic": 1, "cosc322": 1, "matrix": 0}  # the first column's number in each convention
+
+
+def _dropped(state: C4State, column: int) -> C4State | None:
+    """The state after the side to move drops a stone in ``column`` (0-based, a column of the board) of a running
+    game, or None when that column is full."""
+    board = state.board
+    for row in range(HEIGHT):
+        square = row * WIDTH + column
+        if board[square] == 0:
+            break
+    else:
+        return None
+    stone = state.to_move + 1
+    new_board = board[:square] + (stone,) + board[square + 1 :]
+    result = None
+    if _four_through(new_board, column, row, stone):
+        result = Outcome(state.to_move, "four in a row")
+    elif 0 not in new_board:
+        result = Outcome(None, "the board is full")
+    return C4State(new_board, 1 - state.to_move, result)
 
 
 def _read_stone(text: str) -> int:

@@ -211,7 +211,21 @@ class Room(RoomState):
     # Play -------------------------------------------------------------------------------
 
     def move(self, name: str, obj: Any, now: float) -> Outbox:
-        """A player sends a move: check turn, parse in the sender's coordinates, validate, relay."""
+        """A player sends a move: check turn, parse in the sender's coordinates, validate, relay. The common case
+        (:meth:`~RoomState._mover`) goes straight to the rules' one call; anything else takes the general path."""
+        seat = self._mover(name, now)
+        if seat is not None:
+            try:
+                move, new_state = self.game.checked_move(obj, self.state, self.coords[name])
+            except IllegalMove:
+                return self._move(name, obj, now)  # which refuses it, as the room's rule says
+            out = Outbox()
+            self._play(out, seat, move, new_state, now)
+            return out
+        return self._move(name, obj, now)
+
+    def _move(self, name: str, obj: Any, now: float) -> Outbox:
+        """:meth:`move`'s general path: time first, then who sends what."""
         out = self.tick(now)
         seat = self.seat_of(name)
         if seat is None:
@@ -226,8 +240,7 @@ class Room(RoomState):
         if seat != to_move:
             return out.error(name, ErrorCode.NOT_YOUR_TURN, words.not_your_turn(self.players, to_move), self.name)
         try:
-            move = self.game.parse_move(obj, self.state, self.coords[name])
-            new_state = self.game.apply(self.state, move)
+            move, new_state = self.game.checked_move(obj, self.state, self.coords[name])
         except IllegalMove as exc:
             text, reason = shown(obj), clip(exc.reason, MAX_REASON)
             out.error(name, ErrorCode.ILLEGAL_MOVE, f"{text}: {reason}", self.name)
@@ -264,26 +277,6 @@ class Room(RoomState):
         if outcome is not None:
             out.extend(self._finish(Outcome(outcome.winner, words.rule_reason(outcome.reason, outcome.winner,
                                                                                self.players)), now))
-
-    def legal_moves(self, name: str) -> Outbox:
-        """The legal moves of the seat to move, in the asker's coordinates."""
-        out = Outbox()
-        if name not in self.coords:
-            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
-        if self.status != RoomStatus.PLAYING:
-            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
-        coords = self.coords[name]
-        out.send(name, m.legal_moves(self.name, [self.game.format_move(mv, coords)
-                                                 for mv in self.game.legal_moves(self.state)]))
-        return out
-
-    def send_state(self, name: str, now: float) -> Outbox:
-        """The full state for a member who asks."""
-        out = Outbox()
-        if name not in self.coords:
-            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
-        self._send_full_state(out, name, now, always=True)
-        return out
 
     def resign(self, name: str, now: float) -> Outbox:
         """A player resigns the running game."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from protocol import messages as m
-from protocol.messages import RoomStatus
+from protocol.messages import ErrorCode, RoomStatus
 
 from ..storage.records import GameRecord, MoveRecord, RoomSaved, Write
 from .clock import Clocks
@@ -167,6 +167,19 @@ class RoomState:
                     earliest = deadline
         return earliest
 
+    def _mover(self, name: str, now: float) -> int | None:
+        """The seat ``name`` moves from when nothing but its move is left to check (a move's common case): a running
+        game, not paused, nobody away, no idle limit, time deciding nothing at ``now`` (``tick`` would do nothing),
+        and ``name`` the player to move. None otherwise (the general path then says what it is)."""
+        clocks = self.clocks
+        if self.status != RoomStatus.PLAYING or clocks is None or self.paused or self.away or self.idle is not None:
+            return None
+        deadline = clocks.deadline()
+        seat = self.game.to_move(self.state)
+        if (deadline is None or now < deadline) and self.seats[seat] == name and self.seats[1 - seat] != name:
+            return seat
+        return None
+
     def _idle_deadline(self) -> float | None:
         """When the player to move, if ``idle`` names it, has sat on its move too long."""
         if self.idle is None or self.paused or self.clocks is None or self.clocks.running is None:
@@ -176,6 +189,27 @@ class RoomState:
         return self.clocks.turn_started + self.idle[0]
 
     # What a member is told, and the record of the running game ---------------------------
+
+    def legal_moves(self, name: str) -> Outbox:
+        """The legal moves of the seat to move, in the asker's coordinates."""
+        out = Outbox()
+        if name not in self.coords:
+            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
+        if self.status != RoomStatus.PLAYING:
+            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
+        coords = self.coords[name]
+        out.send(name, m.legal_moves(self.name, [self.game.format_move(mv, coords)
+                                                 for mv in self.game.legal_moves(self.state)]))
+        return out
+
+    def send_state(self, name: str, now: float) -> Outbox:
+        """The full state for a member who asks."""
+        out = Outbox()
+        if name not in self.coords:
+            return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
+        self._send_full_state(out, name, now, always=True)
+        return out
+
 
     def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False) -> None:
         if self.status != RoomStatus.PLAYING and not always:
