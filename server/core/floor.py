@@ -399,16 +399,24 @@ class Floor:
 
     def _apply(self, out: HallOutbox, room: Room, result: Outbox) -> None:
         """Route a room's outbox to connections, track membership, schedule its timer and clean up."""
+        if room.status == RoomStatus.PLAYING and not (result.ended or result.entered or result.vacated or
+                                                      result.listing_changed):
+            # a game runs on and nobody came or went (a move): only its writes, its messages and its timer
+            out.writes.extend(result.writes)
+            self._route(out, result)
+            self._schedule(room)
+        else:
+            self._apply_general(out, room, result)
+
+    def _apply_general(self, out: HallOutbox, room: Room, result: Outbox) -> None:
+        """:meth:`_apply` for any outbox (a game's end, members coming and going, a listing that changed)."""
         if result.ended:  # the GameEnded writes hold these very records: rated before they are stored
             self.rated_games.judge(room.settings.rated, result.ended, self.logins.claims, self._now)
         out.writes.extend(result.writes)
         out.ended.extend(result.ended)
         for name in result.entered:
             self._entered(room, name)
-        for name, msg in result.messages:
-            session = self.by_name.get(name)
-            if session is not None:
-                out.send(session.conn, msg)
+        self._route(out, result)
         for name in result.vacated:
             self._vacated(out, room, name)
         if result.ended and self._games_ended(out, room, result.ended):  # after the room's own messages
@@ -426,6 +434,14 @@ class Floor:
         if result.listing_changed:
             self.registry.listing_changed(room.name)
             self._lobby_changed(out)
+
+    def _route(self, out: HallOutbox, result: Outbox) -> None:
+        """The room's messages to the connections of their members (a member not connected now gets nothing)."""
+        by_name, messages = self.by_name, out.messages
+        for name, msg in result.messages:
+            session = by_name.get(name)
+            if session is not None:
+                messages.append((session.conn, msg))
 
     def _games_ended(self, out: HallOutbox, room: Room, records: list[GameRecord]) -> bool:
         """Tell tournaments and the ladder that games of ``room`` ended (after the room's own messages: game_over

@@ -58,7 +58,7 @@ from .logins import Step
 from .outbox import HallOutbox, Refusal, tag_reply
 from .rated_games import house_stopped
 from .room import Outbox, Room, RoomSettings
-from .rooms import MAX_ROOM_NAME
+from .rooms import MAX_ROOM_NAME, normalised
 from .seeks import Pairing
 from .timers import LADDER, LOBBY
 from .tournaments import UNDER_WAY
@@ -347,7 +347,7 @@ class Hall(Floor):
         if name is None:
             name = self._free_name()
         else:
-            name = " ".join(name.split())
+            name = normalised(name)
             if not ROOM_NAME.match(name):
                 out.error(conn, ErrorCode.BAD_MESSAGE, f"{name[:40]!r} is not a valid room name: use {ROOM_NAME_HELP}")
                 return
@@ -549,7 +549,7 @@ class Hall(Floor):
     def _room(self, out: HallOutbox, session: Session, msg: RoomRequest | Join) -> Room | None:
         room = self.registry.find(msg["room"])
         if room is None:
-            name = " ".join(msg["room"].split())[:MAX_ROOM_NAME]
+            name = normalised(msg["room"])[:MAX_ROOM_NAME]
             out.error(session.conn, ErrorCode.NO_SUCH_ROOM, f"there is no room called {name!r}", room=name)
         return room
 

@@ -23,12 +23,18 @@ def lake_name(number: int) -> str:
     return lake if round_no == 0 else f"{lake} {round_no + 1}"
 
 
+def normalised(name: str) -> str:
+    """``name`` as rooms are found by it: runs of white space one space, none at either end."""
+    return " ".join(name.split())
+
+
 class RoomRegistry:
     """Every open room, and which name and address opened each."""
 
     def __init__(self) -> None:
         self.rooms: dict[str, Room] = {}
         self.folded: dict[str, str] = {}  # casefolded room name -> room name: names are unique ignoring case
+        self.plain: dict[str, Room] = {}  # the rooms whose name is as find normalises one (all but restored oddities)
         self.created_by: dict[str, set[str]] = {}  # creator's name -> its open rooms
         self.by_address: dict[str, set[str]] = {}  # creator's address -> the open rooms created from it
         self.changed: list[set[str]] = []  # a cluster node's sets of rooms opened, closed or relisted (it empties them)
@@ -44,6 +50,8 @@ class RoomRegistry:
         """An open room (counted against its creator, if it has one)."""
         self.rooms[room.name] = room
         self.folded[room.name.casefold()] = room.name
+        if normalised(room.name) == room.name:
+            self.plain[room.name] = room
         self.listing_changed(room.name)
         if room.creator is not None:
             self.created_by.setdefault(room.creator, set()).add(room.name)
@@ -54,6 +62,7 @@ class RoomRegistry:
         """``room`` is gone."""
         self.rooms.pop(room.name, None)
         self.folded.pop(room.name.casefold(), None)
+        self.plain.pop(room.name, None)
         self.listing_changed(room.name)
         for index, key in ((self.created_by, room.creator), (self.by_address, room.address)):
             named = index.get(key or "")
@@ -69,7 +78,10 @@ class RoomRegistry:
 
     def find(self, name: str) -> Room | None:
         """The room called ``name`` (runs of spaces count as one, case is ignored), or None."""
-        name = " ".join(name.split())
+        room = self.plain.get(name)  # the name exactly (every move names its room so): it needs no normalising
+        if room is not None:
+            return room
+        name = normalised(name)
         room = self.rooms.get(name)
         if room is None and len(name) <= MAX_ROOM_NAME:  # a longer name names no room: don't even fold it
             room = self.rooms.get(self.folded.get(name.casefold(), ""))

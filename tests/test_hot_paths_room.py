@@ -1,0 +1,153 @@
+"""The room's and the hall's shortcuts for a move answer exactly as the general code they stand in for (issue 44).
+
+* Rules: ``ConnectFour.checked_move`` (a ``{"column": N}`` into a column with room, answered straight) against
+  ``parse_move`` then ``apply``, on random positions and random things sent as moves.
+* Room and hall: ``Room.move``'s common case and ``Floor._apply``'s routing of a move against their general paths
+  (``Room._move``, ``Floor._apply_general``), two halls fed the same random requests, disconnections and time:
+  every outbox the same, and the rooms the same at the end.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from protocol.games import GAMES, IllegalMove
+from protocol.messages import ProtocolError, validate_request
+from server.core.env import Env
+from server.core.hall import Hall, HallOutbox, Limits
+
+C4 = GAMES["connect4"]
+
+# Rules ------------------------------------------------------------------------------------------------------------
+
+
+def _answer(call: Any) -> Any:
+    """What ``call()`` gives: its value, or the exception's type and text."""
+    try:
+        return call()
+    except (IllegalMove, ValueError) as exc:
+        return type(exc), str(exc)
+
+
+def test_connect4_checked_move_answers_as_parse_then_apply():
+    rng = random.Random(44)
+    things: list[Any] = [None, True, False, 0, 1, 4, 7, 8, -1, 2.0, "4", " 3 ", "x", "", [], {}, {"col": 1},
+                         {"column": True}, {"column": 3.0}, {"column": "3"}, {"column": 2, "x": 1}, C4.parse_move(
+                             "5", C4.initial_state())]
+    states = []
+    for _ in range(300):
+        state = C4.initial_state(first=rng.choice((0, 1)))
+        for _ in range(rng.randrange(43)):
+            if C4.outcome(state) is not None:
+                break
+            state = C4.apply(state, rng.choice(C4.legal_moves(state)))
+        states.append(state)
+    full_column = finished = 0
+    for state in states:
+        for _ in range(20):
+            obj = {"column": rng.randrange(-1, 9)} if rng.random() < 0.6 else rng.choice(things)
+            coords = rng.choice(("algebraic", "cosc322", "matrix", "chess"))
+            fast = _answer(lambda: C4.checked_move(obj, state, coords))  # noqa: B023 (called at once)
+            slow = _answer(lambda: (m := C4.parse_move(obj, state, coords), C4.apply(state, m)))  # noqa: B023
+            assert fast == slow, (obj, coords, str(state))
+            if isinstance(fast, tuple) and not isinstance(fast[0], type):
+                assert fast[1].result == slow[1].result  # compare=False in the state's equality: checked apart
+            full_column += isinstance(slow[0], type) and "is full" in slow[1]
+            finished += C4.outcome(state) is not None
+    assert full_column and finished  # the refusals the shortcut leaves to the general path were reached
+
+
+# Room and hall ----------------------------------------------------------------------------------------------------
+
+NAMES = ("ann", "bob", "cat", "dan", "eve")
+COORDS = ("algebraic", "matrix", "algebraic", "cosc322", "matrix")  # each name's, as it logs in
+ROOM_NAMES = ("Lake", "Wood  lake", "pond")
+
+
+def _login(name: str, token: str | None = None) -> dict[str, Any]:
+    return {"type": "login", "name": name, "coords": COORDS[NAMES.index(name)], **({"resume": token} if token else {})}
+
+
+def _general(hall: Hall) -> None:
+    """Make ``hall`` and every room it holds take the general paths only."""
+    hall._apply = hall._apply_general  # type: ignore[method-assign]
+    for room in hall.rooms.values():
+        room.move = room._move  # type: ignore[method-assign]
+
+
+def _request(rng: random.Random, hall: Hall, conn: int) -> tuple[int, dict[str, Any]]:
+    """A random request of the kinds a move's neighbours are, and who sends it: moves (mostly legal ones by the
+    player to move), joins, leaves, resigns and draw offers; a room that is gone is opened again."""
+    room_name = rng.choice(ROOM_NAMES)
+    room = hall.registry.find(room_name)
+    if room is None:
+        index = ROOM_NAMES.index(room_name)
+        return conn, {"type": "create_room", "game": "connect4", "name": room_name, "games": 50, "grace": 3,
+                      "time_control": ({"per_move": 5}, {"initial": 20, "increment": 1}, {"untimed": True})[index],
+                      "illegal_move": ("lose", "reject", "reject")[index]}
+    roll = rng.random()
+    if roll < 0.9 and room.state is not None and C4.outcome(room.state) is None:
+        to_move = room.seats[C4.to_move(room.state)]
+        session = hall.by_name.get(to_move or "")
+        if session is not None and rng.random() < 0.8:
+            conn = session.conn
+        column = rng.choice(C4.legal_moves(room.state)).column
+        move: Any = rng.choice(({"column": column + 1}, {"column": column + 1}, {"column": column}, str(column + 1),
+                                {"column": 9}, "x"))
+        return conn, {"type": "move", "room": rng.choice((room_name, room_name.upper(), f" {room_name} ")),
+                      "move": move, **({"id": rng.randrange(9)} if rng.random() < 0.2 else {})}
+    if roll < 0.95:
+        return conn, {"type": "join", "room": room_name, **({"role": "spectator"} if rng.random() < 0.3 else {})}
+    if roll < 0.98:
+        return conn, {"type": "leave", "room": room_name}
+    return conn, {"type": rng.choice(("resign", "offer_draw")), "room": room_name}
+
+
+def test_a_move_s_shortcuts_answer_as_the_general_paths():
+    rng = random.Random(4404)
+    halls = [Hall(Env.fixed(), Limits()) for _ in range(2)]
+    _general(halls[1])
+    played: Counter[str] = Counter()  # moves sent, moves played, games ended
+    tokens: dict[str, str] = {}  # each name's resume token
+
+    def feed(call: str, *args: Any) -> None:
+        """``call`` on both halls: the same outbox from each."""
+        outs: list[HallOutbox] = [getattr(hall, call)(*args) for hall in halls]
+        assert outs[0] == outs[1]
+        done = [hall.committed(out, args[-1]) for hall, out in zip(halls, outs, strict=True)]
+        assert done[0] == done[1]  # what follows once the writes are stored
+        _general(halls[1])  # and the rooms it opened
+        played["played"] += any(msg["type"] == "moved" for _, msg in outs[0].messages)
+        played["ended"] += len(outs[0].ended)
+        for _, msg in outs[0].messages:
+            if msg["type"] == "welcome":
+                tokens[msg["name"]] = msg["resume"]
+
+    now = 0.0
+    for conn, name in enumerate(NAMES, 1):
+        feed("handle", conn, validate_request(_login(name)), now)
+    connected = set(range(1, len(NAMES) + 1))
+    for _ in range(5000):
+        now += rng.choice((0.01, 0.5, 2.0, 6.0)) if rng.random() < 0.1 else 0.01
+        roll = rng.random()
+        if connected and roll < 0.9:
+            conn, request = _request(rng, halls[0], rng.choice(sorted(connected)))
+            msg = validate_request(request)
+            assert not isinstance(msg, ProtocolError), msg
+            played["sent"] += msg["type"] == "move"
+            feed("handle", conn, msg, now)
+        elif connected and roll < 0.93:
+            conn = rng.choice(sorted(connected))
+            connected.discard(conn)
+            feed("disconnect", conn, now)
+        elif roll < 0.96 and len(connected) < len(NAMES):
+            back = min(set(range(1, len(NAMES) + 1)) - connected)
+            connected.add(back)
+            feed("handle", back, validate_request(_login(NAMES[back - 1], tokens.get(NAMES[back - 1]))), now)
+        else:
+            feed("tick", now)
+    assert played["sent"] > 1000 and played["played"] > 500 and played["ended"] > 20, played
+    plays = [[(room.name, room.moves, room.points, room.status) for room in hall.rooms.values()] for hall in halls]
+    assert plays[0] == plays[1]
