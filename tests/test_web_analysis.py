@@ -9,12 +9,15 @@ import asyncio
 import concurrent.futures
 import random
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
 from bots.engine.connect4.book import opening_table
+from client.sdk import Client
 from tests.helpers import login as sdk_login
 from tests.helpers import play_out
 from tests.test_analysis import a_blunder_game
@@ -24,21 +27,27 @@ from tests.web_helpers import CHROMIUM
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
 
 
-def record_game(port: int, room: str, script: list[str]) -> str:
-    """ann and bob play ``script`` (Connect Four columns) to the end; the record's id."""
-    async def play() -> str:
+def a_recorded_game(port: int, room: str, play: Callable[[list[Client]], Awaitable[dict[str, Any]]]) -> str:
+    """ann-ROOM and bob-ROOM sit at a Connect Four room ``room`` (ann first), ``play`` makes the game end (its
+    game_over message) and they leave: the record's id."""
+    async def run() -> str:
         url = f"ws://127.0.0.1:{port}/ws"
         ann, bob = await sdk_login(url, f"ann-{room}"), await sdk_login(url, f"bob-{room}")
         await ann.request({"type": "create_room", "game": "connect4", "name": room})
         await ann.request({"type": "join", "room": room, "seat": 0})
         await bob.request({"type": "join", "room": room})
-        over = await play_out([ann, bob], room, random.Random(1), script)
+        over = await play([ann, bob])
         await ann.close()
         await bob.close()
         return over["record"]
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, play()).result()
+        return pool.submit(asyncio.run, run()).result()
+
+
+def record_game(port: int, room: str, script: list[str]) -> str:
+    """ann and bob play ``script`` (Connect Four columns) to the end; the record's id."""
+    return a_recorded_game(port, room, lambda players: play_out(players, room, random.Random(1), script))
 
 
 def test_the_replay_shows_the_analysis_graph_marks_and_best_move(own_server, open_page, tmp_path: Path):  # noqa: F811
@@ -93,3 +102,60 @@ def test_a_game_not_analysed_yet_offers_to_analyse_it(own_server, open_page):  #
     expect(page.locator('button.move[data-seq="7"]')).to_contain_text("1")
     page.goto(f"http://127.0.0.1:{port}/#/replay")  # analysed games are marked in the list
     expect(row.locator("td.open .analysed")).to_have_text(re.compile("analysed"))
+
+
+def record_resigned_game(port: int, room: str, script: list[str]) -> str:
+    """ann and bob play ``script`` (Connect Four columns, a running game), then the player to move resigns; the
+    record's id."""
+    async def play(players: list[Client]) -> dict[str, Any]:
+        for client in players:
+            await client.expect("game_start", room=room)
+        for ply, column in enumerate(script):
+            await players[ply % 2].send({"type": "move", "room": room, "move": column})
+            for client in players:
+                await client.expect("moved", room=room)
+        return await players[len(script) % 2].request({"type": "resign", "room": room})
+
+    return a_recorded_game(port, room, play)
+
+
+# a Connect Four game that fills the board without four in a row: bob's 42nd move draws it
+DRAWN = "472424756645422154157737216635626711335331"
+
+
+def test_the_analysis_says_how_the_game_ended_at_its_end(own_server, open_page):  # noqa: F811
+    """After the move that wins or draws, the analysis says the game is won or drawn, never "still wins in 1"; the
+    position before it still says who wins in 1; a resigned game's last position says who resigned, not who moves."""
+    port = own_server("--analysis-nodes", "20000")
+    won = record_game(port, "endwon", ["4", "4", "3", "3", "2", "2", "1"])
+    drawn = record_game(port, "enddrawn", list(DRAWN))
+    resigned = record_resigned_game(port, "endquit", ["4", "4", "3"])
+    page = open_page("ender", width=1280, height=800)
+    best, verdict = page.locator(".best-move"), page.locator(".analysis .verdict-line")
+    ann, bob = "ann-endwon (red)", "bob-endwon (yellow)"
+
+    def analysed(record: str, ply: int) -> None:
+        page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/{ply}")
+        page.get_by_role("button", name="Analyse this game").click()
+        expect(page.locator(".eval-graph svg.eval")).to_be_visible(timeout=120_000)
+
+    analysed(won, 7)
+    expect(verdict).to_have_text(re.compile(rf"^7\. 1 by {re.escape(ann)}, the best move: {re.escape(ann)} has won\.$"))
+    expect(best).to_have_text(f"Game over: {ann} has won.")
+    page.locator('button.move[data-seq="6"]').click()  # next to the end: ann wins with her next move
+    expect(best).to_have_text(re.compile(rf"^{re.escape(ann)} to move\. Engine's best here: [15] \({re.escape(ann)} "
+                                         r"wins in 1, exact\)$"))
+    expect(verdict).to_contain_text(f"by {bob}")
+    expect(verdict).to_contain_text(f"{ann} wins in 2")  # bob's move let ann win: not the end yet
+    expect(verdict).not_to_contain_text("has won")
+
+    analysed(drawn, 42)
+    expect(verdict).to_have_text(re.compile(r"^42\. 1 by bob-enddrawn \(yellow\), the best move \(the only move\): "
+                                            r"the game is drawn\.$"))
+    expect(best).to_have_text("Game over: a draw.")
+
+    analysed(resigned, 3)
+    expect(best).to_have_text(re.compile(r"^Game over: ann-endquit won: bob-endquit resigned\. Engine's best here was "
+                                         r"[1-7] \(.+\)\.$"))
+    expect(best).not_to_contain_text("to move")
+    expect(verdict).to_have_text(re.compile(r"^3\. 3\S* by ann-endquit \(red\), "))  # what the last move did

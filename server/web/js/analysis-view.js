@@ -9,6 +9,7 @@
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
+import { resultText } from "./format.js";
 import { showMove } from "./games/common.js";
 import { fitRows } from "./room-log.js";
 
@@ -37,6 +38,17 @@ export function valueFor(names, seat, value, outcome, plies) {
   if (outcome === "win") return `${names[seat]} wins${within}`;
   if (outcome === "loss") return `${names[1 - seat]} wins${within}`;
   return `${names[0]} ${Math.round((seat === 0 ? value : 1 - value) * 100)}%`;
+}
+
+/**
+ * How a game that the rules ended came out, from a named side: "ann (red) has won", "the game is drawn".
+ * @param {string[]} names  each seat's name as people read it
+ * @param {number} seat  the seat `outcome` is for
+ * @param {string | null} outcome  "win", "loss" or "draw" for `seat`
+ */
+export function endFor(names, seat, outcome) {
+  if (outcome === "draw") return "the game is drawn";
+  return `${names[outcome === "loss" ? 1 - seat : seat]} has won`;
 }
 
 /** An SVG element with attributes. */
@@ -166,16 +178,30 @@ export class AnalysisView {
   verdictText(verdict) {
     const names = this.names;
     const before = valueFor(names, verdict.seat, verdict.before, verdict.outcome_before, verdict.plies_before);
-    const after = valueFor(names, verdict.seat, verdict.after, verdict.outcome_after, verdict.plies_after);
     const kind = WORDS[verdict.label] || verdict.label;
+    let change;
+    if (this.over(verdict.ply)) {
+      // the move ended the game: say how it ended, never "still ann (red) wins in 1" (that was before the move)
+      const end = endFor(names, verdict.seat, verdict.outcome_after);
+      change = verdict.outcome_before === verdict.outcome_after ? end : `${before} → ${end}`;
+    } else {
+      const after = valueFor(names, verdict.seat, verdict.after, verdict.outcome_after, verdict.plies_after);
+      change = before === after ? `still ${after}` : `${before} → ${after}`;
+    }
     let text = `${verdict.ply}. ${this.move(verdict.move)}${MARKS[verdict.label] || ""} by ${names[verdict.seat]}, ${kind}`
-      + `${verdict.only ? " (the only move)" : ""}: ${before === after ? `still ${after}` : `${before} → ${after}`}.`;
+      + `${verdict.only ? " (the only move)" : ""}: ${change}.`;
     // a better move only where the one played lost something: a best or good move the engine would have played
     // differently (an equal choice) has none, or the line would read "the best move … Better: 3"
     if (MARKS[verdict.label] && verdict.best && verdict.best !== verdict.move) {
       text += ` Better: ${this.move(verdict.best)} (${before}).`;
     }
     return text;
+  }
+
+  /** Whether the rules ended the game at position `i` (the engine has no move there: none is left to play). */
+  over(i) {
+    const position = this.analysis.positions[i];
+    return Boolean(position) && !position.best;
   }
 
   /** The first seat's expected score at position `i`. */
@@ -243,14 +269,17 @@ export class AnalysisView {
     this.verdict.textContent = at > 0 && moves[at - 1] ? this.verdictText(moves[at - 1]) : "";
     const toMove = at < moves.length ? moves[at].seat : 1 - moves[moves.length - 1].seat;
     if (!position || !position.best) {
-      this.best.textContent = position
-        ? `Game over: ${valueFor(this.names, toMove, position.value, position.outcome, position.plies)}.` : "";
+      const end = position && position.outcome === "draw" ? "a draw" : position && endFor(this.names, toMove, position.outcome);
+      this.best.textContent = position ? `Game over: ${end}.` : "";
       this.hooks.showBest([]);
       return;
     }
     const value = valueFor(this.names, toMove, position.value, position.outcome, position.plies);
-    this.best.textContent = `${this.names[toMove]} to move. Engine's best here: ${this.move(position.best)} (${value}`
-      + `${position.exact ? ", exact" : ""})`;
+    const engine = `${this.move(position.best)} (${value}${position.exact ? ", exact" : ""})`;
+    // a game that ended off the rules (a resignation, a clock, a forfeit) has no one to move at its last position
+    this.best.textContent = at === moves.length && this.record.ended_at !== null
+      ? `Game over: ${resultText(this.record, this.record.players)}. Engine's best here was ${engine}.`
+      : `${this.names[toMove]} to move. Engine's best here: ${engine}`;
     let squares = [];
     try {
       squares = this.game.apply(this.hooks.positions[at], position.best).marks || [];
