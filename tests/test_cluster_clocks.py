@@ -4,12 +4,14 @@ while Redis is away, and a player told of the opponent's move only once a databa
 from __future__ import annotations
 
 import asyncio
+import signal
 
+import psycopg
 import pytest
 
 from client.sdk import Client
-from tests.helpers import login
-from tests.test_cluster_fencing import two_nodes
+from tests.helpers import login, wait_until
+from tests.test_cluster_fencing import kill_lock_connection, two_nodes
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -89,3 +91,34 @@ async def test_an_answer_lost_while_redis_was_away_comes_when_redis_is_back(pg_u
             assert again["notation"] == "3"
     finally:
         redis_server.revive()
+
+
+def epoch(pg_url: str, node: str) -> int | None:
+    """``node``'s current epoch in the database."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        row = conn.execute("SELECT epoch FROM plyhall_owners WHERE node = %s", (node,)).fetchone()
+    return None if row is None else row[0]
+
+
+async def test_a_player_whose_node_was_deposed_is_not_charged_until_it_is_back(pg_url, redis_url):
+    """bob (on n2) is to move in n1's room when n2 loses its lock and stalls past its lease: n1 adopts n2, and n2,
+    woken, is deposed and closes bob. bob comes back through n1 3 s later (as a client finds another node): his
+    clock lost nothing of it (before, n1 stopped holding it when n2 said it was deposed)."""
+    async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (n2, _, url2)], clients):
+        ann, bob = await open_game(url1, url2, "Deposed", clients)
+        await ann.request({"type": "move", "room": "Deposed", "move": "4"})
+        await bob.expect("moved", room="Deposed", seq=1)
+        before = await asyncio.to_thread(epoch, pg_url, "n2")
+        n2.send_signal(signal.SIGSTOP)
+        try:
+            assert await asyncio.to_thread(kill_lock_connection, pg_url, "n2") == 1
+            await wait_until(lambda: epoch(pg_url, "n2") != before, "n1 adopted n2", timeout=30)
+        finally:
+            n2.send_signal(signal.SIGCONT)
+        await wait_until(bob.closed, "the deposed n2 closed bob's connection", timeout=30)
+        await asyncio.sleep(3)
+        bob2 = await login(url1, "bob", resume=bob.welcome["resume"])
+        clients.append(bob2)
+        back = await bob2.expect("game_start", room="Deposed", timeout=30)
+        assert back["to_move"] == 1
+        assert back["clocks"]["left"][1] > 58.0, back["clocks"]

@@ -135,7 +135,7 @@ class ClusterLink(Leases, Outages, Register, Forwarding, Adoption, Fencing):
         if sender == self.node:
             return
         self.counts["received"] += 1
-        if sender not in self.live:
+        if sender not in self.live and not (len(items) == 1 and items[0][:1] == ["deposed"]):  # (it says it left)
             self._returned(sender)
         self.live.add(sender)  # it speaks: it lives (a node that just started may not have renewed a lease we saw)
         for item in items:

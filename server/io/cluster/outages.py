@@ -73,9 +73,12 @@ class Outages(LinkBase):
         self._give_back(now - since, lambda name, session: name in names and (session is None or away(session)))
         names.difference_update({name for name in names if (session := self.hall.by_name.get(name)) is not None
                                  and not away(session)})
-        if back:
+        if back:  # a player whose seat here it dropped meanwhile (the node was adopted) is held until it comes back
             del self._gone_since[node]
-            self._gone_names.pop(node, None)
+            for name in self._gone_names.pop(node, set()):
+                if self.hall.by_name.get(name) is None:
+                    self._unreached.setdefault(name, now)
+                    self._unreached_until = max(self._unreached_until, now + REATTACH_SECONDS)
         else:
             self._gone_since[node] = now
 

@@ -191,6 +191,7 @@ class Register(LinkBase):
         """Connection ``conn`` logged in as ``name`` here: register the session, take it over from another node,
         and attach its seats on the nodes that hold them."""
         previous, nodes, _ = self.logins.pop(conn, (None, [], name))
+        self._reached(name, time.monotonic())  # its clock, if held for it to come back, runs again
         self.view.holders.pop(name, None)
         self.view.seats.pop(name, None)
         digest = self.hall.logins.identities.get(name)
