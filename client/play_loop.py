@@ -264,7 +264,11 @@ class PlayerRunner:
             seek = {"type": "seek", "game": opts.game, "ladder": True}
         reply = await client.request(seek)
         if reply["type"] == "seeking":
-            self.status(describe_seeking(reply))
+            self.status(describe_seeking(reply, self._plan()))
+
+    def _plan(self) -> str:
+        """The games this bot will still play, in words (its seek's series is not their number)."""
+        return describe_plan(self.options.series, self.options.games, sum(r.played for r in self.results))
 
     async def _join_room(self, client: Client) -> None:
         """Join the named room, creating it first when it does not exist and this bot knows its game."""
@@ -323,7 +327,7 @@ class PlayerRunner:
         elif kind == "tournament":
             self._tournament_news(msg["tournament"])
         elif kind == "seeking":
-            self.status(describe_seeking(msg))
+            self.status(describe_seeking(msg, self._plan()))
         elif kind == "player_away":
             self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
         elif kind == "error":
@@ -468,8 +472,9 @@ class PlayerRunner:
         await client.send({"type": "move", "room": room_name, "move": form})
 
 
-def describe_settings(seek: dict[str, Any]) -> str:
-    """A seek's settings in words: ``30 s a move, 3 games`` (and the options, if any)."""
+def describe_settings(seek: dict[str, Any], plan: str | None = None) -> str:
+    """A seek's settings in words: ``30 s a move, 3 games`` (and the options, if any); ``plan``, when given, says
+    the games instead of the seek's series (a bot's own seek: what it will really play, :func:`describe_plan`)."""
     control = seek.get("time_control") or {}
     if "per_move" in control:
         clock = f"{control['per_move']:g} s a move"
@@ -479,7 +484,20 @@ def describe_settings(seek: dict[str, Any]) -> str:
         clock = "untimed"
     games = seek.get("games", 1)
     options = ", ".join(f"{k}={v}" for k, v in sorted((seek.get("options") or {}).items()))
-    return f"{clock}, {games} game{'' if games == 1 else 's'}" + (f", {options}" if options else "")
+    plan = plan or f"{games} game{'' if games == 1 else 's'}"
+    return f"{clock}, {plan}" + (f", {options}" if options else "")
+
+
+def describe_plan(series: int, total: int | None, played: int = 0) -> str:
+    """The games a bot seeking with ``series`` games a room will play, ``played`` of its ``total`` done, in words:
+    ``3 games`` (``2 more games`` once one is played), ``6 games, in series of 3``; ``game after game`` (``series of
+    3 games, one after another``) when it plays on until stopped."""
+    in_series = f"series of {series} games" if series > 1 else ""
+    if total is None:
+        return f"{in_series}, one after another" if in_series else "game after game"
+    left = max(total - played, 0)
+    text = f"{left}{' more' if played else ''} game{'' if left == 1 else 's'}"
+    return f"{text}, in series of {series}" if series > 1 else text
 
 
 def own_count(name: str, count: int, total: int | None) -> str:
@@ -494,14 +512,15 @@ def describe_rating(rating: dict[str, Any]) -> str:
     return text + (f" ({rating['change']:+.1f})" if "change" in rating else "")
 
 
-def describe_seeking(msg: dict[str, Any]) -> str:
-    """What a waiting seeker is waiting for, and the seeks it will not pair with because their settings differ."""
+def describe_seeking(msg: dict[str, Any], plan: str | None = None) -> str:
+    """What a waiting seeker is waiting for (``plan``: the games it will play, :func:`describe_plan`; the seek's
+    series when not given), and the seeks it will not pair with because their settings differ."""
     seek = msg["seek"]
     ladder = msg.get("ladder")
     if seek.get("ladder") and ladder is not None:
         return (f"on the ladder of {seek.get('game')} ({describe_settings(seek)}), rating {describe_rating(ladder)}: "
                 f"waiting for an opponent ({ladder.get('waiting', 0)} waiting, {ladder.get('playing', 0)} playing)")
-    text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek)})"
+    text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek, plan)})"
     others = msg.get("others") or []
     if others:
         listed = "; ".join(f"{o.get('name')} ({describe_settings(o)})" for o in others[:5])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from client.play_loop import describe_plan
 from tests.conftest import free_port
 from tests.helpers import http_json, plyhall, read_until, running_server, stop
 
@@ -115,6 +116,24 @@ def test_a_bot_that_waits_says_so_once(live):
     out = said + out
     assert out.count("lonely: waiting for an opponent for santorini in the lobby") == 1, out
     assert "Traceback" not in err
+
+
+def test_a_waiting_bot_says_how_many_games_it_will_play(live):
+    """Asked for 3 games (one a room), the bot's waiting line says 3 games, not the room's series of 1; asked for 4
+    in series of 2, it says both; asked to play on, it says so."""
+    url = f"ws://127.0.0.1:{live}/ws"
+    for extra, plan in ((["--games", "3"], "3 games"), (["--games", "4", "--series", "2"], "4 games, in series of 2"),
+                        (["--series", "2"], "series of 2 games, one after another"), ([], "game after game")):
+        proc = plyhall("bot", "--game", "quarto", "--name", "counted", "--url", url, "--per-move", "7", *extra)
+        try:
+            said = read_until(proc, "counted: waiting for an opponent")
+        finally:
+            out, err = stop(proc)
+        assert f"counted: waiting for an opponent for quarto in the lobby (7 s a move, {plan})\n" in said, said
+        assert "Traceback" not in err
+    # waiting again after a game, it counts what is left
+    assert describe_plan(1, 3, played=1) == "2 more games"
+    assert describe_plan(2, 4, played=3) == "1 more game, in series of 2"
 
 
 def test_ctrl_c_stops_a_bot_cleanly(live):
