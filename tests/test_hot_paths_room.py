@@ -2,6 +2,7 @@
 
 * Rules: ``ConnectFour.checked_move`` (a ``{"column": N}`` into a column with room, answered straight) against
   ``parse_move`` then ``apply``, on random positions and random things sent as moves.
+* Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``.
 * Room and hall: ``Room.move``'s common case and ``Floor._apply``'s routing of a move against their general paths
   (``Room._move``, ``Floor._apply_general``), two halls fed the same random requests, disconnections and time:
   every outbox the same, and the rooms the same at the end.
@@ -15,6 +16,7 @@ from typing import Any
 
 from protocol.games import GAMES, IllegalMove
 from protocol.messages import ProtocolError, validate_request
+from server.core.clock import Clocks, TimeControl
 from server.core.env import Env
 from server.core.hall import Hall, HallOutbox, Limits
 
@@ -151,3 +153,51 @@ def test_a_move_s_shortcuts_answer_as_the_general_paths():
     assert played["sent"] > 1000 and played["played"] > 500 and played["ended"] > 20, played
     plays = [[(room.name, room.moves, room.points, room.status) for room in hall.rooms.values()] for hall in halls]
     assert plays[0] == plays[1]
+
+
+# Clocks -----------------------------------------------------------------------------------------------------------
+
+
+def _snapshot_as_before(clocks: Clocks, now: float) -> dict[str, Any]:
+    """The clock snapshot as it was made before ``both_left``: each seat's ``left`` in turn, each rounded."""
+    def left(seat: int) -> float | None:
+        if clocks.final is not None:
+            return clocks.final[seat]
+        control = clocks.control
+        if control.per_move is not None:
+            if seat == clocks.running:
+                return max(0.0, control.per_move - (now - clocks.turn_started))
+            return control.per_move
+        if control.initial is not None:
+            value = clocks.remaining[seat]
+            if seat == clocks.running:
+                value -= now - clocks.turn_started
+            return max(0.0, value)
+        return None
+
+    first, second = left(0), left(1)
+    return {"left": [None if first is None else round(first, 3), None if second is None else round(second, 3)],
+            "running": clocks.running, "control": clocks.control.wire}
+
+
+def test_clock_snapshots_are_what_each_seat_s_time_left_rounded_gave():
+    rng = random.Random(404)
+    controls = [TimeControl(per_move=5.0), TimeControl(per_move=30), TimeControl(per_move=0.25, margin=1.0),
+                TimeControl(initial=60.0, increment=1.5), TimeControl(initial=0.5, margin=2.0), TimeControl()]
+    for _ in range(300):
+        clocks = Clocks(rng.choice(controls), rng.choice((0, 1, None)), 0.0)
+        now = 0.0
+        for _ in range(30):
+            now += rng.choice((0.0, 0.001, 0.1234567, 1.0, 3.3, 40.0))
+            action = rng.random()
+            if action < 0.6:
+                clocks.switch(now, rng.choice((0, 1, None)))
+            elif action < 0.65:
+                clocks.stop(now)
+            elif action < 0.7:
+                clocks.start(rng.choice((0, 1)), now)
+            probe = now + rng.choice((0.0, 0.0005, 0.7, 100.0))
+            snapshot = clocks.snapshot(probe)
+            assert snapshot == _snapshot_as_before(clocks, probe)
+            assert [type(v) for v in snapshot["left"]] == [type(v) for v in _snapshot_as_before(clocks, probe)["left"]]
+            assert [clocks.left(seat, probe) for seat in (0, 1)] == list(clocks.both_left(probe))

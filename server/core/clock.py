@@ -118,18 +118,27 @@ class Clocks:
 
     def left(self, seat: int, now: float) -> float | None:
         """Seconds ``seat`` has left at ``now`` (this move's time for per-move clocks)."""
+        return self.both_left(now)[seat]
+
+    def both_left(self, now: float) -> tuple[float | None, float | None]:
+        """:meth:`left` of seat 0 and of seat 1, in one call (every move's snapshot asks for both)."""
         if self.final is not None:
-            return self.final[seat]
-        if self.control.per_move is not None:
-            if seat == self.running:
-                return max(0.0, self.control.per_move - (now - self.turn_started))
-            return self.control.per_move
-        if self.control.initial is not None:
-            left = self.remaining[seat]
-            if seat == self.running:
-                left -= now - self.turn_started
-            return max(0.0, left)
-        return None
+            return self.final[0], self.final[1]
+        control, running = self.control, self.running
+        if control.per_move is not None:
+            full = control.per_move
+            if running is None:
+                return full, full
+            spent = max(0.0, full - (now - self.turn_started))
+            return (spent, full) if running == 0 else (full, spent)
+        if control.initial is not None:
+            first, second = self.remaining
+            if running == 0:
+                first -= now - self.turn_started
+            elif running == 1:
+                second -= now - self.turn_started
+            return max(0.0, first), max(0.0, second)
+        return None, None
 
     def deadline(self) -> float | None:
         """When the seat to move has run out of time, its margin included (monotonic seconds), or None."""
@@ -161,7 +170,7 @@ class Clocks:
 
     def stop(self, now: float) -> None:
         """Stop the clocks at the end of a game, charging the mover's time; ``left`` then says what was left."""
-        final = [self.left(seat, now) for seat in (0, 1)]
+        final = list(self.both_left(now))
         if self.running is not None and self.control.initial is not None:
             self.remaining[self.running] = self._charged(self.remaining[self.running], now - self.turn_started)
         self.running = None
@@ -174,9 +183,17 @@ class Clocks:
 
     def snapshot(self, now: float) -> dict[str, Any]:
         """Wire form: seconds left per seat (rounded to ms), which is running, and the control."""
-        first, second = self.left(0, now), self.left(1, now)
+        first, second = self.both_left(now)
         return {
-            "left": [None if first is None else round(first, 3), None if second is None else round(second, 3)],
+            "left": [_to_ms(first), _to_ms(second)],
             "running": self.running,
             "control": self.control.wire,
         }
+
+
+def _to_ms(seconds: float | None) -> float | None:
+    """``seconds`` rounded to the millisecond (a whole number of seconds, as a per-move clock not running shows,
+    is that already: ``round``, which is slow, is left out for it)."""
+    if seconds is None or (type(seconds) is float and seconds.is_integer()):
+        return seconds
+    return round(seconds, 3)
