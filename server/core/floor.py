@@ -33,6 +33,7 @@ from .outbox import HallOutbox
 from .rated import RatedPlay
 from .rated_games import RatedGames
 from .room import Outbox, Room, RoomSettings
+from .room_state import PLAYING
 from .rooms import RoomRegistry, lake_name
 from .seeks import Pairing, SeekDesk
 from .timers import LADDER, LOBBY, Timers
@@ -399,7 +400,7 @@ class Floor:
 
     def _apply(self, out: HallOutbox, room: Room, result: Outbox) -> None:
         """Route a room's outbox to connections, track membership, schedule its timer and clean up."""
-        if room.status == RoomStatus.PLAYING and not (result.ended or result.entered or result.vacated or
+        if room.status == PLAYING and not (result.ended or result.entered or result.vacated or
                                                       result.listing_changed):
             # a game runs on and nobody came or went (a move): only its writes, its messages and its timer
             out.writes.extend(result.writes)
