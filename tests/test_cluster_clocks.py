@@ -9,7 +9,7 @@ import signal
 import psycopg
 import pytest
 
-from client.sdk import Client
+from client.sdk import Client, ServerError
 from tests.helpers import login, wait_until
 from tests.test_cluster_fencing import kill_lock_connection, two_nodes
 
@@ -122,3 +122,29 @@ async def test_a_player_whose_node_was_deposed_is_not_charged_until_it_is_back(p
         back = await bob2.expect("game_start", room="Deposed", timeout=30)
         assert back["to_move"] == 1
         assert back["clocks"]["left"][1] > 58.0, back["clocks"]
+
+
+async def test_a_stall_of_the_rooms_node_is_not_charged_to_a_player_of_another_node(pg_url, redis_url):
+    """n1, the room's node, stalls (SIGSTOP) 5 s past its lease while bob (on n2) is to move: when n1 wakes, n2 still
+    takes it for lapsed (it learns otherwise at its next beat) and answers bob's moves cluster_unavailable. n1 holds
+    bob's clock from its waking until bob's next request reaches it (5 s at most): bob, moving 2 s after n1 woke,
+    is charged none of it (before, the 2 s were charged)."""
+    async with two_nodes(pg_url, redis_url) as ([(n1, _, url1), (_, _, url2)], clients):
+        ann, bob = await open_game(url1, url2, "Stalled", clients)
+        await ann.request({"type": "move", "room": "Stalled", "move": "4"})
+        await bob.expect("moved", room="Stalled", seq=1)
+        n1.send_signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(5)
+        finally:
+            n1.send_signal(signal.SIGCONT)
+        await asyncio.sleep(2)
+        for _ in range(40):  # as a bot does: cluster_unavailable is tried again a moment later
+            try:
+                await bob.request({"type": "move", "room": "Stalled", "move": "4"}, timeout=10)
+                break
+            except ServerError as exc:
+                assert exc.code == "cluster_unavailable", exc
+                await asyncio.sleep(0.5)
+        mine = await ann.expect("moved", room="Stalled", seq=2, timeout=10)
+        assert mine["clocks"]["left"][1] > 59.0, mine["clocks"]

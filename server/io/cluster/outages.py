@@ -30,6 +30,7 @@ class Outages(LinkBase):
         if stalled > STALL_SECONDS:
             log.warning("this node stalled for %.1f s: the players to move in its rooms get that time back", stalled)
             self._give_back(stalled, lambda name, session: True)
+            self._await_attachments()  # the other nodes still take it for lapsed: their players cannot move yet
 
     def _give_back(self, seconds: float, whose: Callable[[str, Any], bool]) -> None:
         """Give ``seconds`` back to the running clock of every room of this node whose player to move ``whose``
@@ -98,9 +99,11 @@ class Outages(LinkBase):
         self._give_back(seconds, lambda name, session: session is not None and session.conn < 0)
 
     def _await_attachments(self) -> None:
-        """Redis is back: a player of another node whose turn it is in this node's rooms learns it only when its node
-        attaches it here again (this node then resends the state; what it sent meanwhile was lost). Its clock is
-        held until then (:meth:`_reached`), for REATTACH_SECONDS at most."""
+        """Redis is back, or this node woke from a stall: a player of another node whose turn it is in this node's
+        rooms can move only once its node attaches it here again (after Redis was away: this node then resends the
+        state, what it sent meanwhile was lost) or knows this node lives again (after a stall: its moves were
+        answered cluster_unavailable meanwhile). Its clock is held until then (:meth:`_reached`: its node attaches
+        it, or sends a request of it), for REATTACH_SECONDS at most."""
         now = time.monotonic()
         for room in self.hall.registry.rooms.values():
             clocks = room.clocks
