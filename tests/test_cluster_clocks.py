@@ -148,3 +148,31 @@ async def test_a_stall_of_the_rooms_node_is_not_charged_to_a_player_of_another_n
                 await asyncio.sleep(0.5)
         mine = await ann.expect("moved", room="Stalled", seq=2, timeout=10)
         assert mine["clocks"]["left"][1] > 59.0, mine["clocks"]
+
+
+async def test_a_player_cut_off_when_its_game_ended_is_told_the_result_when_redis_is_back(pg_url, redis_server,
+                                                                                        redis_url):
+    """ann (on n1, the room's node) resigns while Redis is away: bob (on n2) cannot hear the game_over then. When
+    Redis is back, n2 attaches bob again and n1 sends him the room's state, whose last result is the stored one."""
+    try:
+        async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+            ann, bob = await open_game(url1, url2, "Ended", clients)
+            await ann.request({"type": "move", "room": "Ended", "move": "4"})
+            await bob.expect("moved", room="Ended", seq=1)
+            redis_server.pause()
+            try:
+                await ann.request({"type": "resign", "room": "Ended"})
+                over = await ann.expect("game_over", room="Ended")
+                await asyncio.sleep(1)
+            finally:
+                redis_server.resume()
+            told = None
+            while told is None:
+                msg = await bob.recv(timeout=30)
+                if msg.get("room") == "Ended" and msg["type"] == "game_over":
+                    told = (msg["winner"], msg["status"])
+                elif msg.get("room") == "Ended" and msg["type"] == "room_state" and msg.get("last_result"):
+                    told = (msg["last_result"]["winner"], msg["last_result"]["status"])
+            assert told == (over["winner"], over["status"]), (told, over)
+    finally:
+        redis_server.revive()
