@@ -107,7 +107,9 @@ class Hall(Floor):
             out.error(conn, ErrorCode.NOT_LOGGED_IN, 'log in first: send {"type": "login", "name": ...}')
         else:
             HANDLERS[kind](self, out, conn, msg, now)
-        tag_reply(out, conn, msg.get("id"), REPLIES[kind])
+        msg_id = msg.get("id")
+        if msg_id is not None:  # most requests carry none: no call
+            tag_reply(out, conn, msg_id, REPLIES[kind])
         return out
 
     def secret_checked(self, check: SecretCheck, result: Claim | bool | None, now: float) -> HallOutbox:

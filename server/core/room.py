@@ -267,13 +267,16 @@ class Room(RoomState):
         if self.draw_offer is not None and self.draw_offer != seat:
             self.draw_offer = None  # moving declines the opponent's offer
         sent: dict[str, dict[str, Any]] = {}  # one message per coordinate convention, shared by its members
-        for member in self.members:
-            coords = self.coords[member]
+        coords_of, messages = self.coords, out.messages
+        for member in self.members if self.spectators else self.seats:  # the seats: no list made (most rooms)
+            if member is None:
+                continue
+            coords = coords_of[member]
             msg = sent.get(coords)
             if msg is None:
                 form = self.game.format_move(move, coords)
                 msg = sent[coords] = m.moved(self.name, record.seq, seat, form, notation, clocks, next_seat)
-            out.send(member, msg)
+            messages.append((member, msg))
         if outcome is not None:
             out.extend(self._finish(Outcome(outcome.winner, words.rule_reason(outcome.reason, outcome.winner,
                                                                                self.players)), now))

@@ -166,7 +166,8 @@ class RoomState:
         """The earliest time at which :meth:`tick` has something to do."""
         earliest = min(self.away.values()) if self.away else None
         if self.status == PLAYING and self.clocks is not None:
-            for deadline in (self.clocks.deadline(), self._idle_deadline()):
+            clock = self.clocks.deadline()
+            for deadline in (clock,) if self.idle is None else (clock, self._idle_deadline()):
                 if deadline is not None and (earliest is None or deadline < earliest):
                     earliest = deadline
         return earliest
