@@ -14,7 +14,8 @@ game sends two names back to be paired again.
 Prints the bystanders' ping round trip p50/p99/max and their moves a second in both phases, the ladder games
 the churn got through, the server's CPU seconds, and its ladder work (the Prometheus counters
 ``plyhall_ladder_*``: pairing passes and candidate opponents looked at). A benchmark prints figures; it passes or
-fails nothing.
+fails nothing. A bystander whose login or ping is not answered within ``--pong-timeout`` seconds (default 10) stops
+the run with a line saying so and exit status 1: a lost pong is no round trip, and the run gives no figures.
 """
 
 from __future__ import annotations
@@ -36,18 +37,33 @@ from protocol.games import get_game
 
 BYSTANDERS, CHURN = "127.0.0.1", "127.0.0.2"
 GAME = "connect4"
+PONG_TIMEOUT = 10.0  # seconds a bystander waits for its welcome and for each pong (--pong-timeout)
 
 
-async def watcher(url: str, name: str, stop: asyncio.Event, rtts: list[float]) -> None:
-    """A logged-in client that pings every 20 ms and keeps each round trip."""
+class PongLost(RuntimeError):
+    """A bystander was not answered in time: a lost pong is no round trip, so the run gives no figures."""
+
+
+async def watcher(url: str, name: str, stop: asyncio.Event, rtts: list[float], timeout: float = PONG_TIMEOUT) -> None:
+    """A logged-in client that pings every 20 ms and keeps each round trip; :class:`PongLost` when its welcome or a
+    pong does not come within ``timeout`` seconds."""
     async with connect(url, subprotocols=["plyhall.v1.json"], local_addr=(BYSTANDERS, 0)) as ws:
         await ws.send(json.dumps({"type": "login", "name": name}))
-        await ws.recv()
+        try:
+            async with asyncio.timeout(timeout):
+                await ws.recv()
+        except TimeoutError:
+            raise PongLost(f"bystander {name} got no answer to its login within {timeout:g} s") from None
         while not stop.is_set():
             began = time.perf_counter()
             await ws.send(json.dumps({"type": "ping"}))
-            while json.loads(await ws.recv())["type"] != "pong":
-                pass
+            try:
+                async with asyncio.timeout(timeout):
+                    while json.loads(await ws.recv())["type"] != "pong":
+                        pass
+            except TimeoutError:
+                raise PongLost(f"bystander {name} got no pong within {timeout:g} s of its ping (the server is stuck "
+                               f"or lost it; on a loaded machine give a longer --pong-timeout)") from None
             rtts.append(time.perf_counter() - began)
             await asyncio.sleep(0.02)
 
@@ -92,21 +108,30 @@ async def phase(url: str, args: argparse.Namespace, tag: str, pid: int) -> dict[
     stop = asyncio.Event()
     rtts: list[float] = []
     moves = [0]
-    tasks = [asyncio.create_task(watcher(url, f"{tag}w{i}", stop, rtts)) for i in range(args.watchers)]
+    tasks = [asyncio.create_task(watcher(url, f"{tag}w{i}", stop, rtts, args.pong_timeout))
+             for i in range(args.watchers)]
     for t in range(args.tables):
         room = f"{tag} table {t}"
         tasks.append(asyncio.create_task(player(url, f"{tag}t{t}a", room, 0, args.think, stop, moves, True)))
         tasks.append(asyncio.create_task(player(url, f"{tag}t{t}b", room, 1, args.think, stop, moves, False)))
-    await asyncio.sleep(2.0)
+    await hold(tasks, 2.0)
     rtts.clear()
     moved, cpu, began = moves[0], cpu_seconds(pid), time.monotonic()
-    await asyncio.sleep(args.seconds)
+    await hold(tasks, args.seconds)
     took = time.monotonic() - began
     result = {"rtt": percentiles(rtts), "moves": (moves[0] - moved) / took, "cpu": cpu_seconds(pid) - cpu,
               "seconds": took}
     stop.set()
     await asyncio.gather(*tasks)
     return result
+
+
+async def hold(tasks: list[asyncio.Task], seconds: float) -> None:
+    """Wait ``seconds`` while the bystanders run, raising at once the error of one that fails (a lost pong)."""
+    done, _ = await asyncio.wait(tasks, timeout=seconds, return_when=asyncio.FIRST_EXCEPTION)
+    for task in done:
+        if task.exception() is not None:
+            raise task.exception()
 
 
 async def churner(url: str, index: int, counts: Any) -> None:
@@ -153,6 +178,20 @@ def add_bystander_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--watchers", type=int, default=5, help="bystanders pinging every 20 ms (default 5)")
     parser.add_argument("--tables", type=int, default=2, help="bystanders' Connect Four tables (default 2)")
     parser.add_argument("--think", type=float, default=0.1, help="seconds a bystander thinks a move (default 0.1)")
+    parser.add_argument("--pong-timeout", type=seconds_over_zero, default=PONG_TIMEOUT, metavar="SECONDS",
+                        help=f"seconds a bystander waits for a pong before the run stops with no figures "
+                             f"(default {PONG_TIMEOUT:g})")
+
+
+def seconds_over_zero(text: str) -> float:
+    """A number of seconds above zero, as typed after an option."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above zero (e.g. 10 or 2.5)")
+    return value
 
 
 def print_phases(quiet: dict[str, Any], busy: dict[str, Any], during: str) -> None:
@@ -184,23 +223,27 @@ def main(argv: list[str] | None = None) -> int:
     extra = ["--max-ladder-names-per-address", "0", "--max-connections-per-address", "0"]
     if args.games_per_address is not None:
         extra += ["--ladder-games-per-address", args.games_per_address]
-    with scratch("ladder-churn") as tmp, Server(tmp / "churn.db", *extra) as server:
-        quiet = asyncio.run(phase(server.url, args, "calm", server.pid))
-        log("quiet run done; the churn logs in")
-        counts = Counts()
-        churn = mp.Process(target=churn_main, args=(server.url, args.names, counts), daemon=True)
-        churn.start()
-        try:
-            deadline = time.monotonic() + 120
-            while counts.ready.value < args.names and time.monotonic() < deadline:  # every name is on the ladder
-                time.sleep(0.5)
-            time.sleep(1.0)
-            work0, games0 = ladder_work(server.port), counts.games.value
-            busy = asyncio.run(phase(server.url, args, "busy", server.pid))
-            work1, games1 = ladder_work(server.port), counts.games.value
-        finally:
-            churn.terminate()
-            churn.join(10)
+    try:
+        with scratch("ladder-churn") as tmp, Server(tmp / "churn.db", *extra) as server:
+            quiet = asyncio.run(phase(server.url, args, "calm", server.pid))
+            log("quiet run done; the churn logs in")
+            counts = Counts()
+            churn = mp.Process(target=churn_main, args=(server.url, args.names, counts), daemon=True)
+            churn.start()
+            try:
+                deadline = time.monotonic() + 120
+                while counts.ready.value < args.names and time.monotonic() < deadline:  # every name is on the ladder
+                    time.sleep(0.5)
+                time.sleep(1.0)
+                work0, games0 = ladder_work(server.port), counts.games.value
+                busy = asyncio.run(phase(server.url, args, "busy", server.pid))
+                work1, games1 = ladder_work(server.port), counts.games.value
+            finally:
+                churn.terminate()
+                churn.join(10)
+    except PongLost as exc:  # a bystander's ping went unanswered: no figures, and a clear line why
+        print(f"ladder_churn: {exc}", file=sys.stderr)
+        return 1
     limit = "default" if args.games_per_address is None else args.games_per_address
     heading(f"Ladder churn: {args.names} ladder names from one address resigning every game at once "
             f"(--ladder-games-per-address {limit}); bystanders: {args.watchers} pinging every 20 ms, {args.tables} "
