@@ -149,6 +149,19 @@ def test_the_analysis_says_how_the_game_ended_at_its_end(own_server, open_page):
     expect(verdict).to_contain_text(f"{ann} wins in 2")  # bob's move let ann win: not the end yet
     expect(verdict).not_to_contain_text("has won")
 
+    lost = record_game(port, "endlost", ["1", "4", "1", "3", "1", "2", "7", "5"])  # ann misses her win: bob's
+    analysed(lost, 8)
+    yellow = "bob-endlost (yellow)"
+    expect(verdict).to_have_text(re.compile(rf"^8\. 5 by {re.escape(yellow)}, the best move: {re.escape(yellow)} "
+                                            r"has won\.$"))
+    expect(best).to_have_text(f"Game over: {yellow} has won.")
+    page.locator('button.move[data-seq="7"]').click()  # next to the end: the blunder that lost, and its better move
+    red = "ann-endlost (red)"
+    expect(verdict).to_have_text(f"7. 7?? by {red}, a blunder: {red} wins in 1 → {yellow} wins in 2. Better: 1 ({red} "
+                                 "wins in 1).")
+    expect(best).to_have_text(re.compile(rf"^{re.escape(yellow)} to move\. Engine's best here: 5 \({re.escape(yellow)} "
+                                         r"wins in 1, exact\)$"))
+
     analysed(drawn, 42)
     expect(verdict).to_have_text(re.compile(r"^42\. 1 by bob-enddrawn \(yellow\), the best move \(the only move\): "
                                             r"the game is drawn\.$"))
