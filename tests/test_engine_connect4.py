@@ -13,6 +13,7 @@ from bots.base import TimeBudget
 from bots.engine.connect4.evaluation import generate_moves, search
 from bots.engine.connect4.master import Connect4Master
 from bots.engine.connect4.position import (
+    BOARD,
     CELLS,
     column_mask,
     drop,
@@ -28,7 +29,7 @@ from bots.engine.connect4.position import (
     undo,
     winning_squares,
 )
-from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve, solve_column
+from bots.engine.connect4.solver import SolverTables, claimeven, new_solver_tables, solve, solve_column
 from bots.engine.search import DRAW, LOSS, MATE_BOUND, NO_MOVE, RUNNING, Searcher
 from protocol.games import GAMES
 from protocol.games.connect4 import C4State, Drop
@@ -126,6 +127,27 @@ def test_solver_scores_match_the_published_sets(set_name: str, solver_tables: So
         position, mask, stones = from_moves(moves)
         score, solved = solve(np.uint64(position), np.uint64(mask), stones, solver_tables, np.inf)
         assert solved and score == expected, moves
+
+
+@pytest.mark.parametrize("set_name", ["Test_L3_R1", "Test_L2_R2"])
+def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None:
+    """Where the second player's claimeven leaves the first player to move no four, the first cannot win; where it
+    also completes a four of the second player's, the first loses. Checked on every first-player-to-move position
+    of the sets, and the rule must decide some (else it would prune nothing)."""
+    bounded = lost = 0
+    for moves, expected in sample(set_name, 1000):
+        position, mask, stones = from_moves(moves)
+        if stones % 2:
+            continue
+        most, sure = claimeven(np.uint64(position), np.uint64(mask))
+        assert int(most) & int(sure) == 0 and int(most) | int(sure) == int(BOARD), moves  # every square, once
+        if not has_four(most):
+            bounded += 1
+            assert expected <= 0, f"{moves}: claimeven says the first player cannot win, the set says {expected}"
+            if has_four(sure):
+                lost += 1
+                assert expected < 0, f"{moves}: claimeven says the first player loses, the set says {expected}"
+    assert bounded > 0 and (lost > 0 or set_name != "Test_L3_R1"), (bounded, lost)
 
 
 def test_solver_best_column_keeps_the_score(solver_tables: SolverTables) -> None:

@@ -1,14 +1,13 @@
 """The exact Connect Four solver, after Pascal Pons (blog.gamesolver.org).
 
-Negamax with alpha-beta over a score range that shrinks with the stones left,
-null-window passes over the score bounds, columns tried centre first and then
-by how many winning squares a move makes, only moves that do not lose at
-once, and a table of bounds. Given the field's opening book (:mod:`~bots.engine.connect4.fieldbook`), a
-search stops at 12 stones and reads the exact score there: positions of fewer stones are solved over
-the book's leaves. Scores are those of the public test sets: a win
-scores 22 minus the stones the winner will have played, a draw 0, a loss the
-negative.
-"""
+Negamax with alpha-beta over a score range that shrinks with the stones left, null-window passes over the score
+bounds, columns tried centre first and then by how many winning squares a move makes, only moves that do not lose
+at once, a table of bounds, and, from 20 stones on, a draw bound where a side has no four left to make (for the
+first player to move: none among the squares the second player's claimeven leaves it; a loss bound where that
+claimeven also completes a four of the second player). Given the field's opening book
+(:mod:`~bots.engine.connect4.fieldbook`), a search stops at 12 stones and reads the exact score there: positions
+of fewer stones are solved over the book's leaves. Scores are those of the public test sets: a win scores 22 minus
+the stones the winner will have played, a draw 0, a loss the negative."""
 
 from __future__ import annotations
 
@@ -21,13 +20,16 @@ from ..bits import popcount
 from ..search import NO_LIMIT, count_node
 from .fieldbook import BOOK_STONES, NOT_IN_BOOK, FieldBook, field_score, no_book, parent_bound
 from .position import (
+    BOARD,
     CELLS,
     COLUMN_ORDER,
     ODD_ROWS,
     S1,
+    S2,
     S8,
     WIDTH,
     column_mask,
+    has_four,
     lowest_column,
     non_losing_moves,
     playable,
@@ -56,6 +58,10 @@ ETC_STONES = 34
 cutoff); nearer the end the look-ups cost more than the nodes they save."""
 SOLVER_CHECK_EVERY = 4095
 """Nodes between two looks at the clock and the node limit, less one."""
+DEAD_LINES_STONES = 20
+"""From this many stones on a node first bounds its score by a draw where a side has no four left to make (for
+the first player to move: none among the squares the second's claimeven leaves it, :func:`claimeven`); before
+that the nodes are few and the check would rarely bound anything."""
 NODES, STOPPED, LIMIT = 0, 1, 2
 """Indexes into ``SolverTables.counters``: nodes searched, 1 once stopped, and the node limit."""
 
@@ -125,6 +131,15 @@ def solver_negamax(
         bound = parent_bound(tables.book_keys, tables.book_values, position, mask)
         if bound > low:
             low = bound
+    if stones >= DEAD_LINES_STONES:  # a side with no four left to make cannot win: the draw bounds the score
+        if stones % 2 == 0:
+            most, sure = claimeven(position, mask)
+            if not has_four(most):
+                high = min(high, -1 if has_four(sure) else 0)
+        elif not has_four(position | (BOARD ^ mask)):
+            high = min(high, 0)
+        if not has_four((position ^ mask) | (BOARD ^ mask)):
+            low = max(low, 0)
     top = low  # the best score seen, at least that of the moves left out
     if alpha < low:
         alpha = low
@@ -180,6 +195,25 @@ def solver_negamax(
     kept = np.uint64(best + 1) << MOVE_SHIFT  # an upper bound names no best move: keep the one known
     tables.entries[slot] = kept | (key << S8) | np.uint64(top + UPPER_OFFSET)
     return top
+
+
+@njit(cache=True)
+def claimeven(position: np.uint64, mask: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """``(most, sure)`` for the first player to move when the second answers every move in a column of an even
+    number of empty squares in the same column (claimeven), and a move in a column of an odd number in another
+    such column (there always is one, the empty squares being even in all): ``most`` holds the squares the first
+    player can end up with at most (its stones, the lower square of each pair in the even columns, every empty
+    square of the odd ones), ``sure`` those the second player surely gets (its stones, the upper square of each
+    pair in the even columns). No four in ``most``: the first player cannot win; and a four in ``sure`` too: it
+    loses."""
+    empty = BOARD ^ mask
+    upper = empty & ~ODD_ROWS  # the empty squares of rows 1, 3 and 5
+    odd = playable(mask) & ~ODD_ROWS  # the next square of each column of an odd number of empty squares ...
+    odd |= (odd << S2) & upper  # ... and every second square above it, up to row 5 (row 5's shift, row 0 of the
+    odd |= (odd << S2) & upper  # next column, is never in ``upper``)
+    most = position | (empty & ODD_ROWS) | odd
+    sure = (position ^ mask) | (upper & ~odd)
+    return most, sure
 
 
 @njit(cache=True)
