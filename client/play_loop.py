@@ -518,8 +518,9 @@ def describe_seeking(msg: dict[str, Any], plan: str | None = None) -> str:
     seek = msg["seek"]
     ladder = msg.get("ladder")
     if seek.get("ladder") and ladder is not None:
-        return (f"on the ladder of {seek.get('game')} ({describe_settings(seek)}), rating {describe_rating(ladder)}: "
-                f"waiting for an opponent ({ladder.get('waiting', 0)} waiting, {ladder.get('playing', 0)} playing)")
+        return (f"on the ladder of {seek.get('game')} ({describe_settings(seek, plan)}), "
+                f"rating {describe_rating(ladder)}: waiting for an opponent ({ladder.get('waiting', 0)} waiting, "
+                f"{ladder.get('playing', 0)} playing)")
     text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek, plan)})"
     others = msg.get("others") or []
     if others:

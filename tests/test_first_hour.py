@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from client.play_loop import describe_plan
+from client.play_loop import describe_plan, describe_seeking
 from tests.conftest import free_port
 from tests.helpers import http_json, plyhall, read_until, running_server, stop
 
@@ -134,6 +134,12 @@ def test_a_waiting_bot_says_how_many_games_it_will_play(live):
     # waiting again after a game, it counts what is left
     assert describe_plan(1, 3, played=1) == "2 more games"
     assert describe_plan(2, 4, played=3) == "1 more game, in series of 2"
+    # on the ladder (one game a room) too, the bot says what it will play, not the ladder's series
+    seeking = {"seek": {"game": "quarto", "ladder": True, "games": 1, "time_control": {"per_move": 5}},
+               "ladder": {"rating": 1500, "deviation": 350, "provisional": True, "waiting": 2, "playing": 4}}
+    assert describe_seeking(seeking, describe_plan(1, 3)) == (
+        "on the ladder of quarto (5 s a move, 3 games), rating 1500 ± 350?: waiting for an opponent (2 waiting, "
+        "4 playing)")
 
 
 def test_ctrl_c_stops_a_bot_cleanly(live):
