@@ -59,6 +59,19 @@ def _summary(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
+def _latest_snapshots(writes: list[Write]) -> list[Write]:
+    """``writes`` without each :class:`RoomSaved` that a later one of the same room replaces (every column of the
+    room's row is written anew by the later one, whatever comes between)."""
+    last: dict[str, int] = {}
+    for index, write in enumerate(writes):
+        if type(write) is RoomSaved:
+            last[write.snapshot["name"]] = index
+    if not last:
+        return writes
+    return [write for index, write in enumerate(writes)
+            if type(write) is not RoomSaved or last[write.snapshot["name"]] == index]
+
+
 class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     """The SQL of every operation, over DB-API connections: one for the writer, one per reading thread.
 
@@ -179,21 +192,24 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         owns its rooms. Nothing to check where no other server writes (SQLite)."""
 
     def _apply(self, writes: Sequence[Write]) -> None:
+        """One transaction: the moves in one batch, the other writes in order, but for a room's snapshot that a
+        later one of the same room replaces (it would be overwritten in the same transaction). No other write
+        reads the moves table, so the moves going in first leaves the committed rows the same."""
+        moves: list[tuple] = []
+        others: list[Write] = []
+        for write in writes:
+            if type(write) is MovePlayed:
+                m = write.move
+                clocks = m.clocks_after
+                moves.append((write.game_id, m.seq, m.seat, m.notation, m.think_ms, clocks[0], clocks[1]))
+            else:
+                others.append(write)
         with self._transaction() as cur:
             self._fence(cur)  # every write of a room, its games, moves, tournaments and ratings: by its owner only
-            moves: list[tuple] = []
-            for write in writes:
-                if isinstance(write, MovePlayed):
-                    m = write.move
-                    moves.append((write.game_id, m.seq, m.seat, m.notation, m.think_ms, m.clocks_after[0],
-                                  m.clocks_after[1]))
-                    continue
-                if moves:
-                    self._insert_moves(cur, moves)
-                    moves = []
-                self._write(cur, write)
             if moves:
                 self._insert_moves(cur, moves)
+            for write in _latest_snapshots(others):
+                self._write(cur, write)
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[Any]:
@@ -229,7 +245,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         elif isinstance(write, GameStarted):
             self._upsert_game(cur, write.record, len(write.record.moves))
         elif isinstance(write, GameEnded):
-            self._upsert_game(cur, write.record, len(write.record.moves))
+            self._end_game(cur, write.record)
             self._rate(cur, write.record)  # a rated result: the ratings change in the same transaction
         elif isinstance(write, ClaimSaved):
             cur.execute(sql("INSERT INTO players (name, salt, digest, claimed_at, claimed_from) VALUES"
@@ -264,6 +280,16 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             (r.id, r.room, r.game, json.dumps(r.options), json.dumps(r.time_control), r.players[0], r.players[1],
              r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game,
              int(r.rated), r.unrated, r.rating_weight))
+
+    def _end_game(self, cur: Any, r: GameRecord) -> None:
+        """A game's final header: the columns an end changes, on the row its start stored (the whole row, as
+        :meth:`_upsert_game` writes it, when there is none: a game stored only once it ended)."""
+        cur.execute(self._sql(
+            "UPDATE games SET winner = ?, reason = ?, status = ?, move_count = ?, ended_at = ?, rated = ?,"
+            " unrated = ?, rating_weight = ? WHERE id = ?"),
+            (r.winner, r.reason, r.status, len(r.moves), r.ended_at, int(r.rated), r.unrated, r.rating_weight, r.id))
+        if cur.rowcount != 1:
+            self._upsert_game(cur, r, len(r.moves))
 
     def save_game(self, record: GameRecord) -> None:
         """Store a whole game with its moves."""
