@@ -190,12 +190,11 @@ def _dropped(state: C4State, column: int) -> C4State | None:
     """The state after the side to move drops a stone in ``column`` (0-based, a column of the board) of a running
     game, or None when that column is full."""
     board = state.board
-    for row in range(HEIGHT):
-        square = row * WIDTH + column
-        if board[square] == 0:
-            break
-    else:
+    cells = board[column::WIDTH]  # the column, bottom first: its lowest empty square is the stone's
+    if 0 not in cells:
         return None
+    row = cells.index(0)
+    square = row * WIDTH + column
     stone = state.to_move + 1
     new_board = board[:square] + (stone,) + board[square + 1 :]
     result = None
