@@ -159,9 +159,11 @@ class Forwarding(LinkBase):
         the answers of the requests of it that ``node`` took and whose answers never came (lost while Redis was
         away)."""
         self.forwarded.setdefault(conn, set()).add(node)
-        waiting = [key[1] for key, (_, _, taken) in self._asked.get(node, {}).items() if key[0] == conn and taken]
+        pending = [(key[1], taken) for key, (_, _, taken) in self._asked.get(node, {}).items() if key[0] == conn]
+        waiting = [request_id for request_id, taken in pending if taken]
+        moving = len(pending) > len(waiting)  # a request of it on its way there, not taken yet (maybe lost)
         self._send(node, ["attach", conn, session.name, session.coords, self.hall.addresses.get(conn, "?"),
-                          session.organiser, waiting])
+                          session.organiser, waiting, moving])
 
     def disconnected(self, conn: int) -> None:
         """A connection of this node closed: the nodes that hold a session of it are told."""
@@ -266,7 +268,9 @@ class Forwarding(LinkBase):
 
     def _on_attach(self, sender: str, item: list[Any], now: float) -> None:
         """``sender`` attaches a client of its (again): its seats' state is sent anew, after the answers to its
-        requests that this node took and ``sender`` says never came (``item[6]``, their ids)."""
+        requests that this node took and ``sender`` says never came (``item[6]``, their ids). Its clock, if held
+        for it to be reached, runs again, unless a request of it is still on its way (``item[7]``: it may have been
+        lost while this node was not listening yet; its client tries again once it is answered)."""
         _, conn, name, coords, address, organiser = item[:6]
         stand_in = self.stand_ins.get((sender, conn))
         session = self.hall.sessions.get(stand_in) if stand_in is not None else None
@@ -276,7 +280,8 @@ class Forwarding(LinkBase):
             if answer is not None:
                 self.counts["answers_again"] += 1
                 self._send(sender, ["msg", conn, answer])
-        self._reached(name, now)
+        if not (len(item) > 7 and item[7]):
+            self._reached(name, now)
         self._stand_in(sender, conn, name, coords, address, organiser, now, resume=True)
 
     def _on_gone(self, sender: str, item: list[Any], now: float) -> None:
