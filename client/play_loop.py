@@ -309,7 +309,7 @@ class PlayerRunner:
     async def _joined(self, joined: dict[str, Any]) -> None:
         seats = joined["settings"]["seats"]
         if joined["seat"] is not None and None in seats:
-            self.status(f"waiting in {joined['room']} for a second player")
+            self.status(f"waiting in {joined['room']} for a second player ({self._plan()})")
 
     async def _on_message(self, client: Client, msg: dict[str, Any]) -> None:
         """Follow one pushed message: a game starting, a move, a game over, news of the tournament or lobby."""

@@ -131,6 +131,14 @@ def test_a_waiting_bot_says_how_many_games_it_will_play(live):
             out, err = stop(proc)
         assert f"counted: waiting for an opponent for quarto in the lobby (7 s a move, {plan})\n" in said, said
         assert "Traceback" not in err
+    # in a room of its own, too
+    proc = plyhall("bot", "--game", "quarto", "--name", "counted", "--url", url, "--room", "Counted Room", "--games",
+                   "3")
+    try:
+        said = read_until(proc, "counted: waiting in Counted Room")
+    finally:
+        stop(proc)
+    assert "counted: waiting in Counted Room for a second player (3 games)\n" in said, said
     # waiting again after a game, it counts what is left
     assert describe_plan(1, 3, played=1) == "2 more games"
     assert describe_plan(2, 4, played=3) == "1 more game, in series of 2"
