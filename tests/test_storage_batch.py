@@ -4,7 +4,10 @@ row its start stored (or stores the whole row when there is none). On SQLite and
 
 from __future__ import annotations
 
+import json
+import math
 import random
+from typing import Any
 
 import pytest
 
@@ -19,6 +22,7 @@ from server.storage.records import (
     RoomSaved,
     Write,
 )
+from server.storage.sql import _dumps
 from tests.helpers import game_record
 
 
@@ -99,3 +103,31 @@ def test_a_games_end_is_stored_whether_or_not_its_start_was(tmp_path):
     assert (started["status"], started["winner"], started["move_count"], started["ended_at"]) == ("finished", 0, 4, 65)
     assert never is not None and (never["status"], never["players"], never["options"]) == (
         "finished", ["ann", "bob"], {"first": 0})
+
+
+def random_json(rng: random.Random, depth: int = 0) -> Any:
+    """A random JSON value as snapshots hold them: nested objects and lists, text with non-ASCII and escapes,
+    integers, floats (infinite and NaN too), booleans and nulls."""
+    kind = rng.randrange(8 if depth < 4 else 6)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.randrange(-10**12, 10**12)
+    if kind == 2:
+        return rng.choice([rng.uniform(-1e6, 1e6), 0.1, -0.0, math.inf, -math.inf, 1e300])
+    if kind in (3, 4, 5):
+        return "".join(rng.choice('ab "\\\n\té€😀\x00/') for _ in range(rng.randrange(12)))
+    if kind == 6:
+        return [random_json(rng, depth + 1) for _ in range(rng.randrange(5))]
+    return {str(random_json(rng, 4)): random_json(rng, depth + 1) for _ in range(rng.randrange(5))}
+
+
+def test_stored_json_is_the_text_json_dumps_makes():
+    rng = random.Random(44)
+    for _ in range(2000):
+        value = random_json(rng)
+        assert _dumps(value) == json.dumps(value)
+    nan = {"x": [math.nan]}
+    assert _dumps(nan) == json.dumps(nan) == '{"x": [NaN]}'
+    with pytest.raises(TypeError):
+        _dumps({"when": object()})
