@@ -100,7 +100,7 @@ def test_a_mistyped_game_is_one_line_and_game_ids_take_any_case():
     assert first.startswith(f"cased: no server at {url}"), first + out + err
     run = subprocess.run(plyhall_argv("match", "--game", "Quarto", "random", "random", "--games", "1", "--quiet"),
                          capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0 and "quarto: A = random, B = random, 1 games" in run.stdout, run.stderr
+    assert run.returncode == 0 and "quarto: A = random, B = random, 1 game, seed" in run.stdout, run.stderr
 
 
 def test_tournament_progress_never_says_0m00s_left_and_a_cycle_of_one_round_is_singular():

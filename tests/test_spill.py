@@ -71,3 +71,9 @@ def test_a_damaged_file_names_its_line_and_stays(tmp_path: Path) -> None:
         assert Path(storage.spill_path).exists() and storage.get_game("g1") is None
     finally:
         storage.close()
+
+
+def test_counted_words_say_one_in_the_singular() -> None:
+    from protocol.wording import counted
+    assert [counted(n, "game") for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
+    assert counted(2, "inaccuracy") == "2 inaccuracies" and counted(2, "day") == "2 days"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.statistics import SPRT_MODELS, SprtModel, SprtResult, SprtStatus, pentanomial, sprt_pairs, wilson_interval
+from protocol.wording import counted
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ class MatchResult:
         width = max(len(name) for name, _ in rows) + 2
         lines = [
             f"{self.game_id}: A = {self.level_a}, B = {self.level_b}, "
-            f"{len(self.records)} games, seed {self.seed}",
+            f"{counted(len(self.records), 'game')}, seed {self.seed}",
             "",
             f"{'':<{width}}{'games':>6}{'wins':>7}{'losses':>8}{'draws':>7}{'score':>8}",
         ]

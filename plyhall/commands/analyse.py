@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from plyhall.database import add_db_option, open_database
+from protocol.wording import counted
 
 LABEL_MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", "best": "", "good": ""}
 
@@ -138,11 +139,9 @@ def annotated(record: dict[str, Any], analysis: dict[str, Any]) -> str:
     for seat in (0, 1):
         s = analysis["summary"][str(seat)]
         accuracy = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}%"
-        counts = ", ".join(_count(s[key], word) for key, word in (("blunders", "blunder"), ("mistakes", "mistake"),
+        counts = ", ".join(counted(s[key], word) for key, word in (("blunders", "blunder"), ("mistakes", "mistake"),
                                                                    ("inaccuracies", "inaccuracy")))
         lines.append(f"{players[seat]}: accuracy {accuracy}, {counts}")
     return "\n".join(lines)
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word if n == 1 else word.removesuffix('y') + 'ies' if word.endswith('y') else word + 's'}"

@@ -15,6 +15,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from protocol.wording import counted
+
 from .base import Storage, StorageError
 from .records import GameEnded, GameStarted, MovePlayed, Write, write_from_json, write_to_json
 
@@ -26,13 +28,8 @@ def describe(writes: Sequence[Write]) -> str:
     games = sorted({w.game_id for w in writes if isinstance(w, MovePlayed)}
                    | {w.record.id for w in writes if isinstance(w, (GameStarted, GameEnded))})
     shown = ", ".join(games[:20]) + (f" and {len(games) - 20} more" if len(games) > 20 else "")
-    return (f"{_count(len(writes), 'write')}: {_count(moves, 'move')} and {_count(ended, 'result')}"
+    return (f"{counted(len(writes), 'write')}: {counted(moves, 'move')} and {counted(ended, 'result')}"
             + (f" of games {shown}" if games else ""))
-
-
-def _count(number: int, noun: str) -> str:
-    """``number`` and ``noun``, plural unless the number is one."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def spill(path: str, writes: Sequence[Write]) -> None:
