@@ -20,6 +20,7 @@ fails nothing.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import http.client
 import json
@@ -32,7 +33,7 @@ from collections import Counter
 from typing import Any
 
 from common import Server, heading, log, scratch, script_parser
-from ladder_churn import add_bystander_options, phase, print_phases
+from ladder_churn import PongLost, add_bystander_options, phase, print_phases
 from websockets.asyncio.client import connect
 
 from server.core.room_settings import MAX_GAMES_PER_ROOM
@@ -133,6 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.readers < 1 or not 1 <= args.games <= MAX_GAMES_PER_ROOM or args.seconds <= 0:
         parser.error(f"--readers must be at least 1, --games from 1 to {MAX_GAMES_PER_ROOM} (one room's series), and "
                      "--seconds above 0")
+    try:
+        return measure(args)
+    except PongLost as exc:  # a bystander's ping went unanswered: no figures, and a clear line why
+        print(f"http_readers: {exc}", file=sys.stderr)
+        return 1
+
+
+def measure(args: argparse.Namespace) -> int:
+    """The two phases on a filled server, and the figures printed."""
     extra = ["--rate-limit", "1000"] + ([] if args.http_rate is None else ["--http-rate", args.http_rate])
     load_before = load_average()
     log(f"load average {load_before}; starting the server")
