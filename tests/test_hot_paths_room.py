@@ -6,6 +6,8 @@
 * Room and hall: ``Room.move``'s common case and ``Floor._apply``'s routing of a move against their general paths
   (``Room._move``, ``Floor._apply_general``), two halls fed the same random requests, disconnections and time:
   every outbox the same, and the rooms the same at the end.
+* Decoding: the msgpack codec, which walks a message for NaN, infinity, bin and ext values only when one of their
+  first bytes is in it, against the walk of every message.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import random
 from collections import Counter
 from typing import Any
 
+import msgpack
+
+from protocol.codec import CODECS, MSGPACK, _has_bad_value
 from protocol.games import GAMES, IllegalMove
 from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
@@ -201,3 +206,37 @@ def test_clock_snapshots_are_what_each_seat_s_time_left_rounded_gave():
             assert snapshot == _snapshot_as_before(clocks, probe)
             assert [type(v) for v in snapshot["left"]] == [type(v) for v in _snapshot_as_before(clocks, probe)["left"]]
             assert [clocks.left(seat, probe) for seat in (0, 1)] == list(clocks.both_left(probe))
+
+
+# Decoding ---------------------------------------------------------------------------------------------------------
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    """A random msgpack value: scalars of every kind (some NaN, infinite, bin or ext), lists and maps of them."""
+    roll = rng.random()
+    if roll < 0.15 and depth < 4:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    if roll < 0.3 and depth < 4:
+        return {rng.choice(("type", "room", "move", "Ąż", "x" * 40)): _random_value(rng, depth + 1)
+                for _ in range(rng.randrange(4))}
+    return rng.choice([0, 1, -1, 127, 128, 255, 2**16, 2**31, -(2**31), 2**53, -(2**63), 2**64 - 1, 0xcb, -54,
+                       "", "move", "Ë", "Ąą room", "\u00cb" * 30, True, False, None, 0.5, -2.75, float("nan"),
+                       float("inf"), float("-inf"), b"", b"\xcb", msgpack.ExtType(1, b""), msgpack.ExtType(5, b"ab")])
+
+
+def test_msgpack_decoding_refuses_what_the_full_walk_refuses():
+    rng = random.Random(4411)
+    codec = CODECS[MSGPACK]
+    walked = refused = 0
+    for _ in range(3000):
+        value = {"type": "move", "room": "Lake", "move": _random_value(rng)}
+        data = msgpack.packb(value, use_bin_type=True)
+        decoded = codec.decode(data)
+        reference = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        if _has_bad_value(reference):
+            refused += 1
+            assert isinstance(decoded, ProtocolError) and decoded.code == "bad_encoding", value
+        else:
+            walked += 1
+            assert decoded == reference, value
+    assert refused > 300 and walked > 1000
