@@ -23,13 +23,21 @@ from bots.engine.connect4.position import (
     has_four,
     key,
     legal_columns,
+    non_losing_moves,
     play,
     playable,
     to_drop,
     undo,
     winning_squares,
 )
-from bots.engine.connect4.solver import SolverTables, claimeven, new_solver_tables, solve, solve_column
+from bots.engine.connect4.solver import (
+    SolverTables,
+    claimeven,
+    claimeven_reply,
+    new_solver_tables,
+    solve,
+    solve_column,
+)
 from bots.engine.search import DRAW, LOSS, MATE_BOUND, NO_MOVE, RUNNING, Searcher
 from protocol.games import GAMES
 from protocol.games.connect4 import C4State, Drop
@@ -132,14 +140,18 @@ def test_solver_scores_match_the_published_sets(set_name: str, solver_tables: So
 @pytest.mark.parametrize("set_name", ["Test_L3_R1", "Test_L2_R2"])
 def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None:
     """Where the second player's claimeven leaves the first player to move no four, the first cannot win; where it
-    also completes a four of the second player's, the first loses. Checked on every first-player-to-move position
-    of the sets, and the rule must decide some (else it would prune nothing)."""
-    bounded = lost = 0
+    also completes a four of the second player's, the first loses; a move of the second player after which that
+    holds for the first bounds the second's score from below. Checked on every position of the sets, and the
+    rules must decide some (else they would prune nothing)."""
+    bounded = lost = replied = 0
     for moves, expected in sample(set_name, 1000):
-        position, mask, stones = from_moves(moves)
-        if stones % 2:
+        position, mask, stones = (np.uint64(value) for value in from_moves(moves))
+        if stones % 2:  # the second player to move: a bound from the claimeven its moves leave the first
+            bound = claimeven_reply(position, mask, non_losing_moves(position, mask))
+            assert bound <= expected, f"{moves}: claimeven after a move gives at least {bound}, the set {expected}"
+            replied += bound > -CELLS
             continue
-        most, sure = claimeven(np.uint64(position), np.uint64(mask))
+        most, sure = claimeven(position, mask)
         assert int(most) & int(sure) == 0 and int(most) | int(sure) == int(BOARD), moves  # every square, once
         if not has_four(most):
             bounded += 1
@@ -147,7 +159,7 @@ def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None
             if has_four(sure):
                 lost += 1
                 assert expected < 0, f"{moves}: claimeven says the first player loses, the set says {expected}"
-    assert bounded > 0 and (lost > 0 or set_name != "Test_L3_R1"), (bounded, lost)
+    assert bounded > 0 and replied > 0 and (lost > 0 or set_name != "Test_L3_R1"), (bounded, lost, replied)
 
 
 def test_solver_best_column_keeps_the_score(solver_tables: SolverTables) -> None:

@@ -3,8 +3,9 @@
 Negamax with alpha-beta over a score range that shrinks with the stones left, null-window passes over the score
 bounds, columns tried centre first and then by how many winning squares a move makes, only moves that do not lose
 at once, a table of bounds, and, from 20 stones on, a draw bound where a side has no four left to make (for the
-first player to move: none among the squares the second player's claimeven leaves it; a loss bound where that
-claimeven also completes a four of the second player). Given the field's opening book
+first player to move: none among the squares the second player's claimeven leaves it, and a loss bound where
+that claimeven also completes a four of the second's; for the second player to move, a draw or win bound where
+one of its moves leaves the first that claimeven). Given the field's opening book
 (:mod:`~bots.engine.connect4.fieldbook`), a search stops at 12 stones and reads the exact score there: positions
 of fewer stones are solved over the book's leaves. Scores are those of the public test sets: a win scores 22 minus
 the stones the winner will have played, a draw 0, a loss the negative."""
@@ -25,7 +26,6 @@ from .position import (
     COLUMN_ORDER,
     ODD_ROWS,
     S1,
-    S2,
     S8,
     WIDTH,
     column_mask,
@@ -59,9 +59,10 @@ cutoff); nearer the end the look-ups cost more than the nodes they save."""
 SOLVER_CHECK_EVERY = 4095
 """Nodes between two looks at the clock and the node limit, less one."""
 DEAD_LINES_STONES = 20
-"""From this many stones on a node first bounds its score by a draw where a side has no four left to make (for
-the first player to move: none among the squares the second's claimeven leaves it, :func:`claimeven`); before
-that the nodes are few and the check would rarely bound anything."""
+"""From this many stones on a node first bounds its score where a side has no four left to make (for the first
+player to move: none among the squares the second's claimeven leaves it, :func:`claimeven`; for the second, after
+one of its moves, :func:`claimeven_reply`); before that the nodes are few and the check would rarely bound
+anything."""
 NODES, STOPPED, LIMIT = 0, 1, 2
 """Indexes into ``SolverTables.counters``: nodes searched, 1 once stopped, and the node limit."""
 
@@ -136,8 +137,10 @@ def solver_negamax(
             most, sure = claimeven(position, mask)
             if not has_four(most):
                 high = min(high, -1 if has_four(sure) else 0)
-        elif not has_four(position | (BOARD ^ mask)):
-            high = min(high, 0)
+        else:
+            if not has_four(position | (BOARD ^ mask)):
+                high = min(high, 0)
+            low = max(low, claimeven_reply(position, mask, candidates))
         if not has_four((position ^ mask) | (BOARD ^ mask)):
             low = max(low, 0)
     top = low  # the best score seen, at least that of the moves left out
@@ -199,21 +202,33 @@ def solver_negamax(
 
 @njit(cache=True)
 def claimeven(position: np.uint64, mask: np.uint64) -> tuple[np.uint64, np.uint64]:
-    """``(most, sure)`` for the first player to move when the second answers every move in a column of an even
-    number of empty squares in the same column (claimeven), and a move in a column of an odd number in another
-    such column (there always is one, the empty squares being even in all): ``most`` holds the squares the first
-    player can end up with at most (its stones, the lower square of each pair in the even columns, every empty
-    square of the odd ones), ``sure`` those the second player surely gets (its stones, the upper square of each
-    pair in the even columns). No four in ``most``: the first player cannot win; and a four in ``sure`` too: it
-    loses."""
+    """``(most, sure)`` for the first player to move, when the second answers a move in a column of an even
+    number of empty squares in the same column (claimeven) and a move in a column of an odd number in another such
+    column (there is one: the empty squares are even in all), after which both are even: ``most`` holds the
+    squares the first player ends up with at most (its stones, every empty square of rows 0, 2 and 4, and the next
+    square of each column of an odd number), ``sure`` those the second player surely gets (its stones and every
+    other empty square). No four in ``most``: the first player cannot win; a four in ``sure`` too: it loses."""
     empty = BOARD ^ mask
-    upper = empty & ~ODD_ROWS  # the empty squares of rows 1, 3 and 5
-    odd = playable(mask) & ~ODD_ROWS  # the next square of each column of an odd number of empty squares ...
-    odd |= (odd << S2) & upper  # ... and every second square above it, up to row 5 (row 5's shift, row 0 of the
-    odd |= (odd << S2) & upper  # next column, is never in ``upper``)
+    odd = playable(mask) & ~ODD_ROWS  # the next square of each column of an odd number of empty squares
     most = position | (empty & ODD_ROWS) | odd
-    sure = (position ^ mask) | (upper & ~odd)
-    return most, sure
+    return most, (position ^ mask) | (empty & ~ODD_ROWS & ~odd)
+
+
+@njit(cache=True)
+def claimeven_reply(position: np.uint64, mask: np.uint64, candidates: np.uint64) -> int:
+    """A lower bound on the score of the second player to move from :func:`claimeven` after its moves among
+    ``candidates``: 0 where a move leaves the first player no four to make against its claimeven, 1 where it
+    also completes one of its own (a win), else ``-CELLS``."""
+    bound = -CELLS
+    for column in range(WIDTH):
+        move = candidates & column_mask(column)
+        if move:
+            most, sure = claimeven(position ^ mask, mask | move)
+            if not has_four(most):
+                if has_four(sure):
+                    return 1
+                bound = 0
+    return bound
 
 
 @njit(cache=True)
