@@ -1,6 +1,6 @@
 """The room's and the hall's shortcuts for a move answer exactly as the general code they stand in for (issue 44).
 
-* Rules: ``ConnectFour.checked_move`` (a ``{"column": N}`` into a column with room, answered straight) against
+* Rules: ``ConnectFour.checked_move`` (``"4"`` or ``{"column": N}`` into a column with room, answered straight) against
   ``parse_move`` then ``apply``, on random positions and random things sent as moves.
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``.
 * Room and hall: ``Room.move``'s common case and ``Floor._apply``'s routing of a move against their general paths
@@ -40,7 +40,8 @@ def _answer(call: Any) -> Any:
 
 def test_connect4_checked_move_answers_as_parse_then_apply():
     rng = random.Random(44)
-    things: list[Any] = [None, True, False, 0, 1, 4, 7, 8, -1, 2.0, "4", " 3 ", "x", "", [], {}, {"col": 1},
+    things: list[Any] = [None, True, False, 0, 1, 4, 7, 8, -1, 2.0, "4", " 3 ", "x", "", "1", "7", "0", "8", "04",
+                         "\u0664", "4\n", [], {}, {"col": 1},
                          {"column": True}, {"column": 3.0}, {"column": "3"}, {"column": 2, "x": 1}, C4.parse_move(
                              "5", C4.initial_state())]
     states = []
@@ -54,7 +55,9 @@ def test_connect4_checked_move_answers_as_parse_then_apply():
     full_column = finished = 0
     for state in states:
         for _ in range(20):
-            obj = {"column": rng.randrange(-1, 9)} if rng.random() < 0.6 else rng.choice(things)
+            roll = rng.random()
+            obj = {"column": rng.randrange(-1, 9)} if roll < 0.4 else str(rng.randrange(9)) if roll < 0.6 else \
+                rng.choice(things)
             coords = rng.choice(("algebraic", "cosc322", "matrix", "chess"))
             fast = _answer(lambda: C4.checked_move(obj, state, coords))  # noqa: B023 (called at once)
             slow = _answer(lambda: (m := C4.parse_move(obj, state, coords), C4.apply(state, m)))  # noqa: B023

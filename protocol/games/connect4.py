@@ -103,15 +103,23 @@ class ConnectFour(Game[C4State, Drop]):
         return after
 
     def checked_move(self, obj: Any, state: C4State, coords: str = "algebraic") -> tuple[Drop, C4State]:
-        """:meth:`parse_move` then :meth:`apply`, the common case (``{"column": N}`` into a column with room, in a
-        running game) answered straight, without the general checks; anything else as those two answer it."""
-        if type(obj) is dict and len(obj) == 1 and state.result is None:
-            column = obj.get("column")
-            low = _LOWEST_COLUMN.get(coords)
-            if type(column) is int and low is not None and 0 <= column - low < WIDTH:
-                after = _dropped(state, column - low)
+        """:meth:`parse_move` then :meth:`apply`, the common cases (the notation ``"1"`` to ``"7"``, or
+        ``{"column": N}``, into a column with room, in a running game) answered straight, without the general checks;
+        anything else as those two answer it."""
+        low = _LOWEST_COLUMN.get(coords)
+        if state.result is None and low is not None:
+            kind = type(obj)
+            column = None
+            if kind is str:
+                column = _NOTATION_COLUMN.get(obj)
+            elif kind is dict and len(obj) == 1:
+                number = obj.get("column")
+                if type(number) is int and 0 <= number - low < WIDTH:
+                    column = number - low
+            if column is not None:
+                after = _dropped(state, column)
                 if after is not None:
-                    return DROPS[column - low], after
+                    return DROPS[column], after
         return super().checked_move(obj, state, coords)
 
     def outcome(self, state: C4State) -> Outcome | None:
@@ -184,6 +192,7 @@ class ConnectFour(Game[C4State, Drop]):
 DROPS = tuple(Drop(column) for column in range(WIDTH))
 """Every move, made once (a move is a value: the fast path hands out these)."""
 _LOWEST_COLUMN = {"algebraic": 1, "cosc322": 1, "matrix": 0}  # the first column's number in each convention
+_NOTATION_COLUMN = {name: column for column, name in enumerate(COLUMN_NAMES)}  # "1" -> 0 ... "7" -> 6
 
 
 def _dropped(state: C4State, column: int) -> C4State | None:
