@@ -131,3 +131,16 @@ def test_stored_json_is_the_text_json_dumps_makes():
     assert _dumps(nan) == json.dumps(nan) == '{"x": [NaN]}'
     with pytest.raises(TypeError):
         _dumps({"when": object()})
+
+
+def test_a_batch_of_many_moves_stores_each_once(storage_url):
+    storage = open_storage(storage_url)
+    moves = [MoveRecord(seq, seq % 2, str(seq % 7 + 1), seq, [30.0 - seq / 10, None]) for seq in range(1, 151)]
+    try:
+        storage.apply([GameStarted(game_record("long", "running", moves=0)),
+                       *(MovePlayed("long", move) for move in moves),
+                       MovePlayed("long", MoveRecord(7, 0, "changed", 0, [1.0, 1.0]))])  # stored already: kept
+        stored_moves = storage.get_game("long")["moves"]
+    finally:
+        storage.close()
+    assert stored_moves == [move.to_json() for move in moves]

@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
@@ -85,6 +86,11 @@ def _latest_snapshots(writes: list[Write]) -> list[Write]:
             if type(write) is not RoomSaved or last[write.snapshot["name"]] == index]
 
 
+MOVES_A_STATEMENT = 64
+"""The most moves one INSERT statement carries (7 parameters each: well under any driver's limit). One statement of
+many rows costs SQLite less than as many executions of a one-row statement."""
+
+
 class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     """The SQL of every operation, over DB-API connections: one for the writer, one per reading thread.
 
@@ -103,6 +109,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         self._write_lock = threading.Lock()
         self._readers: list[Any] = []
         self._readers_lock = threading.Lock()
+        self._moves_sql: dict[int, str] = {}  # rows -> the statement that inserts that many moves
         self._migrate()
 
     # Connections -------------------------------------------------------------------------
@@ -241,9 +248,18 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             raise
 
     def _insert_moves(self, cur: Any, rows: list[tuple]) -> None:
-        cur.executemany(self._sql(
-            "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (game_id, seq) DO NOTHING"), rows)
+        """Insert ``rows`` (a move already stored stays as it is), in order: many rows a statement, each a power of
+        two (at most ``MOVES_A_STATEMENT``), so that a few prepared statements serve every batch."""
+        done, count = 0, len(rows)
+        while done < count:
+            size = min(MOVES_A_STATEMENT, 1 << ((count - done).bit_length() - 1))
+            statement = self._moves_sql.get(size)
+            if statement is None:
+                statement = self._moves_sql[size] = self._sql(
+                    "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES "
+                    + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size) + " ON CONFLICT (game_id, seq) DO NOTHING")
+            cur.execute(statement, tuple(chain.from_iterable(rows[done:done + size])))
+            done += size
 
     def _write(self, cur: Any, write: Write) -> None:
         sql = self._sql
