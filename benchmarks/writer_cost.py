@@ -6,9 +6,10 @@ through ``Hall.handle``, and each move's outbox keeps its writes (``MovePlayed``
 the room's ``RoomSaved`` and the next game's ``GameStarted``). The set-up plays them all first; what is measured is
 what the server does with them: ``LoopWriter.submit`` of each outbox's writes with the outbox held until its
 commit (as ``PlyhallServer.dispatch`` holds it), and once every ``--per-turn`` outboxes the end of the loop's turn:
-``LoopWriter``'s commit (``SQLiteStorage.apply``: one transaction, the moves in one ``executemany``) and the held
+``LoopWriter``'s commit (``SQLiteStorage.apply``: one transaction) and the held
 outboxes released (``on_commit``). The database is a SQLite file in WAL mode in a temporary folder, with its
-checkpoints moved to a thread as the server does (so none runs in the measured commits).
+checkpoints moved to a thread as the server does (so none runs in the measured commits), and the garbage
+collector set as ``ServingGC`` sets it.
 
     .venv/bin/python benchmarks/writer_cost.py --moves 20000
     .venv/bin/python benchmarks/writer_cost.py --profile
@@ -19,6 +20,7 @@ checkpoints moved to a thread as the server does (so none runs in the measured c
 from __future__ import annotations
 
 import cProfile
+import gc
 import pstats
 import sys
 import tempfile
@@ -33,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.hall_cost import Table, callgrind, instructions_so_far, move_arguments  # noqa: E402
 from protocol.messages import ProtocolError, validate_request  # noqa: E402
 from server.core.outbox import HallOutbox  # noqa: E402
+from server.io.gc_policy import GC_THRESHOLD, NEVER  # noqa: E402
 from server.storage.sqlite import SQLiteStorage  # noqa: E402
 from server.storage.writer import LoopWriter  # noqa: E402
 
@@ -99,6 +102,13 @@ class Store:
             held.popleft()
             self.released += 1
 
+    def serve(self) -> None:
+        """The collector as ``ServingGC`` sets it on a server: what exists now frozen, the youngest generation
+        collected every ``GC_THRESHOLD`` net new objects, the others never (its timed passes left out)."""
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(GC_THRESHOLD, NEVER, NEVER)
+
     def run(self, outboxes: list[HallOutbox], per_turn: int) -> None:
         """Hand every outbox's writes to the writer, ``per_turn`` outboxes a turn of the loop."""
         writer, held, monotonic = self.writer, self.held, time.monotonic
@@ -127,6 +137,7 @@ def main() -> None:
         store = Store(folder)
         try:
             store.run(warm, args.per_turn)
+            store.serve()
             what = (f"storage cost of a move (hand-off, SQLite commit a turn of {args.per_turn} moves), {args.rooms} "
                     f"rooms, {args.moves} moves ({writes} writes)")
             if args.instructions:

@@ -13,6 +13,7 @@ import pytest
 
 from server.storage import open_storage
 from server.storage.base import TABLES
+from server.storage.batch import dumps
 from server.storage.records import (
     GameEnded,
     GameStarted,
@@ -22,7 +23,6 @@ from server.storage.records import (
     RoomSaved,
     Write,
 )
-from server.storage.sql import _dumps
 from tests.helpers import game_record
 
 
@@ -126,11 +126,11 @@ def test_stored_json_is_the_text_json_dumps_makes():
     rng = random.Random(44)
     for _ in range(2000):
         value = random_json(rng)
-        assert _dumps(value) == json.dumps(value)
+        assert dumps(value) == json.dumps(value)
     nan = {"x": [math.nan]}
-    assert _dumps(nan) == json.dumps(nan) == '{"x": [NaN]}'
+    assert dumps(nan) == json.dumps(nan) == '{"x": [NaN]}'
     with pytest.raises(TypeError):
-        _dumps({"when": object()})
+        dumps({"when": object()})
 
 
 def test_a_batch_of_many_moves_stores_each_once(storage_url):

@@ -12,14 +12,13 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from itertools import chain
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 from protocol.messages import GameStatus
 
 from .analysis_sql import AnalysisSQL
 from .base import TABLES, Storage, StorageError
+from .batch import MOVES_A_STATEMENT, Transaction, Writing, dumps, latest_snapshots, many_rows
 from .rating_sql import RatingSQL
 from .records import (
     AnalysisSaved,
@@ -47,18 +46,6 @@ _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, win
             " EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games")
 
 
-_ENCODE = c_make_encoder(None, json.JSONEncoder().default, encode_basestring_ascii, None, ": ", ", ", False, False,
-                         True) if c_make_encoder is not None else None
-
-
-def _dumps(value: Any) -> str:
-    """``json.dumps(value)``, the same text, by one C encoder made once instead of one a call (the snapshots and
-    settings stored are trees of JSON values: no cycles to look for)."""
-    if _ENCODE is None:  # pragma: no cover - a Python without the _json accelerator
-        return json.dumps(value)
-    return "".join(_ENCODE(value, 0))
-
-
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
     (gid, room, game, options, control, p0, p1, winner, reason, status, count, started, ended, tournament,
      number, rated, unrated, weight, analysed) = row
@@ -71,24 +58,6 @@ def _summary(row: Sequence[Any]) -> dict[str, Any]:
         "tournament_game": number, "rated": bool(rated), "unrated": unrated, "rating_weight": weight,
         "analysed": bool(analysed),
     }
-
-
-def _latest_snapshots(writes: list[Write]) -> list[Write]:
-    """``writes`` without each :class:`RoomSaved` that a later one of the same room replaces (every column of the
-    room's row is written anew by the later one, whatever comes between)."""
-    last: dict[str, int] = {}
-    for index, write in enumerate(writes):
-        if type(write) is RoomSaved:
-            last[write.snapshot["name"]] = index
-    if not last:
-        return writes
-    return [write for index, write in enumerate(writes)
-            if type(write) is not RoomSaved or last[write.snapshot["name"]] == index]
-
-
-MOVES_A_STATEMENT = 64
-"""The most moves one INSERT statement carries (7 parameters each: well under any driver's limit). One statement of
-many rows costs SQLite less than as many executions of a one-row statement."""
 
 
 class SQLStorage(RatingSQL, AnalysisSQL, Storage):
@@ -190,22 +159,10 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         with self._writing():
             self._apply(writes)
 
-    @contextlib.contextmanager
-    def _writing(self) -> Iterator[None]:
+    def _writing(self) -> Writing:
         """Hold the writer connection (opened again when it was lost with its database server; raises while
         that is down); a connection that breaks inside is dropped, for the next call to open anew."""
-        with self._write_lock:
-            if self._writer is None:
-                self._writer = self._connect()
-            try:
-                yield
-            except self.lost_connection:
-                broken, self._writer = self._writer, None
-                try:
-                    broken.close()
-                except Exception:  # already broken
-                    pass
-                raise
+        return Writing(self)
 
     def _fence(self, cur: Any) -> None:
         """Refuse the transaction of ``cur`` (raise :class:`~server.storage.base.Deposed`) unless this server still
@@ -228,24 +185,13 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             self._fence(cur)  # every write of a room, its games, moves, tournaments and ratings: by its owner only
             if moves:
                 self._insert_moves(cur, moves)
-            for write in _latest_snapshots(others):
+            for write in latest_snapshots(others):
                 self._write(cur, write)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[Any]:
+    def _transaction(self) -> Transaction:
         """A cursor of the writer inside one transaction: committed at the end, rolled back on any error.
         The caller holds ``_write_lock``."""
-        cur = self._writer.cursor()
-        cur.execute(self.begin)
-        try:
-            yield cur
-            cur.execute("COMMIT")
-        except BaseException:
-            try:
-                cur.execute("ROLLBACK")
-            except Exception:  # the connection itself may be gone; the error that matters is raised below
-                pass
-            raise
+        return Transaction(self._writer, self.begin)
 
     def _insert_moves(self, cur: Any, rows: list[tuple]) -> None:
         """Insert ``rows`` (a move already stored stays as it is), in order: many rows a statement, each a power of
@@ -258,7 +204,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
                 statement = self._moves_sql[size] = self._sql(
                     "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES "
                     + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size) + " ON CONFLICT (game_id, seq) DO NOTHING")
-            cur.execute(statement, tuple(chain.from_iterable(rows[done:done + size])))
+            cur.execute(statement, many_rows(rows, done, size))
             done += size
 
     def _write(self, cur: Any, write: Write) -> None:
@@ -268,7 +214,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             cur.execute(sql("INSERT INTO rooms (node, name, snapshot, updated_at) VALUES (?, ?, ?, ?)"
                             " ON CONFLICT (node, name) DO UPDATE SET snapshot = excluded.snapshot,"
                             " updated_at = excluded.updated_at"),
-                        (self.node, write.snapshot["name"], _dumps(write.snapshot), now))
+                        (self.node, write.snapshot["name"], dumps(write.snapshot), now))
         elif isinstance(write, RoomRemoved):
             cur.execute(sql("DELETE FROM rooms WHERE node = ? AND name = ?"), (self.node, write.name))
         elif isinstance(write, GameStarted):
@@ -291,7 +237,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             cur.execute(sql("INSERT INTO tournaments (id, node, name, status, snapshot, created_at)"
                             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
                             " snapshot = excluded.snapshot"),
-                        (snap["id"], self.node, snap["name"], snap["status"], _dumps(snap),
+                        (snap["id"], self.node, snap["name"], snap["status"], dumps(snap),
                          snap.get("created_at", now)))
         elif isinstance(write, AnalysisSaved):
             self._save_analysis(cur, write)
@@ -306,7 +252,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             " ON CONFLICT (id) DO UPDATE SET winner = excluded.winner, reason = excluded.reason,"
             " status = excluded.status, move_count = excluded.move_count, ended_at = excluded.ended_at,"
             " rated = excluded.rated, unrated = excluded.unrated, rating_weight = excluded.rating_weight"),
-            (r.id, r.room, r.game, _dumps(r.options), _dumps(r.time_control), r.players[0], r.players[1],
+            (r.id, r.room, r.game, dumps(r.options), dumps(r.time_control), r.players[0], r.players[1],
              r.winner, r.reason, r.status, move_count, r.started_at, r.ended_at, r.tournament, r.tournament_game,
              int(r.rated), r.unrated, r.rating_weight))
 
