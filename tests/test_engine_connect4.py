@@ -35,6 +35,8 @@ from bots.engine.connect4.solver import (
     claimeven,
     claimeven_reply,
     new_solver_tables,
+    odd_threat_reply,
+    odd_threat_wins,
     solve,
     solve_column,
 )
@@ -142,15 +144,24 @@ def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None
     """Where the second player's claimeven leaves the first player to move no four, the first cannot win; where it
     also completes a four of the second player's, the first loses; a move of the second player after which that
     holds for the first bounds the second's score from below. Checked on every position of the sets, and the
-    rules must decide some (else they would prune nothing)."""
-    bounded = lost = replied = 0
+    rules must decide some (else they would prune nothing). So must the first player's odd threat in the only
+    column of an odd number of empty squares (a win), with the second player to move or after a move of the
+    first's."""
+    bounded = lost = replied = odd_wins = 0
     for moves, expected in sample(set_name, 1000):
         position, mask, stones = (np.uint64(value) for value in from_moves(moves))
+        safe = non_losing_moves(position, mask)
         if stones % 2:  # the second player to move: a bound from the claimeven its moves leave the first
-            bound = claimeven_reply(position, mask, non_losing_moves(position, mask))
+            bound = claimeven_reply(position, mask, safe)
             assert bound <= expected, f"{moves}: claimeven after a move gives at least {bound}, the set {expected}"
             replied += bound > -CELLS
+            if odd_threat_wins(position, mask):
+                odd_wins += 1
+                assert expected < 0, f"{moves}: the first player's odd threat wins, the set says {expected}"
             continue
+        if safe and odd_threat_reply(position, mask, safe):
+            odd_wins += 1
+            assert expected > 0, f"{moves}: a move makes an odd threat that wins, the set says {expected}"
         most, sure = claimeven(position, mask)
         assert int(most) & int(sure) == 0 and int(most) | int(sure) == int(BOARD), moves  # every square, once
         if not has_four(most):
@@ -159,7 +170,8 @@ def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None
             if has_four(sure):
                 lost += 1
                 assert expected < 0, f"{moves}: claimeven says the first player loses, the set says {expected}"
-    assert bounded > 0 and replied > 0 and (lost > 0 or set_name != "Test_L3_R1"), (bounded, lost, replied)
+    assert bounded > 0 and replied > 0 and odd_wins > 0 and (lost > 0 or set_name != "Test_L3_R1"), (
+        bounded, lost, replied, odd_wins)
 
 
 def test_solver_best_column_keeps_the_score(solver_tables: SolverTables) -> None:

@@ -5,7 +5,8 @@ bounds, columns tried centre first and then by how many winning squares a move m
 at once, a table of bounds, and, from 20 stones on, a draw bound where a side has no four left to make (for the
 first player to move: none among the squares the second player's claimeven leaves it, and a loss bound where
 that claimeven also completes a four of the second's; for the second player to move, a draw or win bound where
-one of its moves leaves the first that claimeven). Given the field's opening book
+one of its moves leaves the first that claimeven, and a loss bound where the first has a threat on an odd row of
+the only column of an odd number of empty squares, or makes one). Given the field's opening book
 (:mod:`~bots.engine.connect4.fieldbook`), a search stops at 12 stones and reads the exact score there: positions
 of fewer stones are solved over the book's leaves. Scores are those of the public test sets: a win scores 22 minus
 the stones the winner will have played, a draw 0, a loss the negative."""
@@ -25,6 +26,7 @@ from .position import (
     CELLS,
     COLUMN_ORDER,
     ODD_ROWS,
+    ONE,
     S1,
     S8,
     WIDTH,
@@ -61,8 +63,8 @@ SOLVER_CHECK_EVERY = 4095
 DEAD_LINES_STONES = 20
 """From this many stones on a node first bounds its score where a side has no four left to make (for the first
 player to move: none among the squares the second's claimeven leaves it, :func:`claimeven`; for the second, after
-one of its moves, :func:`claimeven_reply`); before that the nodes are few and the check would rarely bound
-anything."""
+one of its moves, :func:`claimeven_reply`; the first player's odd threat, :func:`odd_threat_wins`); before that
+the nodes are few and the check would rarely bound anything."""
 NODES, STOPPED, LIMIT = 0, 1, 2
 """Indexes into ``SolverTables.counters``: nodes searched, 1 once stopped, and the node limit."""
 
@@ -137,9 +139,13 @@ def solver_negamax(
             most, sure = claimeven(position, mask)
             if not has_four(most):
                 high = min(high, -1 if has_four(sure) else 0)
+            if low < 1 and odd_threat_reply(position, mask, candidates):
+                low = 1
         else:
             if not has_four(position | (BOARD ^ mask)):
                 high = min(high, 0)
+            if odd_threat_wins(position, mask):
+                high = min(high, -1)
             low = max(low, claimeven_reply(position, mask, candidates))
         if not has_four((position ^ mask) | (BOARD ^ mask)):
             low = max(low, 0)
@@ -212,6 +218,36 @@ def claimeven(position: np.uint64, mask: np.uint64) -> tuple[np.uint64, np.uint6
     odd = playable(mask) & ~ODD_ROWS  # the next square of each column of an odd number of empty squares
     most = position | (empty & ODD_ROWS) | odd
     return most, (position ^ mask) | (empty & ~ODD_ROWS & ~odd)
+
+
+@njit(cache=True)
+def odd_threat_wins(position: np.uint64, mask: np.uint64) -> bool:
+    """True when the first player wins against the second, to move, by a threat on row 1, 3 or 5 (counted from 1)
+    of the only column of an odd number of empty squares: it answers every move in the same column, so the second
+    player plays every other square of that column below the threat and the first the threat itself, once the
+    other columns are full; provided the second player cannot make a four of its stones, the lower square of each
+    pair in the other columns and its squares below the threat."""
+    empty = BOARD ^ mask
+    odd = playable(mask) & ~ODD_ROWS  # the next square of each column of an odd number of empty squares
+    if odd == 0 or odd & (odd - ONE):
+        return False
+    column = column_mask(lowest_column(odd))
+    threats = winning_squares(position ^ mask, mask) & column & ODD_ROWS
+    if threats == 0:
+        return False
+    below = (threats & (ONE + ~threats)) - ONE  # every square under the lowest threat
+    theirs = position | (empty & ODD_ROWS & ~column) | (empty & column & ~ODD_ROWS & below)
+    return not has_four(theirs)
+
+
+@njit(cache=True)
+def odd_threat_reply(position: np.uint64, mask: np.uint64, candidates: np.uint64) -> bool:
+    """True when one of the first player's moves among ``candidates`` wins by :func:`odd_threat_wins`."""
+    for column in range(WIDTH):
+        move = candidates & column_mask(column)
+        if move and odd_threat_wins(position ^ mask, mask | move):
+            return True
+    return False
 
 
 @njit(cache=True)
