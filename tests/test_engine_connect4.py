@@ -144,7 +144,7 @@ def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None
     """Where the second player's claimeven leaves the first player to move no four, the first cannot win; where it
     also completes a four of the second player's, the first loses; a move of the second player after which that
     holds for the first bounds the second's score from below. Checked on every position of the sets, and the
-    rules must decide some (else they would prune nothing). So must the first player's odd threat in the only
+    rules must decide some (else they would prune nothing). So must the first player's odd threat in a
     column of an odd number of empty squares (a win), with the second player to move or after a move of the
     first's."""
     bounded = lost = replied = odd_wins = 0

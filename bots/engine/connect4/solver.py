@@ -6,7 +6,7 @@ at once, a table of bounds, and, from 20 stones on, a draw bound where a side ha
 first player to move: none among the squares the second player's claimeven leaves it, and a loss bound where
 that claimeven also completes a four of the second's; for the second player to move, a draw or win bound where
 one of its moves leaves the first that claimeven, and a loss bound where the first has a threat on an odd row of
-the only column of an odd number of empty squares, or makes one). Given the field's opening book
+a column of an odd number of empty squares that follow-up wins, or makes one). Given the field's opening book
 (:mod:`~bots.engine.connect4.fieldbook`), a search stops at 12 stones and reads the exact score there: positions
 of fewer stones are solved over the book's leaves. Scores are those of the public test sets: a win scores 22 minus
 the stones the winner will have played, a draw 0, a loss the negative."""
@@ -223,21 +223,29 @@ def claimeven(position: np.uint64, mask: np.uint64) -> tuple[np.uint64, np.uint6
 @njit(cache=True)
 def odd_threat_wins(position: np.uint64, mask: np.uint64) -> bool:
     """True when the first player wins against the second, to move, by a threat on row 1, 3 or 5 (counted from 1)
-    of the only column of an odd number of empty squares: it answers every move in the same column, so the second
-    player plays every other square of that column below the threat and the first the threat itself, once the
-    other columns are full; provided the second player cannot make a four of its stones, the lower square of each
-    pair in the other columns and its squares below the threat."""
+    of a column of an odd number of empty squares. It answers a move in that column or in a column of an even
+    number in the same column, and a move in another column of an odd number in yet another such column (there
+    is one: those are even in number once the threat's is left out), so the second player plays every other square
+    of the threat's column below the threat and the first the threat itself once the other columns are full;
+    provided the second player cannot make a four of its stones, the lower square of each pair in the even columns,
+    the other odd columns and its squares below the threat."""
     empty = BOARD ^ mask
     odd = playable(mask) & ~ODD_ROWS  # the next square of each column of an odd number of empty squares
-    if odd == 0 or odd & (odd - ONE):
+    if odd == 0:
         return False
-    column = column_mask(lowest_column(odd))
-    threats = winning_squares(position ^ mask, mask) & column & ODD_ROWS
-    if threats == 0:
-        return False
-    below = (threats & (ONE + ~threats)) - ONE  # every square under the lowest threat
-    theirs = position | (empty & ODD_ROWS & ~column) | (empty & column & ~ODD_ROWS & below)
-    return not has_four(theirs)
+    odd_columns = np.uint64(0)
+    for column in range(WIDTH):
+        if odd & column_mask(column):
+            odd_columns |= column_mask(column)
+    threats = winning_squares(position ^ mask, mask) & odd_columns & ODD_ROWS
+    while threats:
+        threat = threats & (ONE + ~threats)  # the lowest left
+        column = column_mask(lowest_column(threat))
+        theirs = position | (empty & ODD_ROWS & ~odd_columns) | (empty & odd_columns & ~column)
+        if not has_four(theirs | (empty & column & ~ODD_ROWS & (threat - ONE))):
+            return True
+        threats &= ~column  # a higher threat of the same column leaves the second player more squares
+    return False
 
 
 @njit(cache=True)
