@@ -204,7 +204,10 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
                 statement = self._moves_sql[size] = self._sql(
                     "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES "
                     + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size) + " ON CONFLICT (game_id, seq) DO NOTHING")
-            cur.execute(statement, many_rows(rows, done, size))
+            if size == 1:  # executemany of one row costs the sqlite3 module less than execute
+                cur.executemany(statement, rows[done:done + 1])
+            else:
+                cur.execute(statement, many_rows(rows, done, size))
             done += size
 
     def _write(self, cur: Any, write: Write) -> None:
