@@ -36,6 +36,10 @@ class Outbox:
     vacated: list[str] = field(default_factory=list)  # names that are no longer members
     listing_changed: bool = False
 
+    def __init__(self) -> None:  # list literals: cheaper than the generated default_factory calls (one a move)
+        self.messages, self.writes, self.ended, self.entered, self.vacated = [], [], [], [], []
+        self.listing_changed = False
+
     def send(self, name: str, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for the member called ``name``."""
         self.messages.append((name, msg))

@@ -19,6 +19,7 @@ PUSH_INTERVAL = 0.5  # seconds between two pushes of one key; changes in between
 LOBBY = ""  # the lobby's push key (no room has an empty name)
 LADDER = "\x01ladder"  # the ladder's deadline among the rooms' (when a widening rating window makes a pair)
 _PUSH = "\x00"  # prefix of a push key in the heap (no room name has it)
+NEVER = float("inf")  # no deadline yet (made once: every move schedules its room)
 
 
 @dataclass
@@ -41,7 +42,7 @@ class Timers:
 
     def schedule(self, room: str, deadline: float | None) -> None:
         """Wake ``room`` at ``deadline`` (None: it has none)."""
-        if deadline is not None and deadline < self._scheduled.get(room, float("inf")):
+        if deadline is not None and deadline < self._scheduled.get(room, NEVER):
             self._scheduled[room] = deadline
             heapq.heappush(self._heap, (deadline, room))
 
