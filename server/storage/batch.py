@@ -73,14 +73,14 @@ class Transaction:
     """:meth:`SQLStorage._transaction`: BEGIN on entering, COMMIT on leaving, ROLLBACK when anything (the COMMIT
     too) raises."""
 
-    __slots__ = ("begin", "conn", "cur")
+    __slots__ = ("begin", "cur")
 
-    def __init__(self, conn: Any, begin: str) -> None:
-        self.conn = conn
+    def __init__(self, cur: Any, begin: str) -> None:
+        self.cur = cur
         self.begin = begin
 
     def __enter__(self) -> Any:
-        cur = self.cur = self.conn.cursor()
+        cur = self.cur
         cur.execute(self.begin)
         return cur
 

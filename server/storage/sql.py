@@ -76,6 +76,8 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         self._local = threading.local()
         self._writer = self._connect()
         self._write_lock = threading.Lock()
+        self._writing_now = Writing(self)  # no state of its own: one serves every commit
+        self._cursor: tuple[Any, Any] | None = None  # (the writer connection, its cursor), made once a connection
         self._readers: list[Any] = []
         self._readers_lock = threading.Lock()
         self._moves_sql: dict[int, str] = {}  # rows -> the statement that inserts that many moves
@@ -162,7 +164,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     def _writing(self) -> Writing:
         """Hold the writer connection (opened again when it was lost with its database server; raises while
         that is down); a connection that breaks inside is dropped, for the next call to open anew."""
-        return Writing(self)
+        return self._writing_now
 
     def _fence(self, cur: Any) -> None:
         """Refuse the transaction of ``cur`` (raise :class:`~server.storage.base.Deposed`) unless this server still
@@ -191,7 +193,10 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     def _transaction(self) -> Transaction:
         """A cursor of the writer inside one transaction: committed at the end, rolled back on any error.
         The caller holds ``_write_lock``."""
-        return Transaction(self._writer, self.begin)
+        made = self._cursor
+        if made is None or made[0] is not self._writer:  # the first transaction on this connection
+            made = self._cursor = (self._writer, self._writer.cursor())
+        return Transaction(made[1], self.begin)
 
     def _insert_moves(self, cur: Any, rows: list[tuple]) -> None:
         """Insert ``rows`` (a move already stored stays as it is), in order: many rows a statement, each a power of
