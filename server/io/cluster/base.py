@@ -49,8 +49,8 @@ STALL_SECONDS = 1.0  # a stall of this process longer than this is given back to
 REQUEST_SECONDS = 1.0  # a forwarded request's deadline: its owner drops it after this
 CLOCK_SKEW = 0.5  # how far the nodes' wall clocks may disagree: a forwarded request is answered cluster_unavailable
 # by its client's node only this long after its deadline, by which the owner drops it
-REATTACH_SECONDS = 5.0  # after Redis was away, how long an owner holds the clock of another node's player to move
-# until that node attaches it again (and so tells it the state): past this, the node is taken not to hold it any more
+REATTACH_SECONDS = 5.0  # after an outage (Redis away, this node stalled, the player's node adopted), how long an
+# owner holds the clock of a player to move until it is reached again (attached, a request of it, a login here)
 ANSWERS_KEPT = 16  # answers to a stand-in's requests kept, to send again when its node says they were lost
 CLAIMING_SECONDS = 1.0  # how long a login being decided on one node keeps the same name from another's (a retry
 # elsewhere within it is told name_in_use, as two logins claiming one name at once are on one node)
@@ -106,9 +106,9 @@ class LinkBase:
         self._lost_at: float | None = None  # since when Redis is away (up to the last beat that held the clocks)
         self._gone_since: dict[str, float] = {}  # a node whose lease lapsed -> the clocks held up to when
         self._gone_names: dict[str, set[str]] = {}  # ... -> its players to move then, not back yet
-        self._unreached: dict[str, float] = {}  # another node's player to move, not attached again since Redis was
-        # back -> its clock held up to when
-        self._unreached_until = 0.0  # ... until then at most (REATTACH_SECONDS after Redis was back)
+        self._unreached: dict[str, float] = {}  # a player to move not reached again since an outage -> its clock
+        # held up to when
+        self._unreached_until = 0.0  # ... until then at most (REATTACH_SECONDS after the outage)
         self._answers: dict[int, dict[Any, dict[str, Any]]] = {}  # stand-in -> request id -> its answer (the last)
         self._awake_at = time.monotonic()  # when the event loop last noted that it runs
         self._renewed = time.monotonic()  # when this node's lease was last renewed

@@ -276,7 +276,7 @@ class Forwarding(LinkBase):
         session = self.hall.sessions.get(stand_in) if stand_in is not None else None
         answers = self._answers.get(stand_in, {}) if session is not None and session.name == name else {}
         for request_id in item[6] if len(item) > 6 and isinstance(item[6], list) else ():
-            answer = answers.get(request_id)
+            answer = answers.get(request_id) if isinstance(request_id, (str, int, float)) else None
             if answer is not None:
                 self.counts["answers_again"] += 1
                 self._send(sender, ["msg", conn, answer])

@@ -111,7 +111,7 @@ class Outages(LinkBase):
                 session = self.hall.by_name.get(room.players[clocks.running])
                 if session is not None and session.conn < 0:
                     self._unreached.setdefault(session.name, now)
-        self._unreached_until = now + REATTACH_SECONDS
+        self._unreached_until = max(self._unreached_until, now + REATTACH_SECONDS)
 
     def _hold_unreached(self) -> None:
         """Every beat: the time since the last is given back to the players not attached again yet (and none once
