@@ -36,6 +36,15 @@ class HallOutbox:
     house_stop: list[str] = field(default_factory=list)  # house bots no longer needed (their process ends)
     refused: list[Refusal] = field(default_factory=list)  # why requests were refused by a quota or throttle
 
+    def __init__(self, *, messages: list[tuple[int, dict[str, Any]]] | None = None,
+                 writes: list[Write] | None = None, house: list[HouseStart] | None = None) -> None:
+        """An empty outbox (every request makes one: list literals, cheaper than the generated default_factory
+        calls), or one that starts with ``messages``, ``writes`` or ``house`` starts (the I/O edge's own)."""
+        self.messages = [] if messages is None else messages
+        self.writes = [] if writes is None else writes
+        self.house = [] if house is None else house
+        self.close, self.checks, self.lookups, self.ended, self.house_stop, self.refused = [], [], [], [], [], []
+
     def send(self, conn: int, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for connection ``conn``."""
         self.messages.append((conn, msg))
