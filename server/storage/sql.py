@@ -157,7 +157,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     # Writes ------------------------------------------------------------------------------
 
     def apply(self, writes: Sequence[Write]) -> None:
-        """Commit ``writes`` in one transaction; consecutive moves go in one batch."""
+        """Commit ``writes`` in one transaction (its moves in as few statements as :meth:`_insert_moves` makes)."""
         with self._writing():
             self._apply(writes)
 
