@@ -176,3 +176,18 @@ async def test_a_player_cut_off_when_its_game_ended_is_told_the_result_when_redi
             assert told == (over["winner"], over["status"]), (told, over)
     finally:
         redis_server.revive()
+
+
+async def test_a_stall_of_the_rooms_node_is_not_charged_to_its_own_player(pg_url, redis_url):
+    """ann, on n1 with the room, is to move when n1 stalls (SIGSTOP) 5 s: her move, sent during the stall, is taken
+    when n1 wakes, and her clock lost nothing of the stall (n1 notes its stall before it handles what waited)."""
+    async with two_nodes(pg_url, redis_url) as ([(n1, _, url1), (_, _, url2)], clients):
+        ann, bob = await open_game(url1, url2, "Own", clients)
+        n1.send_signal(signal.SIGSTOP)
+        try:
+            await ann.send({"type": "move", "room": "Own", "move": "4"})
+            await asyncio.sleep(5)
+        finally:
+            n1.send_signal(signal.SIGCONT)
+        mine = await ann.expect("moved", room="Own", seq=1, timeout=15)
+        assert mine["clocks"]["left"][0] > 59.0, mine["clocks"]
