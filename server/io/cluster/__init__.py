@@ -28,7 +28,11 @@ rest through Redis (docs/SCALING.md has the whole design):
   stops serving at once (``PlyhallServer.depose``).
 - **Redis down.** Rooms and clients of this node play on; requests that need another node get
   ``cluster_unavailable``; ``/healthz`` says degraded; when Redis is back every node republishes
-  its listing and re-attaches its forwarded sessions (their owners resend the full state).
+  its listing and re-attaches its forwarded sessions (their owners resend the full state, and the
+  answers they sent meanwhile to requests they took).
+- **Clocks.** The time of an outage (Redis away, a node stalled, lapsed or adopted) is charged to
+  nobody: a room's owner holds the clock of a player to move until that player can be reached again
+  (``outages.py``).
 
 The package, one module a responsibility (each a part of :class:`ClusterLink`):
 
