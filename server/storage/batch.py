@@ -1,12 +1,10 @@
 """What a commit of the writer uses, kept apart from the SQL: the transaction and the writer connection as context
 managers of their own (entered once a turn of the event loop: cheaper than a generator's), the JSON text of
-snapshots by one encoder made once, a batch's room snapshots less those replaced later in it, and many moves' rows
-as the parameters of one statement."""
+snapshots by one encoder made once, a batch's room snapshots less those replaced later in it."""
 
 from __future__ import annotations
 
 import json
-from itertools import chain
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
@@ -105,7 +103,3 @@ MOVES_A_STATEMENT = 64
 """The most moves one INSERT statement carries (7 parameters each: well under any driver's limit). One statement of
 many rows costs SQLite less than as many executions of a one-row statement."""
 
-
-def many_rows(rows: list[tuple], start: int, size: int) -> tuple:
-    """The parameters of ``rows[start:start + size]`` in one flat tuple (one statement's ``VALUES`` for them all)."""
-    return tuple(chain.from_iterable(rows[start:start + size]))

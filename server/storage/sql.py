@@ -18,7 +18,7 @@ from protocol.messages import GameStatus
 
 from .analysis_sql import AnalysisSQL
 from .base import TABLES, Storage, StorageError
-from .batch import MOVES_A_STATEMENT, Transaction, Writing, dumps, latest_snapshots, many_rows
+from .batch import MOVES_A_STATEMENT, Transaction, Writing, dumps, latest_snapshots
 from .rating_sql import RatingSQL
 from .records import (
     AnalysisSaved,
@@ -174,13 +174,14 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         """One transaction: the moves in one batch, the other writes in order, but for a room's snapshot that a
         later one of the same room replaces (it would be overwritten in the same transaction). No other write
         reads the moves table, so the moves going in first leaves the committed rows the same."""
-        moves: list[tuple] = []
+        moves: list[Any] = []  # the moves' columns one after the other, 7 a move
         others: list[Write] = []
+        add = moves.extend
         for write in writes:
             if type(write) is MovePlayed:
                 m = write.move
                 clocks = m.clocks_after
-                moves.append((write.game_id, m.seq, m.seat, m.notation, m.think_ms, clocks[0], clocks[1]))
+                add((write.game_id, m.seq, m.seat, m.notation, m.think_ms, clocks[0], clocks[1]))
             else:
                 others.append(write)
         with self._transaction() as cur:
@@ -198,10 +199,11 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             made = self._cursor = (self._writer, self._writer.cursor())
         return Transaction(made[1], self.begin)
 
-    def _insert_moves(self, cur: Any, rows: list[tuple]) -> None:
-        """Insert ``rows`` (a move already stored stays as it is), in order: many rows a statement, each a power of
-        two (at most ``MOVES_A_STATEMENT``), so that a few prepared statements serve every batch."""
-        done, count = 0, len(rows)
+    def _insert_moves(self, cur: Any, columns: list[Any]) -> None:
+        """Insert the moves whose ``columns`` follow one another, 7 a move (a move already stored stays as it is), in
+        order: many rows a statement, each a power of two (at most ``MOVES_A_STATEMENT``), so that a few prepared
+        statements serve every batch."""
+        done, count = 0, len(columns) // 7
         while done < count:
             size = min(MOVES_A_STATEMENT, 1 << ((count - done).bit_length() - 1))
             statement = self._moves_sql.get(size)
@@ -210,9 +212,9 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
                     "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES "
                     + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size) + " ON CONFLICT (game_id, seq) DO NOTHING")
             if size == 1:  # executemany of one row costs the sqlite3 module less than execute
-                cur.executemany(statement, rows[done:done + 1])
+                cur.executemany(statement, (columns[7 * done:7 * done + 7],))
             else:
-                cur.execute(statement, many_rows(rows, done, size))
+                cur.execute(statement, columns[7 * done:7 * (done + size)])
             done += size
 
     def _write(self, cur: Any, write: Write) -> None:
