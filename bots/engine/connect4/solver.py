@@ -134,20 +134,26 @@ def solver_negamax(
         bound = parent_bound(tables.book_keys, tables.book_values, position, mask)
         if bound > low:
             low = bound
-    if stones >= DEAD_LINES_STONES:  # a side with no four left to make cannot win: the draw bounds the score
+    if stones >= DEAD_LINES_STONES and max(alpha, low) < min(beta, high):
+        # Each rule bounds the score by a draw or the smallest win or loss, so it is asked only where that bound
+        # would end the node: an upper bound of 0 (-1) when the window starts at 0 (-1) or above, a lower bound of
+        # 0 (1) when it ends at 0 (1) or below.
+        floor, ceiling = max(alpha, low), min(beta, high)
         if stones % 2 == 0:
-            most, sure = claimeven(position, mask)
-            if not has_four(most):
-                high = min(high, -1 if has_four(sure) else 0)
-            if low < 1 and odd_threat_reply(position, mask, candidates):
-                low = 1
+            if floor >= -1:
+                most, sure = claimeven(position, mask)
+                if not has_four(most):
+                    high = min(high, -1 if has_four(sure) else 0)
+            if ceiling <= 1 and odd_threat_reply(position, mask, candidates):
+                low = max(low, 1)
         else:
-            if not has_four(position | (BOARD ^ mask)):
+            if floor >= 0 and not has_four(position | (BOARD ^ mask)):
                 high = min(high, 0)
-            if odd_threat_wins(position, mask):
+            if floor >= -1 and odd_threat_wins(position, mask):
                 high = min(high, -1)
-            low = max(low, claimeven_reply(position, mask, candidates))
-        if not has_four((position ^ mask) | (BOARD ^ mask)):
+            if ceiling <= 1:
+                low = max(low, claimeven_reply(position, mask, candidates))
+        if ceiling <= 0 and not has_four((position ^ mask) | (BOARD ^ mask)):
             low = max(low, 0)
     top = low  # the best score seen, at least that of the moves left out
     if alpha < low:
