@@ -184,16 +184,14 @@ class Clocks:
     def snapshot(self, now: float) -> dict[str, Any]:
         """Wire form: seconds left per seat (rounded to ms), which is running, and the control."""
         first, second = self.both_left(now)
+        # each seat's time rounded to the millisecond, inline (a snapshot is made every move); a whole number of
+        # seconds, as a per-move clock not running shows, is that already: round, which is slow, is left out for it
+        if first is not None and not (type(first) is float and first.is_integer()):
+            first = round(first, 3)
+        if second is not None and not (type(second) is float and second.is_integer()):
+            second = round(second, 3)
         return {
-            "left": [_to_ms(first), _to_ms(second)],
+            "left": [first, second],
             "running": self.running,
             "control": self.control.wire,
         }
-
-
-def _to_ms(seconds: float | None) -> float | None:
-    """``seconds`` rounded to the millisecond (a whole number of seconds, as a per-move clock not running shows,
-    is that already: ``round``, which is slow, is left out for it)."""
-    if seconds is None or (type(seconds) is float and seconds.is_integer()):
-        return seconds
-    return round(seconds, 3)
