@@ -3,27 +3,33 @@
 * Validation: the precompiled check of each request type (``protocol.messages``) against the generic walk of its
   schema, which a copy of the schemas dict always takes.
 * Frames: ``server.io.transport.parse_frames`` (the server's frame parser, with its shortcut for whole small data
-  frames) against websockets' own parser, fed the same bytes cut in every way TCP may cut them.
+  frames) against websockets' own parser, fed the same bytes cut in every way TCP may cut them; and the server's
+  connections' ``data_received`` (``DirectMessages``) against websockets' own, fed the same way.
 * Encoding: the msgpack codec's kept packer against ``msgpack.packb``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import msgpack
 import pytest
+from websockets.asyncio.connection import Connection
+from websockets.asyncio.server import ServerConnection
 from websockets.client import ClientProtocol
+from websockets.datastructures import Headers
 from websockets.frames import Close, CloseCode, Frame, Opcode
+from websockets.http11 import Request
 from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
 from protocol.codec import CODECS, MAX_MESSAGE_BYTES, MSGPACK
 from protocol.messages import CLIENT_MESSAGES, ProtocolError, validate
-from server.io.transport import HttpAwareProtocol
+from server.io.transport import DirectMessages, HttpAwareProtocol
 
 # Validation -------------------------------------------------------------------------------------------------------
 
@@ -150,6 +156,81 @@ def test_an_unmasked_frame_is_refused_as_websockets_refuses_it():
     ours, theirs = _servers()
     got, expected = _feed(ours, [data]), _feed(theirs, [data])
     assert got == expected and got[2][2].code == CloseCode.PROTOCOL_ERROR
+
+
+class _Recorded(asyncio.Transport):
+    """A transport that keeps what is written to it (``None`` for the end of the stream written)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[bytes | None] = []
+
+    def write(self, data: Any) -> None:
+        self.written.append(bytes(data))
+
+    def write_eof(self) -> None:
+        self.written.append(None)
+
+    def can_write_eof(self) -> bool:
+        return True
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def set_write_buffer_limits(self, high: Any = None, low: Any = None) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+class _WebsocketsWay(DirectMessages, ServerConnection):
+    """The server's connection class with websockets' own ``data_received`` (every event through ``process_event``)."""
+
+    data_received = Connection.data_received
+
+
+class _OurWay(DirectMessages, ServerConnection):
+    """The server's connection class (``DirectConnection`` less its handshake parser's set-up)."""
+
+
+async def _received_by(cls: type, chunks: list[bytes]) -> tuple[list[Any], list[Any], Any, Any, bool]:
+    """What a connection of ``cls`` did with ``chunks``: messages handed on (straight, then through ``recv``), bytes
+    written, its state, and whether it set a close deadline."""
+    protocol = ServerProtocol(subprotocols=[MSGPACK], max_size=MAX_MESSAGE_BYTES)
+    protocol.__class__ = HttpAwareProtocol
+    ws = cls.__new__(cls)
+    ServerConnection.__init__(ws, _opened(protocol), None, ping_interval=None, ping_timeout=None)
+    transport = _Recorded()
+    Connection.connection_made(ws, transport)  # without the server's handler task: the handshake is done
+    ws.request = Request("/ws", Headers())
+    handed: list[Any] = []
+    ws.on_message = handed.append
+    for chunk in chunks:
+        ws.data_received(chunk)
+    queued = []
+    while ws.recv_messages.frames:
+        queued.append(await asyncio.wait_for(ws.recv(), 5))
+    return handed, queued, transport.written, ws.protocol.state, ws.close_deadline is not None
+
+
+async def test_a_connection_hands_on_what_websockets_own_data_received_would():
+    rng = random.Random(11)
+    close = Frame(Opcode.CLOSE, Close(CloseCode.NORMAL_CLOSURE, "bye").serialize()).serialize(mask=True)
+    data = _frames(rng)
+    for stream in (data, data + close):
+        for chunks in _cuts(stream, rng):
+            ours = await _received_by(_OurWay, chunks)
+            assert ours == await _received_by(_WebsocketsWay, chunks)
+            handed, queued, written, _, deadline = ours
+            assert len(handed) > 20 and queued == ["parts"]  # whole messages straight, the fragmented one queued
+            assert written and deadline == (stream is not data)  # a pong; after a close, its answer and a deadline
 
 
 # Encoding ---------------------------------------------------------------------------------------------------------

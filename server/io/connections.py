@@ -16,6 +16,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN
 
+from protocol import messages as m
 from protocol.codec import Codec
 
 from .transport import frame_header
@@ -48,18 +49,23 @@ class TokenBucket:
     def refund(self) -> None:
         """Give back the token of a message that turned out to be an accepted move: play is paced by the
         opponent's moves, so a bot answering at once is never limited, however fast its games go."""
-        self.tokens = min(self.limit.burst, self.tokens + 1)
+        if self.tokens < self.limit.burst:
+            self.tokens = min(self.limit.burst, self.tokens + 1)
 
     def take(self, now: float) -> bool:
         """Spend a token if there is one; count a strike if not.
 
         Strikes are forgotten after ``STRIKE_MEMORY`` quiet seconds, so an occasional burst
         never adds up to a disconnection over a long session, while a flood does."""
-        self.tokens = min(self.limit.burst, self.tokens + (now - self.updated) * self.limit.rate)
+        limit = self.limit
+        tokens = self.tokens + (now - self.updated) * limit.rate
+        if tokens > limit.burst:
+            tokens = limit.burst
         self.updated = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        if tokens >= 1:
+            self.tokens = tokens - 1
             return True
+        self.tokens = tokens
         if now - self.last_strike > STRIKE_MEMORY:
             self.strikes = 0
         self.strikes += 1
@@ -79,6 +85,7 @@ class Connection:
         self.id = conn_id
         self.ws = ws
         self.codec = codec
+        self.codec_id = id(codec)  # half the key of a frame shared within a batch
         self.bucket = bucket
         self.closing = False
 
@@ -89,24 +96,38 @@ class Connection:
         object to (a move goes to both players and every spectator): it is encoded once per codec.
         """
         ws = self.ws
-        if self.closing or ws.protocol.state is not OPEN or ws.transport.is_closing():
+        transport = ws.transport
+        if self.closing or ws.protocol.state is not OPEN or transport.is_closing():
             return True  # it is going: what it misses now it could not read anyway
-        if ws.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+        if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False
-        key = (id(msg), id(self.codec))
-        frame = frames.get(key) if frames is not None else None
+        if frames is None:
+            frame = None
+        else:
+            key = (id(msg), self.codec_id)
+            frame = frames.get(key)
         if frame is None:
+            codec = self.codec
             try:
-                encoded = self.codec.encode(msg)
+                encoded = codec.encode(msg)
             except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
                 log.exception("could not encode a %s message", msg.get("type"))
                 return True
-            payload = encoded if isinstance(encoded, bytes) else encoded.encode()
-            frame = frame_header(self.codec.binary, len(payload)) + payload
+            payload = encoded if type(encoded) is bytes else encoded.encode()
+            frame = frame_header(codec.binary, len(payload)) + payload
             if frames is not None:
                 frames[key] = frame
-        ws.transport.write(frame)
+        transport.write(frame)
         return True
+
+    def refuse_while_stopping(self, data: bytes | str) -> None:
+        """Answer a message that arrived while the server stops (with its id, when it has a usable one)."""
+        decoded = self.codec.decode(data)
+        msg_id = decoded.get("id") if isinstance(decoded, dict) else None
+        error = m.error("server_shutdown", "the server is shutting down; log in again when it is back")
+        if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool):
+            error["id"] = msg_id
+        self.push(error)
 
     async def drain(self, timeout: float) -> None:
         """Wait (briefly) until what was written has left for the network."""

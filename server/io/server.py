@@ -16,6 +16,7 @@ import concurrent.futures
 import logging
 import time
 from collections import Counter, deque
+from functools import partial
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -24,7 +25,6 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 import protocol
-from protocol import messages as m
 from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
 from protocol.messages import ProtocolError, validate_request
 from protocol.requests import ClientMessage
@@ -289,7 +289,7 @@ class PlyhallServer:
         self.connections[conn_id] = connection
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
-        ws.on_message = lambda data: self._incoming(connection, data)
+        ws.on_message = partial(self._incoming, connection)  # no Python frame of its own, as a lambda has
         try:
             # whole messages arrive through on_message; only fragmented ones (rare) come this way
             async for data in ws:
@@ -314,7 +314,7 @@ class PlyhallServer:
             # reading left a flooder's close reply unread until close_timeout
             return
         if self.stopping:
-            self._refuse_while_stopping(connection, data)
+            connection.refuse_while_stopping(data)
             return
         if self.cluster is not None:
             self.cluster.awake()  # a stall of this process is given back to the clocks before this message counts
@@ -322,14 +322,6 @@ class PlyhallServer:
             self._receive(connection, data)
         except Exception:  # never into websockets' own code, which called us
             log.exception("error receiving a message")
-
-    def _refuse_while_stopping(self, connection: Connection, data: bytes | str) -> None:
-        decoded = connection.codec.decode(data)
-        msg_id = decoded.get("id") if isinstance(decoded, dict) else None
-        error = m.error("server_shutdown", "the server is shutting down; log in again when it is back")
-        if isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool):
-            error["id"] = msg_id
-        connection.push(error)
 
     def _receive(self, connection: Connection, data: bytes | str) -> None:
         now = time.monotonic()
@@ -363,7 +355,7 @@ class PlyhallServer:
                                                    msg.get("id")))
             return
         if msg["type"] == "move":
-            played = sum(type(write) is MovePlayed for write in out.writes)
+            played = list(map(type, out.writes)).count(MovePlayed)  # no generator's frames: this runs every move
             if played:
                 self.metrics.moves += played
                 connection.bucket.refund()
@@ -404,17 +396,20 @@ class PlyhallServer:
             seq = self._held[-1][0]
         else:
             self._deliver(out)
+            self._wake_timer()
             return
         self._held.append((seq, out, time.monotonic()))
 
     def _committed(self, seq: int) -> None:
         now = time.monotonic()
-        while self._held and self._held[0][0] <= seq:
-            _, out, made = self._held.popleft()
+        held = self._held
+        while held and held[0][0] <= seq:
+            _, out, made = held.popleft()
             if now - made > WAITED:  # the player to move learns it only now: the wait is not its time
                 for name in moved_rooms(out.messages):
                     credit_wait(self.hall.registry.find(name), now - made, now)
             self._deliver(out)
+        self._wake_timer()  # once for the whole commit's outboxes
 
     def _deliver(self, out: HallOutbox) -> None:
         if self.analyse_finished and out.ended:  # stored now: the analysis worker can read them
@@ -423,30 +418,34 @@ class PlyhallServer:
         metrics = self.metrics
         metrics.sent += len(out.messages)
         frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
+        connections, cluster = self.connections, self.cluster
         for conn_id, msg in out.messages:
             kind = msg["type"]
             if kind == "error":
                 metrics.errors[msg["code"]] += 1
             elif kind == "welcome":
                 metrics.logins += 1
-                if self.cluster is not None and conn_id > 0:
-                    self.cluster.welcomed(conn_id, msg["name"])
-            if conn_id < 0 and self.cluster is not None:  # a client of another node of the cluster
-                self.cluster.deliver(conn_id, msg)
+                if cluster is not None and conn_id > 0:
+                    cluster.welcomed(conn_id, msg["name"])
+            if conn_id < 0 and cluster is not None:  # a client of another node of the cluster
+                cluster.deliver(conn_id, msg)
                 continue
-            connection = self.connections.get(conn_id)
+            connection = connections.get(conn_id)
             if connection is not None and not connection.push(msg, frames):
                 self.close_connection(connection, 1008, "too slow: too many unsent messages")
-        self._close_all(out.close)
-        # wake the timer only when a deadline earlier than the one it sleeps until appeared:
-        # moves push later deadlines almost always, and a wake-up per message is costly
-        deadline = self.hall.next_deadline()
-        if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
-            self._timer_wakeup.set()
+        if out.close:
+            self._close_all(out.close)
         if self.cluster is not None:
             self.cluster.changed()
         if after is not None:
             self.dispatch(after)
+
+    def _wake_timer(self) -> None:
+        """Wake the timer when a deadline earlier than the one it sleeps until appeared (once a delivery, not once an
+        outbox): moves push later deadlines almost always, and a wake-up per message is costly."""
+        deadline = self.hall.next_deadline()
+        if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
+            self._timer_wakeup.set()
 
     def _close_all(self, closes: list[tuple[int, str]]) -> None:
         for conn_id, reason in closes:

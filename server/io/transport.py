@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import InvalidMessage, PayloadTooBig, ProtocolError, SecurityError
 from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request, Response, parse_headers, parse_line
-from websockets.protocol import CONNECTING, Protocol
+from websockets.protocol import CONNECTING, OPEN, Protocol
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
@@ -245,18 +245,20 @@ def parse_frames(protocol: Protocol) -> Generator[None]:
     reader = protocol.reader
     try:
         while True:
-            frame = _whole_data_frame(protocol, reader.buffer)
-            if frame is None:
-                if (yield from reader.at_eof()):
+            buffer = reader.buffer
+            if not buffer:  # websockets' reader.at_eof(), without a generator a frame
+                if reader.eof:
                     if protocol.debug:
                         protocol.logger.debug("< EOF")
                     raise EOFError("unexpected end of stream")
-                frame = _whole_data_frame(protocol, reader.buffer)  # what arrived while this waited
-                if frame is None:
-                    frame = yield from Frame.parse(reader.read_exact, mask=True, max_size=_frame_limit(protocol),
-                                                   extensions=protocol.extensions)
-                    _received(protocol, frame)
-                    continue
+                yield
+                continue
+            frame = _whole_data_frame(protocol, buffer)
+            if frame is None:
+                frame = yield from Frame.parse(reader.read_exact, mask=True, max_size=_frame_limit(protocol),
+                                               extensions=protocol.extensions)
+                _received(protocol, frame)
+                continue
             protocol.events.append(frame)  # all recv_frame does with a whole data frame outside a fragmented one
     except ProtocolError as exc:
         protocol.fail(CloseCode.PROTOCOL_ERROR, str(exc))
@@ -311,8 +313,9 @@ def _whole_data_frame(protocol: Protocol, buffer: bytearray) -> Frame | None:
         return None
     if protocol.current_size is not None or protocol.extensions:
         return None
-    limit = _frame_limit(protocol)
-    if limit is not None and length > limit:
+    limit = protocol.max_message_size  # _frame_limit's answer outside a fragmented message, without the call
+    if limit is not None and length > limit or protocol.max_fragment_size is not None and \
+            length > protocol.max_fragment_size:
         return None
     data = apply_mask(buffer[6:6 + length], buffer[2:6])
     del buffer[:6 + length]
@@ -392,6 +395,33 @@ class DirectMessages:
 
     on_message: Callable[[bytes | str], None] | None = None
 
+    def data_received(self, data: bytes) -> None:
+        """websockets' own ``data_received`` (``asyncio.Connection``, websockets 17) without its per-message steps
+        that have nothing to do: the protocol's writes are sent only when there are some (a pong, a close), the
+        close deadline is looked at only once the connection is no longer open, and a whole binary message goes
+        straight to ``on_message``. ``tests/test_hot_paths.py`` holds it to websockets' answers."""
+        protocol = self.protocol  # type: ignore[attr-defined]
+        protocol.receive_data(data)
+        events = protocol.events
+        if events:
+            protocol.events = []
+        if protocol.writes:
+            try:
+                self.send_data()  # type: ignore[attr-defined]
+            except Exception as exc:
+                if self.debug:  # type: ignore[attr-defined]
+                    self.logger.debug("! error while sending data", exc_info=True)  # type: ignore[attr-defined]
+                self.set_connection_exc(exc)  # type: ignore[attr-defined]
+        if protocol._state is not OPEN and protocol.close_expected() and self.close_deadline is None and \
+                self.close_timeout is not None:  # type: ignore[attr-defined]
+            self.close_deadline = self.loop.time() + self.close_timeout  # type: ignore[attr-defined]
+        for event in events:
+            on_message = self.on_message
+            if on_message is not None and type(event) is Frame and event.fin and event.opcode is Opcode.BINARY:
+                on_message(bytes(event.data))
+            else:
+                self.process_event(event)
+
     def process_event(self, event: Any) -> None:
         """A whole data frame goes to ``on_message``; everything else to websockets."""
         if self.on_message is not None and type(event) is Frame and event.fin:
@@ -415,6 +445,10 @@ class DirectConnection(DirectMessages, ServerConnection):
         super().__init__(protocol, *args, **kwargs)
 
 
+_BINARY_HEADERS = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
+_TEXT_HEADERS = tuple(bytes((0x81, length)) for length in range(126))
+
+
 def frame_header(binary: bool, length: int) -> bytes:
     """The header of an unfragmented, unmasked WebSocket data frame (RFC 6455, section 5.2).
 
@@ -422,9 +456,9 @@ def frame_header(binary: bool, length: int) -> bytes:
     websockets protocol object costs several Python calls a message, and a server's frames are
     never masked or fragmented here. Control frames (pings, close) stay websockets' own; both
     kinds are whole writes on the event loop, so they never interleave."""
-    opcode = 0x82 if binary else 0x81  # FIN + binary or text
     if length < 126:
-        return bytes((opcode, length))
+        return (_BINARY_HEADERS if binary else _TEXT_HEADERS)[length]
+    opcode = 0x82 if binary else 0x81  # FIN + binary or text
     if length < 65536:
         return bytes((opcode, 126)) + length.to_bytes(2, "big")
     return bytes((opcode, 127)) + length.to_bytes(8, "big")
