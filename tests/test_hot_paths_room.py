@@ -1,7 +1,8 @@
 """The room's and the hall's shortcuts for a move answer exactly as the general code they stand in for (issue 44).
 
 * Rules: ``ConnectFour.checked_move`` (``"4"`` or ``{"column": N}`` into a column with room, answered straight) against
-  ``parse_move`` then ``apply``, on random positions and random things sent as moves.
+  ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
+  call against the dataclass's own ``__init__``; ``format_move`` in each convention.
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``.
 * Room and hall: ``Room.move``'s common case and ``Floor._apply``'s routing of a move against their general paths
   (``Room._move``, ``Floor._apply_general``), two halls fed the same random requests, disconnections and time:
@@ -12,14 +13,19 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
 import random
 from collections import Counter
 from typing import Any
 
 import msgpack
+import pytest
 
 from protocol.codec import CODECS, MSGPACK, _has_bad_value
 from protocol.games import GAMES, IllegalMove
+from protocol.games.connect4 import C4State
 from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
 from server.core.env import Env
@@ -67,6 +73,33 @@ def test_connect4_checked_move_answers_as_parse_then_apply():
             full_column += isinstance(slow[0], type) and "is full" in slow[1]
             finished += C4.outcome(state) is not None
     assert full_column and finished  # the refusals the shortcut leaves to the general path were reached
+
+
+def test_connect4_states_made_in_one_call_are_those_the_dataclass_makes():
+    rng = random.Random(4405)
+    finished = 0
+    for _ in range(200):
+        state = C4.initial_state(first=rng.choice((0, 1)))
+        while C4.outcome(state) is None:
+            state = C4.apply(state, rng.choice(C4.legal_moves(state)))
+            made = C4State(state.board, state.to_move, state.result)  # the dataclass's own __init__
+            assert vars(state) == vars(made) and state == made and hash(state) == hash(made)
+            assert repr(state) == repr(made) and str(state) == str(made)
+            assert pickle.loads(pickle.dumps(state)) == made and copy.deepcopy(state) == made
+            assert dataclasses.replace(state, to_move=1 - state.to_move) == C4State(state.board, 1 - state.to_move)
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                state.to_move = 0  # type: ignore[misc]
+        finished += 1
+    assert finished == 200
+
+
+def test_connect4_move_forms_are_what_each_convention_says():
+    for column in range(7):
+        move = C4.parse_move(str(column + 1), C4.initial_state())
+        assert [C4.format_move(move, coords) for coords in ("algebraic", "cosc322", "matrix")] == \
+            [{"column": column + 1}, {"column": column + 1}, {"column": column}]
+        with pytest.raises(ValueError, match="unknown coordinate convention 'chess'"):
+            C4.format_move(move, "chess")
 
 
 # Room and hall ----------------------------------------------------------------------------------------------------

@@ -132,8 +132,10 @@ class ConnectFour(Game[C4State, Drop]):
 
     def format_move(self, move: Drop, coords: str = "algebraic") -> dict[str, Any]:
         """``{"column": N}``, 0-based in ``matrix``, 1-based otherwise."""
-        check_coords(coords)
-        return {"column": move.column if coords == "matrix" else move.column + 1}
+        low = _LOWEST_COLUMN.get(coords)
+        if low is None:
+            check_coords(coords)  # which refuses it
+        return {"column": move.column + low}
 
     def parse_move(self, obj: Any, state: C4State, coords: str = "algebraic") -> Drop:
         """A column from text (``"4"``), a number, or ``{"column": N}`` in ``coords``."""
@@ -211,7 +213,14 @@ def _dropped(state: C4State, column: int) -> C4State | None:
         result = Outcome(state.to_move, "four in a row")
     elif 0 not in new_board:
         result = Outcome(None, "the board is full")
-    return C4State(new_board, 1 - state.to_move, result)
+    # the state made as C4State(...) makes it, its three fields set in one call instead of the frozen dataclass
+    # __init__'s three object.__setattr__ calls (a state is made every move)
+    after = _new_object(C4State)
+    _set_attribute(after, "__dict__", {"board": new_board, "to_move": 1 - state.to_move, "result": result})
+    return after
+
+
+_new_object, _set_attribute = object.__new__, object.__setattr__
 
 
 def _read_stone(text: str) -> int:
