@@ -355,7 +355,9 @@ class PlyhallServer:
                                                    msg.get("id")))
             return
         if msg["type"] == "move":
-            played = list(map(type, out.writes)).count(MovePlayed)  # no generator's frames: this runs every move
+            played = 0
+            for write in out.writes:  # no generator's frames (sum over one): this runs every move
+                played += type(write) is MovePlayed
             if played:
                 self.metrics.moves += played
                 connection.bucket.refund()
