@@ -4,9 +4,9 @@
   ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
   call against the dataclass's own ``__init__``; ``format_move`` in each convention.
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``.
-* Room and hall: ``Room.move``'s common case and ``Floor._apply``'s routing of a move against their general paths
-  (``Room._move``, ``Floor._apply_general``), two halls fed the same random requests, disconnections and time:
-  every outbox the same, and the rooms the same at the end.
+* Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
+  their general paths (``Room._move``, ``Floor._apply_general``, ``Hall._room_request``), two halls fed the same
+  random requests, disconnections and time: every outbox the same, and the rooms the same at the end.
 * Decoding: the msgpack codec, which walks a message for NaN, infinity, bin and ext values only when one of their
   first bytes is in it, against the walk of every message.
 """
@@ -116,6 +116,7 @@ def _login(name: str, token: str | None = None) -> dict[str, Any]:
 def _general(hall: Hall) -> None:
     """Make ``hall`` and every room it holds take the general paths only."""
     hall._apply = hall._apply_general  # type: ignore[method-assign]
+    hall._move_request = hall._room_request  # type: ignore[method-assign,assignment]
     for room in hall.rooms.values():
         room.move = room._move  # type: ignore[method-assign]
 
