@@ -222,8 +222,12 @@ class HttpAwareProtocol(ServerProtocol):
             while self.state is CONNECTING and not self.reader.eof:  # what comes before the answer is read once
                 yield  # the handshake succeeds
             # frames, as websockets reads them after its own handshake parse; the end of the stream before the
-            # answer (the client gave up waiting) fails the connection there, CLOSED and never answered
-            yield from parse_frames(self)
+            # answer (the client gave up waiting) fails the connection there, CLOSED and never answered. The frames'
+            # parser becomes the protocol's parser itself: every read resumes it without this generator in between
+            frames = parse_frames(self)
+            self.parser = frames  # set first: an error in the first step replaces it by websockets' discard()
+            next(frames)
+            yield
             return
         while not self.reader.eof:  # plain HTTP: keep (a bounded amount of) what follows, for the pipelined answers
             if len(self.reader.buffer) > PIPELINED_BYTES:
@@ -401,7 +405,12 @@ class DirectMessages:
         close deadline is looked at only once the connection is no longer open, and a whole binary message goes
         straight to ``on_message``. ``tests/test_hot_paths.py`` holds it to websockets' answers."""
         protocol = self.protocol  # type: ignore[attr-defined]
-        protocol.receive_data(data)
+        reader = protocol.reader
+        if reader.eof:
+            protocol.receive_data(data)  # websockets' error: data after the end of the stream
+        else:  # receive_data and the reader's feed_data, without their two calls
+            reader.buffer += data
+            next(protocol.parser)
         events = protocol.events
         if events:
             protocol.events = []
