@@ -6,7 +6,8 @@
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``.
 * Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
   their general paths (``Room._move``, ``Floor._apply_general``, ``Hall._room_request``), two halls fed the same
-  random requests, disconnections and time: every outbox the same, and the rooms the same at the end.
+  random requests, disconnections and time: every outbox the same, and the rooms the same at the end; each room's
+  ``next_deadline`` against its general form.
 * Decoding: the msgpack codec, which walks a message for NaN, infinity, bin and ext values only when one of their
   first bytes is in it, against the walk of every message.
 """
@@ -149,6 +150,16 @@ def _request(rng: random.Random, hall: Hall, conn: int) -> tuple[int, dict[str, 
     return conn, {"type": rng.choice(("resign", "offer_draw")), "room": room_name}
 
 
+def _next_deadline_as_before(room: Any) -> float | None:
+    """``RoomState.next_deadline`` as it was before its shortcut for a room with nobody away and no idle limit."""
+    earliest = min(room.away.values()) if room.away else None
+    if room.status == "playing" and room.clocks is not None:
+        for deadline in (room.clocks.deadline(), room._idle_deadline()):
+            if deadline is not None and (earliest is None or deadline < earliest):
+                earliest = deadline
+    return earliest
+
+
 def test_a_move_s_shortcuts_answer_as_the_general_paths():
     rng = random.Random(4404)
     halls = [Hall(Env.fixed(), Limits()) for _ in range(2)]
@@ -163,6 +174,9 @@ def test_a_move_s_shortcuts_answer_as_the_general_paths():
         done = [hall.committed(out, args[-1]) for hall, out in zip(halls, outs, strict=True)]
         assert done[0] == done[1]  # what follows once the writes are stored
         _general(halls[1])  # and the rooms it opened
+        for room in halls[0].rooms.values():
+            assert room.next_deadline() == _next_deadline_as_before(room)
+            played["away"] += bool(room.away)
         played["played"] += any(msg["type"] == "moved" for _, msg in outs[0].messages)
         played["ended"] += len(outs[0].ended)
         for _, msg in outs[0].messages:
@@ -192,7 +206,7 @@ def test_a_move_s_shortcuts_answer_as_the_general_paths():
             feed("handle", back, validate_request(_login(NAMES[back - 1], tokens.get(NAMES[back - 1]))), now)
         else:
             feed("tick", now)
-    assert played["sent"] > 1000 and played["played"] > 500 and played["ended"] > 20, played
+    assert played["sent"] > 1000 and played["played"] > 500 and played["ended"] > 20 and played["away"], played
     plays = [[(room.name, room.moves, room.points, room.status) for room in hall.rooms.values()] for hall in halls]
     assert plays[0] == plays[1]
 

@@ -168,6 +168,8 @@ class RoomState:
 
     def next_deadline(self) -> float | None:
         """The earliest time at which :meth:`tick` has something to do."""
+        if not self.away and self.idle is None:  # most rooms (and every move's): the clock's deadline, if any
+            return self.clocks.deadline() if self.status == PLAYING and self.clocks is not None else None
         earliest = min(self.away.values()) if self.away else None
         if self.status == PLAYING and self.clocks is not None:
             clock = self.clocks.deadline()
