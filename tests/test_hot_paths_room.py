@@ -3,7 +3,8 @@
 * Rules: ``ConnectFour.checked_move`` (``"4"`` or ``{"column": N}`` into a column with room, answered straight) against
   ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
   call against the dataclass's own ``__init__``; ``format_move`` in each convention.
-* Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``.
+* Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``; ``switched`` against
+  ``switch`` then ``snapshot``.
 * Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
   their general paths (``Room._move``, ``Floor._apply_general``, ``Hall._room_request``), two halls fed the same
   random requests, disconnections and time: every outbox the same, and the rooms the same at the end; each room's
@@ -239,6 +240,7 @@ def _snapshot_as_before(clocks: Clocks, now: float) -> dict[str, Any]:
 def test_clock_snapshots_are_what_each_seat_s_time_left_rounded_gave():
     rng = random.Random(404)
     controls = [TimeControl(per_move=5.0), TimeControl(per_move=30), TimeControl(per_move=0.25, margin=1.0),
+                TimeControl(per_move=0.1234567), TimeControl(per_move=2.5, initial=10.0, increment=1.0),
                 TimeControl(initial=60.0, increment=1.5), TimeControl(initial=0.5, margin=2.0), TimeControl()]
     for _ in range(300):
         clocks = Clocks(rng.choice(controls), rng.choice((0, 1, None)), 0.0)
@@ -247,7 +249,12 @@ def test_clock_snapshots_are_what_each_seat_s_time_left_rounded_gave():
             now += rng.choice((0.0, 0.001, 0.1234567, 1.0, 3.3, 40.0))
             action = rng.random()
             if action < 0.6:
-                clocks.switch(now, rng.choice((0, 1, None)))
+                seat = rng.choice((0, 1, None))
+                twin = copy.deepcopy(clocks)  # the same clocks, switched and snapshotted in two calls
+                elapsed, switched = clocks.switched(now, seat)
+                assert (elapsed, switched) == (twin.switch(now, seat), twin.snapshot(now))
+                assert [type(v) for v in switched["left"]] == [type(v) for v in twin.snapshot(now)["left"]]
+                assert vars(twin) | {"_left_after": None} == vars(clocks) | {"_left_after": None}
             elif action < 0.65:
                 clocks.stop(now)
             elif action < 0.7:

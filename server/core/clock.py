@@ -101,6 +101,7 @@ class Clocks:
         self.running: int | None = to_move
         self.turn_started = now
         self.final: list[float | None] | None = None  # what was left when the game ended
+        self._left_after: dict[int | None, tuple[Any, Any]] = {}  # per-move clocks: the snapshot's left, per next seat
 
     @classmethod
     def restored(cls, control: TimeControl, left: list[float | None] | None) -> Clocks:
@@ -167,6 +168,24 @@ class Clocks:
         self.running = next_seat
         self.turn_started = now
         return elapsed
+
+    def switched(self, now: float, next_seat: int | None) -> tuple[float, dict[str, Any]]:
+        """:meth:`switch`, then :meth:`snapshot` at the same ``now``, in one call (every move asks for both). A per-move
+        clock's snapshot then depends on nothing but who is to move (nobody has spent anything yet): it is made once
+        for each seat, as :meth:`snapshot` makes it, and copied after that."""
+        control = self.control
+        if control.per_move is None or control.initial is not None or self.final is not None:
+            elapsed = self.switch(now, next_seat)
+            return elapsed, self.snapshot(now)
+        elapsed = now - self.turn_started
+        self.running = next_seat
+        self.turn_started = now
+        left = self._left_after.get(next_seat)
+        if left is None:
+            snapshot = self.snapshot(now)
+            self._left_after[next_seat] = tuple(snapshot["left"])  # type: ignore[assignment]
+            return elapsed, snapshot
+        return elapsed, {"left": list(left), "running": next_seat, "control": control.wire}
 
     def stop(self, now: float) -> None:
         """Stop the clocks at the end of a game, charging the mover's time; ``left`` then says what was left."""

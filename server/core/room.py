@@ -256,8 +256,7 @@ class Room(RoomState):
         outcome = self.game.outcome(new_state)
         next_seat = None if outcome is not None else self.game.to_move(new_state)
         assert self.clocks is not None
-        elapsed = self.clocks.switch(now, next_seat)
-        clocks = self.clocks.snapshot(now)
+        elapsed, clocks = self.clocks.switched(now, next_seat)
         notation = self.game.notation(move)
         record = MoveRecord(len(self.moves) + 1, seat, notation, int(elapsed * 1000), clocks["left"])
         self.moves.append(record)
