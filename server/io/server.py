@@ -289,11 +289,11 @@ class PlyhallServer:
         self.connections[conn_id] = connection
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
-        ws.on_message = partial(self._incoming, connection)  # no Python frame of its own, as a lambda has
+        ws.on_message = partial(self._receive, connection)  # no Python frame of its own, as a lambda has
         try:
             # whole messages arrive through on_message; only fragmented ones (rare) come this way
             async for data in ws:
-                self._incoming(connection, data)
+                self._receive(connection, data)
         except ConnectionClosed:
             pass
         finally:
@@ -308,42 +308,42 @@ class PlyhallServer:
             await ws.wait_closed()
             release(ws)
 
-    def _incoming(self, connection: Connection, data: bytes | str) -> None:
-        if connection.closing:
-            # keep reading (and dropping) until the close handshake is done: a handler that stopped
-            # reading left a flooder's close reply unread until close_timeout
-            return
+    def _receive(self, connection: Connection, data: bytes | str) -> None:
+        """A whole message of ``connection``, as websockets hands it on: one call a message, nothing raised."""
+        if connection.closing:  # read and dropped until the close handshake is done: a handler that stopped
+            return  # reading left a flooder's close reply unread until close_timeout
         if self.stopping:
             connection.refuse_while_stopping(data)
             return
         if self.cluster is not None:
             self.cluster.awake()  # a stall of this process is given back to the clocks before this message counts
         try:
-            self._receive(connection, data)
+            now = time.monotonic()
+            self.metrics.received += 1
+            if not connection.bucket.take(now):
+                self._rate_limited(connection)
+                return
+            decoded = connection.codec.decode(data)
+            if isinstance(decoded, ProtocolError):
+                self._refuse(connection, decoded)
+                return
+            msg = validate_request(decoded)
+            if isinstance(msg, ProtocolError):
+                self._refuse(connection, msg)
+                return
+            if self.cluster is not None and self.cluster.take(connection.id, msg):
+                return  # another node's business, or a look-up in the cluster comes first
+            self.handle(connection, msg, now)
         except Exception:  # never into websockets' own code, which called us
             log.exception("error receiving a message")
 
-    def _receive(self, connection: Connection, data: bytes | str) -> None:
-        now = time.monotonic()
-        self.metrics.received += 1
-        if not connection.bucket.take(now):
-            if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
-                self.close_connection(connection, 1008, "rate limit exceeded")
-            elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
-                self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
-                                                       "messages a second; messages are being dropped"))
-            return
-        decoded = connection.codec.decode(data)
-        if isinstance(decoded, ProtocolError):
-            self._refuse(connection, decoded)
-            return
-        msg = validate_request(decoded)
-        if isinstance(msg, ProtocolError):
-            self._refuse(connection, msg)
-            return
-        if self.cluster is not None and self.cluster.take(connection.id, msg):
-            return  # another node's business, or a look-up in the cluster comes first
-        self.handle(connection, msg, now)
+    def _rate_limited(self, connection: Connection) -> None:
+        """A message dropped by the rate limit: said on the first strike and every tenth, closed past the last."""
+        if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
+            self.close_connection(connection, 1008, "rate limit exceeded")
+        elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
+            self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
+                                                   "messages a second; messages are being dropped"))
 
     def handle(self, connection: Connection, msg: ClientMessage, now: float) -> None:
         """Let the hall answer a validated message of ``connection``."""
