@@ -10,7 +10,8 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
   frames are written straight to the transport (:func:`frame_header`). Together they took the
   saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md). The frames that
   arrive are parsed by websockets' own parser with one shortcut for whole small data frames
-  (:func:`parse_frames`; ``tests/test_hot_paths.py`` holds it to websockets' answers).
+  (:func:`parse_frames`), and a connection's ``data_received`` skips websockets' steps that have nothing to do
+  (``tests/test_hot_paths.py`` holds both to websockets' answers).
 * **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
   asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
 * **Plain HTTP that always answers** (:class:`HttpAwareProtocol`): websockets' handshake parser
