@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from server.core.clock import Clocks, TimeControl
-from server.core.cluster import ClusterView, credit_wait, moved_rooms
+from server.core.cluster import ClusterView, credit_wait, turn_rooms
 from server.core.identity import Holder
 
 
@@ -93,7 +93,8 @@ def test_a_waited_announcement_gives_the_mover_its_time_back_never_more_than_its
     assert credit_wait(SimpleNamespace(), 1.0, now=103.0) == 0.0  # a room without clocks
 
 
-def test_the_rooms_a_batch_announces_a_move_in() -> None:
+def test_the_rooms_a_batch_tells_a_player_its_turn_in() -> None:
     batch = [(1, {"type": "moved", "room": "A"}), (2, {"type": "chat", "room": "B"}), (3, {"type": "moved"}),
-             (4, {"type": "moved", "room": "C"}), (5, {"type": "moved", "room": "A"})]
-    assert moved_rooms(batch) == {"A", "C"}
+             (4, {"type": "moved", "room": "C"}), (5, {"type": "moved", "room": "A"}),
+             (6, {"type": "game_start", "room": "D"}), (7, {"type": "game_over", "room": "E"})]
+    assert turn_rooms(batch) == {"A", "C", "D"}  # a game's start waited for the database too

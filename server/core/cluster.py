@@ -31,9 +31,14 @@ def credit_wait(room: Any, seconds: float, now: float) -> float:
     return given
 
 
-def moved_rooms(messages: Iterable[tuple[int, dict[str, Any]]]) -> set[str]:
-    """The rooms a batch of messages announces a move in."""
-    return {msg["room"] for _, msg in messages if msg.get("type") == "moved" and isinstance(msg.get("room"), str)}
+TURN_MESSAGES = frozenset({"moved", "game_start"})  # what tells a player its turn: a move, a game's start or state
+
+
+def turn_rooms(messages: Iterable[tuple[int, dict[str, Any]]]) -> set[str]:
+    """The rooms a batch of messages tells a player whose turn it is in: a move announced (``moved``), or a game's
+    start or its whole state (``game_start``)."""
+    return {msg["room"] for _, msg in messages
+            if msg.get("type") in TURN_MESSAGES and isinstance(msg.get("room"), str)}
 
 
 @dataclass

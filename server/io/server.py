@@ -29,7 +29,7 @@ from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
 from protocol.messages import ProtocolError, validate_request
 from protocol.requests import ClientMessage
 
-from ..core.cluster import WAITED, credit_wait, moved_rooms
+from ..core.cluster import WAITED, credit_wait, turn_rooms
 from ..core.env import Env
 from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
 from ..core.outbox import Refusal
@@ -408,7 +408,7 @@ class PlyhallServer:
         while held and held[0][0] <= seq:
             _, out, made = held.popleft()
             if now - made > WAITED:  # the player to move learns it only now: the wait is not its time
-                for name in moved_rooms(out.messages):
+                for name in turn_rooms(out.messages):
                     credit_wait(self.hall.registry.find(name), now - made, now)
             self._deliver(out)
         self._wake_timer()  # once for the whole commit's outboxes
