@@ -2,7 +2,8 @@
 
 * Rules: ``ConnectFour.checked_move`` (``"4"`` or ``{"column": N}`` into a column with room, answered straight) against
   ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
-  call against the dataclass's own ``__init__``; ``format_move`` in each convention.
+  call against the dataclass's own ``__init__``; ``format_move`` in each convention; each game's ``after_move``
+  against ``outcome``, ``to_move`` and ``notation`` (and Connect Four's against the default).
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``; ``switched`` against
   ``switch`` then ``snapshot``.
 * Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
@@ -27,6 +28,7 @@ import pytest
 
 from protocol.codec import CODECS, MSGPACK, _has_bad_value
 from protocol.games import GAMES, IllegalMove
+from protocol.games.base import Game
 from protocol.games.connect4 import C4State
 from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
@@ -93,6 +95,21 @@ def test_connect4_states_made_in_one_call_are_those_the_dataclass_makes():
                 state.to_move = 0  # type: ignore[misc]
         finished += 1
     assert finished == 200
+
+
+def test_after_move_is_outcome_seat_to_move_and_notation():
+    rng = random.Random(4406)
+    for game in GAMES.values():
+        for _ in range(3 if game.id == "connect4" else 1):
+            state = game.initial_state()
+            for _ in range(60):
+                if game.outcome(state) is not None:
+                    break
+                move = rng.choice(game.legal_moves(state))
+                state = game.apply(state, move)
+                outcome = game.outcome(state)
+                expected = (outcome, None if outcome is not None else game.to_move(state), game.notation(move))
+                assert game.after_move(move, state) == expected == Game.after_move(game, move, state), game.id
 
 
 def test_connect4_move_forms_are_what_each_convention_says():

@@ -2,7 +2,8 @@
 
 A game object is stateless: it turns immutable states into new states. The
 reference rules are plain Python meant to be read; engines keep their own fast
-representations and are tested against these.
+representations and are tested against these. The module is long because it holds
+the whole contract (every method a game answers, with its default) beside the grid.
 
 Squares are held internally as an index ``row * width + col`` with row 0 at the
 *bottom* (rank 1) and column 0 on the left (file ``a``). They are translated at
@@ -412,6 +413,12 @@ class Game(Generic[S, M]):
         form faster here; what it answers must be what the two calls give."""
         move = self.parse_move(obj, state, coords)
         return move, self.apply(state, move)
+
+    def after_move(self, move: M, state: S) -> tuple[Outcome | None, int | None, str]:
+        """What a server asks once ``move`` made ``state``, in one call: :meth:`outcome`, the seat to move next (None
+        when the game is over) and the move's :meth:`notation`. A game may answer faster; the same three values."""
+        outcome = self.outcome(state)
+        return outcome, None if outcome is not None else self.to_move(state), self.notation(move)
 
     def encode_state(self, state: S, coords: str = "algebraic") -> dict[str, Any]:
         """A JSON-compatible form of the state, the board in ``coords`` row order."""

@@ -122,6 +122,11 @@ class ConnectFour(Game[C4State, Drop]):
                     return DROPS[column], after
         return super().checked_move(obj, state, coords)
 
+    def after_move(self, move: Drop, state: C4State) -> tuple[Outcome | None, int | None, str]:
+        """:meth:`Game.after_move` read straight off the state and the move."""
+        result = state.result
+        return result, None if result is not None else state.to_move, str(move.column + 1)
+
     def outcome(self, state: C4State) -> Outcome | None:
         """Winner and reason, or ``None`` while the game runs."""
         return state.result

@@ -253,11 +253,9 @@ class Room(RoomState):
     def _play(self, out: Outbox, seat: int, move: Any, new_state: Any, now: float) -> None:
         """Record an accepted move, tell everybody (in their coordinates), and end the game if it is over."""
         self.state = new_state
-        outcome = self.game.outcome(new_state)
-        next_seat = None if outcome is not None else self.game.to_move(new_state)
+        outcome, next_seat, notation = self.game.after_move(move, new_state)
         assert self.clocks is not None
         elapsed, clocks = self.clocks.switched(now, next_seat)
-        notation = self.game.notation(move)
         record = MoveRecord(len(self.moves) + 1, seat, notation, int(elapsed * 1000), clocks["left"])
         self.moves.append(record)
         self.notations.append(notation)
