@@ -126,7 +126,8 @@ def count_nodes(samples: dict[int, list[tuple[str, int]]], budget: int) -> None:
             continue
         share = [counts[min(len(counts) - 1, int(q * len(counts)))] for q in (0.5, 0.9)]
         over = sum(n > budget for n in counts)
-        print(f"\n{name}: {len(counts)} positions, median {share[0]:,} nodes, 90th percentile {share[1]:,}, "
+        print(f"\n{name}: {len(counts)} positions, {sum(counts):,} nodes in all, median {share[0]:,}, "
+              f"90th percentile {share[1]:,}, "
               f"max {counts[-1]:,}; over {budget:,}: {over}", file=sys.stderr)
 
 

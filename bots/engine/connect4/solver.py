@@ -297,7 +297,12 @@ def solve(
 
     Narrows ``[low, high]`` with null-window searches, probing near zero first
     (most positions are close games), from the bounds ``low_bound`` and ``high_bound`` if known (from a
-    weak solve). ``solved`` is False when the deadline (``time.perf_counter()`` seconds) came first.
+    weak solve). A known win climbs from its lower bound instead (is it ``low + 1`` or more?): a window below
+    the score needs one winning line and its fail-soft answer often jumps higher; only the last window, at the
+    score, needs every move, where halving from the top pays every move at each window above the score
+    (``17133137732261``, known to win: exact step 182,580 nodes to 164,149). The same for a known loss costs
+    more (the seed-1 hard set: 0.22 million nodes more). ``solved`` is False when the deadline
+    (``time.perf_counter()`` seconds) came first.
     """
     if playable(mask) & winning_squares(position, mask):
         return (CELLS + 1 - stones) // 2, True
@@ -307,7 +312,9 @@ def solve(
         low, high = min(max(low, -1), 1), max(min(high, 1), -1)
     while low < high:
         middle = low + (high - low) // 2
-        if middle <= 0 and half(low) < middle:
+        if low > 0:  # a known win: climb from it (see the docstring)
+            middle = low
+        elif middle <= 0 and half(low) < middle:
             middle = half(low)
         elif middle >= 0 and half(high) > middle:
             middle = half(high)
