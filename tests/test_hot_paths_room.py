@@ -4,6 +4,7 @@
   ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
   call against the dataclass's own ``__init__``; ``format_move`` in each convention; each game's ``after_move``
   against ``outcome``, ``to_move`` and ``notation`` (and Connect Four's against the default).
+* Storage records: ``move_played`` against ``MovePlayed``'s own ``__init__``.
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``; ``switched`` against
   ``switch`` then ``snapshot``.
 * Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
@@ -34,6 +35,7 @@ from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
 from server.core.env import Env
 from server.core.hall import Hall, HallOutbox, Limits
+from server.storage.records import MovePlayed, MoveRecord, move_played, write_from_json, write_to_json
 
 C4 = GAMES["connect4"]
 
@@ -110,6 +112,19 @@ def test_after_move_is_outcome_seat_to_move_and_notation():
                 outcome = game.outcome(state)
                 expected = (outcome, None if outcome is not None else game.to_move(state), game.notation(move))
                 assert game.after_move(move, state) == expected == Game.after_move(game, move, state), game.id
+
+
+def test_move_played_is_the_dataclass_s_value():
+    rng = random.Random(4407)
+    for seq in range(1, 200):
+        move = MoveRecord(seq, seq % 2, str(rng.randrange(1, 8)), rng.randrange(10**6), [rng.random() * 60, None])
+        game_id = rng.choice(("g", "", f"game-{seq}"))
+        fast, made = move_played(game_id, move), MovePlayed(game_id, move)
+        assert type(fast) is MovePlayed and fast == made and repr(fast) == repr(made)
+        assert fast.move is move and pickle.loads(pickle.dumps(fast)) == made
+        assert dataclasses.astuple(fast) == dataclasses.astuple(made) and write_from_json(write_to_json(fast)) == made
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.game_id = "other"  # type: ignore[misc]
 
 
 def test_connect4_move_forms_are_what_each_convention_says():

@@ -24,7 +24,7 @@ from protocol.games import COORDS, IllegalMove, Outcome
 from protocol.games.base import clip, shown
 from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
-from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord
+from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord, move_played
 from . import words
 from .clock import Clocks
 from .room_settings import RoomSettings
@@ -260,7 +260,7 @@ class Room(RoomState):
         self.moves.append(record)
         self.notations.append(notation)
         self.last_move = move
-        out.writes.append(MovePlayed(self.record_id, record))
+        out.writes.append(move_played(self.record_id, record))
         if self.draw_offer is not None and self.draw_offer != seat:
             self.draw_offer = None  # moving declines the opponent's offer
         sent: dict[str, dict[str, Any]] = {}  # one message per coordinate convention, shared by its members
