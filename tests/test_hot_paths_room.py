@@ -4,6 +4,7 @@
   ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
   call against the dataclass's own ``__init__``; ``format_move`` in each convention; each game's ``after_move``
   against ``outcome``, ``to_move`` and ``notation`` (and Connect Four's against the default).
+  Every game's first mover against what its ``first`` option says (a room starts its next game from the option).
 * Storage records: ``move_played`` against ``MovePlayed``'s own ``__init__``.
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``; ``switched`` against
   ``switch`` then ``snapshot``.
@@ -29,7 +30,7 @@ import pytest
 
 from protocol.codec import CODECS, MSGPACK, _has_bad_value
 from protocol.games import GAMES, IllegalMove
-from protocol.games.base import Game
+from protocol.games.base import Game, first_seat_option
 from protocol.games.connect4 import C4State
 from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
@@ -125,6 +126,15 @@ def test_move_played_is_the_dataclass_s_value():
         assert dataclasses.astuple(fast) == dataclasses.astuple(made) and write_from_json(write_to_json(fast)) == made
         with pytest.raises(dataclasses.FrozenInstanceError):
             fast.game_id = "other"  # type: ignore[misc]
+
+
+def test_every_game_s_first_mover_is_what_its_first_option_says():
+    for game in GAMES.values():  # a room's next game is started from the option, without an initial state first
+        choices: list[dict[str, Any]] = [{}, {"first": 0}, {"first": 1}]
+        choices += [{"first": colour} for colour in game.first_colours or ()]
+        for options in choices:
+            expected = game.to_move(game.initial_state(**options))
+            assert first_seat_option(options.get("first", 0), game.first_colours) == expected, (game.id, options)
 
 
 def test_connect4_move_forms_are_what_each_convention_says():

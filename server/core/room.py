@@ -21,7 +21,7 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.games import COORDS, IllegalMove, Outcome
-from protocol.games.base import clip, shown
+from protocol.games.base import clip, first_seat_option, shown
 from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
 from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord, move_played
@@ -408,8 +408,9 @@ class Room(RoomState):
     def _start_game(self, now: float) -> Outbox:
         out = Outbox()
         options = dict(self.settings.options)
-        # alternate who moves first from one game of the room to the next
-        first = self.game.to_move(self.game.initial_state(**options))
+        # alternate who moves first from one game of the room to the next; the room's options say who does in its
+        # first game (what the initial state's to_move says, without making one: every game holds to it, tested)
+        first = first_seat_option(options.get("first", 0), self.game.first_colours)
         if self.game_no % 2 == 1:
             first = 1 - first
         options["first"] = first
