@@ -11,7 +11,9 @@
 * Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
   their general paths (``Room._move``, ``Floor._apply_general``, ``Hall._room_request``), two halls fed the same
   random requests, disconnections and time: every outbox the same, and the rooms the same at the end; each room's
-  ``next_deadline`` against its general form.
+  ``next_deadline`` against its general form; each ``game_start`` (its game's part shared by the members of one
+  coordinate convention at a game's start) against the one made for its member alone, in the random run and in a
+  room whose opening put stones on the board (Connect Four and Amazons, members in all three conventions).
 * Decoding: the msgpack codec, which walks a message for NaN, infinity, bin and ext values only when one of their
   first bytes is in it, against the walk of every message.
 """
@@ -36,6 +38,9 @@ from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
 from server.core.env import Env
 from server.core.hall import Hall, HallOutbox, Limits
+from server.core.room import Room
+from server.core.room_settings import RoomSettings
+from server.core.room_state import Outbox
 from server.storage.records import MovePlayed, MoveRecord, move_played, write_from_json, write_to_json
 
 C4 = GAMES["connect4"]
@@ -214,6 +219,15 @@ def test_a_move_s_shortcuts_answer_as_the_general_paths():
         """``call`` on both halls: the same outbox from each."""
         outs: list[HallOutbox] = [getattr(hall, call)(*args) for hall in halls]
         assert outs[0] == outs[1]
+        for conn, msg in outs[0].messages:  # a game's start shares its state between members: each as made alone
+            room = halls[0].registry.find(msg["room"]) if msg["type"] == "game_start" else None
+            if room is not None and (msg["record"], msg["moves"]) == (room.record_id, room.notations):
+                # (the game as it is still: no move since, in the same call)
+                name = halls[0].sessions[conn].name
+                alone = Outbox()
+                room._send_full_state(alone, name, args[-1])
+                assert alone.messages == [(name, msg)]
+                played["started"] += 1
         done = [hall.committed(out, args[-1]) for hall, out in zip(halls, outs, strict=True)]
         assert done[0] == done[1]  # what follows once the writes are stored
         _general(halls[1])  # and the rooms it opened
@@ -250,8 +264,35 @@ def test_a_move_s_shortcuts_answer_as_the_general_paths():
         else:
             feed("tick", now)
     assert played["sent"] > 1000 and played["played"] > 500 and played["ended"] > 20 and played["away"], played
+    assert played["started"] > 40, played
     plays = [[(room.name, room.moves, room.points, room.status) for room in hall.rooms.values()] for hall in halls]
     assert plays[0] == plays[1]
+
+
+def _opening(game_id: str) -> tuple[str, ...]:
+    """Two legal first moves of ``game_id``, as notation."""
+    game, notations = GAMES[game_id], []
+    state = game.initial_state()
+    for _ in range(2):
+        move = game.legal_moves(state)[-1]
+        notations.append(game.notation(move))
+        state = game.apply(state, move)
+    return tuple(notations)
+
+
+def test_a_game_s_start_shares_only_what_each_member_s_convention_makes_alike():
+    for game_id in ("connect4", "amazons"):  # boards whose row order differs between conventions once stones are on
+        room = Room("Lake", RoomSettings.parse(game_id, time_control={"initial": 60, "increment": 1}, games=3),
+                    Env.fixed(1000.0), opening=_opening(game_id))
+        room.join("cat", "matrix", 0.1, role="spectator")
+        room.join("dan", "cosc322", 0.2, role="spectator")
+        room.join("ann", "algebraic", 0.5)
+        starts = [(name, msg) for name, msg in room.join("bob", "matrix", 0.6).messages if msg["type"] == "game_start"]
+        assert sorted(name for name, _ in starts) == ["ann", "bob", "cat", "dan"] and room.notations  # opening played
+        for name, msg in starts:
+            alone = Outbox()
+            room._send_full_state(alone, name, 0.6)
+            assert alone.messages == [(name, msg)], name
 
 
 # Clocks -----------------------------------------------------------------------------------------------------------

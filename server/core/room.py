@@ -435,8 +435,9 @@ class Room(RoomState):
             move = self.game.parse_move(notation, self.state)
             self._play(Outbox(), self.game.to_move(self.state), move, self.game.apply(self.state, move), now)
             out.writes.append(MovePlayed(self.record_id, self.moves[-1]))
+        shared: dict[str, dict[str, Any]] = {}  # the game's part of the state, made once a coordinate convention
         for member in self.members:
-            self._send_full_state(out, member, now)
+            self._send_full_state(out, member, now, shared=shared)
         out.listing_changed = True
         return out
 

@@ -222,7 +222,10 @@ class RoomState:
         return out
 
 
-    def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False) -> None:
+    def _send_full_state(self, out: Outbox, name: str, now: float, always: bool = False,
+                         shared: dict[str, dict[str, Any]] | None = None) -> None:
+        """Send ``name`` the full state (while a game runs, or ``always``); ``shared``: the game's part of it for
+        each coordinate convention, made for the first member in it and shared by the others (a game's start)."""
         if self.status != RoomStatus.PLAYING and not always:
             return
         coords = self.coords[name]
@@ -235,14 +238,19 @@ class RoomState:
             "status": self.status,
         }
         if self.state is not None and self.clocks is not None:
-            fields.update({
-                "state": self.game.encode_state(self.state, coords),
-                "to_move": None if self.game.outcome(self.state) else self.game.to_move(self.state),
-                "clocks": self.clocks.snapshot(now),
-                "moves": list(self.notations),
-                "options": self.game_options,
-                "record": self.record_id,
-            })
+            game = None if shared is None else shared.get(coords)
+            if game is None:
+                game = {
+                    "state": self.game.encode_state(self.state, coords),
+                    "to_move": None if self.game.outcome(self.state) else self.game.to_move(self.state),
+                    "clocks": self.clocks.snapshot(now),
+                    "moves": list(self.notations),
+                    "options": self.game_options,
+                    "record": self.record_id,
+                }
+                if shared is not None:
+                    shared[coords] = game
+            fields.update(game)
         if self.status == RoomStatus.PLAYING:
             if self.paused:
                 fields["paused"] = True
