@@ -28,7 +28,7 @@ from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord, mo
 from . import words
 from .clock import Clocks
 from .room_settings import RoomSettings
-from .room_state import Outbox, RoomState
+from .room_state import PLAYING, Outbox, RoomState
 
 __all__ = ["MAX_CHAT", "MAX_REASON", "Outbox", "Room", "RoomSettings"]
 
@@ -124,7 +124,7 @@ class Room(RoomState):
         seat = self.seat_of(name)
         if seat is None:
             return out
-        if self.status == RoomStatus.PLAYING:
+        if self.status == PLAYING:
             out.extend(self._finish(Outcome(1 - seat, reason), now, last=True))
         else:
             self.status = RoomStatus.FINISHED
@@ -145,7 +145,7 @@ class Room(RoomState):
         seat = self.seat_of(name)
         if seat is None and name not in self.spectators:
             return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
-        if seat is not None and self.status == RoomStatus.PLAYING:
+        if seat is not None and self.status == PLAYING:
             # no next game starts with a seat that is being emptied
             out.extend(self._finish(Outcome(1 - seat, words.left(self.players, seat)), now, start_next=False))
         elif seat is not None and self.tournament is not None and self.status == RoomStatus.WAITING:
@@ -231,7 +231,7 @@ class Room(RoomState):
         if seat is None:
             kind = "not_a_player" if name in self.spectators else "not_in_room"
             return out.error(name, kind, f"you hold no seat in {self.name}", self.name)
-        if self.status != RoomStatus.PLAYING:
+        if self.status != PLAYING:
             return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
         if self.paused:
             return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"the game in {self.name} is paused until both players "
@@ -317,11 +317,11 @@ class Room(RoomState):
     def tick(self, now: float) -> Outbox:
         """Apply what time decides: a flag fall, or a grace period that ran out."""
         out = Outbox()
-        if self.status == RoomStatus.PLAYING and self.clocks is not None and self.clocks.flagged(now):
+        if self.status == PLAYING and self.clocks is not None and self.clocks.flagged(now):
             seat = self.clocks.running
             assert seat is not None
             out.extend(self._finish(Outcome(1 - seat, words.ran_out_of_time(self.players, seat)), now))
-        idle = self._idle_deadline() if self.status == RoomStatus.PLAYING else None
+        idle = self._idle_deadline() if self.status == PLAYING else None
         if idle is not None and now >= idle and self.idle is not None and self.clocks is not None:
             seat = self.clocks.running
             assert seat is not None
@@ -332,7 +332,7 @@ class Room(RoomState):
         expired = [seat for seat, deadline in sorted(self.away.items()) if now >= deadline]
         if not expired:
             return out
-        if self.status == RoomStatus.PLAYING:
+        if self.status == PLAYING:
             seat = expired[0]
             if len(expired) == 2:
                 out.extend(self._finish(Outcome(None, "neither player came back"), now, status=GameStatus.ABORTED))
@@ -373,7 +373,7 @@ class Room(RoomState):
 
     def abort(self, now: float, reason: str = "server shut down") -> Outbox:
         """End a running game without a result (the server is stopping)."""
-        if self.status != RoomStatus.PLAYING:
+        if self.status != PLAYING:
             return Outbox()
         return self._finish(Outcome(None, reason), now, status=GameStatus.ABORTED)
 
@@ -400,7 +400,7 @@ class Room(RoomState):
         if seat is None:
             out.error(name, ErrorCode.NOT_A_PLAYER, f"you hold no seat in {self.name}", self.name)
             return None
-        if self.status != RoomStatus.PLAYING:
+        if self.status != PLAYING:
             out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
             return None
         return seat
@@ -416,7 +416,7 @@ class Room(RoomState):
         options["first"] = first
         self.state = self.game.initial_state(**options)
         self.game_no += 1
-        self.status = RoomStatus.PLAYING
+        self.status = PLAYING
         self.players = [n or "" for n in self.seats]
         self.moves = []
         self.notations = []
@@ -452,7 +452,7 @@ class Room(RoomState):
         self.state = None
         self.clocks = Clocks(self.settings.time_control, 0, now)
         outcome = Outcome(1 - absent[0] if len(absent) == 1 else None, words.absent(self.players, absent, why))
-        self.status = RoomStatus.PLAYING
+        self.status = PLAYING
         return self._finish(outcome, now, status=GameStatus.FORFEIT)
 
     def _finish(self, outcome: Outcome, now: float, status: GameStatus = GameStatus.FINISHED, start_next: bool = True,

@@ -156,7 +156,7 @@ class RoomState:
         players = self.players or (last or {}).get("players") or []
         if players:  # who plays (or played) the room's current or last game, whoever holds the seats now
             summary["players"] = list(players)
-        if last is not None and self.status != RoomStatus.PLAYING:
+        if last is not None and self.status != PLAYING:
             winner, named = last.get("winner"), last.get("players") or players
             summary["result"] = {"winner": named[winner] if winner is not None and winner < len(named) else None,
                                  "status": last.get("status", ""), "reason": last.get("reason", "")}
@@ -206,7 +206,7 @@ class RoomState:
         out = Outbox()
         if name not in self.coords:
             return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
-        if self.status != RoomStatus.PLAYING:
+        if self.status != PLAYING:
             return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
         coords = self.coords[name]
         out.send(name, m.legal_moves(self.name, [self.game.format_move(mv, coords)
@@ -226,14 +226,14 @@ class RoomState:
                          shared: dict[str, dict[str, Any]] | None = None) -> None:
         """Send ``name`` the full state (while a game runs, or ``always``); ``shared``: the game's part of it for
         each coordinate convention, made for the first member in it and shared by the others (a game's start)."""
-        if self.status != RoomStatus.PLAYING and not always:
+        if self.status != PLAYING and not always:
             return
         coords = self.coords[name]
         fields: dict[str, Any] = {
             "room": self.name,
             "game": self.game.id,
             "game_no": self.game_no,
-            "players": list(self.players if self.status == RoomStatus.PLAYING else self.seats),
+            "players": list(self.players if self.status == PLAYING else self.seats),
             "seat": self.seat_of(name),
             "status": self.status,
         }
@@ -251,7 +251,7 @@ class RoomState:
                 if shared is not None:
                     shared[coords] = game
             fields.update(game)
-        if self.status == RoomStatus.PLAYING:
+        if self.status == PLAYING:
             if self.paused:
                 fields["paused"] = True
             if self.last_move is not None and self.moves:
@@ -294,7 +294,7 @@ class RoomState:
             "seats": list(self.seats), "reserved": list(self.reserved), "tournament": self.tournament,
             "tournament_game": self.tournament_game,
             "opening": list(self.opening), "status": self.status, "game_no": self.game_no,
-            "record": self.record_id if self.status == RoomStatus.PLAYING else None, "points": self.points,
+            "record": self.record_id if self.status == PLAYING else None, "points": self.points,
             "last_result": self.last_result, "created_at": self.created_at,
             "idle": None if self.idle is None else [self.idle[0], list(self.idle[1])],
         }
@@ -322,7 +322,7 @@ class RoomState:
                 room.seats[seat] = name
                 room.coords[name] = "algebraic"  # until the player logs in again
                 room.away[seat] = now + settings.grace
-        if room.status == RoomStatus.PLAYING:
+        if room.status == PLAYING:
             if running is None:
                 room.status = RoomStatus.WAITING  # its game could not be found: treat the room as between games
             else:
