@@ -184,8 +184,11 @@ class Client:
         msg["id"] = next(self._ids)
         future = asyncio.get_running_loop().create_future()
         self._pending[msg["id"]] = future
-        await self.send(msg)
-        reply = await asyncio.wait_for(future, timeout)
+        try:
+            await self.send(msg)
+            reply = await asyncio.wait_for(future, timeout)
+        finally:  # a send that failed leaves no future behind for the reader to fail unseen when the connection ends
+            self._pending.pop(msg["id"], None)
         if check and reply.get("type") == "error":
             raise ServerError(reply)
         return reply

@@ -193,3 +193,33 @@ async def test_bot_waits_for_a_finished_room_to_empty_and_sets_it_up_again(serve
     assert rc[0].room == rd[0].room == "Fin" and rc[0].record == rd[0].record
     await a.close()
     await b.close()
+
+
+async def test_a_request_whose_send_fails_leaves_no_unretrieved_error_when_the_connection_ends(server, url):
+    """A bot whose request could not be sent (the connection was going) must not see asyncio's "Future exception was
+    never retrieved" when the connection then ends: the request's own error is all it gets."""
+    import gc
+
+    unseen: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: unseen.append(context))
+    try:
+        client = Client(url)
+        await client.connect()
+        real_send = client.send
+
+        async def failing_send(msg: dict[str, Any]) -> None:
+            raise ConnectionError("the connection is closing")
+
+        client.send = failing_send  # type: ignore[method-assign]
+        with pytest.raises(ConnectionError, match="closing"):
+            await client.request({"type": "ping"})
+        client.send = real_send  # type: ignore[method-assign]
+        await client.close()
+        await asyncio.wait_for(client.closed.wait(), 10)
+        del client, real_send  # asyncio reports an error nobody retrieved when its future is freed
+        gc.collect()
+        await asyncio.sleep(0)
+        assert not [c for c in unseen if "never retrieved" in str(c.get("message"))], unseen
+    finally:
+        loop.set_exception_handler(None)
