@@ -216,8 +216,10 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
             if not busiest[0] and len(srv.connections) >= clients:
                 busiest = (len(srv.connections), tracked_objects())
         probe.stop()
+        writer = srv.writer
         report_probe(probe, control, ready, {"idle_objects": idle, "objects": busiest[1],
-                                             "connections": busiest[0]})
+                                             "connections": busiest[0], "commits": writer.commits if writer else 0,
+                                             "writes": writer.committed if writer else 0})
         await srv.stop()
 
     event_loop.run(main(), loop)
@@ -856,6 +858,9 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
             print(f"{'objects tracked by the GC per connection':<44}{per:>12.1f}  "
                   f"({g['objects']} tracked with {g['connections']} connections, {g['idle_objects']} before any "
                   "client)")
+    if g.get("commits"):
+        print(f"{'writes a commit (the whole run, set-up too)':<44}{g['writes'] / g['commits']:>12.1f}  "
+              f"({g['writes']} writes in {g['commits']} commits; --commit-delay {args.commit_delay:g} ms)")
 
 
 def main(argv: list[str] | None = None) -> int:
