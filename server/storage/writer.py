@@ -40,7 +40,7 @@ log = logging.getLogger("plyhall.storage")
 
 MAX_BACKOFF = 5.0
 COMMIT_DELAY = 0.002  # seconds `plyhall serve` lets a batch's first write wait for more (--commit-delay)
-COMMIT_BATCH = 32  # writes waiting that end the wait at once (the commit is at the end of that turn of the loop)
+COMMIT_BATCH = 16  # writes waiting that end the wait at once (the commit is at the end of that turn of the loop)
 
 
 class Writer:
