@@ -141,7 +141,7 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--commit-delay", type=float, default=COMMIT_DELAY * 1000, metavar="MS",
                        help="milliseconds a SQLite commit waits for more writes after a batch's first (or until "
                             f"{COMMIT_BATCH} wait): one commit's cost shared by the moves of those milliseconds, each "
-                            f"move relayed as late (0 to 1000; default {COMMIT_DELAY * 1000:g}; 0: commit at the end "
+                            f"move relayed as late (0 to 1000; default {COMMIT_DELAY * 1000:g}: a commit at the end "
                             "of each turn of the event loop; PostgreSQL groups its own commits)")
     serve.add_argument("--event-loop", choices=EVENT_LOOPS, default=default_event_loop(),
                        help="event loop: uvloop (the default where it is installed; faster sockets and timers) or "

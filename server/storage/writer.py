@@ -14,12 +14,13 @@ server. Two writers share that contract:
 * :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
   whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
   to a thread would cost more in waiting for the interpreter lock than the commit itself. With a
-  commit delay (``plyhall serve --commit-delay``, as PostgreSQL's ``commit_delay``) it commits
-  ``delay`` seconds after the first write of a batch, or at the end of the turn in which
-  ``batch`` writes are waiting, whichever comes first: when moves arrive spread out (1-3 a turn
-  of the loop at 5,000 games), the commit's fixed cost (BEGIN and COMMIT, ~60,000 instructions)
-  is shared by the moves of a few milliseconds instead of paid by nearly every move; no write
-  waits longer than ``delay``, and every move is still stored before it is relayed;
+  commit delay (``plyhall serve --commit-delay``, off by default; as PostgreSQL's ``commit_delay``)
+  it commits ``delay`` seconds after the first write of a batch, or at the end of the turn in
+  which ``batch`` writes are waiting, whichever comes first: when moves arrive one at a time, the
+  commit's fixed cost (BEGIN and COMMIT, ~60,000 instructions) is shared by the moves of a few
+  milliseconds; no write waits longer than ``delay``, and every move is still stored before it is
+  relayed. At 5,000 games it did not pay (a server that busy already commits dozens of writes a
+  turn: docs/SCALING.md, the scale run);
 * :class:`GroupCommitWriter` commits on a thread of its own: for a database server, where a
   commit waits for the network.
 """
@@ -39,7 +40,7 @@ from .records import Write
 log = logging.getLogger("plyhall.storage")
 
 MAX_BACKOFF = 5.0
-COMMIT_DELAY = 0.002  # seconds `plyhall serve` lets a batch's first write wait for more (--commit-delay)
+COMMIT_DELAY = 0.0  # seconds `plyhall serve` lets a batch's first write wait for more by default (--commit-delay)
 COMMIT_BATCH = 16  # writes waiting that end the wait at once (the commit is at the end of that turn of the loop)
 
 
