@@ -68,7 +68,6 @@ from protocol.games import get_game
 from server.io import event_loop
 from server.io.gc_policy import ServingGC
 from server.io.transport import DirectMessages, frame_header
-from server.storage.writer import COMMIT_DELAY
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SETUP_REPORT = 250  # games a load process sets up between two progress lines
@@ -182,11 +181,10 @@ def tracked_objects() -> int:
     return len(gc.get_objects()) + gc.get_freeze_count()
 
 
-def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clients: int, commit_delay: float,
-                        ready: Any, stop: Any, control: Any, open_files: int) -> None:
-    """Child process: a PlyhallServer on a free port, on the event loop ``loop``, its SQLite commits waiting
-    ``commit_delay`` seconds for more writes, until ``stop`` is set; it counts the objects the collector tracks once
-    all ``clients`` connections are there."""
+def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clients: int, ready: Any, stop: Any,
+                        control: Any, open_files: int) -> None:
+    """Child process: a PlyhallServer on a free port, on the event loop ``loop``, until ``stop`` is set;
+    it counts the objects the collector tracks once all ``clients`` connections are there."""
     import logging
 
     from server.core.hall import Limits
@@ -203,7 +201,7 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
         limits = Limits(max_rooms=max(rooms, Limits().max_rooms), max_connections_per_address=0,
                         max_rooms_per_address=0)
         srv = PlyhallServer(open_storage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits,
-                            serving_gc=True, commit_delay=commit_delay)  # as `plyhall serve` does
+                            serving_gc=True)  # as `plyhall serve` does
         await srv.start()
         probe = LatenessProbe(watch_gc=True).start()
         idle = tracked_objects()
@@ -216,10 +214,8 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
             if not busiest[0] and len(srv.connections) >= clients:
                 busiest = (len(srv.connections), tracked_objects())
         probe.stop()
-        writer = srv.writer
         report_probe(probe, control, ready, {"idle_objects": idle, "objects": busiest[1],
-                                             "connections": busiest[0], "commits": writer.commits if writer else 0,
-                                             "writes": writer.committed if writer else 0})
+                                             "connections": busiest[0]})
         await srv.stop()
 
     event_loop.run(main(), loop)
@@ -672,7 +668,7 @@ def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], wa
 def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"saturation: {args.rooms} rooms, Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "saturation"), SATURATION_RATE,
-                           args.rooms, args.loop, 2 * args.rooms, args.commit_delay / 1000).start()
+                           args.rooms, args.loop, 2 * args.rooms).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     params = {"seed": args.seed, "think": (0.0, 0.0), "spectators": 0, "tag": "sat",
               "room": {"time_control": {"per_move": 86400}, "games": 1000}}
@@ -718,7 +714,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop,
-                           args.games * (2 + args.spectators), args.commit_delay / 1000).start()
+                           args.games * (2 + args.spectators)).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
@@ -858,9 +854,6 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
             print(f"{'objects tracked by the GC per connection':<44}{per:>12.1f}  "
                   f"({g['objects']} tracked with {g['connections']} connections, {g['idle_objects']} before any "
                   "client)")
-    if g.get("commits"):
-        print(f"{'writes a commit (the whole run, set-up too)':<44}{g['writes'] / g['commits']:>12.1f}  "
-              f"({g['writes']} writes in {g['commits']} commits; --commit-delay {args.commit_delay:g} ms)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -873,8 +866,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale-seconds", type=float, default=30.0, help="scale: seconds measured (default 30)")
     parser.add_argument("--jitter", type=float, default=0.25, help="scale: think 1 s +- this (default 0.25)")
     parser.add_argument("--only", choices=["saturation", "scale"], help="run one phase only")
-    parser.add_argument("--commit-delay", type=float, default=COMMIT_DELAY * 1000, metavar="MS",
-                        help=f"Plyhall's SQLite commit delay (default {COMMIT_DELAY * 1000:g}, as plyhall serve)")
     parser.add_argument("--load-procs", type=int, default=1, help="saturation: load processes (default 1)")
     parser.add_argument("--scale-procs", type=int, default=2, help="scale: load processes (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
@@ -904,8 +895,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")
     if not 0 <= args.jitter < 1 or args.seconds <= 0 or args.scale_seconds <= 0:
         parser.error("--jitter must be in [0, 1) and the windows positive")
-    if not 0 <= args.commit_delay <= 1000:
-        parser.error(f"--commit-delay must be 0 to 1000 milliseconds, not {args.commit_delay:g}")
     limit = raise_open_files(20_000)
     needed = max(2 * args.rooms, args.games * (2 + args.spectators)) // min(args.load_procs, args.scale_procs) + 100
     if limit < needed:

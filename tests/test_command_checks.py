@@ -62,8 +62,6 @@ CLUSTER_MISTAKES = [
     (["--organiser-secret", "short"], "--organiser-secret must be 8 to 200 characters"),
     (["--node", "a b"], "--node must be 1 to 64 letters, digits and _ . -, not 'a b'"),
     (["--house-bots", "65"], "--house-bots must be 0 to 64 bot processes, not 65"),
-    (["--commit-delay", "1500"], "--commit-delay must be 0 to 1000 milliseconds, not 1500"),
-    (["--commit-delay", "-1"], "--commit-delay must be 0 to 1000 milliseconds, not -1"),
     (["--analysis-workers", "0"], "--analysis-workers must be 1 to 16 processes, not 0"),
     *CLUSTER_MISTAKES,
 ])

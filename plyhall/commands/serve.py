@@ -31,7 +31,6 @@ from server.io.analysis import MAX_QUEUED, PER_REQUESTER
 from server.io.event_loop import EVENT_LOOPS, default_event_loop, installed
 from server.io.http import BURST_SECONDS, HTTP_RATE, HttpQuota
 from server.io.transport import parse_networks
-from server.storage.writer import COMMIT_BATCH, COMMIT_DELAY
 
 QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_connections_per_address", 0, "WebSocket connections open from one address"),
@@ -138,11 +137,6 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--http-rate", type=float, default=HTTP_RATE, metavar="N", help="HTTP requests a second from "
                        f"one address, bursts of {BURST_SECONDS:g} s, an answer costing one more a 32 KB; then 429 "
                        f"(default {HTTP_RATE:g}; 0: no limit; the page's files and /healthz are free)")
-    serve.add_argument("--commit-delay", type=float, default=COMMIT_DELAY * 1000, metavar="MS",
-                       help="milliseconds a SQLite commit waits for more writes after a batch's first (or until "
-                            f"{COMMIT_BATCH} wait): one commit's cost shared by the moves of those milliseconds, each "
-                            f"move relayed as late (0 to 1000; default {COMMIT_DELAY * 1000:g}: a commit at the end "
-                            "of each turn of the event loop; PostgreSQL groups its own commits)")
     serve.add_argument("--event-loop", choices=EVENT_LOOPS, default=default_event_loop(),
                        help="event loop: uvloop (the default where it is installed; faster sockets and timers) or "
                             f"Python's own asyncio (default here: {default_event_loop()})")
@@ -166,7 +160,6 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--node must be 1 to 64 letters, digits and _ . -, not {args.node[:70]!r}")
     if not 1 <= args.rate_limit <= 100_000:
         errors.append(f"--rate-limit must be 1 to 100000 messages a second, not {args.rate_limit:g}")
-    errors += _commit_errors(args)
     if not 0 <= args.house_bots <= 64:
         errors.append(f"--house-bots must be 0 to 64 bot processes, not {args.house_bots}")
     for field, low, _ in QUOTAS:
@@ -186,12 +179,6 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
     return errors
-
-
-def _commit_errors(args: argparse.Namespace) -> list[str]:
-    if not 0 <= args.commit_delay <= 1000:  # NaN too
-        return [f"--commit-delay must be 0 to 1000 milliseconds, not {args.commit_delay:g}"]
-    return []
 
 
 def _analysis_errors(args: argparse.Namespace) -> list[str]:
@@ -360,7 +347,7 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
                            trusted_proxies=parse_networks(args.trusted_proxies),
                            analysis={"finished": args.analyse_finished, "workers": args.analysis_workers,
                                      "nodes": args.analysis_nodes, "per_requester": args.analysis_per_address},
-                           cluster=args.cluster, reuse_port=args.reuse_port, commit_delay=args.commit_delay / 1000)
+                           cluster=args.cluster, reuse_port=args.reuse_port)
     server.api.http.quota = HttpQuota(args.http_rate)
     try:
         await server.start()

@@ -84,7 +84,7 @@ class PlyhallServer:
         analysis: dict[str, Any] | None = None,
         ladder: LadderConfig | None = None,
         cluster: str | None = None,
-        reuse_port: bool = False, commit_delay: float = 0.0,
+        reuse_port: bool = False,
     ) -> None:
         self.storage = storage
         self.deposed: str | None = None  # why this node no longer owns its rooms (a cluster node fenced off)
@@ -95,7 +95,7 @@ class PlyhallServer:
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
-        self.reuse_port, self.commit_delay = reuse_port, commit_delay  # serve --workers, --commit-delay (SQLite's)
+        self.reuse_port = reuse_port  # several servers share the port (plyhall serve --workers)
         self.cluster_url = cluster  # redis://...: this server is a node of a cluster (server.io.cluster)
         self.cluster: ClusterLink | None = None
         self.hall = Hall(env, limits, room_defaults, organiser_secret, house_bots, storage.shared, ladder=ladder)
@@ -138,7 +138,7 @@ class PlyhallServer:
         self.replayed, self.restored = await take_back(self.storage, self.hall, self.reads, time.monotonic())
         if self.storage.commits_inline:
             self.storage.checkpoint_in_background()
-            self.writer = LoopWriter(self.storage, loop, self._committed, self.depose, self.commit_delay)
+            self.writer = LoopWriter(self.storage, loop, self._committed, self.depose)
         else:
             self.writer = GroupCommitWriter(self.storage, loop, self._committed, self.depose)
         if self.hall.restored_writes:

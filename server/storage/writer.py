@@ -13,14 +13,7 @@ server. Two writers share that contract:
 
 * :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
   whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
-  to a thread would cost more in waiting for the interpreter lock than the commit itself. With a
-  commit delay (``plyhall serve --commit-delay``, off by default; as PostgreSQL's ``commit_delay``)
-  it commits ``delay`` seconds after the first write of a batch, or at the end of the turn in
-  which ``batch`` writes are waiting, whichever comes first: when moves arrive one at a time, the
-  commit's fixed cost (BEGIN and COMMIT, ~60,000 instructions) is shared by the moves of a few
-  milliseconds; no write waits longer than ``delay``, and every move is still stored before it is
-  relayed. At 5,000 games it did not pay (a server that busy already commits dozens of writes a
-  turn: docs/SCALING.md, the scale run);
+  to a thread would cost more in waiting for the interpreter lock than the commit itself;
 * :class:`GroupCommitWriter` commits on a thread of its own: for a database server, where a
   commit waits for the network.
 """
@@ -40,8 +33,6 @@ from .records import Write
 log = logging.getLogger("plyhall.storage")
 
 MAX_BACKOFF = 5.0
-COMMIT_DELAY = 0.0  # seconds `plyhall serve` lets a batch's first write wait for more by default (--commit-delay)
-COMMIT_BATCH = 16  # writes waiting that end the wait at once (the commit is at the end of that turn of the loop)
 
 
 class Writer:
@@ -106,45 +97,28 @@ class Writer:
 
 
 class LoopWriter(Writer):
-    """Commits on the event loop, once per turn of it: everything submitted in one turn, one transaction; with a
-    ``delay`` (seconds, 0: none), everything submitted within ``delay`` of a batch's first write, or until ``batch``
-    writes wait."""
+    """Commits on the event loop, once per turn of it: everything submitted in one turn, one transaction."""
 
     def __init__(self, storage: Storage, loop: asyncio.AbstractEventLoop,
-                 on_commit: Callable[[int], None], on_deposed: Callable[[str], None] | None = None,
-                 delay: float = 0.0, batch: int = COMMIT_BATCH) -> None:
+                 on_commit: Callable[[int], None], on_deposed: Callable[[str], None] | None = None) -> None:
         super().__init__(storage, loop, on_commit, on_deposed)
-        if not 0.0 <= delay <= 1.0 or batch < 1:
-            raise ValueError(f"a commit delay is 0 to 1 seconds and a batch at least 1 write, not {delay!r}, {batch!r}")
-        self.commit_delay = delay
-        self.commit_batch = batch
         self._scheduled = False
-        self._timer: asyncio.TimerHandle | None = None  # the delayed commit, while one waits
         self._closing = False
         self._delay = 0.1
 
     def submit(self, writes: Sequence[Write]) -> int:
-        """Queue ``writes`` for the commit at the end of this turn of the loop (after the commit delay, if any)."""
+        """Queue ``writes`` for the commit at the end of this turn of the loop."""
         if self.deposed is not None:  # refused anyway: never committed, never announced
             return self.submitted
-        queue = self._queue
-        queue.extend(writes)
+        self._queue.extend(writes)
         self.submitted += len(writes)
         if not self._scheduled:
             self._scheduled = True
-            if self.commit_delay and len(queue) < self.commit_batch:
-                self._timer = self.loop.call_later(self.commit_delay, self._commit)
-            else:
-                self.loop.call_soon(self._commit)
-        elif self._timer is not None and len(queue) >= self.commit_batch:  # enough to share a commit: no more wait
-            self._timer.cancel()
-            self._timer = None
             self.loop.call_soon(self._commit)
         return self.submitted
 
     def _commit(self) -> None:
         self._scheduled = False
-        self._timer = None
         if self._closing:
             return
         if not self._commit_now():  # the disk is full, the file gone: keep the writes, try again later
@@ -178,9 +152,6 @@ class LoopWriter(Writer):
         deadline = time.monotonic() + timeout
         delay = 0.1
         self._closing = True  # a timed retry of _commit left behind does nothing from now on
-        if self._timer is not None:  # the delayed commit is this one
-            self._timer.cancel()
-            self._timer = None
         while self._queue:
             self._commit_now()
             if not self._queue or time.monotonic() + delay > deadline:
