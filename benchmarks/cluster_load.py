@@ -61,6 +61,7 @@ import sys
 import threading
 import time
 import traceback
+import urllib.error
 import urllib.request
 from collections import Counter
 from collections.abc import Callable
@@ -191,8 +192,9 @@ class Backing:
         self.label = label
         self.db = self.pg.new_database()
         self.redis.flushall()
-        flags = ["--rate-limit", "100000", "--max-connections-per-address", "0", "--max-rooms-per-address", "0",
-                 "--max-rooms-per-name", "1000", "--max-rooms", str(max(5000, 2 * self.args.games))]
+        flags = ["--rate-limit", "100000", "--http-rate", "0", "--max-connections-per-address", "0",
+                 "--max-rooms-per-address", "0", "--max-rooms-per-name", "1000",
+                 "--max-rooms", str(max(5000, 2 * self.args.games))]
         if self.args.event_loop:
             flags += ["--event-loop", self.args.event_loop]
         for number in range(1, count + 1):
@@ -669,7 +671,10 @@ def compare(book: Book, node: Node) -> dict[str, Any]:
     for record, moves in book.moves.items():
         try:
             kept = {int(m["seq"]): m["move"] for m in node.get(f"/api/games/{record}")["moves"]}
-        except OSError:
+        except urllib.error.HTTPError as exc:
+            if exc.code != 404:  # a refusal (e.g. 429 of the HTTP rate limit) says nothing about what was stored
+                raise RuntimeError(f"failover: GET /api/games/{record} answered {exc.code} {exc.reason}: the "
+                                   "comparison cannot say whether that game was stored") from exc
             missing += 1
             kept = {}
         told += len(moves)
