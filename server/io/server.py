@@ -421,6 +421,8 @@ class PlyhallServer:
         metrics.sent += len(out.messages)
         frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
         connections, cluster = self.connections, self.cluster
+        if cluster is not None:  # the register first: a name released before its client hears the room closed
+            cluster.changed()
         for conn_id, msg in out.messages:
             kind = msg["type"]
             if kind == "error":
@@ -435,10 +437,8 @@ class PlyhallServer:
             connection = connections.get(conn_id)
             if connection is not None and not connection.push(msg, frames):
                 self.close_connection(connection, 1008, "too slow: too many unsent messages")
-        if out.close:
+        if out.close:  # what closing them changes comes as outboxes of their own
             self._close_all(out.close)
-        if self.cluster is not None:
-            self.cluster.changed()
         if after is not None:
             self.dispatch(after)
 
