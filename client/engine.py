@@ -89,8 +89,8 @@ def handshake(process: EngineProcess, timeout: float) -> Identity:
     """Say ``plyhall 1`` and read the engine's answer up to ``ready``."""
     identity = Identity()
     deadline = time.monotonic() + timeout
-    process.send(f"plyhall {PROTOCOL_VERSION}")
     try:
+        process.send(f"plyhall {PROTOCOL_VERSION}")  # an engine gone already is a crash before 'ready' too
         while not _handshake_line(identity, process.read(deadline), process.relay):
             pass
     except EngineTimeout:
