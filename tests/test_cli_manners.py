@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from client.tournament import describe_progress
+from protocol.wording import counted
 from server.tournament.schedule import ScheduleError, TournamentSpec
 from tests.conftest import free_port
 from tests.helpers import plyhall, running_server, stop
@@ -44,7 +45,7 @@ def test_ctrl_c_in_a_match_prints_the_results_so_far():
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert "of 100000 games: the results so far" in err, err
     played = int(err.split("interrupted after ")[1].split(" ")[0])
-    assert played >= 1 and f"connect4: A = random, B = random, {played} games, seed 1" in out, out
+    assert played >= 1 and f"connect4: A = random, B = random, {counted(played, 'game')}, seed 1" in out, out
     assert "A  random" in out and "95% interval" in out
 
 
