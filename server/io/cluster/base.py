@@ -91,6 +91,7 @@ class LinkBase:
         self._published = -1  # the listing version last published
         self._held: dict[str, set[str]] = {}  # name -> rooms (and @tournaments) in the register as held here
         self._tasks: list[asyncio.Task] = []
+        self.leaving = False  # stop() has begun: what is written to Redis from here on is dropped, silently
         self._adopting: set[str] = set()
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
@@ -137,7 +138,7 @@ class LinkBase:
     def _write(self, commands: list[Any]) -> None:
         """Write ``commands`` to Redis now, without waiting for their replies (dropped while Redis is away, and
         once this node is deposed: it has left)."""
-        if self.server.deposed and self._writer.open is False:
+        if self.leaving or (self.server.deposed and self._writer.open is False):
             return
         if self.up and self._writer.write(commands):
             self.counts["published"] += len(commands)
@@ -158,6 +159,8 @@ class LinkBase:
                 self._down(exc)
 
     def _down(self, exc: BaseException) -> None:
+        if self.leaving:  # it closes its own connections: not a loss
+            return
         if self.up:
             log.error("lost the cluster's Redis at %s (%s): rooms of other nodes are out of reach until it is back",
                       self.url, exc)

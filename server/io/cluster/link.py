@@ -86,6 +86,9 @@ class ClusterLink(Leases, Outages, Register, Forwarding, Adoption, Fencing):
     async def stop(self) -> None:
         """Leave the cluster: stop listening and let the lease lapse (the rooms stay this node's in the database,
         for another node to adopt unless this one is back first). Takes a few seconds at most, whatever Redis does."""
+        if self._outgoing:  # what the last clients' goodbyes queued goes out before the connection closes
+            self._flush()
+        self.leaving = True
         for task in self._tasks:
             task.cancel()
         self._writer.close()
