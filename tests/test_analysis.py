@@ -22,6 +22,7 @@ from bots.engine.connect4.fieldbook import field_book
 from bots.engine.connect4.position import from_moves
 from bots.engine.connect4.solver import SolverTables, new_solver_tables, solve_column
 from protocol.games import GAMES
+from server.io.analysis import MIN_AUTO_PLIES
 from tests.helpers import http_json, plyhall, running_server, wait_until
 
 C4 = GAMES["connect4"]
@@ -300,27 +301,30 @@ async def test_a_tournaments_games_are_analysed_with_each_entrants_accuracy(tmp_
             bot.communicate(timeout=60)
         assert run.returncode == 0, run.stdout + run.stderr
         status, games = http_json(port, "/api/games?tournament=cup&limit=100")
-        played = len(games["games"])
-        assert played >= 3
+        assert len(games["games"]) >= 3
+        # a novice may beat the random bot in 7 plies: games that short are not analysed by themselves
+        long = [game for game in games["games"] if game["move_count"] >= MIN_AUTO_PLIES]
+        expected = {name: sum(name in game["players"] for game in long) for name in names}
         found: dict = {}
 
         def all_analysed() -> bool:
             status, body = http_json(port, "/api/tournaments/cup/analysis")
             assert status == 200
             found.update(body["players"])
-            return sum(p["games"] for p in body["players"].values()) == 2 * played
+            return sum(p["games"] for p in body["players"].values()) == 2 * len(long)
 
-        await wait_until(all_analysed, "every game of the event analysed", timeout=180)
-        assert set(found) == set(names)
+        await wait_until(all_analysed, f"every game of the event analysed ({len(long)} long enough)", timeout=180)
+        assert {name: figures["games"] for name, figures in found.items()} == {
+            name: count for name, count in expected.items() if count}
         for figures in found.values():
-            assert figures["games"] == 2 * played // len(names) and 0 <= figures["accuracy"] <= 100
-            assert figures["moves"] > 0 and figures["blunders"] >= 0
+            assert 0 <= figures["accuracy"] <= 100 and figures["moves"] > 0 and figures["blunders"] >= 0
     printed = subprocess.run([sys.executable, "-m", "plyhall", "analyse", "--db", str(tmp_path / "plyhall.db"),
                               "--tournament", "cup", "--json"], capture_output=True, text=True, timeout=120)
     assert printed.returncode == 0, printed.stderr
     lines = [json.loads(line) for line in printed.stdout.splitlines()]
     assert {line["id"] for line in lines} == {g["id"] for g in games["games"]}
-    assert "analysing" not in printed.stderr  # every one was stored by the server: read back, not made again
+    made = {game["id"] for game in games["games"] if f", {game['id']}, " in printed.stderr}  # "analysing game …"
+    assert made == {game["id"] for game in games["games"]} - {game["id"] for game in long}  # the server's read back
 
 
 @pytest.mark.parametrize("game_id", ["magnetic-cave", "amazons"])
