@@ -29,6 +29,7 @@ from websockets.uri import parse_uri
 
 from protocol.codec import CODECS, MAX_MESSAGE_BYTES, MSGPACK
 from protocol.messages import CLIENT_MESSAGES, ProtocolError, validate
+from server.io import transport
 from server.io.transport import DirectMessages, HttpAwareProtocol
 
 # Validation -------------------------------------------------------------------------------------------------------
@@ -200,10 +201,12 @@ class _OurWay(DirectMessages, ServerConnection):
     """The server's connection class (``DirectConnection`` less its handshake parser's set-up)."""
 
 
-async def _received_by(cls: type, chunks: list[bytes]) -> tuple[list[Any], list[Any], Any, Any, bool]:
-    """What a connection of ``cls`` did with ``chunks``: messages handed on (straight, then through ``recv``), bytes
-    written, its state, and whether it set a close deadline."""
-    protocol = ServerProtocol(subprotocols=[MSGPACK], max_size=MAX_MESSAGE_BYTES)
+async def _received_by(cls: type, chunks: list[bytes], max_size: int = MAX_MESSAGE_BYTES, recv: bool = True
+                       ) -> tuple[list[Any], list[Any], Any, Any, bool]:
+    """What a connection of ``cls`` did with ``chunks``: messages handed on (straight, then through ``recv`` unless
+    ``recv`` is false: a fragmented message left unfinished is never whole), bytes written, its state, and whether it
+    set a close deadline."""
+    protocol = ServerProtocol(subprotocols=[MSGPACK], max_size=max_size)
     protocol.__class__ = HttpAwareProtocol
     ws = cls.__new__(cls)
     ServerConnection.__init__(ws, _opened(protocol), None, ping_interval=None, ping_timeout=None)
@@ -215,7 +218,7 @@ async def _received_by(cls: type, chunks: list[bytes]) -> tuple[list[Any], list[
     for chunk in chunks:
         ws.data_received(chunk)
     queued = []
-    while ws.recv_messages.frames:
+    while recv and ws.recv_messages.frames:
         queued.append(await asyncio.wait_for(ws.recv(), 5))
     return handed, queued, transport.written, ws.protocol.state, ws.close_deadline is not None
 
@@ -231,6 +234,40 @@ async def test_a_connection_hands_on_what_websockets_own_data_received_would():
             handed, queued, written, _, deadline = ours
             assert len(handed) > 20 and queued == ["parts"]  # whole messages straight, the fragmented one queued
             assert written and deadline == (stream is not data)  # a pong; after a close, its answer and a deadline
+
+
+@pytest.mark.parametrize("max_size", [MAX_MESSAGE_BYTES, 30])
+async def test_a_connection_fed_a_frame_a_read_hands_on_what_websockets_own_data_received_would(max_size):
+    # a read that is one whole small binary frame skips the parser: every kind of frame alone, a frame over a small
+    # message limit, data frames inside a fragmented message (refused), a reserved bit, and frames after a close
+    rng = random.Random(12)
+    parts = [Frame(Opcode.BINARY, b"\x83\xa4type\xa4move"), Frame(Opcode.BINARY, b""), Frame(Opcode.BINARY, bytes(40)),
+             Frame(Opcode.BINARY, bytes(125)), Frame(Opcode.BINARY, bytes(126)), Frame(Opcode.TEXT, b'{"type":"ping"}'),
+             Frame(Opcode.PING, b"hi")]
+    tails = [[], [Frame(Opcode.TEXT, b"par", fin=False), Frame(Opcode.CONT, b"ts"), Frame(Opcode.BINARY, b"x")],
+             [Frame(Opcode.TEXT, b"par", fin=False), Frame(Opcode.BINARY, b"x"), Frame(Opcode.CONT, b"ts")],
+             [Frame(Opcode.CLOSE, Close(CloseCode.NORMAL_CLOSURE, "bye").serialize()), Frame(Opcode.BINARY, b"late")]]
+    handed = 0
+    for index, tail in enumerate(tails):
+        picked = [parts[0], parts[0], parts[2], *rng.choices(parts, k=30), *tail]  # under the limit of 30 first
+        frames = [frame.serialize(mask=True) for frame in picked]
+        for chunks in (frames, frames[:5] + [bytes((0xC2, 0x81)) + bytes(5)] + frames[5:]):
+            ours = await _received_by(_OurWay, chunks, max_size, recv=index != 2)
+            assert ours == await _received_by(_WebsocketsWay, chunks, max_size, recv=index != 2)
+            handed += len(ours[0])
+    assert handed > (100 if max_size == MAX_MESSAGE_BYTES else 3)  # messages were handed on
+
+
+async def test_a_whole_small_binary_frame_a_read_is_read_without_the_parser(monkeypatch):
+    parsed = []
+    whole = transport._whole_data_frame
+    monkeypatch.setattr(transport, "_whole_data_frame", lambda protocol, buffer: parsed.append(1) or whole(protocol,
+                                                                                                            buffer))
+    chunks = [Frame(Opcode.BINARY, bytes([n]) * n).serialize(mask=True) for n in range(126)]
+    handed = (await _received_by(_OurWay, chunks))[0]
+    assert handed == [bytes([n]) * n for n in range(126)] and len(parsed) == 1  # the first: the handshake's parser
+    parsed.clear()
+    assert (await _received_by(_WebsocketsWay, chunks))[0] == handed and len(parsed) == 126
 
 
 # Encoding ---------------------------------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
   frames are written straight to the transport (:func:`frame_header`). Together they took the
   saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md). The frames that
   arrive are parsed by websockets' own parser with one shortcut for whole small data frames
-  (:func:`parse_frames`), and a connection's ``data_received`` skips websockets' steps that have nothing to do
-  (``tests/test_hot_paths.py`` holds both to websockets' answers).
+  (:func:`parse_frames`), and a connection's ``data_received`` skips websockets' steps that have nothing to do, the
+  parser itself for a read that is one whole small binary frame (``tests/test_hot_paths.py`` holds both to
+  websockets' answers).
 * **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
   asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
 * **Plain HTTP that always answers** (:class:`HttpAwareProtocol`): websockets' handshake parser
@@ -19,6 +20,8 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
   line it cannot read, and it reads pipelined requests as WebSocket frames. This parser answers
   each with a status line (405 or 413 for a body, 501 for a transfer coding, 400 for garbage)
   and leaves pipelined requests for :func:`answer_pipelined` to answer in order.
+
+The module is long because it keeps every one of these details in one place, as said above.
 """
 
 from __future__ import annotations
@@ -197,6 +200,11 @@ def endpoint_misuse(request: Request) -> Response | None:
 class HttpAwareProtocol(ServerProtocol):
     """websockets' server protocol, with a first parse that answers every plain HTTP request (see the top)."""
 
+    direct_max = -1
+    """While the frames' parser waits for data with nothing read of a frame, no fragmented message under way and no
+    extension: the largest payload of a frame that ``DirectMessages.data_received`` may read without it; -1 otherwise
+    (:func:`parse_frames` sets it)."""
+
     def parse(self) -> Generator[None]:
         """Read the opening request; then frames (a WebSocket) or nothing more (plain HTTP: what follows is a
         pipelined request, kept for :func:`answer_pipelined`)."""
@@ -256,7 +264,9 @@ def parse_frames(protocol: Protocol) -> Generator[None]:
                     if protocol.debug:
                         protocol.logger.debug("< EOF")
                     raise EOFError("unexpected end of stream")
+                protocol.direct_max = _direct_max(protocol)  # a whole small frame may now be read without this parser
                 yield
+                protocol.direct_max = -1  # resumed: the parser reads what came
                 continue
             frame = _whole_data_frame(protocol, buffer)
             if frame is None:
@@ -291,6 +301,15 @@ def _received(protocol: Protocol, frame: Frame) -> None:
     if protocol.debug:
         protocol.logger.debug("< %s", frame)
     protocol.recv_frame(frame)
+
+
+def _direct_max(protocol: Protocol) -> int:
+    """The largest payload (at most 125 bytes: a one-byte length) of a data frame that may be read whole without the
+    parser; -1 for none (a fragmented message under way, an extension, debug logging)."""
+    if protocol.current_size is not None or protocol.extensions or protocol.debug:
+        return -1
+    limit = _frame_limit(protocol)
+    return 125 if limit is None else min(125, limit)
 
 
 def _frame_limit(protocol: Protocol) -> int | None:
@@ -406,6 +425,11 @@ class DirectMessages:
         close deadline is looked at only once the connection is no longer open, and a whole binary message goes
         straight to ``on_message``. ``tests/test_hot_paths.py`` holds it to websockets' answers."""
         protocol = self.protocol  # type: ignore[attr-defined]
+        length = len(data) - 6  # a whole masked binary frame with a one-byte length: 2 + 4 bytes before its payload
+        if length >= 0 and data[0] == 0x82 and data[1] - 0x80 == length <= getattr(protocol, "direct_max", -1) and \
+                self.on_message is not None and protocol._state is OPEN:  # what parse_frames and recv_frame would do
+            self.on_message(apply_mask(data[6:], data[2:6]))
+            return
         reader = protocol.reader
         if reader.eof:
             protocol.receive_data(data)  # websockets' error: data after the end of the stream
