@@ -28,7 +28,7 @@ from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord, mo
 from . import words
 from .clock import Clocks
 from .room_settings import RoomSettings
-from .room_state import PLAYING, Outbox, RoomState
+from .room_state import PLAYING, Outbox, RoomState, move_box
 
 __all__ = ["MAX_CHAT", "MAX_REASON", "Outbox", "Room", "RoomSettings"]
 
@@ -219,7 +219,7 @@ class Room(RoomState):
                 move, new_state = self.game.checked_move(obj, self.state, self.coords[name])
             except IllegalMove:
                 return self._move(name, obj, now)  # which refuses it, as the room's rule says
-            out = Outbox()
+            out = move_box()
             self._play(out, seat, move, new_state, now)
             return out
         return self._move(name, obj, now)
