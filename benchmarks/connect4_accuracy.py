@@ -62,6 +62,14 @@ def read_positions(folder: Path) -> dict[int, list[tuple[str, int]]]:
     return found
 
 
+def sample(positions: dict[int, list[tuple[str, int]]], plies: range, per_ply: int,
+           seed: int) -> dict[int, list[tuple[str, int]]]:
+    """``per_ply`` positions of each number of stones in ``plies``, drawn with ``seed`` (the same draw in the timed
+    and the node-counting mode, and in ``connect4_speed.py``)."""
+    rng = random.Random(seed)
+    return {ply: rng.sample(positions.get(ply, []), min(per_ply, len(positions.get(ply, [])))) for ply in plies}
+
+
 def judge(moves: str, score: int, column: int, tables: object, seconds: float) -> str:
     """Whether dropping in ``column`` (0-based) after ``moves`` is optimal, keeps the outcome, or changes it."""
     position, mask, stones = from_moves(moves)
@@ -107,9 +115,9 @@ def count_nodes(samples: dict[int, list[tuple[str, int]]], budget: int) -> None:
     print(f"{'stones':>6} {'positions':>9} {'max nodes':>12} {'in a game':>12} {'worst position':>22}", flush=True)
     fresh: list[tuple[int, str]] = []
     in_game: list[tuple[int, str]] = []
-    for ply, sample in samples.items():
+    for ply, drawn in samples.items():
         rows = []
-        for moves, score in sample:
+        for moves, score in drawn:
             tables.entries.fill(0)
             rows.append((solve_nodes(moves, score, tables), moves))
             tables.entries.fill(0)  # master's move two stones before, then this one with the table it left
@@ -119,7 +127,7 @@ def count_nodes(samples: dict[int, list[tuple[str, int]]], budget: int) -> None:
         fresh += rows
         worst = max(rows, default=(0, ""))
         game_worst = max((n for n, m in in_game if len(m) == ply), default=0)
-        print(f"{ply:>6} {len(sample):>9} {worst[0]:>12,} {game_worst:>12,} {worst[1]:>22}", flush=True)
+        print(f"{ply:>6} {len(drawn):>9} {worst[0]:>12,} {game_worst:>12,} {worst[1]:>22}", flush=True)
     for name, counted in (("from an empty table", fresh), ("within a game", in_game)):
         counts = sorted(n for n, _ in counted)
         if not counts:
@@ -158,22 +166,19 @@ def main(argv: list[str] | None = None) -> int:
     positions = read_positions(DATA)
     if len(positions) == 1:
         parser.error(f"no test sets in {DATA} (the shared data folder sits beside the checkout)")
-    rng = random.Random(args.seed)
+    samples = sample(positions, plies, args.per_ply, args.seed)
     warm_up()
     if args.nodes:  # the same samples as a timed run of the same seed
-        count_nodes({ply: rng.sample(positions.get(ply, []), min(args.per_ply, len(positions.get(ply, []))))
-                     for ply in plies}, args.budget)
+        count_nodes(samples, args.budget)
         return 0
     tables = new_solver_tables(book=field_book())
     print(f"{'stones':>6} {'positions':>9}" + "".join(f"{f'optimal {t:g} s':>14}{'changed':>9}" for t in times)
           + f"{'unverified':>11}", flush=True)
     totals = {t: [0, 0] for t in times}
     started = time.perf_counter()
-    for ply in plies:
-        pool = positions.get(ply, [])
-        sample = rng.sample(pool, min(args.per_ply, len(pool)))
+    for ply, drawn in samples.items():
         counts = {t: {OPTIMAL: 0, KEPT: 0, CHANGED: 0, UNVERIFIED: 0} for t in times}
-        for moves, score in sample:
+        for moves, score in drawn:
             state = GAME.initial_state()
             for char in moves:
                 state = GAME.apply(state, GAME.parse_move(char, state))
@@ -187,12 +192,12 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{verdict} at {seconds:g} s: {moves} (score {score}), column {move.column + 1}, "
                           f"{bot.stats()}", file=sys.stderr)
         unverified = sum(c[UNVERIFIED] for c in counts.values())
-        row = f"{ply:>6} {len(sample):>9}"
+        row = f"{ply:>6} {len(drawn):>9}"
         for seconds in times:
             c = counts[seconds]
             row += f"{c[OPTIMAL]:>14}{c[CHANGED]:>9}"
             totals[seconds][0] += c[OPTIMAL]
-            totals[seconds][1] += len(sample) - c[UNVERIFIED]
+            totals[seconds][1] += len(drawn) - c[UNVERIFIED]
         print(row + f"{unverified:>11}", flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s; optimal over the checked moves: "
           + ", ".join(f"{totals[t][0]}/{totals[t][1]} at {t:g} s" for t in times), file=sys.stderr)

@@ -139,6 +139,18 @@ def test_solver_scores_match_the_published_sets(set_name: str, solver_tables: So
         assert solved and score == expected, moves
 
 
+def test_a_small_table_solves_the_same_and_a_bad_size_is_refused() -> None:
+    """The table holds whole keys, so a table far too small for the search (many positions overwritten) still
+    gives exact scores, only slower; its size must be a power of two (slots come from the hash's top bits)."""
+    small = new_solver_tables(size=1 << 10)
+    for moves, expected in sample("Test_L2_R1", 10):
+        position, mask, stones = from_moves(moves)
+        assert solve(np.uint64(position), np.uint64(mask), stones, small, np.inf) == (expected, True), moves
+    for size in (0, 3, 1000):
+        with pytest.raises(ValueError, match=f"power of two, not {size}"):
+            new_solver_tables(size=size)
+
+
 @pytest.mark.parametrize("set_name", ["Test_L3_R1", "Test_L2_R2"])
 def test_claimeven_bounds_agree_with_the_published_scores(set_name: str) -> None:
     """Where the second player's claimeven leaves the first player to move no four, the first cannot win; where it

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import popcount
-from ..search import NO_LIMIT, count_node
+from ..search import NO_LIMIT, count_node, slot_of
 from .fieldbook import BOOK_STONES, NOT_IN_BOOK, FieldBook, field_score, no_book, parent_bound
 from .position import (
     BOARD,
@@ -43,9 +43,12 @@ MIN_SCORE = -(CELLS // 2) + 3
 MAX_SCORE = (CELLS + 1) // 2 - 3
 """18: the best score, winning with one's fourth stone."""
 
-TABLE_SIZE = 8388617
-"""A prime above 2**23 (8M entries, 64 MB). An entry is one ``uint64``, ``move << 57 | key << 8 | bound``:
-a key has at most 49 bits, so it fits whole and one memory access reads all three."""
+TABLE_SIZE = 1 << 20
+"""1M entries (8 MB), a slot found by Fibonacci hashing (:func:`~bots.engine.search.slot_of`). Master's hardest
+solves take about a million nodes, which this table holds nearly as well as 8M entries (0.5% more nodes on the
+positions of ``benchmarks/connect4_speed.py``) while its look-ups, mostly in cache, run about 1.4 times as many
+nodes a second (docs/ENGINES.md). An entry is one ``uint64``, ``move << 57 | key << 8 | bound``: a key has at
+most 49 bits, so it fits whole (no false hit whatever the size) and one memory access reads all three."""
 KEY_BITS = np.uint64((1 << 49) - 1)
 """The key's bits in an entry, once shifted down by 8."""
 MOVE_SHIFT = np.uint64(57)
@@ -81,13 +84,17 @@ class SolverTables(NamedTuple):
     book_values: np.ndarray
 
 
-def new_solver_tables(node_limit: int | None = None, book: FieldBook | None = None) -> SolverTables:
-    """Empty solver memory (a 64 MB table, written through once so that no page faults
-    interrupt the search later); each solve stops after ``node_limit`` nodes, if given. With ``book``
-    (:func:`~bots.engine.connect4.fieldbook.field_book`) searches end at its 12-stone positions."""
+def new_solver_tables(
+    node_limit: int | None = None, book: FieldBook | None = None, size: int = TABLE_SIZE,
+) -> SolverTables:
+    """Empty solver memory (a table of ``size`` entries of 8 bytes, a power of two, written through once so that
+    no page faults interrupt the search later); each solve stops after ``node_limit`` nodes, if given. With
+    ``book`` (:func:`~bots.engine.connect4.fieldbook.field_book`) searches end at its 12-stone positions."""
+    if size < 1 or size & (size - 1):
+        raise ValueError(f"the solver's table size must be a power of two, not {size}")
     book = no_book() if book is None else book
     return SolverTables(
-        entries=np.full(TABLE_SIZE, 0, np.uint64),
+        entries=np.full(size, 0, np.uint64),
         moves=np.zeros((CELLS + 1, WIDTH), np.uint64),
         scores=np.zeros((CELLS + 1, WIDTH), np.int64),
         counters=np.array([0, 0, NO_LIMIT if node_limit is None else node_limit], np.int64),
@@ -120,7 +127,7 @@ def solver_negamax(
     low = -((CELLS - 2 - stones) // 2)
     high = (CELLS - 1 - stones) // 2
     key = position + mask
-    slot = int(key % np.uint64(TABLE_SIZE))
+    slot = slot_of(tables.entries, key)
     entry = tables.entries[slot]
     best = -1  # the column that refuted a window here before, if the table knows one
     if (entry >> S8) & KEY_BITS == key:
@@ -175,7 +182,7 @@ def solver_negamax(
         if move:
             if stones < ETC_STONES:  # enhanced transposition cutoff: a reply the table knows is bad enough
                 child = (position ^ mask) + (mask | move)
-                known = tables.entries[int(child % np.uint64(TABLE_SIZE))]
+                known = tables.entries[slot_of(tables.entries, child)]
                 if (known >> S8) & KEY_BITS == child:
                     bound = int(known & np.uint64(0xFF))
                     if 0 < bound < LOWER_OFFSET + MIN_SCORE and UPPER_OFFSET - bound >= beta:
@@ -419,7 +426,7 @@ def known_lower(position: np.uint64, mask: np.uint64, stones: int, tables: Solve
     win at once."""
     bound = -CELLS
     key = position + mask
-    entry = tables.entries[int(key % np.uint64(TABLE_SIZE))]
+    entry = tables.entries[slot_of(tables.entries, key)]
     if (entry >> S8) & KEY_BITS == key and int(entry & np.uint64(0xFF)) >= LOWER_OFFSET + MIN_SCORE:
         bound = int(entry & np.uint64(0xFF)) - LOWER_OFFSET
     if stones == BOOK_STONES and len(tables.book_keys):
@@ -448,7 +455,7 @@ def holding_column(
         move = safe & column_mask(column)
         if move and known_lower(position ^ mask, mask | move, stones + 1, tables) <= -score:
             left |= 1 << column
-    entry = tables.entries[int((position + mask) % np.uint64(TABLE_SIZE))]
+    entry = tables.entries[slot_of(tables.entries, position + mask)]
     first = int(entry >> MOVE_SHIFT) - 1 if (entry >> S8) & KEY_BITS == position + mask else -1
     good_rows = ODD_ROWS if stones % 2 == 0 else ODD_ROWS << S1
     while left:
