@@ -256,6 +256,7 @@ def parse_frames(protocol: Protocol) -> Generator[None]:
     struct and enum calls it makes a frame. Everything else (control frames, fragments, large or unmasked frames,
     extensions, a frame not yet whole, the end of the stream) takes websockets' own way, errors included."""
     reader = protocol.reader
+    small = _direct_max(protocol)  # what limits a frame read whole outside a fragmented message: set at the handshake
     try:
         while True:
             buffer = reader.buffer
@@ -264,7 +265,7 @@ def parse_frames(protocol: Protocol) -> Generator[None]:
                     if protocol.debug:
                         protocol.logger.debug("< EOF")
                     raise EOFError("unexpected end of stream")
-                protocol.direct_max = _direct_max(protocol)  # a whole small frame may now be read without this parser
+                protocol.direct_max = small if protocol.current_size is None else -1  # a whole small frame: no parser
                 yield
                 protocol.direct_max = -1  # resumed: the parser reads what came
                 continue
@@ -304,9 +305,10 @@ def _received(protocol: Protocol, frame: Frame) -> None:
 
 
 def _direct_max(protocol: Protocol) -> int:
-    """The largest payload (at most 125 bytes: a one-byte length) of a data frame that may be read whole without the
-    parser; -1 for none (a fragmented message under way, an extension, debug logging)."""
-    if protocol.current_size is not None or protocol.extensions or protocol.debug:
+    """The largest payload (at most 125 bytes: a one-byte length) of a data frame outside a fragmented message that
+    may be read whole without the parser; -1 for none (an extension, debug logging). What it depends on is settled
+    once the opening handshake is done."""
+    if protocol.extensions or protocol.debug:
         return -1
     limit = _frame_limit(protocol)
     return 125 if limit is None else min(125, limit)
