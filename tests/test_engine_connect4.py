@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -233,6 +235,42 @@ NODE_LIMIT = 500_000  # per search: the moves checked here must not depend on ho
 @pytest.fixture
 def master() -> Connect4Master:
     return Connect4Master("connect4", "master", seed=1, node_limit=NODE_LIMIT)
+
+
+WARM_UP_CHECK = """
+from bots.base import TimeBudget
+from bots.engine.connect4 import master, solver
+from bots.engine.search import clock
+from protocol.games import GAMES
+
+master.warm_up()
+jitted = (solver.solve_column, solver.held_floor, solver.solve, solver.solver_negamax, solver.holding_column)
+before = [list(function.signatures) for function in jitted]
+# the clock's object-mode block (numba lifts it into a function of its own, compiled at its first call)
+print(sorted(len(lifted.overloads) for result in clock.overloads.values() for lifted in result.lifted))
+game = GAMES["connect4"]
+state = game.initial_state()
+for char in "77652136665472176617":  # 20 stones: held, weak and exact steps all run
+    state = game.apply(state, game.parse_move(char, state))
+bot = master.Connect4Master("connect4", "master", seed=1)
+bot.new_game()
+bot.choose(state, TimeBudget(per_move=30))
+assert bot.stats().get("solved"), bot.stats()
+print([list(function.signatures)[len(old):] for function, old in zip(jitted, before)])
+"""
+
+
+def test_warm_up_readies_every_signature_of_masters_solve() -> None:
+    """A fresh master's first solve from 12 stones on must not load or compile anything: once it did, the clock's
+    object-mode block (compiled at the clock's first reading, 4,096 nodes into the first deep solve: about 60 ms
+    of a 0.1 s move) and the solver's specialization for the weak and exact steps (which pass their bounds; the
+    warm-up did not: a few ms). Run in a fresh process, where nothing else has called the solver."""
+    done = subprocess.run([sys.executable, "-c", WARM_UP_CHECK], capture_output=True, text=True, check=False,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    clock_ready, added = done.stdout.strip().splitlines()[-2:]
+    assert clock_ready == "[1]", done.stdout  # one signature, its block compiled
+    assert added == "[[], [], [], [], []]", done.stdout  # no signature added by master's move
 
 
 def test_master_takes_a_win_in_one(master: Connect4Master) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 from protocol.games.connect4 import C4State, Drop
 
 from ..engine_bot import EngineBot, searched
-from ..search import Searcher
+from ..search import Searcher, clock
 from .book import opening_move, opening_table
 from .evaluation import search
 from .fieldbook import field_book
@@ -27,12 +27,16 @@ most of it, since the openings make every position before 12 stones exact and th
 
 @cache
 def warm_up() -> None:
-    """Load (or, the first time ever, compile) every compiled function once per process, and read the field's
-    book and the opening table (made in the cache directory the first time ever)."""
+    """Load (or, the first time ever, compile) every compiled function once per process, with the argument
+    types master passes, and read the field's book and the opening table (made in the cache directory the first
+    time ever): whatever is left to load falls on the first move that needs it, inside its time."""
     opening_table()
     position, mask, stones = from_moves("4453")
     tables = new_solver_tables(book=field_book())
-    solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
+    solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0)  # the analysis' call
+    # ... and master's weak and exact steps' (their bounds passed: another specialization to load)
+    solve_column(np.uint64(position), np.uint64(mask), stones, tables, 0.0, True, -CELLS, CELLS)
+    clock()  # the clock's first reading readies its object-mode block: 60 ms, once a process, else in a move
     held_floor(np.uint64(position), np.uint64(mask), stones, tables, 0.0)
     solve_many(np.zeros(0, np.uint64), np.zeros(0, np.uint64), np.zeros(0, np.int64), tables)
     searcher = Searcher(search, max_moves=WIDTH, move_space=WIDTH, table_bits=4)
