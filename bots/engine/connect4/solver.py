@@ -46,9 +46,10 @@ MAX_SCORE = (CELLS + 1) // 2 - 3
 TABLE_SIZE = 1 << 20
 """1M entries (8 MB), a slot found by Fibonacci hashing (:func:`~bots.engine.search.slot_of`). Master's hardest
 solves take about a million nodes, which this table holds nearly as well as 8M entries (0.5% more nodes on the
-positions of ``benchmarks/connect4_speed.py``) while its look-ups, mostly in cache, run about 1.4 times as many
-nodes a second (docs/ENGINES.md). An entry is one ``uint64``, ``move << 57 | key << 8 | bound``: a key has at
-most 49 bits, so it fits whole (no false hit whatever the size) and one memory access reads all three."""
+positions of ``benchmarks/connect4_speed.py``) while its look-ups, mostly in cache, run 1.2 to 1.5 times as many
+nodes a second (docs/ENGINES.md, "A smaller table"). An entry is one ``uint64``, ``move << 57 | key << 8 |
+bound``: a key has at most 49 bits, so it fits whole (no false hit whatever the size) and one memory access reads
+all three."""
 KEY_BITS = np.uint64((1 << 49) - 1)
 """The key's bits in an entry, once shifted down by 8."""
 MOVE_SHIFT = np.uint64(57)
