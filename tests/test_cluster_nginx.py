@@ -124,15 +124,34 @@ async def test_bots_play_through_nginx_over_two_nodes(nginx, tmp_path, pg_url, r
         await asyncio.to_thread(wait_for, "a node logs the probe's login from its own address", lambda: any(
             "login: probe from 203.0.113.7" in output(tmp_path, node) for node in nodes))
 
-        # two bots seek each other through the proxy: consecutive connections go to different nodes
-        for number, name in enumerate(("ann-bot", "bob-bot")):
+        # two bots seek each other through the proxy, which sends consecutive connections to different nodes. A bot
+        # connects twice: once to see the server is there, then to log in once its player is ready. Started together,
+        # their four connections could come in any order (CI once had both logins on one node), so bob starts once
+        # ann has logged in, after probes through the proxy up to one that lands on ann's node's partner: bob's
+        # first connection then goes to ann's node, and its login to the other
+        def start_bot(number: int, name: str) -> None:
             bots[name] = spawn(tmp_path, name, "bot", "--url", proxy.url, "--name", name, "--game", "connect4",
                                "--level", "random", "--seed", str(number), "--games", str(GAMES))
+
+        def logged_in(name: str) -> str | None:
+            return next((node for node in nodes if f"login: {name} from" in output(tmp_path, node)), None)
+
+        start_bot(0, "ann-bot")
+        ann_node = await asyncio.to_thread(wait_for, "ann-bot logs in", lambda: logged_in("ann-bot"), procs=bots,
+                                           folder=tmp_path)
+        for number in range(4):
+            status, reply = await asyncio.to_thread(ws_login, proxy.url, f"steer-{number}")
+            assert status == "101" and reply["type"] != "error", reply
+            if await asyncio.to_thread(wait_for, "the probe's login is logged", lambda n=number: logged_in(
+                    f"steer-{n}")) != ann_node:
+                break
+        else:
+            raise AssertionError(f"four connections in a row through the proxy reached {ann_node}")
+        start_bot(1, "bob-bot")
         for name in ("ann-bot", "bob-bot"):
             await asyncio.to_thread(finish, bots[name], name, tmp_path, nodes)
-        served = proxy.upstreams_of("GET /ws")  # the probe, then each bot's try of the server and its connection
-        assert len(served) == 5 and set(served[1:]) == {f"127.0.0.1:{port}" for port in ports.values()}, (
-            served, proxy.access_log)
+        served = proxy.upstreams_of("GET /ws")
+        assert set(served[1:]) == {f"127.0.0.1:{port}" for port in ports.values()}, (served, proxy.access_log)
         logins = {node: re.findall(r"login: (\S+-bot) from 127\.0\.0\.1", output(tmp_path, node)) for node in nodes}
         assert sorted(logins.values()) == [["ann-bot"], ["bob-bot"]], logins  # one bot on each node
 
