@@ -33,6 +33,12 @@ reference rules in ``protocol.games``).
 
     .venv/bin/python benchmarks/server_load.py --only saturation --baseline-tree /tmp/before --runs 5
 
+* ``--pin`` puts the server (Plyhall's, then the relay) on one CPU and the load
+  processes on the others, in both parts of the saturation phase. Left to the
+  scheduler, the relay's cost a message swings by two or more between runs on a
+  machine of two virtual CPUs (docs/SCALING.md, "the fourth round, measured on a
+  quiet machine"), and the ratio with it.
+
 Progress goes to stderr, the table to stdout. A benchmark prints figures; it
 passes or fails nothing. Figures depend on the machine and on whatever else
 runs on it.
@@ -643,9 +649,23 @@ class LoadProcesses:
 # Phases ----------------------------------------------------------------------------------------------
 
 
+def pin(pid: int, cpus: set[int]) -> None:
+    """Keep every thread of process ``pid`` on ``cpus`` (``sched_setaffinity`` of a pid moves one thread only)."""
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setaffinity(int(task.name), cpus)
+
+
 def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], warmup: float,
-            seconds: float, tail: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Run the window: server CPU and memory over it, and every load process's report."""
+            seconds: float, tail: float, pinned: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run the window: server CPU and memory over it, and every load process's report. ``pinned``: the server on
+    the first CPU this process may use, the load processes on the others, so that the Plyhall server and the relay
+    are measured with their load placed alike (left to the scheduler, the relay's cost a message swings by two)."""
+    if pinned:
+        cpus = sorted(os.sched_getaffinity(0))
+        pin(server.pid, {cpus[0]})
+        for pid in load_pids:
+            pin(pid, set(cpus[1:]))
     start = time.monotonic() + warmup
     end = start + seconds
     load.window(start, end)
@@ -676,7 +696,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         load = LoadProcesses("play", url, list(range(args.rooms)), args.load_procs, params)
         pids = load.start(timeout=300)
         log(f"saturation: {2 * args.rooms} players connected; measuring {args.seconds:g} s (load {loadavg()})")
-        server_figures, results = measure(server, load, pids, 1.0, args.seconds, 0.0)
+        server_figures, results = measure(server, load, pids, 1.0, args.seconds, 0.0, args.pin)
     finally:
         LoadProcesses.stop_all()  # before the server, which would refuse the logins of a set-up under way
         server.stop()
@@ -697,7 +717,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                              {"seed": args.seed})
         pids = load.start(timeout=300)
         log(f"saturation: {args.rooms} relay pairs connected; measuring {args.seconds:g} s (load {loadavg()})")
-        relay_figures, results = measure(relay, load, pids, 1.0, args.seconds, 0.0)
+        relay_figures, results = measure(relay, load, pids, 1.0, args.seconds, 0.0, args.pin)
     finally:
         LoadProcesses.stop_all()
         relay.stop()
@@ -882,12 +902,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="saturation only: run DIR's server_load.py and this one's alternately, --runs times "
                              "each, and print each run's CPU ratio and each tree's range")
     parser.add_argument("--runs", type=int, default=5, help="with --baseline-tree: runs of each tree (default 5)")
+    parser.add_argument("--pin", action="store_true",
+                        help="saturation: the server (Plyhall's, then the relay) on one CPU, the load processes on the "
+                             "others, in both parts (a fairer yardstick: the relay's cost a message then swings less)")
     args = parser.parse_args(argv)
+    if args.pin and len(os.sched_getaffinity(0)) < 2:
+        parser.error("--pin needs at least two CPUs (one for the server, the others for its load)")
     if args.baseline_tree is not None:
         script = args.baseline_tree / "benchmarks" / "server_load.py"
         if not script.is_file():
             parser.error(f"--baseline-tree {args.baseline_tree}: no benchmarks/server_load.py there; give the root "
                          "of a checkout of this project (e.g. made by git worktree add)")
+        if args.pin and "--pin" not in script.read_text():
+            parser.error(f"--pin: {script} has no --pin (a tree from before it); compare without it")
         if args.only == "scale" or args.runs < 1:
             parser.error("--baseline-tree compares the saturation phase (--only saturation), --runs at least 1")
         return compare_trees(args, script)
@@ -952,6 +979,8 @@ def one_saturation_run(script: Path, args: argparse.Namespace) -> tuple[float, f
     command = [sys.executable, str(script), "--only", "saturation", "--rooms", str(args.rooms),
                "--seconds", str(args.seconds), "--load-procs", str(args.load_procs), "--seed", str(args.seed),
                "--relay-loop", args.relay_loop]
+    if args.pin:
+        command.append("--pin")
     for target in args.db[:1]:
         command += ["--db", target]
     for name in args.event_loop[:1]:
