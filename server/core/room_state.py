@@ -49,10 +49,15 @@ class Outbox:
         self.messages.append((name, m.error(code, text, room=room)))
         return self
 
+    def grow(self) -> None:
+        """Every field a list that can be added to (those of :func:`move_box`'s are empty tuples until then), as
+        :meth:`HallOutbox.grow <server.core.outbox.HallOutbox.grow>` does for the hall's."""
+        if type(self.ended) is tuple:
+            self.ended, self.entered, self.vacated = [], [], []
+
     def extend(self, other: Outbox) -> Outbox:
         """Append another outbox's contents."""
-        if type(self.ended) is tuple:  # a move's (:func:`move_box`): its lists first
-            self.ended, self.entered, self.vacated = [], [], []
+        self.grow()
         self.messages.extend(other.messages)
         self.writes.extend(other.writes)
         self.ended.extend(other.ended)
@@ -65,7 +70,8 @@ class Outbox:
 def move_box() -> Outbox:
     """An empty :class:`Outbox` for a move's common case (``Room.move``): its messages and writes lists, and the empty
     tuple for the games ended, the names that entered and left (no list made and dropped a move), which
-    :meth:`Outbox.extend` makes lists before it adds to them (the only way a move's outbox gets any: a game's end).
+    :meth:`Outbox.grow` makes lists (:meth:`Outbox.extend` calls it: the only way a move's outbox gets any, a game's
+    end).
     The fields are set in ``__init__``'s order: the instance keeps the class's shared layout."""
     out = _new_object(Outbox)
     out.messages, out.writes = [], []
