@@ -44,6 +44,7 @@ from .cluster import ClusterLink
 from .connections import Connection, RateLimit, TokenBucket
 from .gc_policy import ServingGC
 from .http import CLIENT, text_response
+from .keepalive import KeepaliveSweep
 from .metrics import Metrics
 from .supervisor import HouseBots
 from .transport import (
@@ -74,8 +75,8 @@ class PlyhallServer:
         limits: Limits | None = None,
         rate_limit: RateLimit | None = None,
         room_defaults: dict[str, Any] | None = None,
-        ping_interval: float = 20.0,
-        ping_timeout: float = 20.0,
+        ping_interval: float | None = 20.0,
+        ping_timeout: float | None = 20.0,
         env: Env | None = None,
         organiser_secret: str | None = None,
         house_bots: int = 0,
@@ -90,8 +91,11 @@ class PlyhallServer:
         self.deposed: str | None = None  # why this node no longer owns its rooms (a cluster node fenced off)
         self.deposed_event = asyncio.Event()
         self.trusted_proxies = trusted_proxies or []  # peers whose X-Forwarded-For names the real client
-        self.ping_interval = ping_interval
-        self.ping_timeout = ping_timeout
+        self.ping_interval = ping_interval  # None: no keepalive pings
+        self.ping_timeout = ping_timeout  # None: pings, but no connection is closed for a late pong
+        # one task pings every connection (websockets' own keepalive, a task a connection, is off)
+        self.keepalive = KeepaliveSweep(ping_interval, ping_timeout) if ping_interval is not None else None
+        self._keepalive_task: asyncio.Task | None = None
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
@@ -159,8 +163,8 @@ class PlyhallServer:
             max_size=MAX_MESSAGE_BYTES,
             max_queue=64,
             reuse_port=self.reuse_port,
-            ping_interval=self.ping_interval,
-            ping_timeout=self.ping_timeout,
+            ping_interval=None,  # self.keepalive instead
+            ping_timeout=None,
             logger=logging.getLogger("plyhall.websockets"),
         )
         sockets = list(self._server.sockets)
@@ -169,6 +173,8 @@ class PlyhallServer:
         self._timer_task = asyncio.create_task(self._timer())
         self._timer_wakeup.set()  # restored rooms have grace deadlines
         self._lag_task = asyncio.create_task(self.metrics.watch_loop())
+        if self.keepalive is not None:
+            self._keepalive_task = asyncio.create_task(self.keepalive.run())
         self.analysis.start()
         if self.gc is not None:
             self.gc.start()
@@ -203,7 +209,7 @@ class PlyhallServer:
         await close_all(list(self.connections.values()), self._server, max(0.5, min(2.0, deadline - loop.time() - 4.0)))
         if self.cluster is not None:
             await self.cluster.stop()
-        for task in (self._timer_task, self._lag_task, self._house_task):
+        for task in (self._timer_task, self._lag_task, self._house_task, self._keepalive_task):
             if task is not None:
                 task.cancel()
         if self.gc is not None:
@@ -290,6 +296,8 @@ class PlyhallServer:
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
         ws.on_message = partial(self._receive, connection)  # no Python frame of its own, as a lambda has
+        if self.keepalive is not None:
+            self.keepalive.add(connection, time.monotonic())
         try:
             # whole messages arrive through on_message; only fragmented ones (rare) come this way
             async for data in ws:
@@ -298,6 +306,8 @@ class PlyhallServer:
             pass
         finally:
             self.connections.pop(conn_id, None)
+            if self.keepalive is not None:
+                self.keepalive.discard(connection)
             if self.cluster is not None:
                 self.cluster.disconnected(conn_id)
             if not self.stopping:

@@ -27,6 +27,7 @@ The module is long because it keeps every one of these details in one place, as 
 from __future__ import annotations
 
 import ipaddress
+import time
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any
 
@@ -474,11 +475,25 @@ class DirectConnection(DirectMessages, ServerConnection):
     """The server's connections: whole messages straight to the hall (:class:`DirectMessages`), and an opening
     handshake that answers any plain HTTP request (:class:`HttpAwareProtocol`)."""
 
+    keepalive_payload: bytes | None = None
+    """The payload of the server's keepalive ping that waits for its pong (``server.io.keepalive``); None for none."""
+    keepalive_since = 0.0
+    """When that ping was sent (the last one, once answered), or when the keepalive sweep took the connection."""
+
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         protocol.__class__ = HttpAwareProtocol  # made by websockets' serve(); nothing was parsed yet
         protocol.parser = protocol.parse()
         next(protocol.parser)
         super().__init__(protocol, *args, **kwargs)
+
+    def acknowledge_pings(self, data: bytes) -> None:
+        """A pong: the keepalive sweep's ping answered (its latency kept, as websockets keeps its own pings'),
+        or websockets' own ``ping()``'s."""
+        if data == self.keepalive_payload:
+            self.keepalive_payload = None
+            self.latency = time.monotonic() - self.keepalive_since
+        else:
+            super().acknowledge_pings(data)
 
 
 _BINARY_HEADERS = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
