@@ -10,8 +10,9 @@ no pings: what is left is the idle loop's own cost, and the difference is what t
     valgrind --tool=callgrind --instr-atstart=no .venv/bin/python benchmarks/keepalive_cost.py --instructions \\
         --pings off
 
-Pings are counted by a wrapper around websockets' ``Protocol.send_ping`` (the same few hundred instructions a ping
-in every tree: both websockets' keepalive and the server's sweep send through it). The window is wall-clock time,
+Pings are counted by the server's keepalive sweep (``server.keepalive.pings``) where it has one, else (a tree from
+before it, websockets' keepalive) by a wrapper around websockets' ``Protocol.send_ping``, which that tree's pings go
+through (a few hundred instructions a ping, counted with them). The window is wall-clock time,
 so how many pings fall in it depends on how fast callgrind runs the server; the figure a ping does not. To measure
 another revision, copy this script into a worktree of it and run it there (it imports the tree it sits in). Without
 ``--instructions``: the CPU time of the window (a rough figure; say the load average with it).
@@ -83,7 +84,7 @@ async def measure(args: argparse.Namespace) -> None:
             while len(server.connections) < args.connections:
                 await asyncio.sleep(0.1)
             await asyncio.sleep(2 * args.interval)  # every connection pinged once: its keepalive in its stride
-            pings = PINGS[0]
+            pings = _pings(server)
             if args.instructions:
                 callgrind("-i", "on")
                 start = instructions_so_far()
@@ -93,7 +94,7 @@ async def measure(args: argparse.Namespace) -> None:
             if args.instructions:
                 spent = instructions_so_far() - start
                 callgrind("-i", "off")
-            pings = PINGS[0] - pings
+            pings = _pings(server) - pings
             connection_seconds = args.connections * args.window
             if args.instructions:
                 per_ping = f", {spent / pings:,.0f} a ping" if pings else ""
@@ -111,6 +112,12 @@ async def measure(args: argparse.Namespace) -> None:
                 client.kill()
                 await client.wait()
             await server.stop(5.0)
+
+
+def _pings(server: PlyhallServer) -> int:
+    """The pings ``server`` has sent so far."""
+    sweep = getattr(server, "keepalive", None)
+    return PINGS[0] if sweep is None else sweep.pings
 
 
 def main() -> None:

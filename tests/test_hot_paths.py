@@ -243,7 +243,7 @@ async def test_a_connection_fed_a_frame_a_read_hands_on_what_websockets_own_data
     rng = random.Random(12)
     parts = [Frame(Opcode.BINARY, b"\x83\xa4type\xa4move"), Frame(Opcode.BINARY, b""), Frame(Opcode.BINARY, bytes(40)),
              Frame(Opcode.BINARY, bytes(125)), Frame(Opcode.BINARY, bytes(126)), Frame(Opcode.TEXT, b'{"type":"ping"}'),
-             Frame(Opcode.PING, b"hi")]
+             Frame(Opcode.PING, b"hi"), Frame(Opcode.PONG, b"\x00\x00\x00\x07")]
     tails = [[], [Frame(Opcode.TEXT, b"par", fin=False), Frame(Opcode.CONT, b"ts"), Frame(Opcode.BINARY, b"x")],
              [Frame(Opcode.TEXT, b"par", fin=False), Frame(Opcode.BINARY, b"x"), Frame(Opcode.CONT, b"ts")],
              [Frame(Opcode.CLOSE, Close(CloseCode.NORMAL_CLOSURE, "bye").serialize()), Frame(Opcode.BINARY, b"late")]]
@@ -268,6 +268,50 @@ async def test_a_whole_small_binary_frame_a_read_is_read_without_the_parser(monk
     assert handed == [bytes([n]) * n for n in range(126)] and len(parsed) == 1  # the first: the handshake's parser
     parsed.clear()
     assert (await _received_by(_WebsocketsWay, chunks))[0] == handed and len(parsed) == 126
+
+
+_ACKS: list[bytes] = []  # the pongs' payloads acknowledged (by the two classes below)
+
+
+class _OurWayAcks(_OurWay):
+    """``_OurWay``, keeping the pongs' payloads it acknowledges in ``_ACKS``."""
+
+    def acknowledge_pings(self, data: bytes) -> None:
+        _ACKS.append(data)
+        ServerConnection.acknowledge_pings(self, data)
+
+
+class _WebsocketsWayAcks(_WebsocketsWay):
+    """``_WebsocketsWay``, keeping the pongs' payloads it acknowledges in ``_ACKS``."""
+
+    acknowledge_pings = _OurWayAcks.acknowledge_pings
+
+
+async def test_pongs_are_acknowledged_as_websockets_acknowledges_them(monkeypatch):
+    # a pong alone a read skips the parser (the keepalive sweep's pings are answered so); a pong cut in two, after a
+    # message in one read, inside a fragmented message, unmasked, too long, cut short or after a close does not
+    pong = Frame(Opcode.PONG, b"\x00\x00\x00\x09").serialize(mask=True)
+    fragment = Frame(Opcode.TEXT, b"par", fin=False).serialize(mask=True)
+    close = Frame(Opcode.CLOSE, Close(CloseCode.NORMAL_CLOSURE, "bye").serialize()).serialize(mask=True)
+    move = Frame(Opcode.BINARY, b"\x83\xa4type\xa4move").serialize(mask=True)
+    streams = [[pong, pong], [pong[:3], pong[3:]], [move + pong, pong], [fragment, pong, pong],
+               [Frame(Opcode.PONG, b"abcd").serialize(mask=False), pong], [bytes((0x8A, 0x80 | 126)) + bytes(130)],
+               [Frame(Opcode.PONG, bytes(125)).serialize(mask=True)], [close, pong], [bytes((0x8A, 0x84)) + bytes(3)]]
+    acks: dict[type, tuple[Any, list[bytes]]] = {}
+    for stream in streams:
+        for cls in (_OurWayAcks, _WebsocketsWayAcks):
+            _ACKS.clear()
+            acks[cls] = (await _received_by(cls, stream, recv=stream[0] is not fragment), list(_ACKS))
+        assert acks[_OurWayAcks] == acks[_WebsocketsWayAcks], stream
+        assert stream[0] is not pong or acks[_OurWayAcks][1] == [b"\x00\x00\x00\x09"] * 2
+        assert stream[0] is not close or acks[_OurWayAcks][1] == []  # after a close: none
+    parsed = []
+    parse = Frame.parse
+    monkeypatch.setattr(Frame, "parse", lambda *a, **k: parsed.append(1) or parse(*a, **k))
+    assert (await _received_by(_OurWay, [pong] * 5))[1:] == ([], [], OPEN, False)
+    assert len(parsed) == 1  # the first frame after the handshake only: the handshake's parser
+    parsed.clear()
+    assert (await _received_by(_WebsocketsWay, [pong] * 5))[1:] == ([], [], OPEN, False) and len(parsed) == 5
 
 
 # Encoding ---------------------------------------------------------------------------------------------------------

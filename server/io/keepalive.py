@@ -40,6 +40,7 @@ from .transport import DirectConnection
 
 log = logging.getLogger("plyhall.server")
 
+PING_HEADER = b"\x89\x04"  # FIN + ping, a 4-byte payload, not masked (RFC 6455, 5.2)
 MAX_TICK = 1.0  # seconds between two looks at the due slots, at most (less for short intervals: a quarter)
 
 
@@ -141,19 +142,18 @@ class KeepaliveSweep:
             self._place(connection, now + timeout)
 
     def _ping(self, ws: DirectConnection, now: float) -> None:
-        """Send a keepalive ping, as websockets' ``ping()`` does (without its future: the pong is seen by
-        ``DirectConnection.acknowledge_pings``)."""
-        self._payload = (self._payload + 1) & 0xFFFFFFFF
-        payload = self._payload.to_bytes(4, "big")
-        ws.keepalive_payload = payload
+        """Send a keepalive ping: the frame websockets' ``protocol.send_ping`` makes (a server's frames are not
+        masked, and extensions leave control frames alone), written straight to the transport as the server writes its
+        messages; no future: the pong is seen by ``DirectConnection.acknowledge_pings``."""
+        transport = ws.transport
+        if transport.is_closing():  # lost: connection_lost is on its way
+            return
+        self._payload = payload = (self._payload + 1) & 0xFFFFFFFF
+        data = payload.to_bytes(4, "big")
+        ws.keepalive_payload = data
         ws.keepalive_since = now
-        ws.protocol.send_ping(payload)
+        transport.write(PING_HEADER + data)
         self.pings += 1
-        try:
-            ws.send_data()
-        except Exception as exc:
-            ws.set_connection_exc(exc)
-            ws.transport.abort()
 
     def _fail(self, ws: DirectConnection) -> None:
         """A pong ``ping_timeout`` late: websockets' own ending (1011, "keepalive ping timeout")."""

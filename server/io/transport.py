@@ -11,7 +11,7 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
   saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md). The frames that
   arrive are parsed by websockets' own parser with one shortcut for whole small data frames
   (:func:`parse_frames`), and a connection's ``data_received`` skips websockets' steps that have nothing to do, the
-  parser itself for a read that is one whole small binary frame (``tests/test_hot_paths.py`` holds both to
+  parser itself for a read that is one whole small binary frame or pong (``tests/test_hot_paths.py`` holds both to
   websockets' answers).
 * **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
   asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
@@ -425,13 +425,18 @@ class DirectMessages:
     def data_received(self, data: bytes) -> None:
         """websockets' own ``data_received`` (``asyncio.Connection``, websockets 17) without its per-message steps
         that have nothing to do: the protocol's writes are sent only when there are some (a pong, a close), the
-        close deadline is looked at only once the connection is no longer open, and a whole binary message goes
-        straight to ``on_message``. ``tests/test_hot_paths.py`` holds it to websockets' answers."""
+        close deadline is looked at only once the connection is no longer open, a whole binary message goes
+        straight to ``on_message``, and a whole pong straight to ``acknowledge_pings`` (websockets' parser and
+        ``recv_frame`` do nothing else with one). ``tests/test_hot_paths.py`` holds it to websockets' answers."""
         protocol = self.protocol  # type: ignore[attr-defined]
         length = len(data) - 6  # a whole masked binary frame with a one-byte length: 2 + 4 bytes before its payload
         if length >= 0 and data[0] == 0x82 and data[1] - 0x80 == length <= getattr(protocol, "direct_max", -1) and \
                 self.on_message is not None and protocol._state is OPEN:  # what parse_frames and recv_frame would do
             self.on_message(apply_mask(data[6:], data[2:6]))
+            return
+        if length >= 0 and data[0] == 0x8A and data[1] - 0x80 == length <= getattr(protocol, "direct_max", -1) and \
+                protocol._state is OPEN:  # a whole pong (a keepalive ping's answer): all websockets does with it
+            self.acknowledge_pings(apply_mask(data[6:], data[2:6]))  # type: ignore[attr-defined]
             return
         reader = protocol.reader
         if reader.eof:
