@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
+from server.io.keepalive import PING_HEADER
 from server.io.server import PlyhallServer, RateLimit
 from server.storage import SQLiteStorage
 
@@ -117,3 +119,8 @@ async def test_pings_off(db_path: Path) -> None:
         writer.close()
     finally:
         await srv.stop()
+
+
+def test_the_ping_written_is_the_frame_websockets_makes() -> None:
+    for payload in (b"\x00\x00\x00\x00", b"\xff\x01\x02\x03"):
+        assert PING_HEADER + payload == Frame(Opcode.PING, payload).serialize(mask=False)

@@ -57,6 +57,7 @@ class KeepaliveSweep:
         self._next = math.ceil(time.monotonic() / self.tick)  # the first slot not looked at yet
         self._payload = random.getrandbits(32)  # the next ping's payload (a counter: one ping out at a time)
         self.pings = 0  # pings sent
+        self.looks = 0  # connections looked at (pinged or not)
         self.timeouts = 0  # connections failed for a late pong
 
     def add(self, connection: Connection, now: float) -> None:
@@ -118,6 +119,7 @@ class KeepaliveSweep:
                     self._look(connection, now)
 
     def _look(self, connection: Connection, now: float) -> None:
+        self.looks += 1
         ws: DirectConnection = connection.ws  # type: ignore[assignment]
         if ws.protocol.state is not OPEN:  # closing: websockets' close handshake has its own timeout
             return
