@@ -86,6 +86,28 @@ async def test_a_peer_that_never_answers_a_ping_is_failed_with_1011(quick: Plyha
     assert not quick.connections and len(quick.keepalive) == 0
 
 
+async def test_a_peer_that_stopped_reading_is_cut_off_after_the_close_timeout(quick: PlyhallServer) -> None:
+    # websockets' send context waits for the socket to drain before its close timeout starts: a peer that reads
+    # nothing (its transport paused for writing, as when the server's buffer for it is full) would be kept for ever
+    reader, writer = await _raw_handshake(quick.port)
+    try:
+        for _ in range(200):
+            if quick.connections:
+                break
+            await asyncio.sleep(0.01)
+        (connection,) = quick.connections.values()
+        connection.ws.close_timeout = 0.2
+        connection.ws.paused = True  # what pause_writing does
+        for _ in range(400):  # a ping within an interval, the timeout, the close timeout and a second: 1.7 s
+            if not quick.connections:
+                break
+            await asyncio.sleep(0.025)
+        assert not quick.connections and quick.keepalive is not None and quick.keepalive.timeouts == 1
+        assert connection.ws.transport.is_closing()
+    finally:
+        writer.close()
+
+
 async def test_a_peer_that_answers_pings_but_sends_nothing_stays(quick: PlyhallServer) -> None:
     async with connect(f"ws://127.0.0.1:{quick.port}/ws", ping_interval=None) as ws:  # websockets answers pings
         await asyncio.sleep(12 * INTERVAL)

@@ -59,6 +59,7 @@ class KeepaliveSweep:
         self.pings = 0  # pings sent
         self.looks = 0  # connections looked at (pinged or not)
         self.timeouts = 0  # connections failed for a late pong
+        self._failing: set[asyncio.Task] = set()  # their close handshakes (kept: the loop keeps only weak references)
 
     def add(self, connection: Connection, now: float) -> None:
         """Start keeping ``connection`` alive (once its handshake is done)."""
@@ -101,10 +102,7 @@ class KeepaliveSweep:
         self._next = max(self._next, math.floor(time.monotonic() / self.tick))  # no empty slots since it was made
         while True:
             await asyncio.sleep(max(0.0, self._next * self.tick - time.monotonic()))
-            try:
-                self.sweep(time.monotonic())
-            except Exception:  # never end the task: every connection's keepalive depends on it
-                log.exception("the keepalive sweep failed")
+            self.sweep(time.monotonic())
 
     def sweep(self, now: float) -> None:
         """Look at every connection of the slots due by ``now``."""
@@ -116,7 +114,12 @@ class KeepaliveSweep:
             if waiting:
                 for connection in waiting:
                     del slot_of[connection]
-                    self._look(connection, now)
+                    try:
+                        self._look(connection, now)
+                    except Exception:  # a bug must not lose the slot's other connections, nor this one
+                        log.exception("the keepalive sweep failed on a connection")
+                        if connection not in slot_of:
+                            self._place(connection, now + self.interval)
 
     def _look(self, connection: Connection, now: float) -> None:
         self.looks += 1
@@ -161,14 +164,21 @@ class KeepaliveSweep:
         """A pong ``ping_timeout`` late: websockets' own ending (1011, "keepalive ping timeout")."""
         self.timeouts += 1
         log.debug("connection %s: no pong within %gs, closing", ws.id, self.timeout)
-        asyncio.get_running_loop().create_task(_fail(ws))
+        task = asyncio.get_running_loop().create_task(_fail(ws))
+        self._failing.add(task)
+        task.add_done_callback(self._failing.discard)
 
 
 async def _fail(ws: DirectConnection) -> None:
     """Fail ``ws`` as websockets' ``keepalive()`` does on a ping timeout: in its send context, which sends the close
-    frame, waits ``close_timeout`` for the peer to end the connection and then aborts it."""
+    frame, waits ``close_timeout`` for the peer to end the connection and then aborts it. That context first waits
+    for the socket to drain, which a peer that stopped reading never lets happen: a second past ``close_timeout``
+    the connection is aborted all the same."""
     try:
-        async with ws.send_context():
-            ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+        async with asyncio.timeout(None if ws.close_timeout is None else ws.close_timeout + 1.0):  # websockets' first
+            async with ws.send_context():
+                ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
     except ConnectionClosed:
         pass
+    except TimeoutError:
+        ws.transport.abort()
