@@ -18,8 +18,8 @@ from websockets.asyncio.client import connect
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
-from server.io.keepalive import PING_HEADER
 from server.io.server import PlyhallServer, RateLimit
+from server.io.transport import PING_HEADER
 from server.storage import SQLiteStorage
 
 INTERVAL = 0.2

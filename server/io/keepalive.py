@@ -31,16 +31,13 @@ import math
 import random
 import time
 
-from websockets.exceptions import ConnectionClosed
-from websockets.frames import CloseCode
 from websockets.protocol import OPEN
 
 from .connections import Connection
-from .transport import DirectConnection
+from .transport import PING_HEADER, DirectConnection, fail_keepalive
 
 log = logging.getLogger("plyhall.server")
 
-PING_HEADER = b"\x89\x04"  # FIN + ping, a 4-byte payload, not masked (RFC 6455, 5.2)
 MAX_TICK = 1.0  # seconds between two looks at the due slots, at most (less for short intervals: a quarter)
 
 
@@ -164,21 +161,7 @@ class KeepaliveSweep:
         """A pong ``ping_timeout`` late: websockets' own ending (1011, "keepalive ping timeout")."""
         self.timeouts += 1
         log.debug("connection %s: no pong within %gs, closing", ws.id, self.timeout)
-        task = asyncio.get_running_loop().create_task(_fail(ws))
+        task = asyncio.get_running_loop().create_task(fail_keepalive(ws))
         self._failing.add(task)
         task.add_done_callback(self._failing.discard)
 
-
-async def _fail(ws: DirectConnection) -> None:
-    """Fail ``ws`` as websockets' ``keepalive()`` does on a ping timeout: in its send context, which sends the close
-    frame, waits ``close_timeout`` for the peer to end the connection and then aborts it. That context first waits
-    for the socket to drain, which a peer that stopped reading never lets happen: a second past ``close_timeout``
-    the connection is aborted all the same."""
-    try:
-        async with asyncio.timeout(None if ws.close_timeout is None else ws.close_timeout + 1.0):  # websockets' first
-            async with ws.send_context():
-                ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
-    except ConnectionClosed:
-        pass
-    except TimeoutError:
-        ws.transport.abort()

@@ -1,6 +1,6 @@
 """Every detail of websockets' internals the server relies on, in one file.
 
-Plyhall uses websockets' public API for everything but three things, each here and each for a
+Plyhall uses websockets' public API for everything but four things, each here and each for a
 measured or a correctness reason. They touch attributes websockets does not promise to keep, which
 is why ``pyproject.toml`` pins websockets below 18: a new major version must be checked against
 this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail if one breaks).
@@ -15,6 +15,11 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
   websockets' answers).
 * **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
   asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
+* **Keepalive** (``server.io.keepalive`` sends, :class:`DirectConnection` and :func:`fail_keepalive` here): pings
+  written straight to the transport (:data:`PING_HEADER`), their pongs taken by ``acknowledge_pings`` (a read that
+  is one whole pong without the parser), and a connection whose pong is late failed in websockets' own send
+  context, as websockets' keepalive task does; one task for every connection instead of websockets' task each
+  (docs/SCALING.md, "Fifth round: the keepalive sweep").
 * **Plain HTTP that always answers** (:class:`HttpAwareProtocol`): websockets' handshake parser
   drops a connection without a word when a request has a body, a transfer coding, or a request
   line it cannot read, and it reads pipelined requests as WebSocket frames. This parser answers
@@ -26,6 +31,7 @@ The module is long because it keeps every one of these details in one place, as 
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Generator, Sequence
@@ -33,7 +39,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
-from websockets.exceptions import InvalidMessage, PayloadTooBig, ProtocolError, SecurityError
+from websockets.exceptions import ConnectionClosed, InvalidMessage, PayloadTooBig, ProtocolError, SecurityError
 from websockets.frames import CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request, Response, parse_headers, parse_line
 from websockets.protocol import CONNECTING, OPEN, Protocol
@@ -501,6 +507,10 @@ class DirectConnection(DirectMessages, ServerConnection):
             super().acknowledge_pings(data)
 
 
+PING_HEADER = b"\x89\x04"
+"""The header of the server's keepalive pings (``server.io.keepalive``): FIN + ping, a 4-byte payload, not masked (RFC
+6455, 5.2), the frame websockets' ``send_ping`` makes for a server. Written straight to the transport, as
+:func:`frame_header`'s frames are."""
 _BINARY_HEADERS = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
 _TEXT_HEADERS = tuple(bytes((0x81, length)) for length in range(126))
 
@@ -518,6 +528,21 @@ def frame_header(binary: bool, length: int) -> bytes:
     if length < 65536:
         return bytes((opcode, 126)) + length.to_bytes(2, "big")
     return bytes((opcode, 127)) + length.to_bytes(8, "big")
+
+
+async def fail_keepalive(ws: DirectConnection) -> None:
+    """Fail ``ws`` as websockets' ``keepalive()`` does on a ping timeout: in its send context, which sends the close
+    frame, waits ``close_timeout`` for the peer to end the connection and then aborts it. That context first waits
+    for the socket to drain, which a peer that stopped reading never lets happen: a second past ``close_timeout``
+    the connection is aborted all the same."""
+    try:
+        async with asyncio.timeout(None if ws.close_timeout is None else ws.close_timeout + 1.0):  # websockets' first
+            async with ws.send_context():
+                ws.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+    except ConnectionClosed:
+        pass
+    except TimeoutError:
+        ws.transport.abort()
 
 
 def release(ws: DirectConnection) -> None:
