@@ -4,9 +4,8 @@ A ``PlyhallServer`` in this process (uvloop, as ``plyhall serve`` runs it) serve
 connections held by a second process (websockets' client, which answers every ping and sends nothing else). The
 server pings every ``--interval`` seconds; after a warm-up of two intervals (every connection pinged at least once),
 callgrind counts the server process's instructions over ``--window`` seconds. With ``--pings off`` the server sends
-no pings: what is left is the idle loop's own cost, and the difference is what the keepalive costs. ``--talking``
-makes every connection count as one that has just sent a message (players in a game), as the keepalive sweep sees
-it, without the messages' own cost: compare it with ``--talking --pings off``::
+no pings: what is left is the idle loop's own cost, and the difference is what the keepalive costs (a connection
+that talks is pinged as one that does not: only a pong tells the sweep that the peer reads)::
 
     valgrind --tool=callgrind --instr-atstart=no .venv/bin/python benchmarks/keepalive_cost.py --instructions
     valgrind --tool=callgrind --instr-atstart=no .venv/bin/python benchmarks/keepalive_cost.py --instructions \\
@@ -85,7 +84,6 @@ async def measure(args: argparse.Namespace) -> None:
                 raise SystemExit("the client process failed")
             while len(server.connections) < args.connections:
                 await asyncio.sleep(0.1)
-            talking = asyncio.create_task(_talk(server)) if args.talking else None
             await asyncio.sleep(2 * args.interval)  # every connection pinged once: its keepalive in its stride
             looks = _looks(server)
             pings = _pings(server)
@@ -100,10 +98,8 @@ async def measure(args: argparse.Namespace) -> None:
                 callgrind("-i", "off")
             pings = _pings(server) - pings
             looks = _looks(server) - looks
-            if talking is not None:
-                talking.cancel()
             connection_seconds = args.connections * args.window
-            kind = "talking" if args.talking else "idle"
+            kind = "idle"
             if args.instructions:
                 per_ping = f", {spent / pings:,.0f} a ping" if pings else ""
                 print(f"pings {args.pings}, {args.connections} {kind} connections, interval {args.interval:g} s, "
@@ -120,16 +116,6 @@ async def measure(args: argparse.Namespace) -> None:
                 client.kill()
                 await client.wait()
             await server.stop(5.0)
-
-
-async def _talk(server: PlyhallServer) -> None:
-    """``--talking``: every 0.1 s, every connection counts as having just sent a message (its token bucket's time of
-    the last message, which the keepalive sweep reads, is set to now), without the message's own cost."""
-    while True:
-        now = time.monotonic()
-        for connection in server.connections.values():
-            connection.bucket.updated = now
-        await asyncio.sleep(0.1)
 
 
 def _looks(server: PlyhallServer) -> int:
@@ -151,8 +137,6 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1.0, help="the server's ping interval and timeout, seconds")
     parser.add_argument("--window", type=float, default=10.0, help="seconds measured (default 10)")
     parser.add_argument("--pings", choices=("on", "off"), default="on", help="off: no keepalive at all")
-    parser.add_argument("--talking", action="store_true",
-                        help="every connection counts as having sent a message within the last 0.1 s (see _talk)")
     parser.add_argument("--instructions", action="store_true",
                         help="under valgrind --tool=callgrind --instr-atstart=no: count instructions")
     parser.add_argument("--hold", type=int, metavar="PORT", help=argparse.SUPPRESS)  # the client process

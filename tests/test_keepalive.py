@@ -1,6 +1,7 @@
 """The server's keepalive sweep (server/io/keepalive.py) against a real server with short intervals: a peer that
-stops answering pings is failed with 1011 within ``ping_interval + ping_timeout``, a peer that answers them but
-sends nothing stays, and a peer that talks is never pinged at all."""
+stops answering pings is failed with 1011 within ``ping_interval + ping_timeout``, a peer that answers them stays
+whether it talks or not, one that talks but reads nothing is failed, and closes that websockets would leave waiting
+for ever are cut off."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import os
 import struct
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from websockets.asyncio.client import connect
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
+from server.io.connections import Connection
+from server.io.keepalive import KeepaliveSweep
 from server.io.server import PlyhallServer, RateLimit
 from server.io.transport import PING_HEADER
 from server.storage import SQLiteStorage
@@ -120,14 +123,170 @@ async def test_a_peer_that_answers_pings_but_sends_nothing_stays(quick: PlyhallS
         assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "pong"
 
 
-async def test_a_peer_that_talks_is_never_pinged(quick: PlyhallServer) -> None:
+async def test_a_peer_that_talks_is_pinged_too_and_stays(quick: PlyhallServer) -> None:
     async with connect(f"ws://127.0.0.1:{quick.port}/ws", ping_interval=None) as ws:
-        for _ in range(40):  # a message every quarter interval, for ten intervals
+        for _ in range(40):  # a message every quarter interval, for ten intervals (websockets answers the pings)
             await ws.send(json.dumps({"type": "ping"}))
             assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "pong"
             await asyncio.sleep(INTERVAL / 4)
         assert ws.state is OPEN
-        assert quick.keepalive is not None and quick.keepalive.pings == 0 and quick.keepalive.timeouts == 0
+        assert quick.keepalive is not None and quick.keepalive.pings >= 3 and quick.keepalive.timeouts == 0
+
+
+async def _only_connection(server: PlyhallServer) -> Connection:
+    for _ in range(400):
+        if server.connections:
+            (connection,) = server.connections.values()
+            return connection
+        await asyncio.sleep(0.01)
+    raise AssertionError("the connection never reached the server")
+
+
+async def _gone(server: PlyhallServer, seconds: float) -> float:
+    """How long until the server holds no connection (AssertionError after ``seconds``)."""
+    started = time.monotonic()
+    while server.connections:
+        assert time.monotonic() - started < seconds, "the connection is still held"
+        await asyncio.sleep(0.02)
+    return time.monotonic() - started
+
+
+def _masked(opcode: int, payload: bytes) -> bytes:
+    """A client's (masked, small) frame."""
+    mask = os.urandom(4)
+    return bytes((0x80 | opcode, 0x80 | len(payload))) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def test_a_peer_that_talks_but_never_reads_is_failed(quick: PlyhallServer) -> None:
+    """A message proves the peer writes, not that it reads: a bot that sends moves and reads nothing (here a message
+    every 50 ms, each answered, none read) is failed like a silent one, within an interval and a timeout."""
+    reader, writer = await _raw_handshake(quick.port)
+    connection = await _only_connection(quick)
+    connection.ws.close_timeout = 0.3
+
+    async def talk() -> None:
+        while True:
+            writer.write(_masked(0x1, b'{"type":"ping"}'))
+            await asyncio.sleep(0.05)
+
+    talking = asyncio.create_task(talk())
+    try:
+        assert await _gone(quick, INTERVAL + TIMEOUT + 0.3 + 2.0) > TIMEOUT * 0.9
+        assert quick.keepalive is not None and quick.keepalive.timeouts == 1
+    finally:
+        talking.cancel()
+        writer.close()
+
+
+async def test_a_peer_that_sends_its_close_and_goes_silent_is_cut_off(quick: PlyhallServer) -> None:
+    """websockets enforces the close timeout only inside a send context, which the server's own writes do not use:
+    the sweep aborts a connection whose peer sent a close frame and then neither read nor closed its side."""
+    reader, writer = await _raw_handshake(quick.port)
+    connection = await _only_connection(quick)
+    connection.ws.close_timeout = 0.3
+    writer.write(_masked(0x8, struct.pack("!H", 1000) + b"bye"))
+    try:
+        assert await _gone(quick, 0.3 + 2.0) >= 0.25
+        assert connection.ws.transport.is_closing()
+    finally:
+        writer.close()
+
+
+async def test_a_close_stuck_behind_a_peer_that_reads_nothing_is_cut_off(quick: PlyhallServer) -> None:
+    """The server drops a client that is too slow (1008): websockets' close waits for the socket to drain first, for
+    ever with a peer that reads nothing; a tick past the close deadline the sweep aborts it."""
+    reader, writer = await _raw_handshake(quick.port)
+    connection = await _only_connection(quick)
+    connection.ws.close_timeout = 0.3
+    connection.ws.paused = True  # the server's buffer for it is full (what pause_writing does)
+    quick.close_connection(connection, 1008, "too slow: too many unsent messages")
+    try:
+        await asyncio.sleep(0.1)
+        assert connection.ws.protocol.state is not OPEN and connection.ws.close_deadline is not None
+        assert await _gone(quick, 0.3 + 2.0) > 0.1
+        assert connection.ws.transport.is_closing()
+    finally:
+        writer.close()
+
+
+async def test_a_slow_reader_gets_its_pong_time_after_the_bytes_before_the_ping(quick: PlyhallServer) -> None:
+    """The ping is written behind what waits to be sent: a late pong while those bytes went down (the peer reads,
+    slowly) gets another timeout; once nothing more is read, the peer is failed."""
+    reader, writer = await _raw_handshake(quick.port)
+    connection = await _only_connection(quick)
+    ws = connection.ws
+    sweep = quick.keepalive
+    assert sweep is not None
+    sweep.discard(connection)  # looked at by hand below, the clock given
+    ws.keepalive_payload, ws.keepalive_since, ws.keepalive_unsent = b"\x00\x00\x00\x01", 100.0, 5000
+    sizes = iter([4000, 3000, 3000])
+    ws.transport = _Sized(ws.transport, sizes)
+    try:
+        sweep._look(connection, 100.0 + TIMEOUT)  # 4,000 bytes left of 5,000: read, another timeout
+        assert sweep.timeouts == 0 and ws.keepalive_since == 100.0 + TIMEOUT and ws.keepalive_unsent == 4000
+        sweep._look(connection, 100.0 + 2 * TIMEOUT)  # 3,000: read again
+        assert sweep.timeouts == 0 and ws.keepalive_unsent == 3000
+        sweep._look(connection, 100.0 + 3 * TIMEOUT)  # nothing read for a timeout: failed
+        assert sweep.timeouts == 1
+    finally:
+        ws.transport = ws.transport.inner
+        writer.close()
+
+
+class _Sized:
+    """A transport whose unsent bytes are given, one reading after another."""
+
+    def __init__(self, inner: asyncio.Transport, sizes: Iterator[int]) -> None:
+        self.inner, self.sizes = inner, sizes
+
+    def get_write_buffer_size(self) -> int:
+        return next(self.sizes)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+async def test_a_dead_peer_is_found_when_the_timeout_is_shorter_than_the_interval(db_path: Path) -> None:
+    """As `plyhall serve` runs it (20 s and 20 s: the pong's deadline comes before the next ping)."""
+    srv = PlyhallServer(SQLiteStorage(db_path), port=0, ping_interval=0.3, ping_timeout=0.2)
+    await srv.start()
+    try:
+        reader, writer = await _raw_handshake(srv.port)
+        await _only_connection(srv)
+        assert await _gone(srv, 0.3 + 0.2 + 10 + 2.0) > 0.2 + 0.1  # (the close timeout: websockets' 10 s)
+        assert srv.keepalive is not None and srv.keepalive.timeouts == 1 and srv.keepalive.pings == 1
+        writer.close()
+    finally:
+        await srv.stop()
+
+
+async def test_the_sweep_goes_on_after_a_failure(quick: PlyhallServer, caplog: pytest.LogCaptureFixture) -> None:
+    sweep = quick.keepalive
+    assert sweep is not None
+    real, failures = sweep.sweep, []
+
+    def broken(now: float) -> None:
+        if not failures:
+            failures.append(now)
+            raise RuntimeError("a bug in the sweep")
+        real(now)
+
+    sweep.sweep = broken  # type: ignore[method-assign]
+    reader, writer = await _raw_handshake(quick.port)
+    try:
+        await _only_connection(quick)
+        quick.connections[next(iter(quick.connections))].ws.close_timeout = 0.3
+        await _gone(quick, INTERVAL + TIMEOUT + 0.3 + 2.0)
+        assert failures and sweep.timeouts == 1
+        assert "the keepalive sweep failed" in caplog.text
+    finally:
+        writer.close()
+
+
+def test_a_bad_interval_or_timeout_is_refused() -> None:
+    for interval, timeout in ((0, 1.0), (-1, 1.0), (1.0, 0), (float("nan"), 1.0)):
+        with pytest.raises(ValueError, match="positive interval and timeout"):
+            KeepaliveSweep(interval, timeout)
 
 
 async def test_pings_off(db_path: Path) -> None:

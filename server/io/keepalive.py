@@ -12,15 +12,18 @@ What it keeps of websockets' semantics:
   failed with 1011 "keepalive ping timeout" (websockets' own ``protocol.fail``, its close handshake bounded by
   ``close_timeout``) when the pong has not come ``ping_timeout`` seconds after the ping. A ping may go up to half a
   tick early (the slot nearest its time), a close never comes early (the first slot after the deadline). A dead
-  peer is found within ``ping_interval + ping_timeout`` (plus up to a tick and a half) of the last thing it sent, as
-  with websockets.
-* What it changes: a connection that sent a message within the last ``ping_interval`` is alive by the evidence of
-  that message, and is not pinged. Its last message's time is what its rate limiter already keeps
-  (``TokenBucket.updated``, set by every message the connection reads), so the hot path pays nothing for it. A
-  player in a game is never pinged; a spectator that only listens is pinged every ``ping_interval``, as before.
-  Proxies (nginx's ``proxy_read_timeout``) reset their idle timer on traffic either way.
-* The first ping of a silent connection comes half an interval to one interval after it opened (at random), so
-  that connections opened together (a restart's reconnections) do not keep pinging in the same tick.
+  peer is found within ``ping_interval + ping_timeout`` (plus up to a tick and a half) of its last pong, as with
+  websockets. Only a pong counts as a sign of life: a message proves that the peer writes, not that it reads, and a
+  bot that sends moves but reads nothing must be found as a silent one is.
+* The server writes its pings straight to the transport, behind whatever waits there to be sent, where websockets'
+  ``ping()`` waited for the buffer to drain first: so a pong that is late while the connection's unsent bytes went
+  down since the ping (a slow reader, reading) gets another ``ping_timeout``; a peer that reads nothing never
+  lowers them.
+* A connection that is closing is looked at too: websockets enforces its ``close_deadline`` only inside a send
+  context, which the server's writes do not use, so a peer that sent its close and then went silent, or a close
+  stuck behind a peer that reads nothing, is aborted a tick after that deadline.
+* The first ping comes half an interval to one interval after the connection opened (at random), so that
+  connections opened together (a restart's reconnections) do not keep pinging in the same tick.
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ class KeepaliveSweep:
     """Pings the connections given to :meth:`add` whose ping is due, and fails those whose pong is late."""
 
     def __init__(self, ping_interval: float, ping_timeout: float | None) -> None:
+        if not ping_interval > 0 or (ping_timeout is not None and not ping_timeout > 0):
+            raise ValueError(f"keepalive pings need a positive interval and timeout (None: none), not "
+                             f"{ping_interval!r} and {ping_timeout!r}")
         self.interval = ping_interval
         self.timeout = ping_timeout
         self.tick = max(0.005, min(MAX_TICK, ping_interval / 4,
@@ -63,9 +69,6 @@ class KeepaliveSweep:
         ws: DirectConnection = connection.ws  # type: ignore[assignment]
         since = now - self.interval * 0.5 * random.random()  # the first ping half an interval to one after now
         ws.keepalive_since = since
-        bucket = connection.bucket
-        if bucket.updated > since and bucket.tokens >= bucket.limit.burst:  # made with the connection: no message yet
-            bucket.updated = since  # the stagger holds; the limiter is unchanged (its tokens are capped at the burst)
         self._place(connection, since + self.interval, nearest=True)
 
     def discard(self, connection: Connection) -> None:
@@ -99,7 +102,11 @@ class KeepaliveSweep:
         self._next = max(self._next, math.floor(time.monotonic() / self.tick))  # no empty slots since it was made
         while True:
             await asyncio.sleep(max(0.0, self._next * self.tick - time.monotonic()))
-            self.sweep(time.monotonic())
+            try:
+                self.sweep(time.monotonic())
+            except Exception:  # a bug must not end keepalive for every connection: say so, and go on next tick
+                log.exception("the keepalive sweep failed")
+                self._next = max(self._next, math.floor(time.monotonic() / self.tick) + 1)
 
     def sweep(self, now: float) -> None:
         """Look at every connection of the slots due by ``now``."""
@@ -121,19 +128,23 @@ class KeepaliveSweep:
     def _look(self, connection: Connection, now: float) -> None:
         self.looks += 1
         ws: DirectConnection = connection.ws  # type: ignore[assignment]
-        if ws.protocol.state is not OPEN:  # closing: websockets' close handshake has its own timeout
+        if ws.protocol.state is not OPEN:
+            self._closing(connection, ws, now)
             return
         timeout = self.timeout
         if ws.keepalive_payload is not None and timeout is not None:  # a ping out without its pong
             deadline = ws.keepalive_since + timeout
             if now >= deadline:
+                unsent = ws.transport.get_write_buffer_size()
+                if unsent < ws.keepalive_unsent:  # still behind the bytes queued before it, which the peer reads
+                    ws.keepalive_since, ws.keepalive_unsent = now, unsent
+                    self._place(connection, now + timeout)
+                    return
                 self._fail(ws)
                 return
             self._place(connection, deadline)
             return
-        alive = connection.bucket.updated  # the connection's last message
-        if alive < ws.keepalive_since:  # its last ping (answered, or no timeout), or when the sweep took it
-            alive = ws.keepalive_since
+        alive = ws.keepalive_since  # its last ping (answered, or no timeout), or when the sweep took it
         if now - alive < self.interval - self.tick / 2:  # its slot is the one nearest its due time
             self._place(connection, alive + self.interval, nearest=True)
             return
@@ -154,8 +165,23 @@ class KeepaliveSweep:
         data = payload.to_bytes(4, "big")
         ws.keepalive_payload = data
         ws.keepalive_since = now
+        ws.keepalive_unsent = transport.get_write_buffer_size()  # what the peer must read before it sees the ping
         transport.write(PING_HEADER + data)
         self.pings += 1
+
+    def _closing(self, connection: Connection, ws: DirectConnection, now: float) -> None:
+        """A connection whose closing handshake began (websockets set its ``close_deadline`` then: a close sent, or
+        one received): aborted a tick past that deadline, which websockets enforces only inside a send context, and
+        a close sent to a peer that reads nothing waits in its drain before reaching it; looked at again then."""
+        transport = ws.transport
+        deadline = ws.close_deadline  # on the event loop's clock; None: no close_timeout, none to enforce
+        if deadline is None or transport.is_closing():  # (closing transport: connection_lost is on its way)
+            return
+        left = deadline + self.tick - ws.loop.time()
+        if left <= 0:
+            transport.abort()  # a peer that sent its close and went silent, or one that reads nothing
+            return
+        self._place(connection, now + left)
 
     def _fail(self, ws: DirectConnection) -> None:
         """A pong ``ping_timeout`` late: websockets' own ending (1011, "keepalive ping timeout")."""

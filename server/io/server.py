@@ -296,9 +296,9 @@ class PlyhallServer:
         self.hall.connect(conn_id, address)
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
         ws.on_message = partial(self._receive, connection)  # no Python frame of its own, as a lambda has
-        if self.keepalive is not None:
-            self.keepalive.add(connection, time.monotonic())
         try:
+            if self.keepalive is not None:
+                self.keepalive.add(connection, time.monotonic())
             # whole messages arrive through on_message; only fragmented ones (rare) come this way
             async for data in ws:
                 self._receive(connection, data)

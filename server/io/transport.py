@@ -490,6 +490,8 @@ class DirectConnection(DirectMessages, ServerConnection):
     """The payload of the server's keepalive ping that waits for its pong (``server.io.keepalive``); None for none."""
     keepalive_since = 0.0
     """When that ping was sent (the last one, once answered), or when the keepalive sweep took the connection."""
+    keepalive_unsent = 0
+    """The bytes waiting in the transport, unsent, when that ping was written behind them."""
 
     def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
         protocol.__class__ = HttpAwareProtocol  # made by websockets' serve(); nothing was parsed yet
