@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,35 @@ class RateLimit:
     rate: float = 50.0
     burst: float = 200.0
     strikes_to_close: int = 50  # rate-limited messages before the connection is closed
+
+
+class ConnectionQuota:
+    """The WebSocket connections open from each client address, against ``limits.max_connections_per_address`` (0:
+    none); ``refused[key]`` counts the refusals."""
+
+    def __init__(self, limits: Any, refused: Counter[Any], key: Any) -> None:
+        self.limits = limits
+        self.open: Counter[str] = Counter()
+        self._refused, self._key = refused, key
+
+    def full(self, address: str) -> bool:
+        """True (and counted as a refusal) when ``address`` has as many connections open as it may."""
+        limit = self.limits.max_connections_per_address
+        if limit and self.open[address] >= limit:
+            self._refused[self._key] += 1
+            return True
+        return False
+
+    def closed(self, address: str) -> None:
+        """One connection of ``address`` less."""
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
+    def refusal(self, address: str) -> str:
+        """What a refused handshake is told."""
+        return (f"too many connections from your address ({self.open[address]}, the limit is "
+                f"{self.limits.max_connections_per_address}); close some and try again\n")
 
 
 class TokenBucket:

@@ -15,7 +15,7 @@ import asyncio
 import concurrent.futures
 import logging
 import time
-from collections import Counter, deque
+from collections import deque
 from functools import partial
 from typing import Any
 
@@ -41,7 +41,7 @@ from .api import Api
 from .checks import Checks
 from .closing import close_all, keep_unsaved, take_back
 from .cluster import ClusterLink
-from .connections import Connection, RateLimit, TokenBucket
+from .connections import Connection, ConnectionQuota, RateLimit, TokenBucket
 from .gc_policy import ServingGC
 from .http import CLIENT, text_response
 from .keepalive import KeepaliveSweep
@@ -118,10 +118,10 @@ class PlyhallServer:
         self._timer_until: float | None = None  # the deadline the timer task sleeps until (None: no deadline)
         self.reads = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="plyhall-read")
         self.checks = Checks(self)
-        self._per_address: Counter[str] = Counter()  # open WebSocket connections by peer address
         self.api = Api(self)
         self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
         self.metrics = Metrics(self.api.gauges)
+        self.quota = ConnectionQuota(self.hall.limits, self.metrics.refusals, Refusal.CONNECTIONS_PER_ADDRESS)
         self._lag_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
@@ -259,14 +259,6 @@ class PlyhallServer:
 
     # Connections -------------------------------------------------------------------------
 
-    def _over_connection_quota(self, address: str) -> bool:
-        """True (and counted) when ``address`` has as many connections open as it may."""
-        limit = self.hall.limits.max_connections_per_address
-        if limit and self._per_address[address] >= limit:
-            self.metrics.refusals[Refusal.CONNECTIONS_PER_ADDRESS] += 1
-            return True
-        return False
-
     def _address(self, connection: ServerConnection) -> str:
         """What a connection's quotas and back-off count by (see ``transport.client_address``)."""
         peer = connection.remote_address[0] if connection.remote_address else "?"
@@ -275,17 +267,15 @@ class PlyhallServer:
 
     async def _connection(self, ws: DirectConnection) -> None:
         address = self._address(ws)
-        if self._over_connection_quota(address):  # handshakes that raced past the check in _process_request
+        if self.quota.full(address):  # handshakes that raced past the check in _process_request
             await ws.close(1008, "too many connections from your address")
             release(ws)
             return
-        self._per_address[address] += 1
+        self.quota.open[address] += 1
         try:
             await self._serve_connection(ws, address)
         finally:
-            self._per_address[address] -= 1
-            if self._per_address[address] <= 0:
-                del self._per_address[address]
+            self.quota.closed(address)
 
     async def _serve_connection(self, ws: DirectConnection, address: str) -> None:
         self._next_id += 1
@@ -497,10 +487,8 @@ class PlyhallServer:
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         if is_upgrade(request):
             address = self._address(connection)
-            if self._over_connection_quota(address):
-                return text_response(429, f"too many connections from your address ({self._per_address[address]}, "
-                                     f"the limit is {self.hall.limits.max_connections_per_address}); close some and "
-                                     "try again\n")
+            if self.quota.full(address):
+                return text_response(429, self.quota.refusal(address))
             return subprotocol_refusal(request)
         CLIENT.set(self._address(connection))  # what the HTTP quota and the analysis queue count by
         return await answer_pipelined(connection, await self._plain(request), self._plain)
