@@ -20,6 +20,8 @@ from websockets.protocol import OPEN
 from protocol import messages as m
 from protocol.codec import Codec
 
+from ..core.limits import Limits
+from ..core.refusals import Refusal
 from .transport import frame_header
 
 log = logging.getLogger("plyhall.server")
@@ -39,18 +41,18 @@ class RateLimit:
 
 class ConnectionQuota:
     """The WebSocket connections open from each client address, against ``limits.max_connections_per_address`` (0:
-    none); ``refused[key]`` counts the refusals."""
+    none); ``refused`` counts the refusals (the server's metrics)."""
 
-    def __init__(self, limits: Any, refused: Counter[Any], key: Any) -> None:
+    def __init__(self, limits: Limits, refused: Counter[str]) -> None:
         self.limits = limits
         self.open: Counter[str] = Counter()
-        self._refused, self._key = refused, key
+        self._refused = refused
 
     def full(self, address: str) -> bool:
         """True (and counted as a refusal) when ``address`` has as many connections open as it may."""
         limit = self.limits.max_connections_per_address
         if limit and self.open[address] >= limit:
-            self._refused[self._key] += 1
+            self._refused[Refusal.CONNECTIONS_PER_ADDRESS] += 1
             return True
         return False
 

@@ -32,7 +32,6 @@ from protocol.requests import ClientMessage
 from ..core.cluster import WAITED, credit_wait, turn_rooms
 from ..core.env import Env
 from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
-from ..core.outbox import Refusal
 from ..storage import Storage
 from ..storage.records import AnalysisSaved, MovePlayed
 from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
@@ -121,7 +120,7 @@ class PlyhallServer:
         self.api = Api(self)
         self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
         self.metrics = Metrics(self.api.gauges)
-        self.quota = ConnectionQuota(self.hall.limits, self.metrics.refusals, Refusal.CONNECTIONS_PER_ADDRESS)
+        self.quota = ConnectionQuota(self.hall.limits, self.metrics.refusals)
         self._lag_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
