@@ -39,6 +39,10 @@ reference rules in ``protocol.games``).
   machine of two virtual CPUs (docs/SCALING.md, "the fourth round, measured on a
   quiet machine"), and the ratio with it.
 
+* ``--sections`` times the server's hot sections inside it (``sections.py``: frames in, the hall, the commit,
+  SQLite's parts, delivery, the pushes) and prints each one's share of its CPU and its microseconds a move:
+  where a move's CPU goes, without a sampling profiler slowing the server.
+
 Progress goes to stderr, the table to stdout. A benchmark prints figures; it
 passes or fails nothing. Figures depend on the machine and on whatever else
 runs on it.
@@ -65,6 +69,7 @@ from typing import Any, ClassVar
 
 import msgpack
 from common import ROOT, cpu_seconds, heading, log, percentiles, scratch, script_parser
+from sections import print_sections
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
@@ -187,10 +192,11 @@ def tracked_objects() -> int:
     return len(gc.get_objects()) + gc.get_freeze_count()
 
 
-def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clients: int, ready: Any, stop: Any,
-                        control: Any, open_files: int) -> None:
+def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clients: int, sections: bool, ready: Any,
+                        stop: Any, control: Any, open_files: int) -> None:
     """Child process: a PlyhallServer on a free port, on the event loop ``loop``, until ``stop`` is set;
-    it counts the objects the collector tracks once all ``clients`` connections are there."""
+    it counts the objects the collector tracks once all ``clients`` connections are there, and times its hot
+    sections (``sections.py``) when ``sections`` is set."""
     import logging
 
     from server.core.hall import Limits
@@ -200,6 +206,12 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
     logging.basicConfig(level=logging.WARNING)
     leave_interrupts_to_the_parent()
     raise_open_files(open_files)
+    clock = None
+    if sections:
+        from sections import SectionClock
+
+        clock = SectionClock()
+        clock.install()
 
     async def main() -> None:
         limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=2 * rate)
@@ -221,20 +233,23 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
                 busiest = (len(srv.connections), tracked_objects())
         probe.stop()
         report_probe(probe, control, ready, {"idle_objects": idle, "objects": busiest[1],
-                                             "connections": busiest[0]})
+                                             "connections": busiest[0]}, clock)
         await srv.stop()
 
     event_loop.run(main(), loop)
 
 
-def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, Any] | None = None) -> None:
-    """Put the probe's lateness over the window the parent sent (if it sent one)."""
+def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, Any] | None = None,
+                 clock: Any = None) -> None:
+    """Put the probe's lateness over the window the parent sent (if it sent one), with the sections' times over it
+    when ``clock`` (a ``sections.SectionClock``) timed them."""
     try:
         start, end = control.get(timeout=1)
     except Exception:  # queue.Empty: no window measured
         out.put(([], {**probe.gc_within(0, 0), **(extra or {})}))
         return
-    out.put((probe.within(start, end), {**probe.gc_within(start, end), **(extra or {})}))
+    timed = {} if clock is None else {"sections": clock.report(start, end)}
+    out.put((probe.within(start, end), {**probe.gc_within(start, end), **(extra or {}), **timed}))
 
 
 def relay_server_main(loop: str, ready: Any, stop: Any, control: Any, open_files: int) -> None:
@@ -688,7 +703,7 @@ def measure(server: ServerProcess, load: LoadProcesses, load_pids: list[int], wa
 def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"saturation: {args.rooms} rooms, Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "saturation"), SATURATION_RATE,
-                           args.rooms, args.loop, 2 * args.rooms).start()
+                           args.rooms, args.loop, 2 * args.rooms, args.sections).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     params = {"seed": args.seed, "think": (0.0, 0.0), "spectators": 0, "tag": "sat",
               "room": {"time_control": {"per_move": 86400}, "games": 1000}}
@@ -734,7 +749,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop,
-                           args.games * (2 + args.spectators)).start()
+                           args.games * (2 + args.spectators), args.sections).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
@@ -818,6 +833,8 @@ def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
     verdict = "meets" if ratio >= 0.5 else "misses"
     print(f"Plyhall / relay throughput: {ratio:.0%} ({verdict} the 50% target); "
           f"{p['moves']} moves, {p['games']} games started, {p['errors']} error replies")
+    if args.sections:
+        print_sections(p["gc"].get("sections", {}), p["rate"])
     if p["cpu_per_move"] and e["cpu_per_move"]:
         print(f"Plyhall / relay per server CPU second (moves vs messages a CPU second, "
               f"{1 / p['cpu_per_move']:.0f} vs {1 / e['cpu_per_move']:.0f}): "
@@ -874,6 +891,8 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
             print(f"{'objects tracked by the GC per connection':<44}{per:>12.1f}  "
                   f"({g['objects']} tracked with {g['connections']} connections, {g['idle_objects']} before any "
                   "client)")
+    if args.sections:
+        print_sections(g.get("sections", {}), r["moves"] / r["seconds"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -901,6 +920,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-tree", type=Path, metavar="DIR",
                         help="saturation only: run DIR's server_load.py and this one's alternately, --runs times "
                              "each, and print each run's CPU ratio and each tree's range")
+    parser.add_argument("--sections", action="store_true",
+                        help="time the server's hot sections in it and print where its CPU went (sections.py; the "
+                             "wrappers cost a little: compare CPU a move only between runs without it)")
     parser.add_argument("--runs", type=int, default=5, help="with --baseline-tree: runs of each tree (default 5)")
     parser.add_argument("--pin", action="store_true",
                         help="saturation: the server (Plyhall's, then the relay) on one CPU, the load processes on the "
