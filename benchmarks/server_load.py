@@ -399,6 +399,7 @@ class Stats:
     games: int = 0
     errors: int = 0
     window: tuple[float, float] = (float("inf"), float("inf"))
+    held: list[Bot] | None = None  # bots whose first move waits for the whole load to be set up (saturation)
 
 
 class Bot:
@@ -455,7 +456,9 @@ class Bot:
                 log(f"server error: {msg.get('code')}: {msg.get('message')}")
 
     def play(self) -> None:
-        if self.think[1] <= 0:
+        if self.stats.held is not None:
+            self.stats.held.append(self)
+        elif self.think[1] <= 0:
             self.send_move()
         else:  # a timer while thinking
             asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.send_move)
@@ -529,6 +532,8 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
         think = tuple(params["think"])
         settings = params["room"]
         made = [0]
+        if think[1] <= 0:  # flat-out games set up first would take the server from the logins of the rest
+            stats.held = []
 
         async def counted(index: int) -> list[Bot]:
             table = await set_up_table(url, index, params["tag"], params["spectators"], stats, think, rng, settings)
@@ -549,6 +554,9 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
         out.put(("ready", os.getpid()))
         start, end = await loop.run_in_executor(None, control.get)
         stats.window = (start, end)
+        held, stats.held = stats.held or [], None
+        for bot in held:
+            bot.send_move()
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         moves0, games0, cpu0 = stats.moves, stats.games, time.process_time()
         await asyncio.sleep(max(0.0, end - time.monotonic()))
