@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from protocol.games import GAMES
 
@@ -99,9 +100,21 @@ def clicks(game_id: str, state: Any, move: Any) -> list[str]:
 
 
 def play_by_clicking(page: Page, game_id: str, state: Any, move: Any) -> None:
-    """Click the squares (and piece) of ``move``, each once the page shows it as a legal target."""
+    """Click the squares (and piece) of ``move``, each once the page shows it as a legal target; a target that does
+    not come fails with what the page showed instead (its status line, the picks it holds, the targets it offers)."""
+    done: list[str] = []
     for selector in clicks(game_id, state, move):
-        page.locator(selector + ".target").click()
+        try:
+            page.locator(selector + ".target").click(timeout=20_000)
+        except PlaywrightTimeout:
+            shown = page.evaluate("""() => ({
+                status: document.querySelector(".play .status")?.textContent ?? null,
+                chosen: [...document.querySelectorAll(".play .chosen")].map((e) => e.dataset.sq || e.dataset.piece),
+                targets: [...document.querySelectorAll(".play .target")].map((e) => e.dataset.sq || e.dataset.piece),
+            })""")
+            raise AssertionError(f"{selector} never became a target after {done} were clicked; the page showed "
+                                 f"{shown}") from None
+        done.append(selector)
 
 
 def _queen_reach(board: tuple[int, ...], stone: int) -> int:
