@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import json
 import re
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -436,3 +438,51 @@ def test_quarto_moves_read_cleanly_in_every_convention(own_server, open_page):  
     assert said[0] == "c2, gives dark round tall hollow"
     assert said[1] == "[2,3], gives dark round tall hollow"  # one comma inside the square, one before "gives"
     assert said[2].startswith("gives ") and said[3] == "2,3"
+
+
+def test_picks_made_survive_a_late_second_answer_of_legal_moves(own_server, open_page):  # noqa: F811
+    """Taking the seat that starts a game brings game_start twice (the game's start, and the answer to the state the
+    page asked for on joining), so the page asks for the legal moves twice. The second answer, held here until the
+    player has picked a queen and its square (as a busy server might send it), keeps the picks: the arrow's squares
+    are still offered, and the move is played."""
+    port = own_server()
+    bob = NamedOpponent(port, "bob-race")
+    page = open_page("cora-race", width=1280, height=800)
+    answers: list[str] = []  # the legal_moves answers the server sent, in order
+    held: list[Any] = []  # (the page's end of the socket, the second answer)
+
+    def route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        ws.on_message(server.send)
+
+        def from_server(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message).get("type") == "legal_moves":
+                answers.append(message)
+                if len(answers) == 2:
+                    held.append((ws, message))
+                    return
+            ws.send(message)
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    try:
+        login(page, f"http://127.0.0.1:{port}", "cora-race")
+        bob.open_room("amazons", "Race")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Race")
+        page.get_by_role("button", name="Take this seat").click()
+        expect(page.locator(".play .status")).to_contain_text("Your move")
+        page.locator('.sq[data-sq="a7"].target').click()
+        page.locator('.sq[data-sq="b7"].target').click()
+        expect(page.locator(".play .status")).to_contain_text("Shoot an arrow")
+        assert len(held) == 1, f"the page asked for the legal moves {len(answers)} time(s), not twice"
+        socket, late = held[0]
+        socket.send(late)
+        # a chat line after it, on the same socket: once the page shows it, it has taken the late answer too
+        socket.send(json.dumps({"type": "chat", "room": "Race", "from": "bob-race", "text": "after the answer"}))
+        expect(page.locator(".chat-log")).to_contain_text("after the answer")
+        expect(page.locator(".play .status")).to_contain_text("Shoot an arrow")
+        page.locator('.sq[data-sq="c7"].target').click(timeout=10_000)
+        expect(page.locator('button.move[data-seq="1"], ol.moves li .mv').first).to_be_visible()
+    finally:
+        bob.close()

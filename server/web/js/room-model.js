@@ -306,7 +306,9 @@ export class RoomModel extends EventTarget {
     const count = this.moves.length;
     this.asked = count;
     this.session.request({ type: "legal_moves", room: this.name }).then((reply) => {
-      if (this.moves.length !== count || !this.myTurn) return;
+      // a second answer for the same position (a game_start that came twice asks again) keeps the first one's
+      // picker: the player may be picking with it already
+      if (this.moves.length !== count || !this.myTurn || this.picker) return;
       this.picker = new Picker(reply.moves.map((move) => ({ move, sequences: game.steps(move, this.coords) })));
       this.changed();
     }).catch((error) => {
