@@ -387,6 +387,13 @@ _FIELD_CHECKS = {
     ANY: ["t = type(v)",
           "if t is int:",
           "    if not -MAX <= v <= MAX: return False",
+          "elif t is dict:",  # a move as a map ({"column": 4}): its flat values read here, without a call each
+          "    for k, w in v.items():",
+          "        if type(k) is not str: return False",
+          "        t = type(w)",
+          "        if t is int:",
+          "            if not -MAX <= w <= MAX: return False",
+          "        elif t is not str and t is not bool and w is not None and not json_compatible(w, 2): return False",
           "elif t is not str and t is not bool and v is not None and not json_compatible(v, 1): return False"],
     OPT_INT: ["if v is not None and (type(v) is not int or not -MAX <= v <= MAX): return False"],
 }

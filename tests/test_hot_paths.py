@@ -28,7 +28,7 @@ from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
 from protocol.codec import CODECS, MAX_MESSAGE_BYTES, MSGPACK
-from protocol.messages import CLIENT_MESSAGES, ProtocolError, validate
+from protocol.messages import ANY, BOOL, CLIENT_MESSAGES, INT, LIST, MAP, NUM, OPT_INT, STR, ProtocolError, validate
 from server.io import transport
 from server.io.transport import DirectMessages, HttpAwareProtocol
 
@@ -38,7 +38,9 @@ from server.io.transport import DirectMessages, HttpAwareProtocol
 def _junk_requests(rng: random.Random, count: int) -> list[Any]:
     """Requests good and bad: every type with its fields of every kind, missing, extra, or of the wrong type."""
     atoms: list[Any] = [None, True, False, 0, -1, 7, 2**53 - 1, 2**53, -(2**53), 1.5, float("nan"), float("inf"), "",
-                        "Lake", "x" * 65, b"b", [], {}, [1, "a"], {"k": 1}, {"k": float("nan")}, {1: 2}, (1,)]
+                        "Lake", "x" * 65, b"b", [], {}, [1, "a"], {"k": 1}, {"k": float("nan")}, {1: 2}, (1,),
+                        {"k": 2**53}, {"k": "a", "j": None, "b": True}, {"k": [1, float("inf")]}, {"k": {"j": [2]}},
+                        {"k": b"b"}]
     kinds = [*CLIENT_MESSAGES, "welcome", ""]
     found = []
     for _ in range(count):
@@ -69,6 +71,34 @@ def test_precompiled_checks_give_the_answers_of_the_schema_walk():
             assert fast is msg and slow is msg, msg
             accepted += 1
     assert accepted > 200  # the test reached both answers
+
+
+_VALID = {STR: "Lake", INT: 1, NUM: 1.5, BOOL: True, MAP: {}, LIST: [], ANY: 1, OPT_INT: None}
+
+
+def test_precompiled_checks_answer_as_the_walk_field_by_field():
+    """Each field of each request type, in an otherwise valid request, set to each atom (a move's map with values
+    out of range, nested, or not JSON at all among them): the precompiled check answers as the schema walk."""
+    walked = dict(CLIENT_MESSAGES)
+    atoms: list[Any] = [None, True, 0, 2**53, -(2**53) + 1, 1.5, float("inf"), "", "x" * 65, b"b", [], {}, (1,),
+                        [1, "a"], [2**53], {"column": 4}, {"column": 2**53}, {"column": -(2**53)}, {"k": float("nan")},
+                        {1: 2}, {"k": "a", "j": None, "b": True}, {"k": [1, float("inf")]}, {"k": {"j": [2]}},
+                        {"k": b"b"}, {"k": (1,)}, {"queen": [0, 3], "to": [5, 3], "arrow": [5, 9]}]
+    accepted = refused = 0
+    for kind, schema in CLIENT_MESSAGES.items():
+        fields = {**schema.required, **schema.optional}
+        base = {"type": kind, **{name: _VALID.get(field, "Lake") for name, field in fields.items()}}
+        for name in fields:
+            for atom in atoms:
+                msg = {**base, name: atom}
+                fast, slow = validate(msg), validate(msg, walked)
+                if isinstance(slow, ProtocolError):
+                    assert fast == slow, msg
+                    refused += 1
+                else:
+                    assert fast is msg and slow is msg, msg
+                    accepted += 1
+    assert accepted > 100 and refused > 100  # the test reached both answers
 
 
 # Frames -----------------------------------------------------------------------------------------------------------

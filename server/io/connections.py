@@ -129,7 +129,7 @@ class Connection:
         """
         ws = self.ws
         transport = ws.transport
-        if self.closing or ws.protocol.state is not OPEN or transport.is_closing():
+        if self.closing or ws.protocol._state is not OPEN or transport.is_closing():  # _state: no property call
             return True  # it is going: what it misses now it could not read anyway
         if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False
