@@ -12,7 +12,8 @@ Sections nest: ``frames in`` (``DirectMessages.data_received``: the read's frame
 holds ``the hall`` (``Hall.handle``); ``the commit`` (``LoopWriter._commit``, once a turn of the loop) holds
 ``SQLite`` (``SQLiteStorage.apply``: begin, the moves' insert, the other writes, commit) and ``delivery``
 (``PlyhallServer._committed``), which holds ``pushes`` (``Connection.push``: the encoding, shared by a batch, and
-the ``write`` system call, on loopback the receiver's TCP work included). What no section holds (uvloop's own C
+the ``write`` system call, on loopback the receiver's TCP work included) and ``gathered pushes``
+(``Connection.push_all``: a game's end, each member's messages in one write). What no section holds (uvloop's own C
 code: ``epoll``, the socket reads; timers; the checkpoint thread) is the rest. Each wrapped call costs the
 wrapper about half a microsecond, which the section it wraps (and its parents) count: the figures are a little
 high, and the CPU a move of a run with ``--sections`` is not one to compare with a run without.
@@ -38,6 +39,7 @@ SECTIONS: list[tuple[str, str, str]] = [
     ("    commit", "server.storage.batch:Transaction", "__exit__"),
     ("  delivery", "server.io.server:PlyhallServer", "_committed"),
     ("    pushes", "server.io.connections:Connection", "push"),
+    ("    gathered pushes", "server.io.connections:Connection", "push_all"),
     ("keepalive sweep", "server.io.keepalive:KeepaliveSweep", "sweep"),
 ]
 

@@ -364,3 +364,68 @@ def test_the_kept_packer_gives_packb_s_bytes_after_a_failure_and_in_every_thread
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(encode_many, range(8)))
+
+
+# Delivery ---------------------------------------------------------------------------------------------------------
+
+
+class _Recorder:
+    """A transport that keeps each write."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def _messages_in(data: bytes) -> list[Any]:
+    """The msgpack messages of the unmasked binary frames one after another in ``data``."""
+    found = []
+    while data:
+        assert data[0] == 0x82 and data[1] < 126
+        found.append(msgpack.unpackb(data[2:2 + data[1]]))
+        data = data[2 + data[1]:]
+    return found
+
+
+async def test_a_game_s_end_reaches_each_member_in_one_write_in_the_hall_s_order(tmp_path):
+    from types import SimpleNamespace
+
+    from server.core.hall import HallOutbox
+    from server.io.connections import Connection as Client
+    from server.io.connections import RateLimit, TokenBucket
+    from server.io.server import PlyhallServer
+    from server.storage.sqlite import SQLiteStorage
+
+    server = PlyhallServer(SQLiteStorage(tmp_path / "d.db"), port=0)
+    try:
+        transports = {}
+        for conn in (1, 2):
+            transports[conn] = _Recorder()
+            ws = SimpleNamespace(transport=transports[conn], protocol=SimpleNamespace(_state=OPEN))
+            server.connections[conn] = Client(conn, ws, CODECS[MSGPACK], TokenBucket(RateLimit(), 0.0))  # type: ignore
+        server._ended = lambda out: None  # type: ignore[method-assign]  # no hall behind these games
+        moved, over = {"type": "moved", "seq": 41}, {"type": "game_over", "winner": 0}
+        start, turn = {"type": "game_start", "seq": 0}, {"type": "legal_moves", "moves": [1, 2]}
+
+        ending = HallOutbox()
+        ending.messages = [(1, moved), (2, moved), (1, over), (2, over), (1, start), (2, start), (1, turn)]
+        ending.ended = [object()]  # type: ignore[list-item]
+        server._deliver(ending)
+        assert [_messages_in(w) for w in transports[1].writes] == [[moved, over, start, turn]]
+        assert [_messages_in(w) for w in transports[2].writes] == [[moved, over, start]]
+
+        playing = HallOutbox()  # a move's outbox: one message a member, written at once
+        playing.messages = [(1, moved), (2, moved)]
+        server._deliver(playing)
+        assert [_messages_in(w) for w in transports[2].writes[1:]] == [[moved]]
+    finally:
+        server.storage.close()
+        server.reads.shutdown(wait=False)

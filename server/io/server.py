@@ -413,33 +413,58 @@ class PlyhallServer:
         self._wake_timer()  # once for the whole commit's outboxes
 
     def _deliver(self, out: HallOutbox) -> None:
-        if self.analyse_finished and out.ended:  # stored now: the analysis worker can read them
-            self.analysis.request_played(out.ended)
-        after = self.hall.committed(out, time.monotonic()) if out.ended else None  # ratings known: the ladder goes on
+        after = self._ended(out) if out.ended else None
         metrics = self.metrics
         metrics.sent += len(out.messages)
         frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
         connections, cluster = self.connections, self.cluster
         if cluster is not None:  # the register first: a name released before its client hears the room closed
             cluster.changed()
+        # a game's end tells each member several things (the last move, game_over, the next game's start): each
+        # connection's messages go out in one write, in order, once the loop below has gathered them
+        gathered: dict[Connection, list[dict[str, Any]]] | None = {} if out.ended else None
         for conn_id, msg in out.messages:
             kind = msg["type"]
             if kind == "error":
                 metrics.errors[msg["code"]] += 1
             elif kind == "welcome":
-                metrics.logins += 1
-                if cluster is not None and conn_id > 0:
-                    cluster.welcomed(conn_id, msg["name"])
+                self._welcomed(conn_id, msg)
             if conn_id < 0 and cluster is not None:  # a client of another node of the cluster
                 cluster.deliver(conn_id, msg)
                 continue
             connection = connections.get(conn_id)
-            if connection is not None and not connection.push(msg, frames):
+            if connection is None:
+                continue
+            if gathered is not None:
+                gathered.setdefault(connection, []).append(msg)
+            elif not connection.push(msg, frames):
                 self.close_connection(connection, 1008, "too slow: too many unsent messages")
+        if gathered:
+            self._push_gathered(gathered, frames)
         if out.close:  # what closing them changes comes as outboxes of their own
             self._close_all(out.close)
         if after is not None:
             self.dispatch(after)
+
+    def _welcomed(self, conn_id: int, welcome: dict[str, Any]) -> None:
+        """A login went through: counted, and the name registered with the cluster (for a client of this node)."""
+        self.metrics.logins += 1
+        if self.cluster is not None and conn_id > 0:
+            self.cluster.welcomed(conn_id, welcome["name"])
+
+    def _ended(self, out: HallOutbox) -> HallOutbox:
+        """Games of ``out`` ended and are stored now: the analysis worker may read them, and the hall learns their
+        ratings (what it answers goes on: the ladder's next pairing)."""
+        if self.analyse_finished:
+            self.analysis.request_played(out.ended)
+        return self.hall.committed(out, time.monotonic())
+
+    def _push_gathered(self, gathered: dict[Connection, list[dict[str, Any]]],
+                       frames: dict[tuple[int, int], bytes]) -> None:
+        """Each connection's gathered messages, in one write each."""
+        for connection, msgs in gathered.items():
+            if not (connection.push(msgs[0], frames) if len(msgs) == 1 else connection.push_all(msgs, frames)):
+                self.close_connection(connection, 1008, "too slow: too many unsent messages")
 
     def _wake_timer(self) -> None:
         """Wake the timer when a deadline earlier than the one it sleeps until appeared (once a delivery, not once an
