@@ -15,13 +15,19 @@ the measured moves only (the figure includes picking each one's move, as ``hall_
 
     valgrind --tool=callgrind --instr-atstart=no .venv/bin/python benchmarks/glue_cost.py --instructions --moves 2000
 
-Without it, cProfile's table of the measured moves (``--profile``) or their CPU time a move.
+``--bytecodes`` counts the bytecodes the server runs a move, by function (a trace function's opcode events around
+the server's part only): where its Python work goes, exactly, on any machine, however busy::
+
+    .venv/bin/python benchmarks/glue_cost.py --bytecodes --moves 2000
+
+Without these, cProfile's table of the measured moves (``--profile``) or their CPU time a move.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import cProfile
 import pstats
 import random
@@ -176,8 +182,9 @@ class Bench:
         if self.server.metrics.errors:
             raise SystemExit(f"the benchmark's set-up was refused: {dict(self.server.metrics.errors)}")
 
-    def run(self, moves: int) -> float:
-        """Play ``moves`` moves round-robin over the rooms; the CPU seconds of the server's part alone."""
+    def run(self, moves: int, trace: Any = None) -> float:
+        """Play ``moves`` moves round-robin over the rooms; the CPU seconds of the server's part alone (``trace``, a
+        ``sys.settrace`` function, set around that part only)."""
         server, writer = self.server, self.writer
         spent = 0.0
         done = index = 0
@@ -190,8 +197,12 @@ class Bench:
                 continue
             ws, frame = nxt
             start = cpu()
+            if trace is not None:
+                sys.settrace(trace)
             ws.data_received(frame)
             server._committed(writer.submitted)
+            if trace is not None:
+                sys.settrace(None)
             spent += cpu() - start
             done += 1
         if server.metrics.moves - before != moves or server.metrics.errors:
@@ -210,6 +221,24 @@ class Bench:
         self.server.storage.close()
 
 
+def count_bytecodes(table: Bench, moves: int) -> collections.Counter[str]:
+    """The bytecodes the interpreter runs in each function (``file:name``) over ``moves`` measured moves, counted
+    by a trace function's opcode events: where the server's Python work goes, exactly, where a profiler's clock and
+    callgrind's instructions do not tell functions apart."""
+    counts: collections.Counter[str] = collections.Counter()
+    root = str(Path(__file__).resolve().parent.parent) + "/"
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            code = frame.f_code
+            counts[f"{code.co_filename.replace(root, '')}:{code.co_name}"] += 1
+        return tracer
+
+    table.run(moves, tracer)
+    return counts
+
+
 async def bench(args: argparse.Namespace) -> None:
     """Set up, warm up, measure as asked."""
     with tempfile.TemporaryDirectory() as directory:
@@ -225,6 +254,12 @@ async def bench(args: argparse.Namespace) -> None:
                 callgrind("-i", "off")
                 print(f"server cost of a move with its glue (data_received .. transport.write), {args.rooms} rooms: "
                       f"{spent / args.moves:,.0f} instructions ({args.moves} moves, picking each one's move included)")
+            elif args.bytecodes:
+                counts = count_bytecodes(table, args.moves)
+                print(f"bytecodes the server runs a move, {args.rooms} rooms: {sum(counts.values()) / args.moves:,.0f} "
+                      f"({args.moves} moves); by function:")
+                for name, count in counts.most_common(30):
+                    print(f"{count / args.moves:8.1f}  {name}")
             elif args.profile:
                 profile = cProfile.Profile()
                 profile.enable()
@@ -245,6 +280,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=20_000, help="moves measured (default 20000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="print cProfile's table of the measured moves")
+    parser.add_argument("--bytecodes", action="store_true",
+                        help="count the bytecodes the server runs a move, by function (a trace function's opcode "
+                             "events; slow: a few thousand moves are enough)")
     parser.add_argument("--instructions", action="store_true",
                         help="under valgrind --tool=callgrind --instr-atstart=no: the instructions a move")
     args = parser.parse_args()
