@@ -1,0 +1,159 @@
+"""Delivery: a hall outbox's messages sent once its writes are committed, in the order the outboxes were made.
+
+A mixin of :class:`~server.io.server.PlyhallServer` (the server's own state is declared below for the type checker).
+Each outbox's writes go to the group-commit writer, and the outbox waits in ``_held`` with its sequence number
+until the writer reports that number committed; then its messages are written to their connections (a message
+sent to several connections is encoded once for each codec), a game's end with each connection's messages in one
+write, and the timer woken if a deadline came earlier.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..core.cluster import WAITED, credit_wait, turn_rooms
+from ..core.hall import Hall, HallOutbox
+from ..storage.writer import Writer
+from .analysis import AnalysisQueue
+from .checks import Checks
+from .cluster import ClusterLink
+from .connections import Connection
+from .metrics import Metrics
+from .supervisor import HouseBots
+
+
+class Delivery:
+    """The server's sending side: :meth:`dispatch` an outbox, and what follows a commit."""
+
+    hall: Hall
+    writer: Writer | None
+    metrics: Metrics
+    checks: Checks
+    analysis: AnalysisQueue
+    analyse_finished: bool
+    house: HouseBots | None
+    connections: dict[int, Connection]
+    cluster: ClusterLink | None
+    deposed: str | None
+    games_recorded: int
+    _held: deque[tuple[int, HallOutbox, float]]
+    _timer_wakeup: asyncio.Event
+    _timer_until: float | None
+    close_connection: Callable[[Connection, int, str], None]
+    _house_exited: Callable[[str, int], None]
+
+    def dispatch(self, out: HallOutbox) -> None:
+        """Send ``out`` once its writes are committed (at once when it has none and nothing waits); nothing once
+        this node is deposed."""
+        if self.deposed is not None:
+            return
+        for check in out.checks:
+            self.checks.check(check)
+        for lookup in out.lookups:
+            self.checks.look_up(lookup)
+        if out.house or out.house_stop:
+            self._run_house(out)
+        for reason in out.refused:
+            self.metrics.refusals[reason] += 1
+        if out.ended:
+            self.games_recorded += len(out.ended)
+            for record in out.ended:
+                self.metrics.games_ended[record.status] += 1
+        if out.writes and self.writer is not None:
+            seq = self.writer.submit(out.writes)
+        elif self._held:
+            seq = self._held[-1][0]
+        else:
+            self._deliver(out)
+            self._wake_timer()
+            return
+        self._held.append((seq, out, time.monotonic()))
+
+    def _committed(self, seq: int) -> None:
+        now = time.monotonic()
+        held = self._held
+        while held and held[0][0] <= seq:
+            _, out, made = held.popleft()
+            if now - made > WAITED:  # the player to move learns it only now: the wait is not its time
+                for name in turn_rooms(out.messages):
+                    credit_wait(self.hall.registry.find(name), now - made, now)
+            self._deliver(out)
+        self._wake_timer()  # once for the whole commit's outboxes
+
+    def _deliver(self, out: HallOutbox) -> None:
+        after = self._ended(out) if out.ended else None
+        metrics = self.metrics
+        metrics.sent += len(out.messages)
+        frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
+        connections, cluster = self.connections, self.cluster
+        if cluster is not None:  # the register first: a name released before its client hears the room closed
+            cluster.changed()
+        # a game's end tells each member several things (the last move, game_over, the next game's start): each
+        # connection's messages go out in one write, in order, once the loop below has gathered them
+        gathered: dict[Connection, list[dict[str, Any]]] | None = {} if out.ended else None
+        for conn_id, msg in out.messages:
+            kind = msg["type"]
+            if kind == "error":
+                metrics.errors[msg["code"]] += 1
+            elif kind == "welcome":
+                self._welcomed(conn_id, msg)
+            if conn_id < 0 and cluster is not None:  # a client of another node of the cluster
+                cluster.deliver(conn_id, msg)
+                continue
+            connection = connections.get(conn_id)
+            if connection is None:
+                continue
+            if gathered is not None:
+                gathered.setdefault(connection, []).append(msg)
+            elif not connection.push(msg, frames):
+                self.close_connection(connection, 1008, "too slow: too many unsent messages")
+        if gathered:
+            self._push_gathered(gathered, frames)
+        if out.close:  # what closing them changes comes as outboxes of their own
+            self._close_all(out.close)
+        if after is not None:
+            self.dispatch(after)
+
+    def _welcomed(self, conn_id: int, welcome: dict[str, Any]) -> None:
+        """A login went through: counted, and the name registered with the cluster (for a client of this node)."""
+        self.metrics.logins += 1
+        if self.cluster is not None and conn_id > 0:
+            self.cluster.welcomed(conn_id, welcome["name"])
+
+    def _ended(self, out: HallOutbox) -> HallOutbox:
+        """Games of ``out`` ended and are stored now: the analysis worker may read them, and the hall learns their
+        ratings (what it answers goes on: the ladder's next pairing)."""
+        if self.analyse_finished:
+            self.analysis.request_played(out.ended)
+        return self.hall.committed(out, time.monotonic())
+
+    def _push_gathered(self, gathered: dict[Connection, list[dict[str, Any]]],
+                       frames: dict[tuple[int, int], bytes]) -> None:
+        """Each connection's gathered messages, in one write each."""
+        for connection, msgs in gathered.items():
+            if not (connection.push(msgs[0], frames) if len(msgs) == 1 else connection.push_all(msgs, frames)):
+                self.close_connection(connection, 1008, "too slow: too many unsent messages")
+
+    def _wake_timer(self) -> None:
+        """Wake the timer when a deadline earlier than the one it sleeps until appeared (once a delivery, not once an
+        outbox): moves push later deadlines almost always, and a wake-up per message is costly."""
+        deadline = self.hall.next_deadline()
+        if deadline is not None and (self._timer_until is None or deadline < self._timer_until):
+            self._timer_wakeup.set()
+
+    def _close_all(self, closes: list[tuple[int, str]]) -> None:
+        for conn_id, reason in closes:
+            if conn_id < 0 and self.cluster is not None:  # a stand-in: the connection is on another node
+                self.cluster.close(conn_id, reason)
+            connection = self.connections.get(conn_id)
+            if connection is not None:
+                self.close_connection(connection, 1000, reason)
+
+    def _run_house(self, out: HallOutbox) -> None:
+        failed = [r.name for r in out.house] if self.house is None else self.house.run(out.house, out.house_stop)
+        for name in failed:  # after this outbox's own writes are submitted (we are inside its dispatch): in order
+            asyncio.get_running_loop().call_soon(self._house_exited, name, -1)
