@@ -249,8 +249,10 @@ class PlayerRunner:
                 self.status(f"waiting for the tournament {opts.tournament} to be created")
                 await asyncio.sleep(TOURNAMENT_POLL)
                 continue
+            # The answer is news of the event too, and waits in the inbox behind what the server sent before it (a
+            # game_start, a game_over of a game the event seated this bot in between two looks): read in that order,
+            # so that an event cancelled meanwhile ends only after its game's end was heard.
             self._check_tournament(reply["tournament"])
-            self._tournament_news(reply["tournament"])
             return
 
     async def _seek(self, client: Client) -> None:

@@ -373,6 +373,28 @@ def test_a_bot_away_when_its_game_ended_counts_the_result_on_coming_back():
     assert runner.finished and runner.rooms == {} and "bob" not in desk.hall.rooms["Lake"].seats  # left the room
 
 
+def test_an_entrant_that_finds_its_event_only_once_it_was_cancelled_still_hears_its_game_aborted():
+    """A bot waits for an event that does not exist yet, looking again every few seconds. The event is created, seats
+    the bot and is cancelled between two looks: the answer to the next look says cancelled, and reaches the bot behind
+    the game_start and game_over sent before it. The bot reads them in that order and says its game was aborted (it
+    used to stop on the answer with them unread, and said it had played nothing: CI saw "done: 0/0 points")."""
+    desk = organiser_desk()
+    for name in ("org", "s1", "s2"):
+        desk.login(name, **({"organiser": SECRET} if name == "org" else {}))
+    desk.send("org", {"type": "tournament_create", "name": "Slow", "game": "connect4", "format": "round-robin",
+                      "players": ["s1", "s2"], "start": True, "time_control": {"untimed": True}})
+    room = desk.last("s2", "game_start")["room"]
+    desk.send("org", {"type": "tournament_control", "tournament": "Slow", "action": "cancel"})
+    assert desk.last("s2", "game_over")["room"] == room
+    said: list[str] = []
+    runner = hand_driven_bot(RunOptions(name="s2", game="connect4", tournament="Slow", on_status=said.append))
+    asyncio.run(asyncio.wait_for(runner._play(InboxRelay(desk, "s2"), {}), 30))
+    runner.thinker.close()
+    assert runner.finished and said[-1] == "tournament Slow is cancelled", said
+    [result] = runner.results
+    assert result.room == room and result.status == "aborted" and "cancelled" in result.reason, result
+
+
 class Relay:
     """A bot's connection driven by hand: what it sends goes to the hall as ``name``."""
 
@@ -386,6 +408,21 @@ class Relay:
 
     async def request(self, msg: dict[str, Any], check: bool = True) -> dict[str, Any]:
         return self.desk.send(self.name, msg)[0]
+
+
+class InboxRelay(Relay):
+    """A bot's connection driven by hand that also reads, as a real client does, everything the hall sent ``name``
+    from the start, the answers to its own requests in their place among the pushed messages."""
+
+    def __init__(self, desk: HallDriver, name: str) -> None:
+        super().__init__(desk, name)
+        self.read = 0
+
+    async def recv(self, timeout: float | None = None) -> dict[str, Any]:
+        inbox = self.desk.inbox[self.name]
+        assert self.read < len(inbox), "the bot waits for a message the hall never sent"
+        self.read += 1
+        return inbox[self.read - 1]
 
 
 def hand_driven_bot(options: RunOptions) -> PlayerRunner:
