@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from protocol.games import GAMES, IllegalMove
+from protocol.games import GAMES, IllegalMove, Outcome
 from protocol.games.connect4 import C4State, Drop
 
 C4 = GAMES["connect4"]
@@ -50,6 +52,43 @@ def test_four_in_a_row_wins_in_every_direction(moves, direction):
     assert C4.legal_moves(state) == []
     with pytest.raises(IllegalMove, match="over"):
         C4.apply(state, Drop(0))
+
+
+def four_in_a_row(board: tuple[int, ...]) -> set[int]:
+    """The seats with four in a row on ``board``, by looking at every window of four squares (the rules as written,
+    not as the game checks them)."""
+    seats = set()
+    for row in range(6):
+        for col in range(7):
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                cells = [(col + i * dc, row + i * dr) for i in range(4)]
+                if all(0 <= c < 7 and 0 <= r < 6 for c, r in cells):
+                    stones = {board[r * 7 + c] for c, r in cells}
+                    if len(stones) == 1 and 0 not in stones:
+                        seats.add(stones.pop() - 1)
+    return seats
+
+
+def test_every_move_of_random_games_ends_the_game_exactly_when_four_are_in_a_row():
+    rng = random.Random(44)
+    wins = 0
+    for _ in range(400):
+        state = C4.initial_state()
+        while C4.outcome(state) is None:
+            column = rng.choice(C4.legal_moves(state)).column
+            mover = state.to_move
+            drop, state = C4.checked_move(str(column + 1), state)
+            assert drop.column == column
+            lined_up = four_in_a_row(state.board)
+            result = C4.outcome(state)
+            assert lined_up <= {mover}, state.board  # four in a row ended the game before
+            if lined_up:
+                assert result == Outcome(mover, "four in a row"), state.board
+                wins += 1
+            else:
+                assert result is None or result == Outcome(None, "the board is full"), (state.board, result)
+        assert C4.decode_state(C4.encode_state(state)) == state  # the scan of a whole board finds the same end
+    assert wins > 300
 
 
 def test_full_board_without_four_is_a_draw():
