@@ -112,6 +112,7 @@ class PlayerRunner:
         self.resume: str | None = None
         self._said = ""
         self._tournament_over = False
+        self._tournament_id: str | None = None  # the id of the event followed, as the server's answer gives it
 
     def status(self, text: str) -> None:
         """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
@@ -253,6 +254,7 @@ class PlayerRunner:
             # game_start, a game_over of a game the event seated this bot in between two looks): read in that order,
             # so that an event cancelled meanwhile ends only after its game's end was heard.
             self._check_tournament(reply["tournament"])
+            self._tournament_id = reply["tournament"]["id"]  # its news is known by it ("SLOW" found the event "Slow")
             return
 
     async def _seek(self, client: Client) -> None:
@@ -391,7 +393,8 @@ class PlayerRunner:
 
     def _tournament_news(self, event: dict[str, Any]) -> None:
         """Follow the tournament this bot plays in: say where it stands; stop once it is over."""
-        if self.options.tournament not in (event.get("id"), event.get("name")):
+        key = self.options.tournament
+        if event.get("id") != self._tournament_id and key not in (event.get("id"), event.get("name")):
             return
         if event["status"] in ("finished", "cancelled"):
             # Over: none of its games plays on (the server sends each game's game_over before this news). A room
