@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -395,22 +397,35 @@ def _messages_in(data: bytes) -> list[Any]:
     return found
 
 
-async def test_a_game_s_end_reaches_each_member_in_one_write_in_the_hall_s_order(tmp_path):
+def _recording_server(tmp_path: Path) -> tuple[Any, dict[int, _Recorder]]:
+    """A :class:`PlyhallServer` (not serving) with connections 1 and 2 on msgpack, each writing to a
+    :class:`_Recorder`; :func:`_stop_recording` closes it."""
     from types import SimpleNamespace
 
-    from server.core.hall import HallOutbox
     from server.io.connections import Connection as Client
     from server.io.connections import RateLimit, TokenBucket
     from server.io.server import PlyhallServer
     from server.storage.sqlite import SQLiteStorage
 
     server = PlyhallServer(SQLiteStorage(tmp_path / "d.db"), port=0)
+    transports = {}
+    for conn in (1, 2):
+        transports[conn] = _Recorder()
+        ws = SimpleNamespace(transport=transports[conn], protocol=SimpleNamespace(_state=OPEN))
+        server.connections[conn] = Client(conn, ws, CODECS[MSGPACK], TokenBucket(RateLimit(), 0.0))  # type: ignore
+    return server, transports
+
+
+def _stop_recording(server: Any) -> None:
+    server.storage.close()
+    server.reads.shutdown(wait=False)
+
+
+async def test_a_game_s_end_reaches_each_member_in_one_write_in_the_hall_s_order(tmp_path):
+    from server.core.hall import HallOutbox
+
+    server, transports = _recording_server(tmp_path)
     try:
-        transports = {}
-        for conn in (1, 2):
-            transports[conn] = _Recorder()
-            ws = SimpleNamespace(transport=transports[conn], protocol=SimpleNamespace(_state=OPEN))
-            server.connections[conn] = Client(conn, ws, CODECS[MSGPACK], TokenBucket(RateLimit(), 0.0))  # type: ignore
         server._ended = lambda out: None  # type: ignore[method-assign]  # no hall behind these games
         moved, over = {"type": "moved", "seq": 41}, {"type": "game_over", "winner": 0}
         start, turn = {"type": "game_start", "seq": 0}, {"type": "legal_moves", "moves": [1, 2]}
@@ -427,5 +442,26 @@ async def test_a_game_s_end_reaches_each_member_in_one_write_in_the_hall_s_order
         server._deliver(playing)
         assert [_messages_in(w) for w in transports[2].writes[1:]] == [[moved]]
     finally:
-        server.storage.close()
-        server.reads.shutdown(wait=False)
+        _stop_recording(server)
+
+
+async def test_an_error_found_before_the_hall_is_sent_behind_the_answers_waiting_for_their_commit(tmp_path):
+    """A client sends a move, then a message that does not decode: the move's answer waits for its commit, and the
+    error comes after it (it used to overtake it, written at once)."""
+    from server.core.hall import HallOutbox
+
+    server, transports = _recording_server(tmp_path)
+    try:
+        moved = {"type": "moved", "seq": 7}
+        answers = HallOutbox()
+        answers.messages = [(1, moved), (2, moved)]
+        server._held.append((3, answers, time.monotonic()))  # as dispatch holds a move's outbox for commit 3
+        server._refuse(server.connections[1], ProtocolError("bad_message", "not a msgpack message"))
+        assert transports[1].writes == []
+        server._committed(3)
+        said = [msg for w in transports[1].writes for msg in _messages_in(w)]
+        assert [msg["type"] for msg in said] == ["moved", "error"] and said[1]["code"] == "bad_message"
+        server._refuse(server.connections[2], ProtocolError("bad_message", "not a msgpack message"))
+        assert [msg["type"] for w in transports[2].writes for msg in _messages_in(w)] == ["moved", "error"]
+    finally:
+        _stop_recording(server)
