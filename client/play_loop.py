@@ -416,6 +416,11 @@ class PlayerRunner:
         game_over sent while the bot was away, or lost with a server that died right after storing the result)
         ends here as if that game_over had come."""
         room, result = self.rooms.get(msg["room"]), msg.get("last_result")
+        if room is None and msg.get("status") == "finished" and msg.get("seat") is not None:
+            # a seat still held in a room whose games are all over and whose end the bot heard: the leave that
+            # followed was lost with the connection. Leave it now and go on, or the bot would wait there for ever
+            await self._go_on(client, msg["room"], next_game=False)
+            return
         if room is None or not result or result.get("record") != room["record"]:
             return
         await self._game_over(client, {
@@ -434,15 +439,20 @@ class PlayerRunner:
                 await self.thinker.game_over(result)
             if self.options.on_result is not None:
                 self.options.on_result(result)
+        await self._go_on(client, msg["room"], bool(msg.get("next_game")))
+
+    async def _go_on(self, client: Client, room: str, next_game: bool) -> None:
+        """A game in ``room`` is over (and counted): stop once the bot is done, else stay for the room's next game,
+        or leave and find the next one."""
         played = sum(r.played for r in self.results)
         if (self.options.games is not None and played >= self.options.games) or (
                 self._tournament_over and not self.rooms):
             self.finished = True
-            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+            await client.request({"type": "leave", "room": room}, check=False)
         elif self.options.tournament is not None:
-            await client.request({"type": "leave", "room": msg["room"]}, check=False)
-        elif not msg.get("next_game"):
-            await client.request({"type": "leave", "room": msg["room"]}, check=False)
+            await client.request({"type": "leave", "room": room}, check=False)
+        elif not next_game:
+            await client.request({"type": "leave", "room": room}, check=False)
             if self.options.ladder:  # the server puts the bot back on the ladder once the result is stored
                 self.status(f"on the ladder of {self.options.game}: waiting to be paired again")
             else:

@@ -398,6 +398,44 @@ def test_an_entrant_that_finds_its_event_only_once_it_was_cancelled_still_hears_
     assert result.room == room and result.status == "aborted" and "cancelled" in result.reason, result
 
 
+def test_a_bot_whose_leave_was_lost_leaves_the_finished_room_on_coming_back_and_plays_on():
+    """bob's bot heard its game's end and asked to leave the room, but the connection dropped before the leave
+    reached the server: back in, the server still seats it in the finished room (``welcome.rooms``, then its
+    room_state), so the bot does not seek. It leaves that room and seeks its next game, without counting the first
+    game twice (it used to wait there for ever)."""
+    desk = HallDriver()
+    desk.login("ann")
+    token = desk.login("bob", secret="bob-pw")["resume"]
+    runner = hand_driven_bot(RunOptions(name="bob", game="connect4", games=2))
+
+    def ann_seeks() -> None:
+        desk.send("ann", {"type": "seek", "game": "connect4"})
+
+    def ann_resigns() -> None:
+        room = desk.last("ann", "game_start")["room"]
+        desk.send("ann", {"type": "resign", "room": room})
+        desk.send("ann", {"type": "leave", "room": room})
+
+    async def follow() -> None:
+        first = ScriptedRelay(desk, "bob", [ann_seeks, ann_resigns], lost={"leave"})
+        with pytest.raises(ConnectionError):
+            await runner._play(first, {"rooms": []})
+        room = desk.last("bob", "game_over")["room"]
+        assert [r.room for r in runner.results] == [room] and "bob" in desk.hall.rooms[room].seats  # still seated
+        desk.disconnect("bob")
+        second = ScriptedRelay(desk, "bob", [ann_seeks, ann_resigns])
+        welcome = desk.login("bob", secret="bob-pw", resume=token)
+        second.read += 1  # the answer to the login, which the bot's login took
+        assert welcome["rooms"] == [room]
+        await runner._play(second, welcome)
+
+    asyncio.run(asyncio.wait_for(follow(), 30))
+    runner.thinker.close()
+    first, second = runner.results
+    assert first.room != second.room and second.room == desk.last("bob", "game_over")["room"]
+    assert runner.finished and not any("bob" in r.seats for r in desk.hall.rooms.values())
+
+
 class Relay:
     """A bot's connection driven by hand: what it sends goes to the hall as ``name``."""
 
@@ -426,6 +464,26 @@ class InboxRelay(Relay):
         assert self.read < len(inbox), "the bot waits for a message the hall never sent"
         self.read += 1
         return inbox[self.read - 1]
+
+
+class ScriptedRelay(InboxRelay):
+    """An :class:`InboxRelay` (reading from its ``read`` on) where the other players act, one of ``steps`` each
+    time the bot has read everything and waits; a request of a type in ``lost`` meets a connection that dropped."""
+
+    def __init__(self, desk: HallDriver, name: str, steps: list[Any], lost: set[str] = frozenset()) -> None:
+        super().__init__(desk, name)
+        self.read = len(desk.inbox[name])
+        self.steps, self.lost = list(steps), lost
+
+    async def request(self, msg: dict[str, Any], check: bool = True) -> dict[str, Any]:
+        if msg["type"] in self.lost:
+            raise ConnectionError("connection closed")
+        return await super().request(msg, check)
+
+    async def recv(self, timeout: float | None = None) -> dict[str, Any]:
+        if self.read == len(self.desk.inbox[self.name]) and self.steps:
+            self.steps.pop(0)()
+        return await super().recv(timeout)
 
 
 def hand_driven_bot(options: RunOptions) -> PlayerRunner:
