@@ -113,6 +113,7 @@ class PlayerRunner:
         self._said = ""
         self._tournament_over = False
         self._tournament_id: str | None = None  # the id of the event followed, as the server's answer gives it
+        self._failures = 0  # failed attempts to connect and log in, since the last login
 
     def status(self, text: str) -> None:
         """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
@@ -125,7 +126,6 @@ class PlayerRunner:
 
     async def run(self) -> list[GameResult]:
         """Play until the wanted number of games is done; reconnects after drops."""
-        failures = 0
         connected_before = False
         self.thinker = Thinker(self.player, self.options.think)
         try:
@@ -134,10 +134,8 @@ class PlayerRunner:
             while not self.finished:
                 try:
                     await self._session()
-                    failures = 0
                 except TakenOver:
-                    raise TakenOver(f"{self.options.name} logged in from another connection (another process "
-                                    "with the same name and secret?); this one stops") from None
+                    raise self._taken_over() from None
                 except InvalidURI as exc:
                     raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
                 except TryLater as exc:  # the server is there and says when: waiting is never a reason to give up
@@ -147,22 +145,31 @@ class PlayerRunner:
                 except (TimeoutError, OSError, ConnectionError, ConnectionClosed, InvalidHandshake) as exc:
                     if self.finished:
                         break
+                    if self.client is not None and self.client.taken_over:
+                        # the takeover's close met a send (the bot had been thinking) rather than a read: the same
+                        # stop, or this bot would log in again and take the name back from the second process
+                        raise self._taken_over() from None
                     if self.client is not None and self.client.ws is not None:
                         connected_before = True
                     reason, fatal = describe_connect_error(self.options.url, exc, connected_before)
                     if fatal:
                         raise ServerURLError(reason) from None
-                    failures += 1
-                    if failures > self.options.max_retries:
+                    self._failures += 1
+                    if self._failures > self.options.max_retries:
                         error = NoServer if reason.startswith("no server") else ConnectionError
-                        raise error(f"{reason}; gave up after {failures - 1} reconnection attempts") from None
-                    delay = min(MAX_BACKOFF, 0.25 * 2 ** (failures - 1)) * (0.75 + random.random() / 2)
+                        raise error(f"{reason}; gave up after {self._failures - 1} reconnection attempts") from None
+                    delay = min(MAX_BACKOFF, 0.25 * 2 ** (self._failures - 1)) * (0.75 + random.random() / 2)
                     delay = min(delay, MAX_BACKOFF)
                     self.status(f"{reason}; trying again in {delay:.1f} s")
                     await asyncio.sleep(delay)
         finally:
             self.thinker.close()
         return self.results
+
+    def _taken_over(self) -> TakenOver:
+        """The error that stops a bot whose name logged in from another connection."""
+        return TakenOver(f"{self.options.name} logged in from another connection (another process with the same "
+                         "name and secret?); this one stops")
 
     async def _look_for_server(self) -> None:
         """Connect once before the player warms up (which may take a minute): a wrong address is said and ends
@@ -209,6 +216,7 @@ class PlayerRunner:
                         from None
                 raise
             self.resume = client.resume
+            self._failures = 0  # logged in: the attempts in a row start again from the next drop on
             try:
                 await self._play(client, welcome)
             except ServerError as exc:  # a request of the bot answered cluster_unavailable: nothing was done

@@ -223,3 +223,88 @@ async def test_a_request_whose_send_fails_leaves_no_unretrieved_error_when_the_c
         assert not [c for c in unseen if "never retrieved" in str(c.get("message"))], unseen
     finally:
         loop.set_exception_handler(None)
+
+
+class HeldPlayer(Player):
+    """Plays the first legal move once let go (``go``); says when it starts thinking (``thinking``). Thinks in a
+    thread (the events are shared with the test)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.thinking = threading.Event()
+        self.go = threading.Event()
+
+    def choose(self, turn: Turn):
+        self.thinking.set()
+        assert self.go.wait(30), "never let go"
+        return turn.legal_moves[0]
+
+
+async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the_second_process(db_path):
+    """A second process logs in with the bot's name and secret while the bot thinks: the server closes the bot's
+    connection, and the bot meets that close sending its move, not reading. It stops all the same (it used to take
+    it for a lost connection, log in again and take the name back from the second process)."""
+    from client.play_loop import PlayerRunner
+    from client.sdk import TakenOver
+
+    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    player = HeldPlayer()
+    runner = PlayerRunner(player, RunOptions(name="bob", secret="pw", url=url, game="connect4", room="Take", games=1,
+                                             think="thread", room_options={"time_control": {"untimed": True}}))
+    bot = asyncio.create_task(runner.run())
+    try:
+        await wait_until(lambda: "Take" in srv.hall.rooms, "bob's bot set up its room")
+        ann = await login(url, "ann")
+        await ann.request({"type": "join", "room": "Take"})
+        start = await ann.expect("game_start", room="Take")
+        if start["to_move"] == start["seat"]:
+            await ann.send({"type": "move", "room": "Take", "move": "4"})
+        await wait_until(player.thinking.is_set, "bob's bot thinks")
+        second = await login(url, "bob", secret="pw")
+        await wait_until(runner.client.closed, "the server closed the first connection")
+        player.go.set()
+        await wait_until(lambda: bot.done() or second.closed.is_set(), "the first bot stopped, or took the name back")
+        assert not second.closed.is_set(), "the first bot logged in again and took the name back"
+        with pytest.raises(TakenOver, match="this one stops"):
+            await bot
+        await second.request({"type": "ping"})  # the second process keeps its connection, and the name
+        assert not second.closed.is_set() and srv.hall.by_name["bob"].conn in srv.connections
+        await ann.close()
+        await second.close()
+    finally:
+        player.go.set()
+        bot.cancel()
+        await srv.stop()
+
+
+async def test_a_bot_counts_its_reconnection_attempts_from_its_last_login(db_path):
+    """Each drop of the connection starts the count of attempts afresh once the bot is back: a bot allowed one
+    attempt in a row survives two drops far apart, each mended at the first try (the count went on from one drop to
+    the next, so that a bot running for days gave up at its ninth drop)."""
+    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    bot = asyncio.create_task(run_player(RandomPlayer(12), RunOptions(
+        name="bob", secret="pw", url=url, game="connect4", room="Drops", games=1, max_retries=1, think="thread",
+        room_options={"grace": 60, "time_control": {"untimed": True}})))
+    try:
+        await wait_until(lambda: "Drops" in srv.hall.rooms, "bob's bot set up its room")
+        ann = await login(url, "ann")
+        await ann.request({"type": "join", "room": "Drops"})
+        await ann.expect("game_start", room="Drops")
+        for drop in (1, 2):
+            conn = srv.hall.by_name["bob"].conn
+            srv.connections[conn].ws.transport.abort()
+            await wait_until(lambda dropped=conn: bot.done() or getattr(srv.hall.by_name.get("bob"), "conn", dropped)
+                             != dropped, f"bob's bot back after drop {drop}")
+            assert not bot.done(), bot.exception()
+        await ann.request({"type": "resign", "room": "Drops"})
+        [result] = await asyncio.wait_for(bot, 30)
+        assert result.room == "Drops" and result.winner == result.seat and "resigned" in result.reason
+        await ann.close()
+    finally:
+        bot.cancel()
+        await srv.stop()
