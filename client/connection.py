@@ -202,6 +202,10 @@ class Client:
             await asyncio.wait_for(self._arrived.wait(), timeout)
         return self._inbox.popleft()
 
+    def unread(self, room: str) -> list[dict[str, Any]]:
+        """The pushed messages about ``room`` that have arrived and that :meth:`recv` has not given yet, in order."""
+        return [msg for msg in self._inbox if msg.get("room") == room]
+
     async def expect(self, kind: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
         """Skip pushed messages until one of type ``kind`` (with fields equal to ``match``) arrives."""
         loop = asyncio.get_running_loop()

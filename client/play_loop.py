@@ -482,17 +482,28 @@ class PlayerRunner:
         try:
             move = await self.thinker.choose(turn)
         except Resign as exc:
+            if self._moved_on(client, room_name, room, seq):
+                return
             self.status(f"resigning game in {room_name}: {exc}")
             await client.send({"type": "resign", "room": room_name})
             return
         except NoMove as exc:
             self.status(f"no move in {room_name}: {exc}")
             return
-        if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
-            return  # the game moved on while we thought (resumed, timed out, ended)
+        if self._moved_on(client, room_name, room, seq):
+            return
         game = room["game"]
         form = game.format_move(move, client.coords) if game.is_move(move) else move
         await client.send({"type": "move", "room": room_name, "move": form})
+
+    def _moved_on(self, client: Client, room_name: str, room: dict[str, Any], seq: int) -> bool:
+        """True when the game thought about (``room`` after ``seq`` moves) is no longer the one to answer: it ended
+        or started again while the bot thought (its clock ran out, the opponent resigned, the room's next game began),
+        as messages read or still unread say. The answer would go to the room's next game, where it was never chosen
+        (and may be illegal: a Quarto bot stopped on its 'illegal move'); the game's start, read next, asks again."""
+        if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
+            return True
+        return any(msg.get("type") in ("game_over", "game_start") for msg in client.unread(room_name))
 
 
 def describe_settings(seek: dict[str, Any], plan: str | None = None) -> str:

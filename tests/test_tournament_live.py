@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -436,6 +437,60 @@ def test_a_bot_whose_leave_was_lost_leaves_the_finished_room_on_coming_back_and_
     assert runner.finished and not any("bob" in r.seats for r in desk.hall.rooms.values())
 
 
+def test_a_move_thought_for_a_game_that_ended_meanwhile_is_not_sent_to_the_rooms_next_game():
+    """bob's bot thinks in the first game of a two-game room of Quarto; its clock runs out meanwhile, and the second
+    game starts at once, bob to move. The move it finishes thinking is not sent: it would land in the second game,
+    where it was never chosen, and where a Quarto placement is illegal on the first turn (the bot stopped on that
+    'illegal move'). It reads the end of the first game and the start of the second, and moves there."""
+    desk = HallDriver()
+    desk.login("ann")
+    desk.login("bob")
+    desk.send("ann", {"type": "create_room", "name": "Two", "game": "quarto", "games": 2,
+                      "time_control": {"per_move": 5}})
+    desk.send("ann", {"type": "join", "room": "Two", "seat": 0})
+    desk.send("bob", {"type": "join", "room": "Two", "seat": 1})
+    room = desk.hall.rooms["Two"]
+    first_move = room.game.legal_moves(room.state)[0]
+    desk.send("ann", {"type": "move", "room": "Two", "move": room.game.notation(first_move)})
+    player = HeldPlayer()
+    runner = PlayerRunner(player, RunOptions(name="bob", game="quarto", room="Two", games=2))
+    runner.thinker = Thinker(player, mode="thread")
+    relay = ScriptedRelay(desk, "bob", [lambda: desk.send("ann", {"type": "resign", "room": "Two"})])
+    relay.read = 0
+
+    async def follow() -> None:
+        bot = asyncio.create_task(runner._play(relay, {"rooms": ["Two"]}))
+        while not player.thinking.is_set():
+            assert not bot.done(), bot.result()
+            await asyncio.sleep(0.01)
+        desk.tick(6.0)  # bob's clock runs out while it thinks
+        assert room.game_no == 2 and room.players[room.game.to_move(room.state)] == "bob" and not room.notations
+        player.go.set()
+        await bot
+
+    asyncio.run(asyncio.wait_for(follow(), 30))
+    runner.thinker.close()
+    first, second = runner.results
+    assert "ran out of time" in first.reason and first.winner == 1 - first.seat
+    assert second.game_no == 2 and "resigned" in second.reason
+    assert "illegal_move" not in desk.errors
+    [chosen] = [m for m in desk.inbox["bob"] if m["type"] == "moved" and m["seat"] == second.seat]  # chosen for game 2
+    assert chosen["seq"] == 1
+
+
+class HeldPlayer(FunctionPlayer):
+    """Plays the first legal move, the first time only once let go (``go``); says when it starts thinking."""
+
+    def __init__(self) -> None:
+        super().__init__(_first_legal)
+        self.thinking, self.go = threading.Event(), threading.Event()
+
+    def choose(self, turn: Any) -> Any:
+        self.thinking.set()
+        assert self.go.wait(30), "never let go"
+        return super().choose(turn)
+
+
 class Relay:
     """A bot's connection driven by hand: what it sends goes to the hall as ``name``."""
 
@@ -449,6 +504,10 @@ class Relay:
 
     async def request(self, msg: dict[str, Any], check: bool = True) -> dict[str, Any]:
         return self.desk.send(self.name, msg)[0]
+
+    def unread(self, room: str) -> list[dict[str, Any]]:
+        """Nothing waits unread: the test hands the bot each message."""
+        return []
 
 
 class InboxRelay(Relay):
@@ -464,6 +523,10 @@ class InboxRelay(Relay):
         assert self.read < len(inbox), "the bot waits for a message the hall never sent"
         self.read += 1
         return inbox[self.read - 1]
+
+    def unread(self, room: str) -> list[dict[str, Any]]:
+        """What the hall sent ``name`` about ``room`` and the bot has not read yet."""
+        return [msg for msg in self.desk.inbox[self.name][self.read:] if msg.get("room") == room]
 
 
 class ScriptedRelay(InboxRelay):
