@@ -135,8 +135,9 @@ def register(subparsers: Any) -> None:
                        help="messages a second one connection may send on average, bursts of 4N (default 50; "
                             "accepted moves do not count)")
     serve.add_argument("--http-rate", type=float, default=HTTP_RATE, metavar="N", help="HTTP requests a second from "
-                       f"one address, bursts of {BURST_SECONDS:g} s, an answer costing one more a 32 KB; then 429 "
-                       f"(default {HTTP_RATE:g}; 0: no limit; the page's files and /healthz are free)")
+                       f"one address, on average, in bursts of {BURST_SECONDS:g} seconds' worth (an answer counts one "
+                       f"more for every 32 KB it holds); past it 429 (default {HTTP_RATE:g}; 0: no limit; the page's "
+                       "files and /healthz are free)")
     serve.add_argument("--event-loop", choices=EVENT_LOOPS, default=default_event_loop(),
                        help="event loop: uvloop (the default where it is installed; faster sockets and timers) or "
                             f"Python's own asyncio (default here: {default_event_loop()})")
