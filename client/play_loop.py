@@ -438,6 +438,10 @@ class PlayerRunner:
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
         room = self.rooms.pop(msg["room"], None)
         seat = room["seat"] if room else None
+        if room is None and msg.get("status") == "forfeit" and self.options.name in msg["players"]:
+            # a game that never started (no game_start): the opponent did not come to the tournament's room, or
+            # left it first. It is the bot's result all the same, as the event's standings count it
+            seat = msg["players"].index(self.options.name)
         rating = msg["ratings"][seat] if seat is not None and msg.get("ratings") else None
         result = GameResult(msg["room"], seat, msg["winner"], msg["reason"], msg["players"], msg.get("record"),
                             msg.get("status", "finished"), rating, msg.get("game_no"))

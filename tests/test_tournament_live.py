@@ -478,6 +478,31 @@ def test_a_move_thought_for_a_game_that_ended_meanwhile_is_not_sent_to_the_rooms
     assert chosen["seq"] == 1
 
 
+def test_an_entrant_counts_the_game_its_opponent_never_came_to():
+    """ann's bot waits in its tournament room for bob, who never comes: the game is forfeited to ann, and no game_start
+    ever came. The bot counts that win as the standings do (it counted only games it had seen start: 'done: 0/0
+    points' beside a standings' 1 point)."""
+    desk = organiser_desk()
+    desk.login("org", organiser=SECRET)
+    desk.login("ann")
+    counted: list[Any] = []
+    runner = hand_driven_bot(RunOptions(name="ann", game="quarto", tournament="Late", on_result=counted.append))
+    desk.send("org", {"type": "tournament_create", "name": "Late", "game": "quarto", "format": "round-robin",
+                      "players": ["ann", "bob"], "games_per_pairing": 1, "grace": 10, "start": True,
+                      "time_control": {"untimed": True}})
+    relay = ScriptedRelay(desk, "ann", [lambda: desk.tick(11.0)])
+    relay.read = 1  # after the welcome
+
+    asyncio.run(asyncio.wait_for(runner._play(relay, desk.inbox["ann"][0]), 30))
+    runner.thinker.close()
+    assert "game_start" not in [m["type"] for m in desk.inbox["ann"]]
+    [result] = counted
+    event = desk.send("org", {"type": "watch_tournament", "tournament": "late"})[0]["tournament"]
+    assert runner.finished and event["status"] == "finished"
+    assert result.status == "forfeit" and result.opponent == "bob" and "did not come" in result.reason
+    assert {row["name"]: row["points"] for row in event["standings"]["rows"]} == {"ann": result.score, "bob": 0.0}
+
+
 class HeldPlayer(FunctionPlayer):
     """Plays the first legal move, the first time only once let go (``go``); says when it starts thinking."""
 
