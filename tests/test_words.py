@@ -4,6 +4,8 @@ that says "try again" once and does not count the ladder's anchors."""
 
 from __future__ import annotations
 
+import logging
+
 from protocol.games.amazons import AMAZONS
 from server.core.env import Env
 from server.core.house import HouseDesk
@@ -39,6 +41,13 @@ def test_a_resignation_names_who_resigned_and_keeps_the_winner_seat():
     room.move("alice", "4", 1.0)
     over, reason = ended(room.resign("bob", 2.0))
     assert reason == "bob resigned" and over["winner"] == 0
+
+
+def test_the_log_line_of_a_game_start_names_the_game_beside_the_room_not_beside_a_player(caplog):
+    with caplog.at_level(logging.INFO, logger="plyhall.rooms"):
+        room = seated()
+    (line,) = [r.getMessage() for r in caplog.records if " started in " in r.getMessage()]
+    assert line == f"game {room.record_id} of connect4 started in Lake: alice vs bob, game 1 of 1"
 
 
 def test_a_flag_fall_and_a_player_who_never_came_back_are_named():

@@ -428,8 +428,8 @@ class Room(RoomState):
         self.clocks = Clocks(self.settings.time_control, self.game.to_move(self.state), now)
         out.writes.append(GameStarted(self._record(None, "", GameStatus.RUNNING, None)))
         self._save(out)
-        log.info("game %s started in %s: %s (%s) vs %s, game %d of %d", self.record_id, self.name,
-                 self.players[0], self.game.id, self.players[1], self.game_no, self.settings.games)
+        log.info("game %s of %s started in %s: %s vs %s, game %d of %d", self.record_id, self.game.id, self.name,
+                 self.players[0], self.players[1], self.game_no, self.settings.games)
         for notation in self.opening:
             # a tournament opening: its moves are played (and recorded) before anyone moves
             move = self.game.parse_move(notation, self.state)
