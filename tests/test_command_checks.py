@@ -85,6 +85,20 @@ def test_serve_in_a_folder_that_does_not_exist_says_so(capsys, clean: Path) -> N
     assert code == 1 and len(errors) == 1 and "does not exist" in errors[0], errors
 
 
+def test_serve_given_a_folder_or_a_file_s_folder_says_so_and_creates_nothing(capsys, clean: Path) -> None:
+    """A folder for --db (with or without its final slash) used to create a file of that name (the slash dropped)
+    and fail as 'cannot listen on 127.0.0.1:PORT: Not a directory'."""
+    (clean / "games").mkdir()
+    (clean / "notes.txt").write_text("mine")
+    for db, words in ((f"{clean / 'games'}", "is a folder; give a file's path, e.g. "),
+                      (f"{clean / 'made'}/", "is a folder; give a file's path, e.g. "),
+                      (f"{clean / 'notes.txt' / 'x.db'}", f"{clean / 'notes.txt'} is a file, not a folder")):
+        code, errors = run(capsys, "serve", "--port", "0", "--db", db)
+        assert code == 1 and len(errors) == 1 and words in errors[0] and "listen" not in errors[0], errors
+    assert sorted(path.name for path in clean.iterdir()) == ["games", "notes.txt"]
+    assert not list((clean / "games").iterdir()) and (clean / "notes.txt").read_text() == "mine"
+
+
 def test_export_says_what_is_missing(capsys, clean: Path) -> None:
     code, errors = run(capsys, "export", "--db", "none.db")
     assert code == 1 and "no database file" in errors[-1], errors
@@ -93,6 +107,32 @@ def test_export_says_what_is_missing(capsys, clean: Path) -> None:
     assert code == 1 and "no game with id abc" in errors[-1], errors
     code, errors = run(capsys, "export", "--db", "empty.db", "--game", "chess")
     assert code == 2 and "connect4" in errors[-1], errors  # --game is a game type, as everywhere else
+
+
+def test_export_finds_a_tournament_by_its_name_and_says_which_there_are(capsys, clean: Path) -> None:
+    from server.storage import open_storage
+    from server.storage.records import GameEnded, TournamentSaved
+    from tests.helpers import game_record
+
+    storage = open_storage(str(clean / "cup.db"))
+    storage.apply([TournamentSaved({"id": "spring-cup", "name": "Spring Cup", "status": "finished",
+                                    "created_at": 50.0}),
+                   GameEnded(game_record("g1", tournament="spring-cup")), GameEnded(game_record("g2"))])
+    storage.close()
+    for key in ("spring-cup", "Spring Cup", "SPRING  cup"):
+        code, errors = run(capsys, "export", "--db", "cup.db", "--tournament", key, "-o", "cup.jsonl")
+        lines = (clean / "cup.jsonl").read_text().splitlines()
+        assert code == 0 and errors == ["exported 1 game"] and '"id": "g1"' in lines[0] and len(lines) == 1, errors
+    code, errors = run(capsys, "export", "--db", "cup.db", "--tournament", "autumn")
+    assert code == 1 and errors == ["plyhall export: no tournament 'autumn' in cup.db; its tournaments: "
+                                    "spring-cup (Spring Cup)"], errors  # it said 'exported 0 games', exit 0
+
+
+@pytest.mark.parametrize("output", ["no/such/folder/out.jsonl", "."])
+def test_export_to_a_file_it_cannot_write_says_so_in_one_line(capsys, clean: Path, output: str) -> None:
+    sqlite3.connect(clean / "empty.db").close()
+    code, errors = run(capsys, "export", "--db", "empty.db", "-o", output)  # it ended in a traceback
+    assert code == 1 and len(errors) == 1 and errors[0].startswith(f"plyhall export: cannot write {output}: "), errors
 
 
 def test_bot_names_the_levels_when_given_one_that_is_not(capsys) -> None:

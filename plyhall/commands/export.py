@@ -10,6 +10,8 @@ from typing import Any
 
 from plyhall.database import add_db_option, open_database
 from protocol.games import GAMES
+from server.storage import SQLStorage
+from server.tournament.director import slug
 
 
 def register(subparsers: Any) -> None:
@@ -20,9 +22,27 @@ def register(subparsers: Any) -> None:
     add_db_option(export)
     export.add_argument("--game", choices=sorted(GAMES), help="only games of this game type")
     export.add_argument("--id", dest="record", help="only the game with this record id")
-    export.add_argument("--tournament", metavar="ID", help="only the games of this tournament")
+    export.add_argument("--tournament", metavar="ID", help="only the games of this tournament (its id or its name)")
     export.add_argument("--output", "-o", help="file to write (default standard output)")
     export.set_defaults(func=run_export)
+
+
+class ExportError(Exception):
+    """What ``plyhall export`` was asked that the database cannot answer (the message says what it holds)."""
+
+
+def tournament_id(storage: SQLStorage, key: str, db: str) -> str:
+    """The id of the tournament ``key`` names (its id, or its name as the server finds it: any letter case or
+    spacing), or ExportError naming the tournaments of ``db``."""
+    events = storage.list_tournaments()
+    for event in events:
+        if key in (event["id"], event["name"]):
+            return event["id"]
+    for event in events:
+        if slug(key) == event["id"]:
+            return event["id"]
+    known = ", ".join(f"{event['id']} ({event['name']})" for event in events[-30:]) or "none"
+    raise ExportError(f"no tournament {key!r} in {db}; its tournaments: {known}")
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -30,7 +50,15 @@ def run_export(args: argparse.Namespace) -> int:
     storage = open_database(args.db, "export")
     if storage is None:
         return 1
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        if args.tournament is not None:
+            args.tournament = tournament_id(storage, args.tournament, args.db)
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    except (ExportError, OSError) as exc:
+        storage.close()
+        reason = f"cannot write {args.output}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+        print(f"plyhall export: {reason}", file=sys.stderr)
+        return 1
     count = 0
     try:
         if args.record:

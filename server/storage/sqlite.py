@@ -4,6 +4,7 @@ one server that owns the file (a ``flock`` held for its life)."""
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -20,6 +21,19 @@ WRITER_BUSY_MS = 250
 """How long a SQLite commit waits for a lock another program holds before it fails (and is retried later)."""
 
 
+def check_file_path(path: str) -> None:
+    """StorageError, saying what to give instead, unless ``path`` can be a database file: not a folder (nor a name
+    ending in ``/``, which SQLite would take for a file), in a folder that exists."""
+    if path.endswith(("/", os.sep)) or Path(path).is_dir():
+        raise StorageError(f"the database {path} is a folder; give a file's path, e.g. "
+                           f"{Path(path) / 'plyhall.db'}")
+    parent = Path(path).resolve().parent
+    if parent.exists() and not parent.is_dir():
+        raise StorageError(f"cannot create the database {path}: {parent} is a file, not a folder")
+    if not parent.is_dir():
+        raise StorageError(f"cannot create the database {path}: folder {parent} does not exist")
+
+
 class SQLiteStorage(SQLStorage):
     """The embedded default: one SQLite file in WAL mode, one writer."""
 
@@ -31,9 +45,7 @@ class SQLiteStorage(SQLStorage):
         self._owner: Any = None  # the open file whose lock makes this server the database's one owner
         self._short_wait = False
         if self.path != ":memory:":
-            parent = Path(self.path).resolve().parent
-            if not parent.is_dir():
-                raise StorageError(f"cannot create the database {self.path}: folder {parent} does not exist")
+            check_file_path(self.path)
         try:
             super().__init__(node)
         except sqlite3.DatabaseError as exc:
