@@ -377,6 +377,7 @@ def test_a_tournament_page_follows_the_event_as_its_games_finish(own_server, ope
     expect(page.locator(".progress")).to_contain_text("2 of 2 games played", timeout=60_000)
     expect(page.locator(".tournament .meta")).to_contain_text("finished")
     expect(page.locator("table.standings tbody tr")).to_have_count(2)
+    expect(page.locator("table.standings thead th").nth(7)).to_have_text("SB")  # the server's key is sonneborn-berger
     expect(page.locator("table.schedule tbody tr")).to_have_count(2)
     expect(page.locator("table.schedule").get_by_role("link", name="Replay")).to_have_count(2)
 
@@ -385,7 +386,7 @@ TOURNAMENT = {
     "id": "t1", "name": "Spring Cup", "game": "connect4", "format": "round-robin", "status": "running",
     "entrants": ["alpha", "beta", "gamma"],
     "progress": {"done": 2, "total": 6, "fraction": 0.33, "seconds_left": 240},
-    "standings": {"tiebreak": "Sonneborn-Berger", "rows": [
+    "standings": {"tiebreak": "sonneborn-berger", "rows": [
         {"rank": 1, "name": "alpha", "points": 1.5, "games": 4, "played": 2, "wins": 1, "draws": 1, "losses": 0,
          "forfeit_wins": 0, "forfeit_losses": 0, "byes": 0, "tiebreak": 1.25, "elo": 120.4, "elo_margin": 300.2},
         {"rank": 2, "name": "beta", "points": 0.5, "games": 4, "played": 1, "wins": 0, "draws": 1, "losses": 0,
@@ -417,7 +418,12 @@ def test_a_tournament_page_shows_standings_crosstable_schedule_and_live_games(ba
     expect(standings).to_have_count(3)
     expect(standings.first).to_contain_text("alpha")
     expect(standings.first.locator("td").nth(1)).to_have_text("1½")
-    expect(page.locator("table.standings thead")).to_contain_text("Sonneborn-Berger")
+    # the tie-break the server names by its key is a heading a person reads, explained on the page
+    headings = page.locator("table.standings thead th")
+    expect(headings).to_have_text(["#", "Player", "Points", "Played", "W–D–L", "Forfeits", "Byes", "SB", "Elo"])
+    expect(headings.nth(7)).to_have_attribute("title", re.compile(r"^Sonneborn-Berger: the points of the opponents "))
+    expect(page.locator(".tournament .tiebreak")).to_have_text(re.compile(r"^Equal points are ranked by Sonneborn-B"))
+    expect(page.locator(".tournament")).not_to_contain_text("sonneborn-berger")
     expect(page.locator("table.crosstable tbody tr").first).to_contain_text("=")
     expect(page.locator("table.schedule tbody tr")).to_have_count(3)
     expect(page.locator(".live").get_by_role("link", name="Watch")).to_have_attribute("href", "#/room/Cup%203")

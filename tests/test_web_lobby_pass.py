@@ -234,7 +234,7 @@ TIED = {
     "id": "t1", "name": "Spring Cup", "game": "connect4", "format": "round robin", "status": "finished",
     "entrants": ["house-novice-11", "house-novice-12", "ann"],
     "progress": {"done": 6, "total": 6, "fraction": 1.0, "seconds_left": None},
-    "standings": {"tiebreak": "Sonneborn-Berger", "rows": [
+    "standings": {"tiebreak": "sonneborn-berger", "rows": [
         {"rank": 1, "name": "house-novice-11", "points": 3, "played": 4, "games": 4, "wins": 3, "draws": 0, "losses": 1,
          "forfeit_wins": 0, "forfeit_losses": 0, "byes": 0, "tiebreak": 3, "elo": 0, "elo_margin": 0},
         {"rank": 1, "name": "house-novice-12", "points": 3, "played": 4, "games": 4, "wins": 3, "draws": 0, "losses": 1,

@@ -61,15 +61,36 @@ function progressBar(progress) {
   return h("progress", { max: String(progress.total), value: String(progress.done), "aria-label": progressText(progress) });
 }
 
+/**
+ * The standings' tie-break column, by the key the server sends (`standings.tiebreak`): its heading and
+ * what it counts (server/tournament/tiebreaks.py).
+ */
+const TIEBREAKS = {
+  "sonneborn-berger": { text: "SB", title: "Sonneborn-Berger: the points of the opponents beaten plus half the points of those drawn" },
+  "buchholz": { text: "Buchholz", title: "Buchholz: the sum of the opponents' points" },
+  "median-buchholz": { text: "Median Buchholz", title: "Median Buchholz: the sum of the opponents' points without the highest and the lowest" },
+  "none": { text: "Tie-break", title: "No tie-break: players equal on points share a rank" },
+};
+
+/** The heading and explanation of tie-break `key`; a key this page does not know is shown as words, not as a key. */
+export function tiebreakHeading(key) {
+  if (TIEBREAKS[key]) return TIEBREAKS[key];
+  const words = String(key || "tie-break").replace(/[-_]+/g, " ");
+  return { text: words.charAt(0).toUpperCase() + words.slice(1), title: null };
+}
+
+/** A table; a heading is its text, or `{ text, title }` for a short heading whose title says what it means. */
 function table(caption, headings, rows, className) {
+  const th = (heading) => (typeof heading === "string" ? h("th", { scope: "col", text: heading })
+    : h("th", { scope: "col", title: heading.title }, heading.title ? h("abbr", { title: heading.title, text: heading.text }) : heading.text));
   return h("div", { class: "table-wrap" }, h("table", { class: className },
     h("caption", { text: caption }),
-    h("thead", {}, h("tr", {}, headings.map((text) => h("th", { scope: "col", text })))),
+    h("thead", {}, h("tr", {}, headings.map(th))),
     h("tbody", {}, rows)));
 }
 
 function standingsTable(standings) {
-  const tiebreak = standings.tiebreak || "tie-break";
+  const tiebreak = tiebreakHeading(standings.tiebreak);
   const rows = standings.rows.map((row) => h("tr", {},
     h("td", { class: "num", text: String(row.rank) }),
     h("th", { scope: "row" }, playerLink(row.name)),
@@ -80,7 +101,11 @@ function standingsTable(standings) {
     h("td", { class: "num", text: String(row.byes || 0) }),
     h("td", { class: "num", text: row.tiebreak === null || row.tiebreak === undefined ? "" : formatPoints(row.tiebreak) }),
     h("td", { class: "num", text: row.elo === null || row.elo === undefined ? "" : `${Math.round(row.elo)}${row.elo_margin ? ` ± ${Math.round(row.elo_margin)}` : ""}` })));
-  return table("Standings", ["#", "Player", "Points", "Played", "W–D–L", "Forfeits", "Byes", tiebreak, "Elo"], rows, "standings");
+  const headings = [{ text: "#", title: "Rank" }, "Player", "Points", { text: "Played", title: "Games played of the games to play" },
+    { text: "W–D–L", title: "Wins–draws–losses" }, { text: "Forfeits", title: "Games won (+) and lost (−) by forfeit" }, "Byes",
+    tiebreak, { text: "Elo", title: "Rating from this event's games (the entrants average 0) ± its 95% margin" }];
+  const note = standings.tiebreak === "none" || !tiebreak.title ? tiebreak.title : `Equal points are ranked by ${tiebreak.title}.`;
+  return [table("Standings", headings, rows, "standings"), note ? h("p", { class: "hint tiebreak", text: note }) : null];
 }
 
 function crosstable(standings) {
