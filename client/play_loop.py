@@ -113,6 +113,7 @@ class PlayerRunner:
         self._said = ""
         self._tournament_over = False
         self._tournament_id: str | None = None  # the id of the event followed, as the server's answer gives it
+        self._next_game_in: set[str] = set()  # rooms where the bot waits for the next game of the room's series
         self._failures = 0  # failed attempts to connect and log in, since the last login
 
     def status(self, text: str) -> None:
@@ -340,8 +341,8 @@ class PlayerRunner:
             self._tournament_news(msg["tournament"])
         elif kind == "seeking":
             self.status(describe_seeking(msg, self._plan()))
-        elif kind == "player_away":
-            self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
+        elif kind in ("seated", "player_away"):
+            await self._seats_news(client, msg)
         elif kind == "error":
             log.warning("%s: server error: %s %s", self.options.name, msg.get("code"), msg.get("message"))
             if msg.get("code") == "illegal_move":
@@ -355,6 +356,7 @@ class PlayerRunner:
             raise CannotPlay(f"{msg['room']} plays {msg['game']}, and this bot plays {self.options.game}: "
                              f"start it with --game {msg['game']}")
         game = get_game(msg["game"])
+        self._next_game_in.discard(msg["room"])
         self.rooms[msg["room"]] = {
             "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
             "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),
@@ -424,6 +426,8 @@ class PlayerRunner:
         game_over sent while the bot was away, or lost with a server that died right after storing the result)
         ends here as if that game_over had come."""
         room, result = self.rooms.get(msg["room"]), msg.get("last_result")
+        if room is None and msg.get("status") == "waiting":  # back between two games of a series
+            await self._opponent_gone(client, msg["room"], msg["players"])
         if room is None and msg.get("status") == "finished" and msg.get("seat") is not None:
             # a seat still held in a room whose games are all over and whose end the bot heard: the leave that
             # followed was lost with the connection. Leave it now and go on, or the bot would wait there for ever
@@ -469,6 +473,27 @@ class PlayerRunner:
                 self.status(f"on the ladder of {self.options.game}: waiting to be paired again")
             else:
                 await self._find_game(client)
+        else:
+            self._next_game_in.add(room)
+
+    async def _seats_news(self, client: Client, msg: dict[str, Any]) -> None:
+        """A player lost the connection (``player_away``), or a seat changed hands (``seated``)."""
+        if msg["type"] == "player_away":
+            self.status(f"{msg['name']} lost the connection; it has {msg['grace']:g} s to come back")
+        else:
+            await self._opponent_gone(client, msg["room"], msg["seats"])
+
+    async def _opponent_gone(self, client: Client, room: str, seats: list[str | None]) -> None:
+        """The seats of ``room`` (``seated``, or the room's state on coming back). In a room the lobby paired this bot
+        in, between two games of its series, an empty seat is an opponent gone for good (it left, or did not come
+        back in time): nobody else is sent there, so the bot leaves and seeks again (it used to wait there for
+        ever). A room the bot was told to play in (``room``) keeps it waiting for a second player."""
+        if room not in self._next_game_in or None not in seats or self.options.room is not None:
+            return
+        self._next_game_in.discard(room)
+        self.status(f"the opponent left {room} before the next game of the series")
+        await client.request({"type": "leave", "room": room}, check=False)
+        await self._find_game(client)
 
     async def _maybe_move(self, client: Client, room_name: str) -> None:
         room = self.rooms[room_name]

@@ -503,6 +503,31 @@ def test_an_entrant_counts_the_game_its_opponent_never_came_to():
     assert {row["name"]: row["points"] for row in event["standings"]["rows"]} == {"ann": result.score, "bob": 0.0}
 
 
+def test_a_seeker_whose_opponent_is_gone_between_two_games_of_its_series_seeks_again():
+    """bob's bot seeks series of two games. ann, paired with it, loses the connection for good during the first game:
+    it ends (her time, her grace run out) with the series' next game to come, and her seat is freed. Nobody is sent to
+    that room any more: the bot leaves it and seeks again, and plays cy (it used to wait there for ever)."""
+    desk = HallDriver()
+    for name in ("ann", "bob", "cy"):
+        desk.login(name)
+    runner = hand_driven_bot(RunOptions(name="bob", game="connect4", series=2, games=2))
+
+    def ann_is_gone() -> None:  # (on her move: the bot answers at once)
+        desk.disconnect("ann")
+        desk.tick(31.0)
+
+    def cy_resigns() -> None:
+        desk.send("cy", {"type": "resign", "room": desk.last("cy", "game_start")["room"]})
+
+    steps = [lambda: desk.send("ann", {"type": "seek", "game": "connect4", "games": 2}), ann_is_gone,
+             lambda: desk.send("cy", {"type": "seek", "game": "connect4", "games": 2}), cy_resigns]
+    asyncio.run(asyncio.wait_for(runner._play(ScriptedRelay(desk, "bob", steps), {"rooms": []}), 30))
+    runner.thinker.close()
+    first, second = runner.results
+    assert first.opponent == "ann" and "ann ran out of time" in first.reason and first.game_no == 1
+    assert second.opponent == "cy" and second.room != first.room and first.room not in desk.hall.rooms  # left, gone
+
+
 class HeldPlayer(FunctionPlayer):
     """Plays the first legal move, the first time only once let go (``go``); says when it starts thinking."""
 
