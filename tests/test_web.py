@@ -125,6 +125,10 @@ CONVENTIONS = {
 }
 
 
+# what the page asks the player to pick is one sentence: "Your move: drop a disc in a column."
+ONE_SENTENCE = re.compile(r"^Your move: [a-z][^:.]*\.$")
+
+
 @pytest.mark.parametrize("game_id", list(CONVENTIONS))
 def test_two_pages_play_a_whole_game_by_clicking(base, open_page, game_id):
     game = GAMES[game_id]
@@ -145,7 +149,7 @@ def test_two_pages_play_a_whole_game_by_clicking(base, open_page, game_id):
         seat = game.to_move(state)
         expect(pages[seat].locator(".status")).to_contain_text("Your move")
         move = choose_move(game_id, state, rng)
-        play_by_clicking(pages[seat], game_id, state, move)
+        play_by_clicking(pages[seat], game_id, state, move, prompt=ONE_SENTENCE)
         played.append(game.notation(move))
         state = game.apply(state, move)
         for page in pages.values():
@@ -532,5 +536,5 @@ def test_a_spectator_takes_the_empty_seat_from_the_room(base, open_page):
     expect(sue.locator(".status")).to_have_text("Waiting for players.")
     sue.get_by_role("button", name="Take this seat").click()
     expect(sue.locator(".meta")).not_to_contain_text("watching")
-    expect(ann.locator(".status")).to_contain_text("Your move: Pick one of your queens")
+    expect(ann.locator(".status")).to_have_text("Your move: pick one of your queens.")
     expect(sue.locator('.player[data-seat="1"]')).to_contain_text("sue-empty (white) (you)")

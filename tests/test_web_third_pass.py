@@ -474,14 +474,14 @@ def test_picks_made_survive_a_late_second_answer_of_legal_moves(own_server, open
         expect(page.locator(".play .status")).to_contain_text("Your move")
         page.locator('.sq[data-sq="a7"].target').click()
         page.locator('.sq[data-sq="b7"].target').click()
-        expect(page.locator(".play .status")).to_contain_text("Shoot an arrow")
+        expect(page.locator(".play .status")).to_contain_text("shoot an arrow from b7")
         assert len(held) == 1, f"the page asked for the legal moves {len(answers)} time(s), not twice"
         socket, late = held[0]
         socket.send(late)
         # a chat line after it, on the same socket: once the page shows it, it has taken the late answer too
         socket.send(json.dumps({"type": "chat", "room": "Race", "from": "bob-race", "text": "after the answer"}))
         expect(page.locator(".chat-log")).to_contain_text("after the answer")
-        expect(page.locator(".play .status")).to_contain_text("Shoot an arrow")
+        expect(page.locator(".play .status")).to_contain_text("shoot an arrow from b7")
         page.locator('.sq[data-sq="c7"].target').click(timeout=10_000)
         expect(page.locator('button.move[data-seq="1"], ol.moves li .mv').first).to_be_visible()
     finally:

@@ -4,6 +4,7 @@ playing the reference rules' moves by clicking the squares and pieces the page h
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -99,11 +100,14 @@ def clicks(game_id: str, state: Any, move: Any) -> list[str]:
     return [f'.sq[data-sq="{s}"]' for s in squares] + [f'.piece[data-piece="{p}"]' for p in pieces]
 
 
-def play_by_clicking(page: Page, game_id: str, state: Any, move: Any) -> None:
+def play_by_clicking(page: Page, game_id: str, state: Any, move: Any, prompt: re.Pattern[str] | None = None) -> None:
     """Click the squares (and piece) of ``move``, each once the page shows it as a legal target; a target that does
-    not come fails with what the page showed instead (its status line, the picks it holds, the targets it offers)."""
+    not come fails with what the page showed instead (its status line, the picks it holds, the targets it offers).
+    With ``prompt``, the status line matches it before each click (what the page asks the player to pick)."""
     done: list[str] = []
     for selector in clicks(game_id, state, move):
+        if prompt is not None:
+            expect(page.locator(".play .status")).to_have_text(prompt)
         try:
             page.locator(selector + ".target").click(timeout=20_000)
         except PlaywrightTimeout:

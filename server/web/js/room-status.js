@@ -73,7 +73,7 @@ export function statusText(model, game) {
   if (model.myTurn) {
     if (model.sending) return "Sending your move…";
     if (!model.picker) return "Your move: getting the legal moves…";
-    return `Your move: ${game.prompt(model.shownState(), model.picker.chosen, model.sayer())}`;
+    return `Your move: ${game.prompt(model.shownState(), model.picker.chosen, model.sayer())}.`;
   }
   const mover = model.seats[model.toMove] || `Seat ${model.toMove}`;
   if (model.isPlayer && /^house-/.test(mover)) return `${mover}${seatWord(game, model.toMove)} is thinking…`;

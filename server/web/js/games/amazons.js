@@ -65,9 +65,9 @@ export default {
   },
 
   prompt(state, tokens, say) {
-    if (tokens.length === 0) return "Pick one of your queens";
-    if (tokens.length === 1) return `Move the queen on ${say(tokens[0])}: pick where it goes`;
-    return `Shoot an arrow from ${say(tokens[1])}`;
+    if (tokens.length === 0) return "pick one of your queens";
+    if (tokens.length === 1) return `pick where the queen on ${say(tokens[0])} goes`;
+    return `shoot an arrow from ${say(tokens[1])}`;
   },
 
   refuse(state, tokens, square, say) {

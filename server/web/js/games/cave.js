@@ -51,7 +51,7 @@ export default {
   targets: (state, token) => [token],
   preview: (state) => state,
 
-  prompt: () => "Place a brick: a highlighted square, at either end of a row's bricks",
+  prompt: () => "place a brick on a highlighted square, at either end of a row's bricks",
 
   refuse(state, tokens, square, say) {
     if (at(state.cells, square)) return `${say(square)} is taken.`;

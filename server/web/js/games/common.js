@@ -90,7 +90,8 @@
  * @property {(state: S, square: Square) => Token} tokenAt     what a click on a square picks
  * @property {(state: S, token: Token) => Square[]} targets    the squares that show a token as a legal target
  * @property {(state: S, tokens: Token[]) => S} preview        the position as it looks while the player picks
- * @property {(state: S, tokens: Token[], say: Say) => string} prompt  what to pick next
+ * @property {(state: S, tokens: Token[], say: Say) => string} prompt  what to pick next: the end of the sentence
+ *     "Your move: …." (lower case, no colon, no full stop), as "drop a disc in a column"
  * @property {(state: S, tokens: Token[], token: Token, say: Say) => string} refuse  why a token that is not a
  *     legal target cannot be picked
  * @property {(state: S, square: Square) => Cell} cell         a square's drawing and words

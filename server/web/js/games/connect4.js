@@ -85,7 +85,7 @@ export default {
 
   preview: (state) => state,
 
-  prompt: () => "Drop a disc: pick a column",
+  prompt: () => "drop a disc in a column",
 
   refuse(state, tokens, token, say) {
     const f = Number(token.slice(4));

@@ -136,9 +136,9 @@ export default {
   },
 
   prompt(state, tokens) {
-    if (!state.inHand) return "Choose the piece your opponent places first";
-    if (!tokens.length) return `Place your piece (${describePiece(state.inHand)}) on an empty square`;
-    return "Choose the piece your opponent places next";
+    if (!state.inHand) return "choose the piece your opponent places first";
+    if (!tokens.length) return `place your piece (${describePiece(state.inHand)}) on an empty square`;
+    return "choose the piece your opponent places next";
   },
 
   refuse(state, tokens, token, say) {

@@ -121,11 +121,11 @@ export default {
 
   prompt(state, tokens, say) {
     if (workersOf(state, state.toMove).length < 2) {
-      return tokens.length ? "Place your second worker" : "Place your two workers: pick the first square";
+      return `pick the square of your ${tokens.length ? "second" : "first"} worker`;
     }
-    if (tokens.length === 0) return "Pick a worker to move";
-    if (tokens.length === 1) return `Move the worker on ${say(tokens[0])}: one step, at most one level up`;
-    return `Build next to ${say(tokens[1])}`;
+    if (tokens.length === 0) return "pick a worker to move";
+    if (tokens.length === 1) return `move the worker on ${say(tokens[0])} one step, at most one level up`;
+    return `build next to ${say(tokens[1])}`;
   },
 
   refuse(state, tokens, square, say) {
