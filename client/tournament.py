@@ -103,6 +103,9 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
     for key in ("game", "format"):
         if key not in settings:
             raise TournamentCliError(f"a tournament needs --{key} (or {key} = ... in the TOML file)")
+    if settings["format"] == "swiss" and "rounds" not in settings:
+        raise TournamentCliError("a swiss tournament needs its number of rounds: --rounds N (or rounds = N in the "
+                                 "TOML file)")
     request: dict[str, Any] = {"type": "tournament_create", "game": settings["game"], "format": settings["format"]}
     if settings["game"] not in GAMES:
         raise TournamentCliError(f"unknown game {settings['game']!r}; games: {', '.join(GAMES)}")
@@ -304,7 +307,10 @@ def _report(args: argparse.Namespace) -> int:
         print(text, end="" if text.endswith("\n") else "\n")
         return 0
     if args.command == "list":
-        for event in json.loads(fetch(args.url, "/api/tournaments"))["tournaments"]:
+        events = json.loads(fetch(args.url, "/api/tournaments"))["tournaments"]
+        if not events:
+            print(f"no tournaments on {args.url} yet (plyhall tournament create makes one)", file=sys.stderr)
+        for event in events:
             print(f"{event['id']:24} {event['game']:14} {event['format']:19} {event['status']:10} "
                   f"{event['progress']['done']}/{event['progress']['total']} games")
         return 0
@@ -320,10 +326,11 @@ def _report(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace) -> int:
     if args.command in READ_ONLY:
         return await asyncio.to_thread(_report, args)
+    # the definition is checked before the secret is asked for: a mistake in it is said first, and without a server
+    request = definition(args) if args.command in ("create", "run") else {}
     client = await _organiser(args)
     try:
         if args.command in ("create", "run"):
-            request = definition(args)
             request["start"] = args.command == "run" or args.start
             event = (await client.request(request, timeout=60))["tournament"]
             print(f"tournament {event['name']} (id {event['id']}): {event['game']} {event['format']}, "

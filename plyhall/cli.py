@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 from types import ModuleType
+from typing import NoReturn
 
 import protocol
 from plyhall.commands import analyse, bot, cosc322, db, export, match, names, play, ratings, serve, tournament
@@ -16,9 +17,18 @@ COMMANDS: tuple[ModuleType, ...] = (serve, export, db, ratings, names, analyse, 
 """The subcommand modules, in the order ``plyhall --help`` lists them."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose mistake is one line instead of the whole usage block and then the mistake: what was
+    wrong (argparse's words), and where every option is listed."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` and the command's ``--help`` to look at, and exit with status 2 (as argparse does)."""
+        self.exit(2, f"{self.prog}: error: {message} (every option: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    """The full argument parser with every subcommand registered (each subcommand's parser a :class:`Parser` too)."""
+    parser = Parser(
         prog="plyhall",
         description="Plyhall: a tournament server for two-player board-game bots.",
     )

@@ -76,8 +76,8 @@ def test_a_bot_with_no_server_says_so_before_its_engine_warms_up():
 
 def test_tournament_without_a_server_says_so_in_one_line_without_an_errno():
     url = f"ws://127.0.0.1:{free_port()}/ws"
-    for action in (["status", "cup"], ["run", "--game", "connect4", "--players", "ann", "--local", "novice",
-                                       "--secret", "s"]):
+    for action in (["status", "cup"], ["run", "--game", "connect4", "--format", "round-robin", "--players", "ann",
+                                       "--local", "novice", "--secret", "s"]):
         run = subprocess.run(plyhall_argv("tournament", *action, "--url", url), capture_output=True, text=True,
                              timeout=60)
         lines = run.stderr.strip().splitlines()

@@ -135,6 +135,46 @@ def test_export_to_a_file_it_cannot_write_says_so_in_one_line(capsys, clean: Pat
     assert code == 1 and len(errors) == 1 and errors[0].startswith(f"plyhall export: cannot write {output}: "), errors
 
 
+@pytest.mark.parametrize(("argv", "words"), [
+    (["serve", "--port", "abc"], "plyhall serve: error: argument --port: invalid int value: 'abc'"),
+    (["tournament", "create", "--format", "knockout"], "plyhall tournament create: error: argument --format: invalid "
+                                                        "choice: 'knockout' (choose from 'round-robin', "),
+    (["match", "--game", "connect4", "--sprt", "foo"], "plyhall match: error: argument --sprt: 'foo' is not a test: "
+                                                       "use elo0=E,elo1=E"),
+    (["match", "--game", "connect4", "--sprt", "elo0=0"], "plyhall match: error: argument --sprt: a test needs elo0 "
+                                                          "and elo1: "),
+])
+def test_a_flag_argparse_refuses_is_one_line_that_says_where_the_options_are(capsys, argv: list[str],
+                                                                            words: str) -> None:
+    """Not the whole usage block first (25 lines for serve) and the mistake last; nor '--sprt' said twice."""
+    code, errors = run(capsys, *argv)
+    assert code == 2 and len(errors) == 1 and errors[0].startswith(words), errors
+    assert errors[0].endswith(f"(every option: plyhall {argv[0]}{' create' if argv[0] == 'tournament' else ''} "
+                              "--help)") and errors[0].count("--sprt") <= 1, errors
+
+
+@pytest.mark.parametrize(("flags", "words"), [
+    (["--format", "swiss"], "a swiss tournament needs its number of rounds: --rounds N"),
+    (["--format", "round-robin", "--time-control", "5x"], "time control '5x': use 30 (seconds per move)"),
+    (["--format", "round-robin", "--file", "nowhere.toml"], "cannot read nowhere.toml"),
+])
+def test_tournament_create_says_what_is_wrong_with_the_event_before_asking_for_the_secret(
+        capsys, monkeypatch: pytest.MonkeyPatch, flags: list[str], words: str) -> None:
+    monkeypatch.delenv("PLYHALL_ORGANISER_SECRET", raising=False)
+    code, errors = run(capsys, "tournament", "create", "--game", "connect4", "--players", "a,b",
+                       "--url", "ws://127.0.0.1:1/ws", *flags)
+    assert code == 2 and len(errors) == 1 and words in errors[0] and "secret" not in errors[0], errors
+
+
+def test_tournament_list_of_a_server_without_one_says_so(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    import client.tournament
+
+    monkeypatch.setattr(client.tournament, "fetch", lambda url, path: '{"tournaments": []}')
+    code, errors = run(capsys, "tournament", "list", "--url", "ws://127.0.0.1:1/ws")
+    assert code == 0 and errors == ["no tournaments on ws://127.0.0.1:1/ws yet (plyhall tournament create makes "
+                                    "one)"], errors  # it printed nothing at all
+
+
 def test_bot_names_the_levels_when_given_one_that_is_not(capsys) -> None:
     code, errors = run(capsys, "bot", "--game", "connect4", "--level", "grandmaster", "--name", "x")
     assert code == 2 and any("levels:" in line for line in errors), errors

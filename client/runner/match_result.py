@@ -78,20 +78,21 @@ class MatchSprt:
 
     @classmethod
     def parse(cls, text: str) -> MatchSprt:
-        """From ``elo0=0,elo1=20,alpha=0.05,beta=0.05,model=normalized`` (alpha, beta, model optional)."""
+        """From ``elo0=0,elo1=20,alpha=0.05,beta=0.05,model=normalized`` (alpha, beta, model optional); ValueError
+        saying what is wrong (without the flag's name: ``plyhall match`` adds it, as argparse does)."""
         values: dict[str, Any] = {}
         for item in text.split(","):
             key, equals, value = (part.strip() for part in item.partition("="))
             if not equals or key not in ("elo0", "elo1", "alpha", "beta", "model") or key in values:
-                raise ValueError(f"--sprt {text!r}: use {cls.HELP}")
+                raise ValueError(f"{text!r} is not a test: use {cls.HELP}")
             try:
                 values[key] = value if key == "model" else float(value)
             except ValueError:
-                raise ValueError(f"--sprt: {key} must be a number, not {value!r}") from None
+                raise ValueError(f"{key} must be a number, not {value!r}") from None
         if not {"elo0", "elo1"} <= set(values):
-            raise ValueError(f"--sprt needs elo0 and elo1: {cls.HELP}")
+            raise ValueError(f"a test needs elo0 and elo1: {cls.HELP}")
         if values.get("model", SprtModel.NORMALIZED.value) not in SPRT_MODELS:
-            raise ValueError(f"--sprt: model is normalized or logistic, not {values['model']!r}")
+            raise ValueError(f"model is normalized or logistic, not {values['model']!r}")
         return cls(**values)
 
     def test(self, counts: tuple[int, ...]) -> SprtResult:

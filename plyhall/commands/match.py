@@ -47,7 +47,7 @@ def _sprt(text: str) -> MatchSprt:
     try:
         return MatchSprt.parse(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--sprt: ")) from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(subparsers: Any) -> None:

@@ -14,17 +14,19 @@ from protocol.games import GAMES
 def _add_definition(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file", help="a TOML file with the tournament's settings (flags given too win)")
     parser.add_argument("--name", help="the tournament's name (letters, digits, spaces, _ . -; up to 28)")
-    parser.add_argument("--game", type=str.lower, choices=sorted(GAMES), help="the game played")
+    parser.add_argument("--game", type=str.lower, choices=sorted(GAMES),
+                        help="the game played (required, here or in the --file)")
     parser.add_argument("--format", choices=FORMATS,
                         help="round-robin, double-round-robin, gauntlet (the first entrant against the others) or "
-                             "swiss")
+                             "swiss (required, here or in the --file)")
     parser.add_argument("--players", help="entrants: names of bots that connect (comma-separated)")
     parser.add_argument("--local", help="house bot entrants the server starts: levels, comma-separated "
                                         "(e.g. master,minimax-4,novice); the server needs --house-bots")
     parser.add_argument("--games-per-pairing", type=int,
-                        help="games each pairing plays, in colour-swapped pairs on the same opening (default 2)")
+                        help="games each pairing plays (default 2), the colours swapped from one game to the next, "
+                             "each two games on the same opening")
     parser.add_argument("--cycles", type=int, help="how many times a round robin or gauntlet is played (default 1)")
-    parser.add_argument("--rounds", type=int, help="rounds of a swiss event")
+    parser.add_argument("--rounds", type=int, help="rounds of a swiss event (required for swiss)")
     parser.add_argument("--time-control", help="30 (seconds per move), 5m+2s (game clock + increment) or untimed "
                                                "(default: the server's)")
     parser.add_argument("--time-margin", metavar="MS",
