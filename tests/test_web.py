@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from protocol.games import GAMES
+from server.core.house import HOUSE_LEVELS
 from tests.conftest import free_port
 from tests.helpers import login as sdk_login
 from tests.helpers import play_out, plyhall, start_server, stop
@@ -337,6 +338,17 @@ def test_a_page_plays_a_house_bot_to_the_end(own_server, open_page):
     base = f"http://127.0.0.1:{port}"
     page = open_page("ann")
     login(page, base, "ann-vs-bot")
+    # each level the server offers says what it plays like: a few words in the list, a sentence beside it
+    card = page.locator("form", has=page.get_by_role("heading", name="Play a bot"))
+    levels = card.get_by_label("Level")
+    expect(levels.locator("option")).to_have_count(len(HOUSE_LEVELS))
+    shown = [text.split(": ", 1) for text in levels.locator("option").all_text_contents()]
+    assert [name for name, *_ in shown] == list(HOUSE_LEVELS) and all(len(words) == 2 and words[1] for words in shown)
+    assert dict(shown)["random"] == "the weakest" and dict(shown)["master"] == "the strongest"
+    assert dict(shown)["minimax-3"] == "looks 3 moves ahead"
+    expect(levels).to_have_accessible_description(re.compile(r"^novice takes a win in one move when it has one, "))
+    levels.select_option("minimax-3")
+    expect(card.locator("#level-help")).to_have_text(re.compile(r"^minimax-3 looks 3 moves ahead, its own and yours "))
     play_a_house_bot(page, "connect4", "random")
     expect(page.locator(".status")).to_contain_text("Your move", timeout=30_000)
     game = GAMES["connect4"]

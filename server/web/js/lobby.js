@@ -42,6 +42,34 @@ function seatNames(game) {
   return seats[0] ? seats : ["First seat", "Second seat"];
 }
 
+/**
+ * What a house bot level plays like (the levels of bots/__init__.py's LEVELS): a few words for the level list,
+ * and a sentence for beside it. A level this page does not know has neither.
+ * @param {string} level
+ * @returns {{ short: string, long: string } | null}
+ */
+export function levelMeaning(level) {
+  if (level === "random") return { short: "the weakest", long: "random plays any legal move, at random." };
+  if (level === "novice") {
+    return { short: "sees one move ahead", long: "novice takes a win in one move when it has one, avoids moves that give you one, and otherwise plays at random." };
+  }
+  if (level === "master") {
+    return { short: "the strongest", long: "master is the strongest level: the server's fast engine, a deep search that plays endgames exactly." };
+  }
+  const depth = /^minimax-(\d+)$/.exec(level);
+  if (!depth) return null;
+  const n = Number(depth[1]);
+  const looks = n === 1 ? "looks at its own next move only" : n === 2 ? "looks 2 moves ahead, its own and your reply"
+    : `looks ${n} moves ahead, its own and yours in turn`;
+  return { short: `looks ${n} move${n === 1 ? "" : "s"} ahead`, long: `${level} ${looks}, and picks the best by a simple score of the position; a deeper level plays better and thinks longer.` };
+}
+
+/** A level as a list shows it: "minimax-3: looks 3 moves ahead". */
+function levelText(level) {
+  const meaning = levelMeaning(level);
+  return meaning ? `${level}: ${meaning.short}` : level;
+}
+
 /** A link to the rules page of `game` (rules.js): "How to play Quarto". */
 function rulesLink(game) {
   return h("a", { class: "rules-link", href: `#/rules/${encodeURIComponent(game)}`, text: `How to play ${gameTitle(game)}` });
@@ -122,7 +150,15 @@ export function mountLobby(main, app) {
 
   // Play a house bot.
   const botGame = select("game", "Game", games.map((id) => [id, gameTitle(id)]), games[0]);
-  const botLevel = select("level", "Level", house.map((level) => [level, level]), house.includes("novice") ? "novice" : house[0]);
+  const botLevel = select("level", "Level", house.map((level) => [level, levelText(level)]), house.includes("novice") ? "novice" : house[0]);
+  const levelHelp = h("p", { class: "hint", id: "level-help" });
+  botLevel.control.setAttribute("aria-describedby", "level-help");
+  const describeLevel = () => {
+    const meaning = levelMeaning(botLevel.control.value);
+    levelHelp.textContent = `${meaning ? `${meaning.long} ` : ""}The list goes from the weakest level to the strongest.`;
+  };
+  botLevel.control.addEventListener("change", describeLevel);
+  describeLevel();
   const botFirst = select("first", "Who moves first", [[0, "you"], [1, "the bot"]], 0);
   const botTime = presetField("time", "Time", { timedOnly: true });
   const botStatus = h("p", { class: "form-status", role: "status" });
@@ -131,7 +167,9 @@ export function mountLobby(main, app) {
   const botForm = h("form", { class: "card", onsubmit: playBot, "aria-labelledby": "bot-title" },
     h("h2", { id: "bot-title", text: "Play a bot" }),
     house.length
-      ? [botGame.field, botRules, botLevel.field, botFirst.field, botTime.field,
+      ? [botGame.field, botRules, botLevel.field,
+        levelHelp,
+        botFirst.field, botTime.field,
         h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", text: "Play the bot" }), botStatus)]
       : h("p", { class: "hint", text: "This server runs no house bots (an operator starts them with plyhall serve --house-bots N)." }));
 
@@ -147,7 +185,7 @@ export function mountLobby(main, app) {
     illegal: select("illegal", "An illegal move", [["default", "server's default"], ["reject", "is refused; try again"], ["lose", "loses the game"]], "default"),
     grace: input("grace", "Seconds to come back after a drop", { type: "number", min: "0", max: "600", step: "any", placeholder: "server's default" }),
     games: input("games", "Games in the series", { type: "number", min: "1", max: "1000", step: "1", value: "1" }),
-    opponent: select("opponent", "Opponent", [["", "a person"], ...house.map((level) => [level, `house bot: ${level}`])], ""),
+    opponent: select("opponent", "Opponent", [["", "a person"], ...house.map((level) => [level, `house bot ${levelText(level)}`])], ""),
     seat: select("seat", "Your seat", [[0, "Red"], [1, "Yellow"], ["none", "none: I only watch"]], 0),
   };
   const createStatus = h("p", { class: "form-status", role: "status" });
