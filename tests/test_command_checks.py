@@ -141,6 +141,9 @@ def test_export_to_a_file_it_cannot_write_says_so_in_one_line(capsys, clean: Pat
                                                         "choice: 'knockout' (choose from 'round-robin', "),
     (["match", "--game", "connect4", "--sprt", "foo"], "plyhall match: error: argument --sprt: 'foo' is not a test: "
                                                        "use elo0=E,elo1=E"),
+    (["bot", "--game", "connect4", "--name", "x", "--per-move", "0"],
+     "plyhall bot: error: argument --per-move: must be a number of seconds from 0.05 to 86400, not 0"),  # the server
+    # said it, as 'time_control.per_move must be ...', once the bot had logged in
     (["match", "--game", "connect4", "--sprt", "elo0=0"], "plyhall match: error: argument --sprt: a test needs elo0 "
                                                           "and elo1: "),
 ])

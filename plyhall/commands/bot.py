@@ -3,6 +3,7 @@ the run is :func:`client.runner.bot.run_bot`."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import Any
 
@@ -10,7 +11,22 @@ from bots import LEVELS_HELP
 from client.engine import START_TIMEOUT
 from client.runner.bot import SECRET_VARIABLE, game_id, run_bot
 from client.sdk import DEFAULT_URL
-from protocol.games import GAMES
+from protocol.games import GAMES, OptionError
+from server.core.clock import TimeControl
+
+
+def per_move(text: str) -> float:
+    """``--per-move``: seconds a server takes for a room's clock (its own check, said with the flag, not the wire's
+    field ``time_control.per_move``)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a number of seconds, not {text!r}") from None
+    try:
+        TimeControl.parse({"per_move": seconds})
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(f"{str(exc).removeprefix('time_control.per_move ')}, not {text}") from None
+    return seconds
 
 
 def register(subparsers: Any) -> None:
@@ -52,7 +68,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--coords", default="algebraic", choices=["algebraic", "cosc322", "matrix"],
                         help="coordinate convention on the wire (default algebraic)")
     parser.add_argument("--seed", type=int, help="random seed for the bot")
-    parser.add_argument("--per-move", type=float, help="seconds per move in rooms this bot creates or seeks")
+    parser.add_argument("--per-move", type=per_move,
+                        help="seconds per move in rooms this bot creates or seeks (0.05 to 86400)")
     parser.add_argument("--warm-up", action="store_true",
                         help="build the master engines (of --game, or of every game) into numba's cache, then exit: "
                              "the first game of a fresh install then starts at once (every bot also warms up before "
