@@ -178,6 +178,16 @@ def test_tournament_list_of_a_server_without_one_says_so(capsys, monkeypatch: py
                                     "one)"], errors  # it printed nothing at all
 
 
+def test_ratings_of_a_game_nobody_is_rated_in_is_one_line_saying_how_ratings_come(capsys, clean: Path) -> None:
+    from server.storage import open_storage
+
+    open_storage(str(clean / "new.db")).close()
+    assert main(["ratings", "--db", "new.db", "--game", "connect4"]) == 0
+    assert capsys.readouterr().out.splitlines() == [  # it printed the table's header and legend with no rows
+        "connect4: no rated players yet (rated games are played on the ladder, plyhall bot --ladder, or in rated "
+        "rooms, by claimed names)"]
+
+
 def test_bot_names_the_levels_when_given_one_that_is_not(capsys) -> None:
     code, errors = run(capsys, "bot", "--game", "connect4", "--level", "grandmaster", "--name", "x")
     assert code == 2 and any("levels:" in line for line in errors), errors

@@ -48,7 +48,11 @@ def _when(stamp: float | None) -> str:
 
 
 def board_text(game: str, rows: list[dict[str, Any]]) -> str:
-    """A leaderboard as a table for the terminal (``?`` marks a provisional rating, ``*`` an anchor)."""
+    """A leaderboard as a table for the terminal (``?`` marks a provisional rating, ``*`` an anchor); one line when
+    nobody is rated yet."""
+    if not rows:
+        return (f"{game}: no rated players yet (rated games are played on the ladder, plyhall bot --ladder, or in "
+                "rated rooms, by claimed names)")
     lines = [f"{game}: {len(rows)} rated player{'' if len(rows) == 1 else 's'}",
              f"{'rank':>4}  {'name':<32} {'rating':>8} {'dev':>5} {'games':>6} {'W-D-L':>13}  last played"]
     for row in rows:
