@@ -126,6 +126,8 @@ class Client:
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future] = {}
         self._inbox: deque[dict[str, Any]] = deque()
+        self._arrivals: deque[float] = deque()  # when each message of the inbox arrived, on the event loop's clock
+        self.received_at = 0.0  # when the message :meth:`recv` gave last arrived, on the event loop's clock
         self._arrived = asyncio.Event()
         self._reader: asyncio.Task | None = None
         self.closed = asyncio.Event()
@@ -157,11 +159,9 @@ class Client:
                     future.set_result(msg)
                     if msg.get("type") not in ("error", "pong", "rooms", "room", "legal_moves", "welcome",
                                                "seeking", "seek_cancelled"):
-                        self._inbox.append(msg)  # replies that are also events stay visible to the reader
-                        self._arrived.set()
+                        self._keep(msg)  # replies that are also events stay visible to the reader
                     continue
-                self._inbox.append(msg)
-                self._arrived.set()
+                self._keep(msg)
         except ConnectionClosed:
             pass
         finally:
@@ -171,6 +171,12 @@ class Client:
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(error)
+
+    def _keep(self, msg: dict[str, Any]) -> None:
+        """Keep a pushed message for :meth:`recv`, with the time it arrived."""
+        self._inbox.append(msg)
+        self._arrivals.append(asyncio.get_running_loop().time())
+        self._arrived.set()
 
     async def send(self, msg: dict[str, Any]) -> None:
         """Send one message as is."""
@@ -200,6 +206,7 @@ class Client:
                 raise TakenOver(TAKEOVER_REASON) if self.taken_over else ConnectionError("connection closed")
             self._arrived.clear()
             await asyncio.wait_for(self._arrived.wait(), timeout)
+        self.received_at = self._arrivals.popleft()
         return self._inbox.popleft()
 
     def unread(self, room: str) -> list[dict[str, Any]]:

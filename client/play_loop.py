@@ -361,6 +361,7 @@ class PlayerRunner:
             "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
             "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),
             "to_move": msg["to_move"], "paused": msg.get("paused", False), "record": msg.get("record"),
+            "clocks_at": client.received_at,
         }
         if msg.get("paused"):
             self.status(f"game {msg['game_no']} in {msg['room']} waits for both players after a server restart")
@@ -385,7 +386,7 @@ class PlayerRunner:
         move = game.parse_move(msg["move"], room["state"], client.coords)
         room["state"] = game.apply(room["state"], move)
         room["moves"].append(msg["notation"])
-        room["clocks"] = msg["clocks"]
+        room["clocks"], room["clocks_at"] = msg["clocks"], client.received_at
         room["to_move"] = msg["to_move"]
         await self._maybe_move(client, msg["room"])
 
@@ -501,9 +502,12 @@ class PlayerRunner:
         if seat is None or room["to_move"] != seat or room["paused"]:
             return
         control = room["clocks"].get("control", {})
+        time_left = room["clocks"]["left"][seat]
+        if time_left is not None:  # less the time the message waited unread (the bot was thinking about another game)
+            time_left = max(0.0, time_left - (asyncio.get_running_loop().time() - room["clocks_at"]))
         turn = Turn(
             game=room["game"], state=room["state"], seat=seat, room=room_name, players=room["players"],
-            moves=list(room["moves"]), time_left=room["clocks"]["left"][seat],
+            moves=list(room["moves"]), time_left=time_left,
             per_move=control.get("per_move"), increment=control.get("increment", 0.0),
         )
         seq = len(room["moves"])

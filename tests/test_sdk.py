@@ -308,3 +308,52 @@ async def test_a_bot_counts_its_reconnection_attempts_from_its_last_login(db_pat
     finally:
         bot.cancel()
         await srv.stop()
+
+
+class TimedHeldPlayer(HeldPlayer):
+    """A :class:`HeldPlayer` that keeps the time left it was given for each turn, with the moves played before it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.given: list[tuple[list[str], float | None]] = []
+
+    def choose(self, turn: Turn):
+        self.given.append((list(turn.moves), turn.time_left))
+        return super().choose(turn)
+
+
+async def test_a_turn_read_late_gives_the_bot_the_time_its_clock_really_has_left(db_path):
+    """bob's bot thinks in the first game of a two-game room when ann resigns it; the second game starts at once, bob
+    to move, and bob's clock runs while the bot still thinks about the first game. When the bot reads the second
+    game's start, its turn says the time really left (less the time the message waited), not the time the message
+    said when it came: an engine that used what the turn said lost the second game on time."""
+    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    player = TimedHeldPlayer()
+    bot = asyncio.create_task(run_player(player, RunOptions(name="bob", url=url, game="connect4", room="Two",
+                                                            games=2, think="thread")))
+    try:
+        ann = await login(url, "ann")
+        await ann.request({"type": "create_room", "name": "Two", "game": "connect4", "games": 2,
+                           "time_control": {"per_move": 30}})
+        await ann.request({"type": "join", "room": "Two", "seat": 0})
+        await ann.expect("game_start", room="Two", game_no=1)
+        await ann.send({"type": "move", "room": "Two", "move": "4"})
+        await wait_until(player.thinking.is_set, "bob's bot thinks")
+        await ann.request({"type": "resign", "room": "Two"})
+        second = await ann.expect("game_start", room="Two", game_no=2)
+        assert second["to_move"] != second["seat"] and second["clocks"]["left"] == [30, 30]  # bob's clock runs
+        await asyncio.sleep(1.0)  # the bot goes on thinking about the first game
+        player.go.set()
+        await wait_until(lambda: len(player.given) == 2, "bob's bot moves in the second game")
+        await ann.request({"type": "resign", "room": "Two"})
+        first, second_game = await asyncio.wait_for(bot, 30)
+        assert first.reason == second_game.reason == "ann resigned"
+        (moves, _), (moves_2, left) = player.given
+        assert moves == ["4"] and moves_2 == [] and left is not None and left <= 29.0, player.given
+        await ann.close()
+    finally:
+        player.go.set()
+        bot.cancel()
+        await srv.stop()

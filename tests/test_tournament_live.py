@@ -559,6 +559,11 @@ class Relay:
         """Nothing waits unread: the test hands the bot each message."""
         return []
 
+    @property
+    def received_at(self) -> float:
+        """The message handed to the bot arrived just now."""
+        return asyncio.get_running_loop().time()
+
 
 class InboxRelay(Relay):
     """A bot's connection driven by hand that also reads, as a real client does, everything the hall sent ``name``
