@@ -466,6 +466,36 @@ def test_game_client_main_lists_the_rooms_of_the_server(jar: Path, live: int):
         in usage.stderr
 
 
+@needs_javac
+def test_a_course_bot_says_whether_the_host_is_unknown_or_refused_the_connection(jar: Path, bots: Path, spawn):
+    """The words of ``plyhall bot``: "(unknown host)" for a name no DNS knows, "(connection refused)" for a port
+    where nothing listens; both are tried again."""
+    for label, host, words in (("nohost", "nosuchhost.invalid:8765", "unknown host"),
+                               ("noport", f"127.0.0.1:{free_port()}", "connection refused")):
+        url = f"ws://{host}/ws"
+        run = java_bot(spawn, [jar, bots], "COSC322Test", label, 0, PLYHALL_URL=url)
+        run.wait_for(f"[plyhall] {label}: no server at {url} ({words}); trying again in 1.0 s")
+        stop(run.proc)
+
+
+@needs_javac
+def test_a_wrong_password_is_explained_once(jar: Path, live: int):
+    """A name claimed with another secret: one sentence saying what to do, not the server's and then the library's."""
+    async def claimed() -> None:
+        owner = await login(f"ws://127.0.0.1:{live}/ws", "claimed-ann", secret="the-first-password")
+        await owner.close()
+
+    asyncio.run(claimed())
+    done = subprocess.run([JAVA, "-Djava.awt.headless=true", "-cp", str(jar), "ygraph.ai.smartfox.games.GameClient",
+                           "claimed-ann", "another-password"], capture_output=True, text=True, timeout=60,
+                          env=environment(live))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        "[plyhall] claimed-ann: error: the server refused the login: the name claimed-ann is claimed with another "
+        "secret: give GameClient the password it was first used with (or set PLYHALL_SECRET to it), or choose "
+        "another name"], done.stderr
+
+
 def test_building_the_jar_without_javac_says_what_to_install(tmp_path: Path):
     empty = tmp_path / "bin"
     empty.mkdir()

@@ -352,9 +352,12 @@ public final class Session {
             Log.info(name, message + "; trying again in " + Math.round(wait) + " s");
             after((long) (wait * 1000) + 100, this::login);
         } else if (code.equals("wrong_secret")) {
-            fail("the server refused the login: " + message + ". The name " + wireName + " is claimed with another "
-                    + "secret: give GameClient the password it was first used with (or set PLYHALL_SECRET to it), "
-                    + "or choose another name");
+            // said once, for GameClient: the server's own sentence says the same for any client ("the name ... is
+            // claimed; log in with its secret (or your resume token) ..."), and this library keeps the token itself
+            String which = secret == null ? "a secret: give GameClient that password"
+                    : "another secret: give GameClient the password it was first used with";
+            fail("the server refused the login: the name " + wireName + " is claimed with " + which
+                    + " (or set PLYHALL_SECRET to it), or choose another name");
         } else {
             fail("the server refused the login: " + message);
         }

@@ -3,10 +3,12 @@ package plyhall.cosc322;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.ByteBuffer;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -80,6 +82,10 @@ public final class WebSocketLink {
             return new IOException("the server at " + url + " refused the WebSocket handshake (HTTP " + status + ")"
                     + hint);
         }
+        if (causedBy(cause, UnknownHostException.class) || causedBy(cause, UnresolvedAddressException.class)) {
+            // the JDK's client reports a name no DNS knows as a ConnectException over an UnresolvedAddressException
+            return new ConnectException("no server at " + url + " (unknown host)");
+        }
         if (cause instanceof ConnectException || cause.getCause() instanceof ConnectException) {
             return new ConnectException("no server at " + url + " (connection refused)");
         }
@@ -87,6 +93,16 @@ public final class WebSocketLink {
             return new ConnectException("cannot connect to " + url + " (" + cause.getMessage() + ")");
         }
         return new IOException("cannot connect to " + url + ": " + cause);
+    }
+
+    /** Whether {@code error} or one of its causes is a {@code kind}. */
+    private static boolean causedBy(Throwable error, Class<? extends Throwable> kind) {
+        for (int depth = 0; error != null && depth < 10; depth++, error = error.getCause()) {
+            if (kind.isInstance(error)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
