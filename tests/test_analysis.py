@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 from functools import cache
@@ -240,6 +241,25 @@ async def test_analysis_on_request(tmp_path: Path) -> None:
         await bob.close()
         status, body = http_json(port, "/api/tournaments/no-such-cup/analysis")
         assert status == 404 and "no tournament" in body["error"]
+
+
+def test_the_printed_table_keeps_its_columns_apart_for_the_longest_verdicts() -> None:
+    from plyhall.commands.analyse import annotated
+
+    record = {"game": "connect4", "id": "g1", "players": ["deep", "rookie"], "winner": 0, "reason": "four in a row",
+              "moves": ["4", "4"]}
+    move = {"ply": 1, "seat": 0, "move": "4", "best": "4", "before": 1.0, "after": 1.0, "outcome_before": "win",
+            "outcome_after": "win", "plies_before": 41, "plies_after": 41, "label": "best", "only": False}
+    reply = {**move, "ply": 2, "seat": 1, "before": 0.0, "after": 0.0, "outcome_before": "loss",
+             "outcome_after": "loss", "plies_before": 40, "plies_after": 40}
+    summary = {"accuracy": 100.0, "blunders": 0, "mistakes": 0, "inaccuracies": 0}
+    lines = annotated(record, {"nodes": 1000, "moves": [move, reply], "summary": {"0": summary, "1": summary}})
+    lines = lines.splitlines()
+    assert lines[0].startswith("connect4 game g1: deep vs rookie, won by deep")  # it said 'deep v rookie'
+    columns = [re.split(r"\s{2,}", line.strip()) for line in lines[1:4]]  # it printed 'win in 41 win in 41'
+    assert columns == [["ply", "player", "move", "best", "before", "after", "verdict"],
+                       ["1", "deep", "4", "4", "win in 41", "win in 41", "best"],
+                       ["2", "rookie", "4", "4", "loss in 40", "loss in 40", "best"]]
 
 
 def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:

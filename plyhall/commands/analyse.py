@@ -127,15 +127,15 @@ def annotated(record: dict[str, Any], analysis: dict[str, Any]) -> str:
 
     players = record["players"]
     winner = "a draw" if record["winner"] is None else f"won by {players[record['winner']]}"
-    lines = [f"{record['game']} game {record['id']}: {players[0]} v {players[1]}, {winner} ({record['reason']}), "
+    lines = [f"{record['game']} game {record['id']}: {players[0]} vs {players[1]}, {winner} ({record['reason']}), "
              f"{len(record['moves'])} moves; master, {budget_words(record['game'], analysis['nodes'])}",
-             f"{'ply':>4}  {'player':<16} {'move':<12} {'best':<12} {'before':>9} {'after':>9}  verdict"]
+             f"{'ply':>4}  {'player':<16} {'move':<12} {'best':<12} {'before':>11}  {'after':>11}  verdict"]
     for v in analysis["moves"]:
         before = describe_value(v["before"], v["outcome_before"], v["plies_before"])
         after = describe_value(v["after"], v["outcome_after"], v["plies_after"])
         text = v["label"] + (" (only move)" if v.get("only") else "")
         lines.append(f"{v['ply']:>4}  {players[v['seat']]:<16} {v['move'] + LABEL_MARKS.get(v['label'], ''):<12} "
-                     f"{v['best'] or '':<12} {before:>9} {after:>9}  {text}")
+                     f"{v['best'] or '':<12} {before:>11}  {after:>11}  {text}")
     for seat in (0, 1):
         s = analysis["summary"][str(seat)]
         accuracy = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}%"
