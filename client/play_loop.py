@@ -14,11 +14,14 @@ down.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
@@ -38,6 +41,7 @@ from .connection import (
 )
 from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, Turn
 from .thinker import Thinker
+from .tournament import http_base
 
 log = logging.getLogger("plyhall.client")
 
@@ -230,6 +234,9 @@ class PlayerRunner:
     async def _play(self, client: Client, welcome: dict[str, Any]) -> None:
         """Find the next game if the bot has none, then follow what the server sends until the bot is done."""
         opts = self.options
+        await self._missed_ends(set(welcome.get("rooms") or []))
+        if self.finished:
+            return
         if opts.tournament is not None or opts.ladder or not welcome.get("rooms"):
             # a tournament entrant follows its event even when seated already; a ladder bot takes its place
             # again (a restarted server forgot it) and is paired once the games it resumes are over
@@ -237,6 +244,26 @@ class PlayerRunner:
         while not self.finished:
             msg = await client.recv(timeout=None)
             await self._on_message(client, msg)
+
+    async def _missed_ends(self, seated: set[str]) -> None:
+        """Count the games followed whose end the bot did not hear and where the server keeps no seat for it (its
+        grace ran out while it was away; a ladder room, which it leaves at the game's end; the end lost with a server
+        that died): their records on the server's HTTP side say how they ended. Without them the bot neither counted
+        these games nor stopped following them, and played one game more than ``games`` asked for."""
+        for name in sorted(set(self.rooms) - seated):
+            record = self.rooms[name]["record"]
+            stored = await asyncio.to_thread(stored_game, self.options.url, record) if record else None
+            if stored is not None and stored.get("ended_at") is None:
+                continue  # still running: its news comes by the connection
+            if stored is None:
+                self.rooms.pop(name)
+                self.status(f"the end of the game in {name} was not heard, and its record could not be read; "
+                            "not counted")
+                continue
+            await self._count({"room": name, "winner": stored["winner"], "reason": stored["reason"],
+                               "players": stored["players"], "record": record, "status": stored["status"]})
+            if self.options.games is not None and sum(r.played for r in self.results) >= self.options.games:
+                self.finished = True
 
     async def _find_game(self, client: Client) -> None:
         """Get into the next game: follow the tournament, seek an opponent, or join (or set up) the room."""
@@ -441,6 +468,11 @@ class PlayerRunner:
             "players": result["players"], "record": result["record"], "next_game": msg.get("status") == "waiting"})
 
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
+        await self._count(msg)
+        await self._go_on(client, msg["room"], bool(msg.get("next_game")))
+
+    async def _count(self, msg: dict[str, Any]) -> None:
+        """A game is over (``msg``: its game_over): stop following it, and count it if the bot played in it."""
         room = self.rooms.pop(msg["room"], None)
         seat = room["seat"] if room else None
         if room is None and msg.get("status") == "forfeit" and self.options.name in msg["players"]:
@@ -456,7 +488,6 @@ class PlayerRunner:
                 await self.thinker.game_over(result)
             if self.options.on_result is not None:
                 self.options.on_result(result)
-        await self._go_on(client, msg["room"], bool(msg.get("next_game")))
 
     async def _go_on(self, client: Client, room: str, next_game: bool) -> None:
         """A game in ``room`` is over (and counted): stop once the bot is done, else stay for the room's next game,
@@ -537,6 +568,16 @@ class PlayerRunner:
         if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
             return True
         return any(msg.get("type") in ("game_over", "game_start") for msg in client.unread(room_name))
+
+
+def stored_game(url: str, record: str, timeout: float = 10.0) -> dict[str, Any] | None:
+    """The record of game ``record`` (``/api/games/ID``) on the HTTP side of the server whose WebSocket address is
+    ``url``; None when it cannot be read."""
+    try:
+        with urllib.request.urlopen(f"{http_base(url)}/api/games/{quote(record, safe='')}", timeout=timeout) as resp:
+            return json.loads(resp.read())
+    except (OSError, ValueError):
+        return None
 
 
 def describe_settings(seek: dict[str, Any], plan: str | None = None) -> str:

@@ -241,6 +241,18 @@ class HeldPlayer(Player):
         return turn.legal_moves[0]
 
 
+async def ann_joins_until_bob_thinks(srv: PlyhallServer, url: str, room: str, player: HeldPlayer) -> Client:
+    """ann joins the room bob's bot set up, and moves first if she is to: her client once bob's bot thinks."""
+    await wait_until(lambda: room in srv.hall.rooms, "bob's bot set up its room")
+    ann = await login(url, "ann")
+    await ann.request({"type": "join", "room": room})
+    start = await ann.expect("game_start", room=room)
+    if start["to_move"] == start["seat"]:
+        await ann.send({"type": "move", "room": room, "move": "4"})
+    await wait_until(player.thinking.is_set, "bob's bot thinks")
+    return ann
+
+
 async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the_second_process(db_path):
     """A second process logs in with the bot's name and secret while the bot thinks: the server closes the bot's
     connection, and the bot meets that close sending its move, not reading. It stops all the same (it used to take
@@ -256,13 +268,7 @@ async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the
                                              think="thread", room_options={"time_control": {"untimed": True}}))
     bot = asyncio.create_task(runner.run())
     try:
-        await wait_until(lambda: "Take" in srv.hall.rooms, "bob's bot set up its room")
-        ann = await login(url, "ann")
-        await ann.request({"type": "join", "room": "Take"})
-        start = await ann.expect("game_start", room="Take")
-        if start["to_move"] == start["seat"]:
-            await ann.send({"type": "move", "room": "Take", "move": "4"})
-        await wait_until(player.thinking.is_set, "bob's bot thinks")
+        ann = await ann_joins_until_bob_thinks(srv, url, "Take", player)
         second = await login(url, "bob", secret="pw")
         await wait_until(runner.client.closed, "the server closed the first connection")
         player.go.set()
@@ -352,6 +358,38 @@ async def test_a_turn_read_late_gives_the_bot_the_time_its_clock_really_has_left
         assert first.reason == second_game.reason == "ann resigned"
         (moves, _), (moves_2, left) = player.given
         assert moves == ["4"] and moves_2 == [] and left is not None and left <= 29.0, player.given
+        await ann.close()
+    finally:
+        player.go.set()
+        bot.cancel()
+        await srv.stop()
+
+
+async def test_a_bot_whose_seat_went_while_it_was_away_counts_how_its_game_ended(db_path):
+    """bob's bot loses its connection in a room with no grace: the server ends the game at once (bob lost: he
+    disconnected) and frees his seat, so nothing about that game reaches the bot when it is back. It reads the game's
+    record over HTTP and counts the loss, and stops after its one game (it used to forget the game and set up the room
+    again, for a game more than it was asked for)."""
+    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    player = HeldPlayer()
+    bot = asyncio.create_task(run_player(player, RunOptions(
+        name="bob", secret="pw", url=url, game="connect4", room="Gone", games=1, think="thread",
+        room_options={"grace": 0, "time_control": {"untimed": True}})))
+    try:
+        ann = await ann_joins_until_bob_thinks(srv, url, "Gone", player)
+        srv.connections[srv.hall.by_name["bob"].conn].ws.transport.abort()
+        over = await ann.expect("game_over", room="Gone")
+        assert "bob disconnected" in over["reason"]
+        await ann.request({"type": "leave", "room": "Gone"})  # the room goes: bob's seat went with the game
+        player.go.set()
+        await wait_until(lambda: bot.done() or "bob" in getattr(srv.hall.rooms.get("Gone"), "seats", ()),
+                         "bob's bot stopped, or set up the room again")
+        assert bot.done(), "bob's bot set up the room again, for a game more than it was asked for"
+        [result] = bot.result()
+        assert result.room == "Gone" and result.record == over["record"] and result.score == 0.0
+        assert result.reason == over["reason"] and result.seat == 1 - over["winner"]
         await ann.close()
     finally:
         player.go.set()
