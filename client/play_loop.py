@@ -454,18 +454,19 @@ class PlayerRunner:
         game_over sent while the bot was away, or lost with a server that died right after storing the result)
         ends here as if that game_over had come."""
         room, result = self.rooms.get(msg["room"]), msg.get("last_result")
-        if room is None and msg.get("status") == "waiting":  # back between two games of a series
+        if room is not None and result and result.get("record") == room["record"]:
+            await self._game_over(client, {
+                "room": msg["room"], "winner": result["winner"], "reason": result["reason"],
+                "status": result["status"], "players": result["players"], "record": result["record"],
+                "next_game": msg.get("status") == "waiting", "game_no": msg.get("game_no")})
+        elif room is not None:
+            return
+        if msg.get("status") == "waiting":  # between two games of a series: is the opponent still there?
             await self._opponent_gone(client, msg["room"], msg["players"])
-        if room is None and msg.get("status") == "finished" and msg.get("seat") is not None:
+        elif room is None and msg.get("status") == "finished" and msg.get("seat") is not None:
             # a seat still held in a room whose games are all over and whose end the bot heard: the leave that
             # followed was lost with the connection. Leave it now and go on, or the bot would wait there for ever
             await self._go_on(client, msg["room"], next_game=False)
-            return
-        if room is None or not result or result.get("record") != room["record"]:
-            return
-        await self._game_over(client, {
-            "room": msg["room"], "winner": result["winner"], "reason": result["reason"], "status": result["status"],
-            "players": result["players"], "record": result["record"], "next_game": msg.get("status") == "waiting"})
 
     async def _game_over(self, client: Client, msg: dict[str, Any]) -> None:
         await self._count(msg)

@@ -528,6 +528,38 @@ def test_a_seeker_whose_opponent_is_gone_between_two_games_of_its_series_seeks_a
     assert second.opponent == "cy" and second.room != first.room and first.room not in desk.hall.rooms  # left, gone
 
 
+def test_a_seeker_back_in_a_series_whose_opponent_went_while_it_was_away_counts_the_game_and_seeks_again():
+    """bob's bot is away when the first game of its series ends (ann, away too, ran out of time) and when ann's seat is
+    freed. Back in, the room's state brings both: the bot counts the game from its last result and, the seat being
+    empty, leaves and seeks again (it used to wait in that room for ever)."""
+    desk = HallDriver()
+    desk.login("ann")
+    token = desk.login("bob", secret="bob-pw")["resume"]
+    clock = {"per_move": 10}
+    runner = hand_driven_bot(RunOptions(name="bob", game="connect4", series=2, room_options={"time_control": clock}))
+
+    async def follow() -> None:
+        paired = ScriptedRelay(desk, "bob", [lambda: desk.send("ann", {"type": "seek", "game": "connect4", "games": 2,
+                                                                        "time_control": clock})])
+        with pytest.raises(AssertionError, match="never sent"):  # the bot waits for ann's move
+            await runner._play(paired, {"rooms": []})
+        desk.disconnect("ann")
+        desk.tick(5.0)
+        desk.disconnect("bob")
+        desk.tick(26.0)  # ann's clock, then her grace, run out; bob's grace has 4 s to go
+        back = ScriptedRelay(desk, "bob", [])
+        welcome = desk.login("bob", secret="bob-pw", resume=token)
+        back.read += 1  # the answer to the login, which the bot's login took
+        with pytest.raises(AssertionError, match="never sent"):  # the bot waits for an opponent
+            await runner._play(back, welcome)
+
+    asyncio.run(asyncio.wait_for(follow(), 30))
+    runner.thinker.close()
+    [result] = runner.results
+    assert result.game_no == 1 and result.reason == "ann ran out of time" and result.score == 1.0
+    assert desk.hall.seeks.seeking("bob") and result.room not in desk.hall.rooms  # bob left it, and it went
+
+
 class HeldPlayer(FunctionPlayer):
     """Plays the first legal move, the first time only once let go (``go``); says when it starts thinking."""
 
