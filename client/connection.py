@@ -195,6 +195,8 @@ class Client:
             reply = await asyncio.wait_for(future, timeout)
         finally:  # a send that failed leaves no future behind for the reader to fail unseen when the connection ends
             self._pending.pop(msg["id"], None)
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the reader while the send waited: the send's own error is raised
         if check and reply.get("type") == "error":
             raise ServerError(reply)
         return reply

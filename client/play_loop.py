@@ -87,6 +87,9 @@ class RunOptions:
 
 MAX_BACKOFF = 10.0
 """The longest wait between two reconnection attempts, in seconds."""
+STABLE_SESSION = 30.0
+"""Seconds a session must last, when nothing came over it, for its drop to count as the first failure of a new run:
+a server that takes the login and drops the connection at once is not tried again every quarter second for ever."""
 MAX_WAIT = 300.0
 """The longest wait the bot accepts when the server says to try later (a throttled login), in seconds."""
 CLUSTER_RETRY = 2.0
@@ -118,7 +121,8 @@ class PlayerRunner:
         self._tournament_over = False
         self._tournament_id: str | None = None  # the id of the event followed, as the server's answer gives it
         self._next_game_in: set[str] = set()  # rooms where the bot waits for the next game of the room's series
-        self._failures = 0  # failed attempts to connect and log in, since the last login
+        self._failures = 0  # failed attempts in a row: since the last session that got somewhere
+        self._logged_in_at: float | None = None  # when the session now running logged in (the loop's clock)
 
     def status(self, text: str) -> None:
         """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
@@ -159,6 +163,10 @@ class PlayerRunner:
                     reason, fatal = describe_connect_error(self.options.url, exc, connected_before)
                     if fatal:
                         raise ServerURLError(reason) from None
+                    if self._logged_in_at is not None and \
+                            asyncio.get_running_loop().time() - self._logged_in_at >= STABLE_SESSION:
+                        self._failures = 0  # a session that held: this drop starts a new run of attempts
+                    self._logged_in_at = None
                     self._failures += 1
                     if self._failures > self.options.max_retries:
                         error = NoServer if reason.startswith("no server") else ConnectionError
@@ -221,7 +229,7 @@ class PlayerRunner:
                         from None
                 raise
             self.resume = client.resume
-            self._failures = 0  # logged in: the attempts in a row start again from the next drop on
+            self._logged_in_at = asyncio.get_running_loop().time()
             try:
                 await self._play(client, welcome)
             except ServerError as exc:  # a request of the bot answered cluster_unavailable: nothing was done
@@ -244,6 +252,7 @@ class PlayerRunner:
         while not self.finished:
             msg = await client.recv(timeout=None)
             await self._on_message(client, msg)
+            self._failures = 0  # the session got somewhere: the next drop starts a new run of attempts
 
     async def _missed_ends(self, seated: set[str]) -> None:
         """Count the games followed whose end the bot did not hear and where the server keeps no seat for it (its

@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -195,34 +195,64 @@ async def test_bot_waits_for_a_finished_room_to_empty_and_sets_it_up_again(serve
     await b.close()
 
 
-async def test_a_request_whose_send_fails_leaves_no_unretrieved_error_when_the_connection_ends(server, url):
-    """A bot whose request could not be sent (the connection was going) must not see asyncio's "Future exception was
-    never retrieved" when the connection then ends: the request's own error is all it gets."""
+@pytest.fixture
+def unretrieved() -> Iterator[Callable[[], list[dict[str, Any]]]]:
+    """What asyncio would print as "Future exception was never retrieved" in this test: call it once the objects the
+    test made are deleted (asyncio reports such an error when its future is freed)."""
     import gc
 
     unseen: list[dict[str, Any]] = []
-    loop = asyncio.get_running_loop()
+    loop = asyncio.get_event_loop()
     loop.set_exception_handler(lambda _loop, context: unseen.append(context))
-    try:
-        client = Client(url)
-        await client.connect()
-        real_send = client.send
 
-        async def failing_send(msg: dict[str, Any]) -> None:
-            raise ConnectionError("the connection is closing")
-
-        client.send = failing_send  # type: ignore[method-assign]
-        with pytest.raises(ConnectionError, match="closing"):
-            await client.request({"type": "ping"})
-        client.send = real_send  # type: ignore[method-assign]
-        await client.close()
-        await asyncio.wait_for(client.closed.wait(), 10)
-        del client, real_send  # asyncio reports an error nobody retrieved when its future is freed
+    def reported() -> list[dict[str, Any]]:
         gc.collect()
-        await asyncio.sleep(0)
-        assert not [c for c in unseen if "never retrieved" in str(c.get("message"))], unseen
-    finally:
-        loop.set_exception_handler(None)
+        return [context for context in unseen if "never retrieved" in str(context.get("message"))]
+
+    yield reported
+    loop.set_exception_handler(None)
+
+
+async def test_a_request_whose_send_fails_leaves_no_unretrieved_error_when_the_connection_ends(server, url,
+                                                                                              unretrieved):
+    """A bot whose request could not be sent (the connection was going) must not see asyncio's "Future exception was
+    never retrieved" when the connection then ends: the request's own error is all it gets."""
+    client = Client(url)
+    await client.connect()
+    real_send = client.send
+
+    async def failing_send(msg: dict[str, Any]) -> None:
+        raise ConnectionError("the connection is closing")
+
+    client.send = failing_send  # type: ignore[method-assign]
+    with pytest.raises(ConnectionError, match="closing"):
+        await client.request({"type": "ping"})
+    client.send = real_send  # type: ignore[method-assign]
+    await client.close()
+    await asyncio.wait_for(client.closed.wait(), 10)
+    del client, real_send
+    assert not unretrieved()
+
+
+async def test_a_request_failed_by_the_reader_while_its_send_waits_leaves_no_unretrieved_error(server, url,
+                                                                                              unretrieved):
+    """The connection ends while a request's send still waits: the reader fails the request's reply, then the send
+    raises. The bot gets the send's error, and asyncio has no "Future exception was never retrieved" to print (a bot
+    whose every login was dropped printed it)."""
+    client = Client(url)
+    await client.connect()
+
+    async def send_while_the_connection_ends(msg: dict[str, Any], ending: Client = client) -> None:
+        assert ending.ws is not None
+        ending.ws.transport.abort()
+        await asyncio.wait_for(ending.closed.wait(), 10)  # the reader has failed every reply waited for
+        raise ConnectionError("the connection ended while sending")
+
+    client.send = send_while_the_connection_ends  # type: ignore[method-assign]
+    with pytest.raises(ConnectionError, match="while sending"):
+        await client.request({"type": "ping"})
+    del client, send_while_the_connection_ends
+    assert not unretrieved()
 
 
 class HeldPlayer(Player):
@@ -395,3 +425,36 @@ async def test_a_bot_whose_seat_went_while_it_was_away_counts_how_its_game_ended
         player.go.set()
         bot.cancel()
         await srv.stop()
+
+
+async def test_a_bot_whose_every_login_is_dropped_at_once_gives_up_after_its_attempts(db_path):
+    """A server that takes the login and drops the connection before anything comes over it: a session that got
+    nowhere does not start the count of attempts again (counted from each login, the bot tried every quarter second
+    for ever), so the bot gives up after its attempts in a row, as with no server at all."""
+    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
+    await srv.start()
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+    logins = 0
+
+    async def drop_every_login() -> None:
+        nonlocal logins
+        seen = None
+        while True:
+            player = srv.hall.by_name.get("bob")
+            conn = getattr(player, "conn", None)
+            if conn is not None and conn != seen and conn in srv.connections:
+                seen, logins = conn, logins + 1
+                srv.connections[conn].ws.transport.abort()
+            await asyncio.sleep(0.001)
+
+    dropper = asyncio.create_task(drop_every_login())
+    try:
+        bot = run_player(RandomPlayer(1), RunOptions(name="bob", secret="pw", url=url, game="connect4", games=1,
+                                                     max_retries=2, think="thread"))
+        with pytest.raises(ConnectionError, match="gave up after 2 reconnection attempts"):
+            await asyncio.wait_for(bot, 60)
+        assert logins == 3
+    finally:
+        dropper.cancel()
+        await srv.stop()
+
