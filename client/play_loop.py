@@ -45,7 +45,7 @@ from .tournament import http_base
 
 log = logging.getLogger("plyhall.client")
 
-FINISHED_ROOM_RETRIES = 100  # tenths of a second to wait for a finished named room to empty
+FINISHED_ROOM_RETRIES = 100  # looks a tenth of a second apart for a finished named room to empty (then 2 s apart)
 TOURNAMENT_POLL = 2.0  # seconds between two looks for a tournament that does not exist yet
 
 
@@ -87,8 +87,11 @@ class RunOptions:
 
 MAX_BACKOFF = 10.0
 """The longest wait between two reconnection attempts, in seconds."""
+PROGRESS = frozenset({"moved", "game_over"})
+"""What shows a session got somewhere (a game went on), unlike what a server sends again at every login (the rooms
+held, their state, the answer to a tournament's watch): one of these ends a run of reconnection failures."""
 STABLE_SESSION = 30.0
-"""Seconds a session must last, when nothing came over it, for its drop to count as the first failure of a new run:
+"""Seconds a session must last, when no game went on over it, for its drop to count as the first failure of a new run:
 a server that takes the login and drops the connection at once is not tried again every quarter second for ever."""
 MAX_WAIT = 300.0
 """The longest wait the bot accepts when the server says to try later (a throttled login), in seconds."""
@@ -252,16 +255,21 @@ class PlayerRunner:
         while not self.finished:
             msg = await client.recv(timeout=None)
             await self._on_message(client, msg)
-            self._failures = 0  # the session got somewhere: the next drop starts a new run of attempts
+            if msg.get("type") in PROGRESS:
+                self._failures = 0  # the session got somewhere: the next drop starts a new run of attempts
 
     async def _missed_ends(self, seated: set[str]) -> None:
         """Count the games followed whose end the bot did not hear and where the server keeps no seat for it (its
         grace ran out while it was away; a ladder room, which it leaves at the game's end; the end lost with a server
         that died): their records on the server's HTTP side say how they ended. Without them the bot neither counted
         these games nor stopped following them, and played one game more than ``games`` asked for."""
-        for name in sorted(set(self.rooms) - seated):
-            record = self.rooms[name]["record"]
-            stored = await asyncio.to_thread(stored_game, self.options.url, record) if record else None
+        missed = sorted(set(self.rooms) - seated)
+        records = [self.rooms[name]["record"] for name in missed]
+        looked_up = await asyncio.gather(*(asyncio.to_thread(stored_game, self.options.url, record) for record in
+                                           records if record))  # at once: each may take its timeout
+        found = dict(zip([record for record in records if record], looked_up, strict=True))
+        for name, record in zip(missed, records, strict=True):
+            stored = found.get(record) if record else None
             if stored is not None and stored.get("ended_at") is None:
                 continue  # still running: its news comes by the connection
             if stored is None:
@@ -339,21 +347,23 @@ class PlayerRunner:
 
     async def _try_join(self, client: Client, join: dict[str, Any]) -> bool:
         """Join the room: True once in it, False when there is no such room (and this bot can create it)."""
-        # A finished room lingers until everybody has left it, and is then removed, so the
-        # next game can be set up under the same name: wait (briefly) for that.
-        for attempt in range(FINISHED_ROOM_RETRIES + 1):
+        # A finished room lingers until everybody has left it (an opponent away keeps its seat for the room's grace,
+        # up to ten minutes), and is then removed, so the next game can be set up under the same name: wait for that,
+        # looking again every tenth of a second at first, then every two seconds.
+        attempt = 0
+        while True:
             try:
                 await self._joined(await client.request(join))
                 return True
             except ServerError as exc:
-                if exc.code == "game_not_running" and attempt < FINISHED_ROOM_RETRIES:
+                if exc.code == "game_not_running":
                     self.status(f"{self.options.room} is finishing its games; waiting to set it up again")
-                    await asyncio.sleep(0.1)
+                    attempt += 1
+                    await asyncio.sleep(0.1 if attempt <= FINISHED_ROOM_RETRIES else 2.0)
                     continue
                 if exc.code != "no_such_room" or self.options.game is None:
                     raise
-            break
-        return False
+            return False
 
     async def _joined(self, joined: dict[str, Any]) -> None:
         seats = joined["settings"]["seats"]
@@ -580,7 +590,7 @@ class PlayerRunner:
         return any(msg.get("type") in ("game_over", "game_start") for msg in client.unread(room_name))
 
 
-def stored_game(url: str, record: str, timeout: float = 10.0) -> dict[str, Any] | None:
+def stored_game(url: str, record: str, timeout: float = 5.0) -> dict[str, Any] | None:
     """The record of game ``record`` (``/api/games/ID``) on the HTTP side of the server whose WebSocket address is
     ``url``; None when it cannot be read."""
     try:

@@ -316,10 +316,10 @@ async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the
         await srv.stop()
 
 
-async def test_a_bot_counts_its_reconnection_attempts_from_its_last_login(db_path):
-    """Each drop of the connection starts the count of attempts afresh once the bot is back: a bot allowed one
-    attempt in a row survives two drops far apart, each mended at the first try (the count went on from one drop to
-    the next, so that a bot running for days gave up at its ninth drop)."""
+async def test_a_bot_counts_its_reconnection_attempts_from_its_last_session_that_got_somewhere(db_path):
+    """A drop after a session in which the game went on starts a new run of attempts: a bot allowed one attempt in a
+    row survives two drops, each mended at the first try, with a move played between them (the count went on from
+    one drop to the next, so that a bot running for days gave up at its ninth drop)."""
     srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
     await srv.start()
     url = f"ws://127.0.0.1:{srv.port}/ws"
@@ -331,12 +331,18 @@ async def test_a_bot_counts_its_reconnection_attempts_from_its_last_login(db_pat
         ann = await login(url, "ann")
         await ann.request({"type": "join", "room": "Drops"})
         await ann.expect("game_start", room="Drops")
+        room = srv.hall.rooms["Drops"]
+        ann_seat = room.seats.index("ann")
         for drop in (1, 2):
             conn = srv.hall.by_name["bob"].conn
             srv.connections[conn].ws.transport.abort()
             await wait_until(lambda dropped=conn: bot.done() or getattr(srv.hall.by_name.get("bob"), "conn", dropped)
                              != dropped, f"bob's bot back after drop {drop}")
             assert not bot.done(), bot.exception()
+            await wait_until(lambda: room.game.to_move(room.state) == ann_seat, "bob's bot moved")
+            played = len(room.moves)
+            await ann.send({"type": "move", "room": "Drops", "move": str(drop + 1)})  # columns 2, 3: no four
+            await wait_until(lambda since=played: len(room.moves) == since + 2, "bob's bot answered ann's move")
         await ann.request({"type": "resign", "room": "Drops"})
         [result] = await asyncio.wait_for(bot, 30)
         assert result.room == "Drops" and result.winner == result.seat and "resigned" in result.reason
@@ -427,34 +433,38 @@ async def test_a_bot_whose_seat_went_while_it_was_away_counts_how_its_game_ended
         await srv.stop()
 
 
-async def test_a_bot_whose_every_login_is_dropped_at_once_gives_up_after_its_attempts(db_path):
-    """A server that takes the login and drops the connection before anything comes over it: a session that got
-    nowhere does not start the count of attempts again (counted from each login, the bot tried every quarter second
-    for ever), so the bot gives up after its attempts in a row, as with no server at all."""
-    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
-    await srv.start()
-    url = f"ws://127.0.0.1:{srv.port}/ws"
+@pytest.mark.parametrize("held", [False, True], ids=["seeking", "in a room"])
+async def test_a_bot_whose_every_login_is_dropped_at_once_gives_up_after_its_attempts(held):
+    """A server that takes the login, sends what a server sends again at each login (the seat the bot holds) and
+    drops the connection: a session in which no game went on does not start the count of attempts again (counted from
+    each login, or from any message, the bot tried every quarter second for ever), so the bot gives up after its
+    attempts in a row, as with no server at all."""
+    import json
+
+    from websockets.asyncio.server import serve
+
+    from protocol.codec import JSON
+
     logins = 0
 
-    async def drop_every_login() -> None:
+    async def drop_after_login(ws: Any) -> None:
         nonlocal logins
-        seen = None
-        while True:
-            player = srv.hall.by_name.get("bob")
-            conn = getattr(player, "conn", None)
-            if conn is not None and conn != seen and conn in srv.connections:
-                seen, logins = conn, logins + 1
-                srv.connections[conn].ws.transport.abort()
-            await asyncio.sleep(0.001)
+        async for raw in ws:
+            msg = json.loads(raw)
+            if msg["type"] == "login":
+                logins += 1
+                await ws.send(json.dumps({"type": "welcome", "id": msg["id"], "name": msg["name"],
+                                          "rooms": ["Held"] if held else [], "resume": "token"}))
+                if held:
+                    await ws.send(json.dumps({"type": "joined", "room": "Held", "seat": 0}))
+                await ws.close()
+                return
 
-    dropper = asyncio.create_task(drop_every_login())
-    try:
-        bot = run_player(RandomPlayer(1), RunOptions(name="bob", secret="pw", url=url, game="connect4", games=1,
-                                                     max_retries=2, think="thread"))
+    async with serve(drop_after_login, "127.0.0.1", 0, subprotocols=[JSON]) as server:
+        port = server.sockets[0].getsockname()[1]
+        bot = run_player(RandomPlayer(1), RunOptions(
+            name="bob", url=f"ws://127.0.0.1:{port}/ws", game="connect4", games=1, max_retries=2, think="thread",
+            subprotocol=JSON, **({"room": "Held"} if held else {})))
         with pytest.raises(ConnectionError, match="gave up after 2 reconnection attempts"):
             await asyncio.wait_for(bot, 60)
-        assert logins == 3
-    finally:
-        dropper.cancel()
-        await srv.stop()
-
+    assert logins == 3

@@ -573,6 +573,47 @@ class HeldPlayer(FunctionPlayer):
         return super().choose(turn)
 
 
+def test_a_room_bot_waits_for_its_finished_room_to_empty_however_long_the_opponent_keeps_its_seat(monkeypatch):
+    """bob's bot, back in its finished room, sets it up again under the same name once it is empty. ann, away, keeps
+    her seat for the room's grace (up to ten minutes), so the room lingers: the bot looks again, a tenth of a second
+    apart, then two seconds apart, until ann's seat is freed (it gave up after ten seconds, with 'R has finished its
+    games' as its last words)."""
+    import client.play_loop
+    from client.connection import ServerError
+
+    desk = HallDriver()
+    token = desk.login("ann")["resume"]
+    desk.login("bob")
+    desk.send("ann", {"type": "create_room", "name": "R", "game": "connect4"})
+    desk.send("ann", {"type": "join", "room": "R", "seat": 0})
+    desk.send("bob", {"type": "join", "room": "R", "seat": 1})
+    desk.send("ann", {"type": "resign", "room": "R"})
+    desk.send("bob", {"type": "leave", "room": "R"})
+    desk.disconnect("ann")  # away: her seat is held, the finished room stays
+    waits: list[float] = []
+
+    async def look_again_later(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 150:  # 100 looks a tenth apart, then 50 two seconds apart: ann is back, and leaves
+            desk.login("ann", resume=token)
+            desk.send("ann", {"type": "leave", "room": "R"})
+        assert len(waits) <= 150, "the bot looked again after the room was gone"
+
+    class Refusing(Relay):  # as Client.request: an error answer raises
+        async def request(self, msg: dict[str, Any], check: bool = True) -> dict[str, Any]:
+            reply = await super().request(msg, check)
+            if check and reply["type"] == "error":
+                raise ServerError(reply)
+            return reply
+
+    monkeypatch.setattr(client.play_loop.asyncio, "sleep", look_again_later)
+    runner = hand_driven_bot(RunOptions(name="bob", game="connect4", room="R"))
+    found = asyncio.run(runner._try_join(Refusing(desk, "bob"), {"type": "join", "room": "R", "game": "connect4"}))
+    runner.thinker.close()
+    assert found is False and "R" not in desk.hall.rooms  # gone: the bot sets it up anew
+    assert waits == [0.1] * 100 + [2.0] * 50
+
+
 class Relay:
     """A bot's connection driven by hand: what it sends goes to the hall as ``name``."""
 
