@@ -188,6 +188,29 @@ def test_ratings_of_a_game_nobody_is_rated_in_is_one_line_saying_how_ratings_com
         "rooms, by claimed names)"]
 
 
+def test_a_bot_that_stops_on_an_error_after_playing_prints_its_score_first(capsys, monkeypatch) -> None:
+    """Taken over, given up on the connection, refused: the games played so far are said before the reason (the
+    bot printed no score at all)."""
+    import client.runner.bot
+    from client.sdk import GameResult, ServerError, TakenOver
+
+    for error, reason in ((TakenOver("deep logged in from another connection; this one stops"),
+                           "plyhall bot: deep logged in from another connection; this one stops"),
+                          (ConnectionError("no server at ws://127.0.0.1:1/ws; gave up after 8 reconnection attempts"),
+                           "plyhall bot: no server at ws://127.0.0.1:1/ws; gave up after 8 reconnection attempts"),
+                          (ServerError({"type": "error", "code": "bad_secret", "message": "wrong secret"}),
+                           "plyhall bot: the server refused: wrong secret")):
+        async def two_games_then(player, options, error=error):  # noqa: ANN001, ANN202 - run_player's place
+            options.on_result(GameResult("Lake", 0, 0, "four in a row", ["deep", "rookie"], "g1", game_no=1))
+            options.on_result(GameResult("Lake", 0, None, "the board is full", ["deep", "rookie"], "g2", game_no=2))
+            raise error
+
+        monkeypatch.setattr(client.runner.bot, "run_player", two_games_then)
+        code = main(["bot", "--game", "connect4", "--name", "deep", "--level", "random"])
+        out, err = capsys.readouterr()
+        assert code == 1 and out.splitlines()[-1] == "stopped: 1.5/2 points" and err.strip() == reason, (out, err)
+
+
 def test_bot_names_the_levels_when_given_one_that_is_not(capsys) -> None:
     code, errors = run(capsys, "bot", "--game", "connect4", "--level", "grandmaster", "--name", "x")
     assert code == 2 and any("levels:" in line for line in errors), errors

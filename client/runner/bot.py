@@ -94,14 +94,13 @@ def run_bot(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"stopped: {score} points", flush=True)
         return 130
-    except EngineError as exc:  # the engine does not start, or breaks the protocol before it is ready
-        print(f"plyhall bot: {exc}", file=sys.stderr)
-        return 1
-    except (ServerURLError, ConnectionError, CannotPlay) as exc:  # no server, taken over, another game, ...
-        print(f"plyhall bot: {exc}", file=sys.stderr)
-        return 1
-    except ServerError as exc:  # a server refusal (bad name, wrong secret, wrong game, ...) ends the run
-        print(f"plyhall bot: the server refused: {exc.message}", file=sys.stderr)
+    except (EngineError, ServerURLError, ConnectionError, CannotPlay, ServerError) as exc:
+        # the engine does not start or breaks its protocol; no server, given up on, taken over; another game; a
+        # refusal (a bad name, a wrong secret): the run ends, with the score of the games played so far
+        if score.games:
+            print(f"stopped: {score} points", flush=True)
+        reason = f"the server refused: {exc.message}" if isinstance(exc, ServerError) else str(exc)
+        print(f"plyhall bot: {reason}", file=sys.stderr)
         return 1
     print(f"done: {score} points", flush=True)
     return 0
