@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from protocol.games import GAMES
@@ -19,6 +19,18 @@ CHROMIUM = next((path for path in CHROMIUM_PATHS if Path(path).exists()), None)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 FILES = "abcdefghij"
+
+
+def drawn_box(locator: Locator, tries: int = 50) -> dict[str, float]:
+    """The bounding box of ``locator``'s element once the page shows it. A box read while the page draws the element
+    anew (a room's seats are drawn again on each news of the room) is None: it is read again, as Playwright's own
+    ``expect`` retries, up to ``tries`` times."""
+    for _ in range(tries):
+        expect(locator).to_be_visible()
+        box = locator.bounding_box()
+        if box is not None:
+            return box
+    raise AssertionError(f"{locator} was drawn anew {tries} times in a row, never read whole")
 
 
 def login(page: Page, base: str, name: str, coords: str = "algebraic", secret: str = "") -> None:
