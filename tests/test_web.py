@@ -29,6 +29,7 @@ from tests.web_helpers import (
     CHROMIUM_ARGS,
     choose_move,
     create_room,
+    drawn_box,
     login,
     moves_shown,
     notation_shown,
@@ -456,7 +457,7 @@ def fits(page: Page, width: int = 375) -> None:
 def test_a_phone_sized_page_plays_by_keyboard(base, open_page):
     ann, bob = start_connect4(open_page, base, "Phone Room", ("cosc322", "algebraic"), width=375)
     fits(ann)
-    box = ann.locator(".board").bounding_box()
+    box = drawn_box(ann.locator(".board"))
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375
     first = ann.locator('.sq[data-sq="a1"]')
     expect(first).to_have_attribute("aria-label", re.compile(r"^column 1, row 1 from the bottom: empty, legal"))

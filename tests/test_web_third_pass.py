@@ -26,7 +26,7 @@ from tests.test_analysis import a_blunder_game
 from tests.test_web import browser, open_page, own_server, record_an_amazons_game  # noqa: F401 - fixtures
 from tests.test_web_analysis import record_game
 from tests.test_web_layout import Opponent, out_of_view
-from tests.web_helpers import CHROMIUM, login, play_a_house_bot, play_by_clicking
+from tests.web_helpers import CHROMIUM, drawn_box, login, play_a_house_bot, play_by_clicking
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
 
@@ -194,9 +194,7 @@ def test_a_refusal_shows_over_the_board_in_view(own_server, open_page):  # noqa:
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(100)
             assert out_of_view(page, {"notice": ".play .notice"}) == [], f"at {width}×{height}"
-            board = page.locator(".play .board").bounding_box()
-            box = notice.bounding_box()
-            assert board is not None and box is not None
+            board, box = drawn_box(page.locator(".play .board")), drawn_box(notice)
             assert board["y"] <= box["y"] <= board["y"] + board["height"], "the notice is over the board"
 
 
@@ -332,12 +330,11 @@ def test_a_phone_keeps_the_board_in_view(own_server, open_page):  # noqa: F811
         # "(left)" does not wrap the name bar, and the board does not jump
         page.locator('.sq[data-sq="d1"]').click()
         expect(page.locator(".play .status")).to_contain_text("to move")
-        before = (page.locator(".play .player").first.bounding_box(), board_y(page))
+        before = (drawn_box(page.locator(".play .player").first), board_y(page))
         bob.run(bob.client.request({"type": "resign", "room": "Phone"}))
         bob.run(bob.client.request({"type": "leave", "room": "Phone"}))
         expect(page.locator(".play .player").first).to_contain_text("(left)")
-        after = (page.locator(".play .player").first.bounding_box(), board_y(page))
-        assert before[0] is not None and after[0] is not None
+        after = (drawn_box(page.locator(".play .player").first), board_y(page))
         assert after[0]["height"] == before[0]["height"], f"the bar grew from {before[0]} to {after[0]}"
         assert after[1] == before[1], "the board moved"
     finally:
@@ -345,9 +342,8 @@ def test_a_phone_keeps_the_board_in_view(own_server, open_page):  # noqa: F811
 
 
 def board_y(page: Page) -> float:
-    box = page.locator(".play .board").bounding_box()
-    assert box is not None
-    return box["y"]
+    """Where the room's board starts, once drawn (the room's news draws it anew)."""
+    return drawn_box(page.locator(".play .board"))["y"]
 
 
 # Item 12: move lists, clocks, Quarto
@@ -388,9 +384,7 @@ def test_a_clock_under_ten_seconds_never_reads_ten(own_server, open_page):  # no
 
 def test_quarto_has_a_bigger_board_and_tall_pieces_tell_from_short(own_server, open_page):  # noqa: F811
     with seated(own_server, open_page, "quarto", "Big Quarto", "quinn-big") as (page, bob):
-        board = page.locator(".play .board").bounding_box()
-        piece = page.locator('.piece[data-piece="0000"]').bounding_box()
-        assert board is not None and piece is not None
+        board, piece = drawn_box(page.locator(".play .board")), drawn_box(page.locator('.piece[data-piece="0000"]'))
         assert board["width"] >= 400, f"the board is {board['width']:.0f} px wide"
         assert piece["width"] >= 56, f"a tray piece is {piece['width']:.0f} px wide"
         heights = page.evaluate("""(() => ["0010", "0000"].map((code) => {
