@@ -41,12 +41,19 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def server(db_path: Path) -> AsyncIterator[PlyhallServer]:
-    """A running server on 127.0.0.1 with a port of its own."""
+async def one_server(db_path: Path) -> AsyncIterator[PlyhallServer]:
+    """A running server on 127.0.0.1 with a port of its own: always one node of this process, even in a module whose
+    ``server`` is run as a cluster too (a test that reads the server's hall or connections)."""
     srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0, rate_limit=RateLimit(rate=2000, burst=4000))
     await srv.start()
     yield srv
     await srv.stop()
+
+
+@pytest.fixture
+def server(one_server: PlyhallServer) -> PlyhallServer:
+    """A running server on 127.0.0.1 with a port of its own."""
+    return one_server
 
 
 @pytest.fixture

@@ -283,16 +283,14 @@ async def ann_joins_until_bob_thinks(srv: PlyhallServer, url: str, room: str, pl
     return ann
 
 
-async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the_second_process(db_path):
+async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the_second_process(one_server):
     """A second process logs in with the bot's name and secret while the bot thinks: the server closes the bot's
     connection, and the bot meets that close sending its move, not reading. It stops all the same (it used to take
     it for a lost connection, log in again and take the name back from the second process)."""
     from client.play_loop import PlayerRunner
     from client.sdk import TakenOver
 
-    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
-    await srv.start()
-    url = f"ws://127.0.0.1:{srv.port}/ws"
+    srv, url = one_server, f"ws://127.0.0.1:{one_server.port}/ws"
     player = HeldPlayer()
     runner = PlayerRunner(player, RunOptions(name="bob", secret="pw", url=url, game="connect4", room="Take", games=1,
                                              think="thread", room_options={"time_control": {"untimed": True}}))
@@ -313,16 +311,13 @@ async def test_a_bot_taken_over_while_it_thinks_stops_and_leaves_the_name_to_the
     finally:
         player.go.set()
         bot.cancel()
-        await srv.stop()
 
 
-async def test_a_bot_counts_its_reconnection_attempts_from_its_last_session_that_got_somewhere(db_path):
+async def test_a_bot_counts_its_reconnection_attempts_from_its_last_session_that_got_somewhere(one_server):
     """A drop after a session in which the game went on starts a new run of attempts: a bot allowed one attempt in a
     row survives two drops, each mended at the first try, with a move played between them (the count went on from
     one drop to the next, so that a bot running for days gave up at its ninth drop)."""
-    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
-    await srv.start()
-    url = f"ws://127.0.0.1:{srv.port}/ws"
+    srv, url = one_server, f"ws://127.0.0.1:{one_server.port}/ws"
     bot = asyncio.create_task(run_player(RandomPlayer(12), RunOptions(
         name="bob", secret="pw", url=url, game="connect4", room="Drops", games=1, max_retries=1, think="thread",
         room_options={"grace": 60, "time_control": {"untimed": True}})))
@@ -349,7 +344,6 @@ async def test_a_bot_counts_its_reconnection_attempts_from_its_last_session_that
         await ann.close()
     finally:
         bot.cancel()
-        await srv.stop()
 
 
 class TimedHeldPlayer(HeldPlayer):
@@ -364,14 +358,12 @@ class TimedHeldPlayer(HeldPlayer):
         return super().choose(turn)
 
 
-async def test_a_turn_read_late_gives_the_bot_the_time_its_clock_really_has_left(db_path):
+async def test_a_turn_read_late_gives_the_bot_the_time_its_clock_really_has_left(one_server):
     """bob's bot thinks in the first game of a two-game room when ann resigns it; the second game starts at once, bob
     to move, and bob's clock runs while the bot still thinks about the first game. When the bot reads the second
     game's start, its turn says the time really left (less the time the message waited), not the time the message
     said when it came: an engine that used what the turn said lost the second game on time."""
-    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
-    await srv.start()
-    url = f"ws://127.0.0.1:{srv.port}/ws"
+    url = f"ws://127.0.0.1:{one_server.port}/ws"
     player = TimedHeldPlayer()
     bot = asyncio.create_task(run_player(player, RunOptions(name="bob", url=url, game="connect4", room="Two",
                                                             games=2, think="thread")))
@@ -398,17 +390,14 @@ async def test_a_turn_read_late_gives_the_bot_the_time_its_clock_really_has_left
     finally:
         player.go.set()
         bot.cancel()
-        await srv.stop()
 
 
-async def test_a_bot_whose_seat_went_while_it_was_away_counts_how_its_game_ended(db_path):
+async def test_a_bot_whose_seat_went_while_it_was_away_counts_how_its_game_ended(one_server):
     """bob's bot loses its connection in a room with no grace: the server ends the game at once (bob lost: he
     disconnected) and frees his seat, so nothing about that game reaches the bot when it is back. It reads the game's
     record over HTTP and counts the loss, and stops after its one game (it used to forget the game and set up the room
     again, for a game more than it was asked for)."""
-    srv = PlyhallServer(SQLiteStorage(db_path), host="127.0.0.1", port=0)
-    await srv.start()
-    url = f"ws://127.0.0.1:{srv.port}/ws"
+    srv, url = one_server, f"ws://127.0.0.1:{one_server.port}/ws"
     player = HeldPlayer()
     bot = asyncio.create_task(run_player(player, RunOptions(
         name="bob", secret="pw", url=url, game="connect4", room="Gone", games=1, think="thread",
@@ -430,7 +419,6 @@ async def test_a_bot_whose_seat_went_while_it_was_away_counts_how_its_game_ended
     finally:
         player.go.set()
         bot.cancel()
-        await srv.stop()
 
 
 @pytest.mark.parametrize("held", [False, True], ids=["seeking", "in a room"])
