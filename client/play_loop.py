@@ -263,13 +263,10 @@ class PlayerRunner:
         grace ran out while it was away; a ladder room, which it leaves at the game's end; the end lost with a server
         that died): their records on the server's HTTP side say how they ended. Without them the bot neither counted
         these games nor stopped following them, and played one game more than ``games`` asked for."""
-        missed = sorted(set(self.rooms) - seated)
-        records = [self.rooms[name]["record"] for name in missed]
-        looked_up = await asyncio.gather(*(asyncio.to_thread(stored_game, self.options.url, record) for record in
-                                           records if record))  # at once: each may take its timeout
-        found = dict(zip([record for record in records if record], looked_up, strict=True))
-        for name, record in zip(missed, records, strict=True):
-            stored = found.get(record) if record else None
+        missed = {name: self.rooms[name]["record"] for name in sorted(set(self.rooms) - seated)}
+        looked_up = await asyncio.gather(*(asyncio.to_thread(stored_game, self.options.url, record)
+                                           for record in missed.values()))  # at once: each may take its timeout
+        for (name, record), stored in zip(missed.items(), looked_up, strict=True):
             if stored is not None and stored.get("ended_at") is None:
                 continue  # still running: its news comes by the connection
             if stored is None:
@@ -590,9 +587,11 @@ class PlayerRunner:
         return any(msg.get("type") in ("game_over", "game_start") for msg in client.unread(room_name))
 
 
-def stored_game(url: str, record: str, timeout: float = 5.0) -> dict[str, Any] | None:
+def stored_game(url: str, record: str | None, timeout: float = 5.0) -> dict[str, Any] | None:
     """The record of game ``record`` (``/api/games/ID``) on the HTTP side of the server whose WebSocket address is
-    ``url``; None when it cannot be read."""
+    ``url``; None when it cannot be read (or there is no record to read)."""
+    if not record:
+        return None
     try:
         with urllib.request.urlopen(f"{http_base(url)}/api/games/{quote(record, safe='')}", timeout=timeout) as resp:
             return json.loads(resp.read())

@@ -32,15 +32,13 @@ class ExportError(Exception):
 
 
 def tournament_id(storage: SQLStorage, key: str, db: str) -> str:
-    """The id of the tournament ``key`` names (its id, or its name as the server finds it: any letter case or
-    spacing), or ExportError naming the tournaments of ``db``."""
+    """The id of the tournament ``key`` names, found as the server finds it (its id, or its name in any letter case
+    or spacing), or ExportError naming the tournaments of ``db``."""
     events = storage.list_tournaments()
-    for event in events:
-        if key in (event["id"], event["name"]):
-            return event["id"]
-    for event in events:
-        if slug(key) == event["id"]:
-            return event["id"]
+    ids = {event["id"] for event in events}
+    for candidate in (key, slug(key)):
+        if candidate in ids:
+            return candidate
     known = ", ".join(f"{event['id']} ({event['name']})" for event in events[-30:]) or "none"
     raise ExportError(f"no tournament {key!r} in {db}; its tournaments: {known}")
 

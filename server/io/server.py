@@ -366,12 +366,9 @@ class PlyhallServer(Delivery):
         """An error found before the hall saw the message (undecodable, invalid, rate-limited): sent behind the
         answers that still wait for their commit, so that a client hears its messages answered in their order."""
         self.metrics.errors[error.code] += 1
-        if self._held:
-            out = HallOutbox()
-            out.send(connection.id, error.to_message())
-            self.dispatch(out)
-        else:
-            connection.push(error.to_message())
+        out = HallOutbox()
+        out.send(connection.id, error.to_message())
+        self.dispatch(out)
 
     def close_connection(self, connection: Connection, code: int, reason: str) -> None:
         """Close ``connection`` with a WebSocket close ``code`` and ``reason`` (once)."""

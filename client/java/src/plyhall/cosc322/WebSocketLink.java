@@ -86,7 +86,7 @@ public final class WebSocketLink {
             // the JDK's client reports a name no DNS knows as a ConnectException over an UnresolvedAddressException
             return new ConnectException("no server at " + url + " (unknown host)");
         }
-        if (cause instanceof ConnectException || cause.getCause() instanceof ConnectException) {
+        if (causedBy(cause, ConnectException.class)) {
             return new ConnectException("no server at " + url + " (connection refused)");
         }
         if (cause instanceof IOException) {
