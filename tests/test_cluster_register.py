@@ -4,8 +4,11 @@ its creation to its end, on real ``plyhall serve`` nodes; a named room closed on
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from client.connection import Client
 from client.sdk import ServerError
 from tests.helpers import login
 from tests.test_cluster_fencing import two_nodes
@@ -29,14 +32,25 @@ async def test_every_generated_room_is_joinable_at_once_from_another_node(pg_url
         assert failures == []
 
 
+async def listed(client: Client, room: str) -> bool:
+    """True when ``room`` is in the room listing ``client``'s node gives."""
+    reply = await client.request({"type": "list_rooms"})
+    return any(entry["name"] == room for entry in reply["rooms"])
+
+
 async def test_a_closed_named_room_opens_again_on_another_node(pg_url, redis_url):
-    """A named room created on n1 and closed there (its last member left) can be created again on n2, and the
-    name is then taken on n1 (room_exists)."""
+    """A named room created on n1 and closed there (its last member left) can be created again on n2 at once,
+    while n2 still lists n1's room (n1 publishes its listing's changes a moment later), and the name is then
+    taken on n1 (room_exists)."""
     async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
         ann, bob = await login(url1, "ann"), await login(url2, "bob")
         clients += [ann, bob]
         await ann.request({"type": "create_room", "game": "connect4", "name": "Again"})
         await ann.request({"type": "join", "room": "Again", "seat": 0})
+        for _ in range(100):  # n2 has heard of the room from n1's listing
+            if await listed(bob, "Again"):
+                break
+            await asyncio.sleep(0.05)
         await ann.request({"type": "leave", "room": "Again"})
         created = await bob.request({"type": "create_room", "game": "connect4", "name": "Again"})
         assert created["room"]["name"] == "Again"

@@ -109,6 +109,16 @@ class ClusterView:
         for key in [key for key, owner in self.routes.items() if owner == node and key not in self.rooms]:
             del self.routes[key]
 
+    def claimed(self, room: str) -> None:
+        """This node holds ``room``'s name in the cluster's register now: another node's listing that still shows
+        a room of that name is out of date (its close is on its way, published after the register's release)."""
+        key = " ".join(room.split()).casefold()
+        node = self.rooms.pop(key, None)
+        self.routes.pop(key, None)
+        listing = self.listings.get(node or "", {})
+        for name in [name for name in listing if name.casefold() == key]:
+            del listing[name]
+
     def route(self, room: str, node: str) -> None:
         """A message from ``node`` is about ``room``: requests about it go there (until a listing says else)."""
         if node != self.node:

@@ -43,7 +43,8 @@ RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.
            "return 0"
 # Deletes a key only while it holds this node's name.
 FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
-FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up of a room nobody here knows, in the register
+FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up in the register of a room nobody here knows (or of
+# a name to reserve that another node holds): a write sent before a client heard of it may reach Redis after its look-up
 AWAKE_SECONDS = 0.1  # how often the event loop notes that it runs
 STALL_SECONDS = 1.0  # a stall of this process longer than this is given back to the clocks of its players to move
 REQUEST_SECONDS = 1.0  # a forwarded request's deadline: its owner drops it after this

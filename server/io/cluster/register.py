@@ -28,20 +28,28 @@ class Register(LinkBase):
         key = name.casefold()
         try:
             assert self.redis is not None
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hsetnx(f"{PREFIX}rooms", key, self.node)
-                pipe.hget(f"{PREFIX}rooms", key)
-                _, owner = await pipe.execute()
+            for wait in FIND_WAITS:  # a room closed on another node a moment ago: its release, written before its
+                await asyncio.sleep(wait)  # client heard of the close, may reach Redis just after this on a busy host
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    pipe.hsetnx(f"{PREFIX}rooms", key, self.node)
+                    pipe.hget(f"{PREFIX}rooms", key)
+                    _, owner = await pipe.execute()
+                owner = owner.decode() if owner else self.node
+                if owner == self.node or owner not in self.live or self.hall.registry.taken(name):
+                    break
         except Exception as exc:
             self._down(exc)
             self._unreachable(conn, msg, "the cluster's register of rooms")
             return
-        owner = owner.decode() if owner else self.node
+        if self.hall.registry.taken(name):  # created here meanwhile: the hall says it exists
+            self._local(conn, msg)
+            return
         if owner != self.node and owner in self.live:
             self._reply_error(conn, msg, ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
             return
         if owner != self.node:  # left by a node that is gone: the name is free again
             self._command("hset", f"{PREFIX}rooms", key, self.node)
+        self.view.claimed(name)
         self._registered.add(key)
         self._local(conn, msg)
         if not self.hall.registry.taken(name):  # refused (an option, a quota): the name is free again
