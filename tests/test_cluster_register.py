@@ -5,12 +5,13 @@ its creation to its end, on real ``plyhall serve`` nodes; a named room closed on
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
 from client.connection import Client
 from client.sdk import ServerError
-from tests.helpers import login
+from tests.helpers import http_json, login, wait_until
 from tests.test_cluster_fencing import two_nodes
 
 pytestmark = pytest.mark.timeout(240)
@@ -57,3 +58,30 @@ async def test_a_closed_named_room_opens_again_on_another_node(pg_url, redis_url
         with pytest.raises(ServerError) as taken:
             await ann.request({"type": "create_room", "game": "connect4", "name": "again"})
         assert taken.value.code == "room_exists"
+
+
+async def test_what_a_node_gave_up_while_redis_was_away_is_released_when_it_is_back(pg_url, redis_server, redis_url):
+    """ann takes a seat in room Stale on n1; Redis stops answering (SIGSTOP) until n1 knows it is away; ann
+    leaves (the room closes) and goes. Once Redis answers again, the register no longer says n1 holds the room's
+    name nor ann's seat: bob creates Stale on n2, and someone else logs in as ann on n2, without her token."""
+    async with two_nodes(pg_url, redis_url) as ([(_, port1, url1), (_, port2, url2)], clients):
+        ann, bob = await login(url1, "ann"), await login(url2, "bob")
+        clients += [ann, bob]
+        await ann.request({"type": "create_room", "game": "connect4", "name": "Stale"})
+        await ann.request({"type": "join", "room": "Stale", "seat": 0})
+
+        def redis_is(state: str) -> Callable[[], bool]:
+            return lambda: all(http_json(port, "/healthz")[1]["cluster"]["redis"] == state for port in (port1, port2))
+
+        redis_server.freeze()
+        try:
+            await wait_until(redis_is("down"), "both nodes know Redis is away", timeout=30)
+            await ann.request({"type": "leave", "room": "Stale"})
+            await ann.close()
+        finally:
+            redis_server.thaw()
+        await wait_until(redis_is("up"), "both nodes are back on Redis", timeout=30)
+        created = await bob.request({"type": "create_room", "game": "connect4", "name": "Stale"})
+        assert created["room"]["name"] == "Stale"
+        again = await login(url2, "ann")  # her seat is given up: the name is anybody's again
+        clients.append(again)

@@ -90,7 +90,8 @@ class LinkBase:
         self._flush_scheduled = False
         self._writer = resp.Writer()  # publishes and register writes, in order, without waiting for replies
         self._published = -1  # the listing version last published
-        self._held: dict[str, set[str]] = {}  # name -> rooms (and @tournaments) in the register as held here
+        self._unreleased: set[str] = set()  # names whose session here ended while Redis was away
+        self._held: dict[str, set[str]] = {}  # name -> rooms (and @tournaments) the register may hold for it here
         self._tasks: list[asyncio.Task] = []
         self.leaving = False  # stop() has begun: what is written to Redis from here on is dropped, silently
         self._adopting: set[str] = set()
@@ -100,7 +101,8 @@ class LinkBase:
         # node -> requests it has not answered: (request, its deadline by this node's wall clock)
         # ... [request, its deadline by this node's wall clock, whether its owner took it (acknowledged)]
         self._asked: dict[str, dict[tuple[int, Any], list[Any]]] = {}
-        self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
+        self._registered: set[str] = set()  # casefolded names this node may hold in the register (a release
+        # dropped while Redis was away stays here: it is written when Redis is back)
         self._registered_version = -1
         self._ever_up = False
         self._beats_done = 0
@@ -132,21 +134,23 @@ class LinkBase:
         self._outgoing = {}
         self._write(batch)
 
-    def _command(self, *args: Any) -> None:
-        """Run a Redis command in order with the published messages (its failure only marks Redis down)."""
-        self._write([args])
+    def _command(self, *args: Any) -> bool:
+        """Run a Redis command in order with the published messages (its failure only marks Redis down); False
+        when it was dropped."""
+        return self._write([args])
 
-    def _write(self, commands: list[Any]) -> None:
+    def _write(self, commands: list[Any]) -> bool:
         """Write ``commands`` to Redis now, without waiting for their replies (dropped while Redis is away, and
-        once this node is deposed: it has left)."""
+        once this node is deposed: it has left); False when they were dropped."""
         if self.leaving or (self.server.deposed and self._writer.open is False):
-            return
+            return False
         if self.up and self._writer.write(commands):
             self.counts["published"] += len(commands)
-            return
+            return True
         self.counts["dropped"] += len(commands)
         if self.up:
             self._down(ConnectionError("the connection for publishing broke"))
+        return False
 
     async def _repeat(self, seconds: float, step: Callable[[], Awaitable[None]]) -> None:
         """Run ``step`` every ``seconds`` for as long as the link lives; a failure only marks Redis down."""

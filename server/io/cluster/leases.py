@@ -118,17 +118,7 @@ class Leases(LinkBase):
             if self.redis is not None:  # its idle pooled connections died with it: a fresh pool
                 self._tasks.append(asyncio.create_task(self.redis.connection_pool.disconnect(inuse_connections=False)))
         self._published = -1
-        self._held = {}
-        self._publish_held(set(self.hall.seat_holders) | {name for director in self.hall.tournaments.values()
-                                                            for name in director.entrants})
-        for conn, session in sorted(self.hall.sessions.items()):  # Redis may have lost them (a restart)
-            if conn >= 0 and self.hall.by_name.get(session.name) is session:
-                self._command("hset", f"{PREFIX}sessions", session.name, self.node)
-                digest = self.hall.logins.identities.get(session.name)
-                if digest:
-                    self._command("hset", f"{PREFIX}tokens", session.name, digest)
-        self._registered_version = -1
-        self._registered = set()
+        self._register_all()
         self._resync()
 
     def _listening(self) -> None:

@@ -90,17 +90,44 @@ class Register(LinkBase):
             return
         self._registered_version = self.hall.listing_version
         rooms = self.hall.rooms
-        # the rooms changed since the last listing was published (all of them, after Redis was away)
         changes = set(self._room_changes)  # emptied in place: the registry keeps writing into this very set
         self._room_changes.clear()
-        for name in sorted(changes) if self._registered else sorted(rooms):
+        for name in sorted(changes):  # the rooms opened or closed since the register was written
             key = name.casefold()
             if name in rooms and key not in self._registered:
-                self._command("hset", f"{PREFIX}rooms", key, self.node)
-                self._registered.add(key)
+                if self._command("hset", f"{PREFIX}rooms", key, self.node):
+                    self._registered.add(key)
             elif name not in rooms and key in self._registered:
-                self._command("eval", RELEASE, 1, f"{PREFIX}rooms", key, self.node)
-                self._registered.discard(key)
+                if self._command("eval", RELEASE, 1, f"{PREFIX}rooms", key, self.node):
+                    self._registered.discard(key)
+
+    def _register_all(self) -> None:
+        """Redis answers (again): every room here in the register (a restarted Redis lost them), and every name
+        this node held there and has closed since released (its release was dropped while Redis was away). The
+        seats, entries and sessions held here likewise."""
+        self._room_changes.clear()
+        self._registered_version = self.hall.listing_version
+        rooms = {name.casefold() for name in self.hall.rooms}
+        for key in sorted(rooms):
+            self._command("hset", f"{PREFIX}rooms", key, self.node)
+        for key in sorted(self._registered - rooms):
+            self._command("eval", RELEASE, 1, f"{PREFIX}rooms", key, self.node)
+        if self.up:
+            self._registered = rooms
+        self.hall.held_changed.clear()
+        names = set(self._held) | set(self.hall.seat_holders) | {
+            name for director in self.hall.tournaments.values() for name in director.entrants}
+        self._publish_held(names, whole=True)
+        for name in sorted(self._unreleased):  # before the sessions here: a name that came back is held again
+            self._command("eval", RELEASE, 1, f"{PREFIX}sessions", name, self.node)
+        if self.up:
+            self._unreleased.clear()
+        for conn, session in sorted(self.hall.sessions.items()):
+            if conn >= 0 and self.hall.by_name.get(session.name) is session:
+                self._command("hset", f"{PREFIX}sessions", session.name, self.node)
+                digest = self.hall.logins.identities.get(session.name)
+                if digest:
+                    self._command("hset", f"{PREFIX}tokens", session.name, digest)
 
     async def _publish_if_changed(self) -> None:
         """Publish this node's listing when it changed (the loop runs it every PUBLISH_SECONDS)."""
@@ -136,16 +163,20 @@ class Register(LinkBase):
             held.add("@" + director.id)
         return held
 
-    def _publish_held(self, names: Iterable[str]) -> None:
-        """Put the seats and entries of ``names`` held here in the register (a login elsewhere finds them)."""
+    def _publish_held(self, names: Iterable[str], whole: bool = False) -> None:
+        """Put the seats and entries of ``names`` held here in the register (a login elsewhere finds them):
+        those taken since it was written (``whole``: all of them), and those given up deleted."""
         for name in sorted(names):
             now = self._held_rooms(name)
             before = self._held.get(name, set())
-            for room in sorted(now - before):
-                self._command("hset", f"{PREFIX}held:{name}", room, self.node)
+            written = True
+            for room in sorted(now if whole else now - before):
+                written = self._command("hset", f"{PREFIX}held:{name}", room, self.node) and written
             for room in sorted(before - now):
-                self._command("hdel", f"{PREFIX}held:{name}", room)
-            if now:
+                written = self._command("hdel", f"{PREFIX}held:{name}", room) and written
+            if not written:  # kept for when Redis is back: what the register may hold
+                self._held[name] = before | now
+            elif now:
                 self._held[name] = now
             else:
                 self._held.pop(name, None)
