@@ -41,6 +41,11 @@ UNKNOWN = "?"  # the target of a seek while no matchmaker is known
 # Deletes a name's session entry only when this node still holds it (a login elsewhere may have taken it over).
 RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end " \
            "return 0"
+# Deletes the fields of a hash that hold this node's name (ARGV[1]), but those named after it (a node's register
+# written again as Redis answers: what it released meanwhile may not have reached Redis).
+PRUNE = "local keep = {} for i = 2, #ARGV do keep[ARGV[i]] = true end local all = redis.call('HGETALL', KEYS[1]) " \
+        "for i = 1, #all, 2 do if all[i + 1] == ARGV[1] and not keep[all[i]] then redis.call('HDEL', KEYS[1], " \
+        "all[i]) end end return 0"
 # Deletes a key only while it holds this node's name.
 FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up in the register of a room nobody here knows (or of
@@ -90,7 +95,6 @@ class LinkBase:
         self._flush_scheduled = False
         self._writer = resp.Writer()  # publishes and register writes, in order, without waiting for replies
         self._published = -1  # the listing version last published
-        self._unreleased: set[str] = set()  # names whose session here ended while Redis was away
         self._held: dict[str, set[str]] = {}  # name -> rooms (and @tournaments) the register may hold for it here
         self._tasks: list[asyncio.Task] = []
         self.leaving = False  # stop() has begun: what is written to Redis from here on is dropped, silently
@@ -101,8 +105,7 @@ class LinkBase:
         # node -> requests it has not answered: (request, its deadline by this node's wall clock)
         # ... [request, its deadline by this node's wall clock, whether its owner took it (acknowledged)]
         self._asked: dict[str, dict[tuple[int, Any], list[Any]]] = {}
-        self._registered: set[str] = set()  # casefolded names this node may hold in the register (a release
-        # dropped while Redis was away stays here: it is written when Redis is back)
+        self._registered: set[str] = set()  # casefolded names of this node's rooms in the register
         self._registered_version = -1
         self._ever_up = False
         self._beats_done = 0

@@ -181,8 +181,7 @@ class Forwarding(LinkBase):
             self._send(node, ["gone", conn])
         session = self.hall.sessions.get(conn)
         if session is not None and self.hall.by_name.get(session.name) is session:
-            if not self._command("eval", RELEASE, 1, f"{PREFIX}sessions", session.name, self.node):
-                self._unreleased.add(session.name)  # released when Redis is back
+            self._command("eval", RELEASE, 1, f"{PREFIX}sessions", session.name, self.node)
 
     def deliver(self, stand_in: int, msg: dict[str, Any]) -> None:
         """A message for a client of another node."""

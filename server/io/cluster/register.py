@@ -13,7 +13,7 @@ import msgpack
 from protocol.messages import ErrorCode
 
 from ...core.identity import Holder
-from .base import ALL, CLAIMING_SECONDS, FIND_WAITS, FORGET, PREFIX, RELEASE, LinkBase
+from .base import ALL, CLAIMING_SECONDS, FIND_WAITS, FORGET, PREFIX, PRUNE, RELEASE, LinkBase
 
 
 class Register(LinkBase):
@@ -47,14 +47,15 @@ class Register(LinkBase):
         if owner != self.node and owner in self.live:
             self._reply_error(conn, msg, ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")
             return
-        if owner != self.node:  # left by a node that is gone: the name is free again
-            self._command("hset", f"{PREFIX}rooms", key, self.node)
-        self.view.claimed(name)
+        if owner != self.node:  # left by a node that is gone (its rooms still listed, to be adopted): the hall
+            self._command("hset", f"{PREFIX}rooms", key, self.node)  # decides against the listings
+        else:  # granted by the register: a listing that still shows a room of this name is out of date
+            self.view.claimed(name)
         self._registered.add(key)
         self._local(conn, msg)
-        if not self.hall.registry.taken(name):  # refused (an option, a quota): the name is free again
-            self._registered.discard(key)
-            self._command("eval", RELEASE, 1, f"{PREFIX}rooms", key, self.node)
+        if not self.hall.registry.taken(name) and \
+                self._command("eval", RELEASE, 1, f"{PREFIX}rooms", key, self.node):  # refused (an option, a
+            self._registered.discard(key)  # quota): the name is free again
 
     async def _find(self, conn: int, msg: dict[str, Any]) -> None:
         """A room neither here nor in the listings yet (opened a moment ago elsewhere): ask the register."""
@@ -102,32 +103,28 @@ class Register(LinkBase):
                     self._registered.discard(key)
 
     def _register_all(self) -> None:
-        """Redis answers (again): every room here in the register (a restarted Redis lost them), and every name
-        this node held there and has closed since released (its release was dropped while Redis was away). The
-        seats, entries and sessions held here likewise."""
+        """Redis answers (again): every room and session here in the register (a restarted Redis lost them), and
+        every other name it holds as this node's released (a release dropped, or lost in a broken connection,
+        while Redis was away). The seats and entries held here likewise."""
         self._room_changes.clear()
         self._registered_version = self.hall.listing_version
-        rooms = {name.casefold() for name in self.hall.rooms}
-        for key in sorted(rooms):
-            self._command("hset", f"{PREFIX}rooms", key, self.node)
-        for key in sorted(self._registered - rooms):
-            self._command("eval", RELEASE, 1, f"{PREFIX}rooms", key, self.node)
-        if self.up:
-            self._registered = rooms
+        rooms = sorted({name.casefold() for name in self.hall.rooms})
+        sessions = sorted(session.name for conn, session in self.hall.sessions.items()
+                          if conn >= 0 and self.hall.by_name.get(session.name) is session)
+        tokens = [(name, self.hall.logins.identities.get(name)) for name in sessions]
+        commands: list[list[Any]] = [["eval", PRUNE, 1, f"{PREFIX}rooms", self.node, *rooms],
+                                     ["eval", PRUNE, 1, f"{PREFIX}sessions", self.node, *sessions]]
+        for key, values in ((f"{PREFIX}rooms", [(room, self.node) for room in rooms]),
+                            (f"{PREFIX}sessions", [(name, self.node) for name in sessions]),
+                            (f"{PREFIX}tokens", [(name, digest) for name, digest in tokens if digest])):
+            if values:
+                commands.append(["hset", key, *(value for pair in values for value in pair)])
+        if self._write(commands):
+            self._registered = set(rooms)
         self.hall.held_changed.clear()
         names = set(self._held) | set(self.hall.seat_holders) | {
             name for director in self.hall.tournaments.values() for name in director.entrants}
         self._publish_held(names, whole=True)
-        for name in sorted(self._unreleased):  # before the sessions here: a name that came back is held again
-            self._command("eval", RELEASE, 1, f"{PREFIX}sessions", name, self.node)
-        if self.up:
-            self._unreleased.clear()
-        for conn, session in sorted(self.hall.sessions.items()):
-            if conn >= 0 and self.hall.by_name.get(session.name) is session:
-                self._command("hset", f"{PREFIX}sessions", session.name, self.node)
-                digest = self.hall.logins.identities.get(session.name)
-                if digest:
-                    self._command("hset", f"{PREFIX}tokens", session.name, digest)
 
     async def _publish_if_changed(self) -> None:
         """Publish this node's listing when it changed (the loop runs it every PUBLISH_SECONDS)."""
@@ -172,8 +169,8 @@ class Register(LinkBase):
             written = True
             for room in sorted(now if whole else now - before):
                 written = self._command("hset", f"{PREFIX}held:{name}", room, self.node) and written
-            for room in sorted(before - now):
-                written = self._command("hdel", f"{PREFIX}held:{name}", room) and written
+            for room in sorted(before - now):  # (unless another node holds it now)
+                written = self._command("eval", RELEASE, 1, f"{PREFIX}held:{name}", room, self.node) and written
             if not written:  # kept for when Redis is back: what the register may hold
                 self._held[name] = before | now
             elif now:
