@@ -7,26 +7,30 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import sys
+from pathlib import Path
 
 from server.io.analysis import FINISHED, AnalysisQueue
 from tests.test_fair_share import idle_queue
 
-# A worker that answers like client.runner.analyse: progress after a pause (so a running job can be looked at), then
-# an "analysis" naming the game, so the order the queue served the games in is the order they were saved in.
-WORKER = ("import json, sys, time\n"
+# A worker that answers like client.runner.analyse: progress once the file named by its argument exists (so a running
+# job can be looked at), then an "analysis" naming the game, so the order the queue served the games in is the order
+# they were saved in.
+WORKER = ("import json, os, sys, time\n"
           "for line in sys.stdin:\n"
           "    r = json.loads(line)\n"
-          "    time.sleep(0.3)\n"
+          "    while not os.path.exists(sys.argv[1]):\n"
+          "        time.sleep(0.01)\n"
           "    print(json.dumps({'id': r['id'], 'progress': [1, len(r['moves']) + 1]}), flush=True)\n"
           "    print(json.dumps({'id': r['id'], 'analysis': {'game': r['id']}}), flush=True)\n")
 RECORD = {"status": "finished", "game": "connect4", "moves": [{"move": "4"}, {"move": "4"}, {"move": "3"}]}
 
 
-async def test_the_watched_game_is_analysed_before_the_background_games_queued_ahead_of_it() -> None:
+async def test_the_watched_game_is_analysed_before_the_background_games_queued_ahead_of_it(tmp_path: Path) -> None:
     saved: list[str] = []
+    gate = tmp_path / "go"
     with concurrent.futures.ThreadPoolExecutor(1) as reads:
         queue = AnalysisQueue(lambda game_id: RECORD, reads, lambda game_id, analysis: saved.append(analysis["game"]),
-                              command=[sys.executable, "-c", WORKER])
+                              command=[sys.executable, "-c", WORKER, str(gate)])
         for n in range(4):
             queue.request(f"finished{n}", FINISHED)  # --analyse-finished's games, queued before anybody asked
         assert queue.status("finished3")["ahead"] == 3
@@ -39,6 +43,7 @@ async def test_the_watched_game_is_analysed_before_the_background_games_queued_a
                 await asyncio.sleep(0.01)
             running = queue.status("finished3")
             assert running["status"] == "running" and running["total"] == len(RECORD["moves"]) + 1, running
+            gate.touch()
             await queue.wait("finished0")
         finally:
             await queue.stop()

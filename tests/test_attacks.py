@@ -29,7 +29,7 @@ from websockets.exceptions import InvalidStatus
 from client.sdk import Client, ServerError
 from tests.cluster_nodes import NODES, NodeUrls, next_url
 from tests.conftest import free_port
-from tests.helpers import child_pids, plyhall, start_server, stop, wait_until
+from tests.helpers import child_pids, http_json, plyhall, read_until, start_server, stop, wait_until
 
 ORGANISER = "organiser-secret"
 
@@ -448,7 +448,8 @@ async def test_sigterm_with_a_failing_database_ends_and_the_next_start_stores_wh
     try:
         other = bob if mover is ann else ann
         await other.send({"type": "move", "room": "Spill", "move": "3"})  # accepted, but never stored
-        await asyncio.sleep(1.0)
+        await wait_until(lambda: http_json(server.port, "/healthz")[1]["database"]["queued"] >= 1,
+                         "the move's write waits for the database")
         took = await asyncio.to_thread(_stopped_within, server.proc)
     finally:
         lock.execute("ROLLBACK")
@@ -473,9 +474,10 @@ async def test_a_second_sigterm_stops_at_once(serve):
     lock.execute("BEGIN IMMEDIATE")
     try:
         await ann.send({"type": "create_room", "game": "connect4"})  # its write waits for the database
-        await asyncio.sleep(0.5)
+        await wait_until(lambda: http_json(server.port, "/healthz")[1]["database"]["queued"] >= 1,
+                         "the room's write waits for the database")
         server.proc.send_signal(signal.SIGTERM)
-        await asyncio.sleep(0.5)
+        await asyncio.to_thread(read_until, server.proc, "shutting down within")  # the stop has begun
         took = await asyncio.to_thread(_stopped_within, server.proc, 5.0)
     finally:
         lock.execute("ROLLBACK")

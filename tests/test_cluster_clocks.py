@@ -62,7 +62,7 @@ async def test_a_move_held_by_a_database_restart_starts_the_clock_when_announced
         await asyncio.sleep(0.5)
         await bob.request({"type": "move", "room": "Restart", "move": "4"}, timeout=30)
         mine = await bob.expect("moved", room="Restart", seq=2, timeout=30)
-        assert mine["clocks"]["left"][1] > 58.5, mine["clocks"]
+        assert mine["clocks"]["left"][1] > 57.5, mine["clocks"]  # the 3 s outage and 0.5 s thought: 56.5 at most
 
 
 async def test_an_answer_lost_while_redis_was_away_comes_when_redis_is_back(pg_url, postgres_cluster, redis_server,
@@ -147,7 +147,7 @@ async def test_a_stall_of_the_rooms_node_is_not_charged_to_a_player_of_another_n
                 assert exc.code == "cluster_unavailable", exc
                 await asyncio.sleep(0.5)
         mine = await ann.expect("moved", room="Stalled", seq=2, timeout=10)
-        assert mine["clocks"]["left"][1] > 59.0, mine["clocks"]
+        assert mine["clocks"]["left"][1] > 58.5, mine["clocks"]  # the 2 s after n1 woke charged: 58 at most
 
 
 async def test_a_player_cut_off_when_its_game_ended_is_told_the_result_when_redis_is_back(pg_url, redis_server,
@@ -190,4 +190,4 @@ async def test_a_stall_of_the_rooms_node_is_not_charged_to_its_own_player(pg_url
         finally:
             n1.send_signal(signal.SIGCONT)
         mine = await ann.expect("moved", room="Own", seq=1, timeout=15)
-        assert mine["clocks"]["left"][0] > 59.0, mine["clocks"]
+        assert mine["clocks"]["left"][0] > 57.5, mine["clocks"]  # the 5 s stall charged: 55 at most

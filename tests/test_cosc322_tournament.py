@@ -139,8 +139,9 @@ def test_a_round_robin_of_course_bots_each_in_one_process(jar: Path, bots: Path,
     seated in instead of leaving them. FreezeBot's first game is lost on time, its process ends itself (exit code
     3) and its later games are forfeited after the grace. StaleBot may lose its later games on its stale board:
     with a reason, like every game. A bot that is no entrant is told so and ends. About half a minute: six games
-    of JVM bots, one lost on time at 2 s a move and the frozen bot's next ones forfeited after the 20 s grace."""
-    organiser = organise(spawn, server, "class", grace=20)
+    of JVM bots, one lost on time at 5 s a move (a cold JVM's first move on a busy machine needs that clock, or its
+    opponent, the frozen bot, wins) and the frozen bot's next ones forfeited after the 20 s grace."""
+    organiser = organise(spawn, server, "class", grace=20, per_move=5)
     runs = {}
     for name, main in ENTRANTS:
         settings = {"PLYHALL_GAMES": "3"} if name == "bob" else {"PLYHALL_TOURNAMENT": "class"}

@@ -183,6 +183,7 @@ async def test_an_agent_that_never_answers_loses_the_move_not_the_bot(tmp_path: 
         await thinker.warm_up()
         with pytest.raises(NoMove, match="did not answer"):
             await thinker.choose(turn(time_left=0.2))
+        await thinker.warm_up()  # the fresh process started (two interpreters: no clock of a turn to decide it)
         move = await thinker.choose(turn("4", time_left=5.0))
         assert C4.notation(move) == "4"  # column 3 of Kaggle's 0-6
     finally:

@@ -517,7 +517,7 @@ def test_a_ladder_bot_told_to_stop_after_n_games_plays_exactly_n(tmp_path: Path)
     server does not pair it once more as it ends (it used to, and the bot, gone, lost that extra game on time to the
     anchor, which stays: a rated loss it never played)."""
     port = free_port()
-    server = start_server(tmp_path / "plyhall.db", port, "--ladder-time", f"{GAME}=0.5", "--grace", "1",
+    server = start_server(tmp_path / "plyhall.db", port, "--ladder-time", f"{GAME}=2", "--grace", "1",
                           "--ladder-anchors", f"{GAME}:minimax-3")  # pinned within a new bot's window
     try:
         bot = plyhall("bot", "--game", GAME, "--level", "minimax-1", "--name", "lad-a", "--secret", "lad-a-pw",

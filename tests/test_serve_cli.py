@@ -113,17 +113,29 @@ def test_a_series_survives_kill_9_in_its_second_game(tmp_path):
     bots = [plyhall("bot", "--game", "connect4", "--level", "minimax-3", "--name", name, "--secret", f"{name}-pw",
                     "--room", "Series", "--series", "3", "--games", "3", "--url", url) for name in ("ann", "bob")]
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # wait for game 2 to be under way (a few moves in)
+        def game_2_under_way() -> bool:  # a few moves in
             rooms = http_json(port, "/api/rooms")[1]["rooms"]
             if rooms and rooms[0]["game_no"] == 2 and rooms[0]["status"] == "playing":
                 running = http_json(port, "/api/games?status=running")[1]["games"]
-                if running and running[0]["move_count"] >= 4:
+                return bool(running) and running[0]["move_count"] >= 4
+            return False
+
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if game_2_under_way():
+                for bot in bots:  # held still, so that game 2 cannot end before the kill, however slow this is
+                    bot.send_signal(signal.SIGSTOP)
+                time.sleep(0.2)  # a move on its way meanwhile lands
+                if game_2_under_way():
                     break
+                for bot in bots:
+                    bot.send_signal(signal.SIGCONT)
             time.sleep(0.01)
         else:
             raise AssertionError("game 2 never got going")
         server.send_signal(signal.SIGKILL)
+        for bot in bots:
+            bot.send_signal(signal.SIGCONT)
         server.communicate(timeout=30)
         with sqlite3.connect(db) as conn:
             game2 = conn.execute("SELECT id FROM games WHERE status = 'running'").fetchone()[0]

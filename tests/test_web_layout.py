@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from protocol.games import GAMES
 from tests.helpers import login as sdk_login
 from tests.test_web import browser, open_page, own_server  # noqa: F401 - the browser tests' fixtures
-from tests.web_helpers import CHROMIUM, drawn_box, login
+from tests.web_helpers import CHROMIUM, PlaywrightTimeout, drawn_box, login
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
 
@@ -211,6 +211,20 @@ def play_a_random_game(players: list, game_id: str, room: str, seed: int) -> int
     return ply
 
 
+def settled(page, box: str, item: str) -> None:
+    """Wait (10 s at most: a hang, not a speed) until ``item`` lies within ``box``: the page refits and scrolls a
+    list a frame after the window changed size; the test's own measure, after, says what is wrong if it never does."""
+    try:
+        page.wait_for_function("""([box, item]) => {
+            const outer = document.querySelector(box)?.getBoundingClientRect();
+            const inner = document.querySelector(item)?.getBoundingClientRect();
+            return !!outer && !!inner && outer.left - 1 <= inner.left && inner.right <= outer.right + 1
+                && outer.top - 1 <= inner.top && inner.bottom <= outer.bottom + 1;
+        }""", arg=[box, item], timeout=10_000)
+    except PlaywrightTimeout:
+        pass
+
+
 def test_a_finished_room_opened_later_shows_its_last_move_in_the_list(own_server, open_page):  # noqa: F811
     """The move list of a room opened after many moves (here a whole game of Quarto, its moves in words over two
     lines) is scrolled to its end, and stays so when the window changes size: the last move, the one that won, is in
@@ -226,7 +240,7 @@ def test_a_finished_room_opened_later_shows_its_last_move_in_the_list(own_server
         expect(last).to_have_attribute("data-seq", str(ply))
         for width, height in ((390, 844), (1280, 800), (1366, 768), (390, 844)):
             page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(300)  # the list settles (its rows fitted, scrolled)
+            settled(page, "ol.moves", "ol.moves li:last-child")
             page.locator("ol.moves").scroll_into_view_if_needed()
             box, item = page.locator("ol.moves").bounding_box(), last.bounding_box()
             assert box and item, (box, item)
@@ -253,7 +267,7 @@ def test_a_replay_keeps_its_current_move_in_view_when_the_window_changes_size(ow
         expect(current).to_have_attribute("data-seq", str(ply))
         for width, height in ((390, 844), (1280, 800), (390, 844)):
             page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(300)  # the list settles (its rows fitted, scrolled)
+            settled(page, ".replay-moves", ".replay-moves button.current")
             box, item = page.locator(".replay-moves").bounding_box(), current.bounding_box()
             assert box and item, (box, item)
             inside = (box["x"] - 1 <= item["x"] and item["x"] + item["width"] <= box["x"] + box["width"] + 1
