@@ -46,6 +46,12 @@ class TurnLoop:
 
     def __init__(self) -> None:
         self.ready: list[Callable[[], Any]] = []
+        self.clock = 0.0
+
+    def time(self) -> float:
+        """The loop's clock: a second a turn, so that the writer's spacing of commits never holds one back (the
+        moves of a commit are ``--per-turn``'s)."""
+        return self.clock
 
     def call_soon(self, callback: Callable[[], Any]) -> None:
         """Run ``callback`` at the end of this turn."""
@@ -60,6 +66,7 @@ class TurnLoop:
         ready, self.ready = self.ready, []
         for callback in ready:
             callback()
+        self.clock += 1.0
 
 
 def play(table: Table, moves: int) -> list[HallOutbox]:

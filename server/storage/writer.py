@@ -13,7 +13,10 @@ server. Two writers share that contract:
 
 * :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
   whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
-  to a thread would cost more in waiting for the interpreter lock than the commit itself;
+  to a thread would cost more in waiting for the interpreter lock than the commit itself. Under
+  load its commits are spaced :data:`COMMIT_SPACING` apart at the least (a move then waits that
+  much more for its announcement, at most), so that each carries more moves: a commit's fixed
+  cost and its pages, written once for all the moves on them, are shared by more of them;
 * :class:`GroupCommitWriter` commits on a thread of its own: for a database server, where a
   commit waits for the network.
 """
@@ -33,6 +36,7 @@ from .records import Write
 log = logging.getLogger("plyhall.storage")
 
 MAX_BACKOFF = 5.0
+COMMIT_SPACING = 0.002  # seconds from the end of one commit on the loop to the start of the next, at the least
 
 
 class Writer:
@@ -105,16 +109,22 @@ class LoopWriter(Writer):
         self._scheduled = False
         self._closing = False
         self._delay = 0.1
+        self._last = float("-inf")  # when the last commit ended, by the loop's clock
 
     def submit(self, writes: Sequence[Write]) -> int:
-        """Queue ``writes`` for the commit at the end of this turn of the loop."""
+        """Queue ``writes`` for the commit at the end of this turn of the loop (or, right after another commit,
+        :data:`COMMIT_SPACING` after it: under load a commit carries more moves, each for less)."""
         if self.deposed is not None:  # refused anyway: never committed, never announced
             return self.submitted
         self._queue.extend(writes)
         self.submitted += len(writes)
         if not self._scheduled:
             self._scheduled = True
-            self.loop.call_soon(self._commit)
+            wait = self._last + COMMIT_SPACING - self.loop.time()
+            if wait > 0:
+                self.loop.call_later(wait, self._commit)
+            else:
+                self.loop.call_soon(self._commit)
         return self.submitted
 
     def _commit(self) -> None:
@@ -145,6 +155,7 @@ class LoopWriter(Writer):
         self._succeeded(len(batch), started)
         self.committed = seq
         self.on_commit(seq)
+        self._last = self.loop.time()
         return True
 
     async def aclose(self, timeout: float) -> bool:
