@@ -13,10 +13,12 @@ server. Two writers share that contract:
 
 * :class:`LoopWriter` commits on the event loop itself, once per turn of the loop: for SQLite,
   whose commit in WAL mode is a write to the page cache (tens of microseconds), handing the work
-  to a thread would cost more in waiting for the interpreter lock than the commit itself. Under
-  load its commits are spaced :data:`COMMIT_SPACING` apart at the least (a move then waits that
-  much more for its announcement, at most), so that each carries more moves: a commit's fixed
-  cost and its pages, written once for all the moves on them, are shared by more of them;
+  to a thread would cost more in waiting for the interpreter lock than the commit itself. Its
+  commits are spaced :data:`COMMIT_SPACING` apart at the least: a write that comes sooner after
+  a commit waits for the rest of that time (its announcement with it; a lone game of two fast
+  bots is held so at each move, at most 500 moves a second), so that on a busy server a commit
+  carries more moves and its fixed cost and its pages, written once for all the moves on them,
+  are shared by more of them;
 * :class:`GroupCommitWriter` commits on a thread of its own: for a database server, where a
   commit waits for the network.
 """
@@ -112,8 +114,9 @@ class LoopWriter(Writer):
         self._last = float("-inf")  # when the last commit ended, by the loop's clock
 
     def submit(self, writes: Sequence[Write]) -> int:
-        """Queue ``writes`` for the commit at the end of this turn of the loop (or, right after another commit,
-        :data:`COMMIT_SPACING` after it: under load a commit carries more moves, each for less)."""
+        """Queue ``writes`` for the commit at the end of this turn of the loop, or, within
+        :data:`COMMIT_SPACING` of the last commit, for the commit that spacing after it (a busy server's commit
+        then carries more moves, each for less)."""
         if self.deposed is not None:  # refused anyway: never committed, never announced
             return self.submitted
         self._queue.extend(writes)
@@ -154,8 +157,8 @@ class LoopWriter(Writer):
         self._delay = 0.1
         self._succeeded(len(batch), started)
         self.committed = seq
+        self._last = self.loop.time()  # before the outboxes are released: what they submit waits for its spacing
         self.on_commit(seq)
-        self._last = self.loop.time()
         return True
 
     async def aclose(self, timeout: float) -> bool:
