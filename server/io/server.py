@@ -215,10 +215,10 @@ class PlyhallServer(Delivery):
             self.gc.stop()
         if self.house is not None:
             await loop.run_in_executor(None, self.house.stop_all, 1.0)
+        await self.analysis.stop()  # before the writer's last commit: an analysis saved meanwhile is in it
         if self.writer is not None and not await self.writer.aclose(max(0.5, deadline - loop.time() - 2.0)):
             self.unsaved = keep_unsaved(self.storage, self.writer.unsaved())
         self.checks.close()
-        await self.analysis.stop()
         try:
             await asyncio.wait_for(loop.run_in_executor(self.reads, self.storage.close),
                                    max(0.5, deadline - loop.time()))
