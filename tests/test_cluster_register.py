@@ -85,3 +85,23 @@ async def test_what_a_node_gave_up_while_redis_was_away_is_released_when_it_is_b
         assert created["room"]["name"] == "Stale"
         again = await login(url2, "ann")  # her seat is given up: the name is anybody's again
         clients.append(again)
+
+
+async def test_a_room_name_the_hall_refuses_is_refused_for_what_it_is_even_while_redis_is_away(pg_url, redis_server,
+                                                                                              redis_url):
+    """A name no room may have (too long, or a character the rule refuses) is never looked up in the register: it is
+    refused as a bad name at once, even while Redis does not answer (it was "the cluster's register cannot be
+    reached", after a look-up that waited for Redis's timeout, for a name that could never be a room's)."""
+    async with two_nodes(pg_url, redis_url) as ([(_, port1, url1), _], clients):
+        ann = await login(url1, "ann")
+        clients.append(ann)
+        redis_server.freeze()
+        try:
+            await wait_until(lambda: http_json(port1, "/healthz")[1]["cluster"]["redis"] == "down",
+                             "n1 knows Redis is away", timeout=30)
+            for name in ("x" * 5000, "<script>", "Again!"):
+                with pytest.raises(ServerError) as refused:
+                    await ann.request({"type": "create_room", "game": "connect4", "name": name})
+                assert refused.value.code == "bad_message" and "is not a valid room name" in str(refused.value)
+        finally:
+            redis_server.thaw()

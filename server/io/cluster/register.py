@@ -12,6 +12,7 @@ import msgpack
 
 from protocol.messages import ErrorCode
 
+from ...core.hall import ROOM_NAME
 from ...core.identity import Holder
 from .base import ALL, CLAIMING_SECONDS, FIND_WAITS, FORGET, PREFIX, PRUNE, RELEASE, LinkBase
 
@@ -22,8 +23,8 @@ class Register(LinkBase):
     async def _reserve(self, conn: int, msg: dict[str, Any]) -> None:
         """A room name is unique across the cluster: it is reserved in the register before the room opens."""
         name = " ".join(msg["name"].split())
-        if self.hall.registry.taken(name):
-            self._local(conn, msg)  # the hall says it exists
+        if self.hall.registry.taken(name) or not ROOM_NAME.match(name):
+            self._local(conn, msg)  # the hall says it exists, or what is wrong with the name: nothing for Redis
             return
         key = name.casefold()
         try:
