@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .identity import Holder
+from .rooms import room_key
 
 WAITED = 0.05  # seconds a move's announcement must have waited (for its commit) before the wait is given back
 
@@ -112,7 +113,7 @@ class ClusterView:
     def claimed(self, room: str) -> None:
         """This node holds ``room``'s name in the cluster's register now: another node's listing that still shows
         a room of that name is out of date (its close is on its way, published after the register's release)."""
-        key = " ".join(room.split()).casefold()
+        key = room_key(room)
         node = self.rooms.pop(key, None)
         self.routes.pop(key, None)
         listing = self.listings.get(node or "", {})
@@ -122,11 +123,11 @@ class ClusterView:
     def route(self, room: str, node: str) -> None:
         """A message from ``node`` is about ``room``: requests about it go there (until a listing says else)."""
         if node != self.node:
-            self.routes[" ".join(room.split()).casefold()] = node
+            self.routes[room_key(room)] = node
 
     def owner(self, room: str) -> str | None:
         """The other node that owns ``room`` (a name as a client typed it), or None."""
-        key = " ".join(room.split()).casefold()
+        key = room_key(room)
         return self.routes.get(key) or self.rooms.get(key)
 
     def taken(self, room: str) -> bool:

@@ -28,6 +28,11 @@ def normalised(name: str) -> str:
     return " ".join(name.split())
 
 
+def room_key(name: str) -> str:
+    """The key of a room of name ``name`` where case does not count (a cluster's register and listings)."""
+    return normalised(name).casefold()
+
+
 class RoomRegistry:
     """Every open room, and which name and address opened each."""
 

@@ -14,6 +14,7 @@ from protocol.messages import ErrorCode
 
 from ...core.hall import ROOM_NAME
 from ...core.identity import Holder
+from ...core.rooms import normalised, room_key
 from .base import ALL, CLAIMING_SECONDS, FIND_WAITS, FORGET, PREFIX, PRUNE, RELEASE, LinkBase
 
 
@@ -22,7 +23,7 @@ class Register(LinkBase):
 
     async def _reserve(self, conn: int, msg: dict[str, Any]) -> None:
         """A room name is unique across the cluster: it is reserved in the register before the room opens."""
-        name = " ".join(msg["name"].split())
+        name = normalised(msg["name"])
         if self.hall.registry.taken(name) or not ROOM_NAME.match(name):
             self._local(conn, msg)  # the hall says it exists, or what is wrong with the name: nothing for Redis
             return
@@ -62,7 +63,7 @@ class Register(LinkBase):
         """A room neither here nor in the listings yet (opened a moment ago elsewhere): ask the register."""
         try:
             assert self.redis is not None
-            key = " ".join(msg["room"].split()).casefold()
+            key = room_key(msg["room"])
             owner = None
             for wait in FIND_WAITS:  # the owner's register write, sent before its client heard of the room, may
                 await asyncio.sleep(wait)  # reach Redis just after this look-up on a busy host: asked again
