@@ -126,6 +126,7 @@ class PlayerRunner:
         self._next_game_in: set[str] = set()  # rooms where the bot waits for the next game of the room's series
         self._failures = 0  # failed attempts in a row: since the last session that got somewhere
         self._logged_in_at: float | None = None  # when the session now running logged in (the loop's clock)
+        self._answers: dict[str, Answer] = {}  # room -> the move chosen for its position now, and where it went
 
     def status(self, text: str) -> None:
         """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
@@ -388,6 +389,8 @@ class PlayerRunner:
             await self._seats_news(client, msg)
         elif kind == "error":
             log.warning("%s: server error: %s %s", self.options.name, msg.get("code"), msg.get("message"))
+            # a move refused (a game paused meanwhile, say) is not sent again: the game's next state asks again
+            self._answers.pop(msg.get("room"), None)
             if msg.get("code") == "illegal_move":
                 raise IllegalMove(msg.get("message", "illegal move"))
             if msg.get("code") == "cluster_unavailable":  # a move not taken (nothing was done): back with the state
@@ -425,6 +428,7 @@ class PlayerRunner:
         room = self.rooms.get(msg["room"])
         if room is None:
             return
+        self._answers.pop(msg["room"], None)  # the position it was chosen for is gone
         game = room["game"]
         move = game.parse_move(msg["move"], room["state"], client.coords)
         room["state"] = game.apply(room["state"], move)
@@ -491,6 +495,7 @@ class PlayerRunner:
     async def _count(self, msg: dict[str, Any]) -> None:
         """A game is over (``msg``: its game_over): stop following it, and count it if the bot played in it."""
         room = self.rooms.pop(msg["room"], None)
+        self._answers.pop(msg["room"], None)
         seat = room["seat"] if room else None
         if room is None and msg.get("status") == "forfeit" and self.options.name in msg["players"]:
             # a game that never started (no game_start): the opponent did not come to the tournament's room, or
@@ -549,6 +554,15 @@ class PlayerRunner:
         seat = room["seat"]
         if seat is None or room["to_move"] != seat or room["paused"]:
             return
+        answer = self._answers.get(room_name)
+        if answer is not None and answer.fits(room):
+            # the game's state came again (the bot back at its seat) in the position already answered: the move
+            # chosen stands. Sent on this connection already, it waits there for the server; else it went by a
+            # connection that ended (the position says the server never took it), or waited for the game to resume
+            if answer.sent_on is not client:
+                answer.sent_on = client
+                await client.send(answer.message)
+            return
         control = room["clocks"].get("control", {})
         time_left = room["clocks"]["left"][seat]
         if time_left is not None:  # less the time the message waited unread (the bot was thinking about another game)
@@ -571,20 +585,53 @@ class PlayerRunner:
         except NoMove as exc:
             self.status(f"no move in {room_name}: {exc}")
             return
-        if self._moved_on(client, room_name, room, seq):
-            return
         game = room["game"]
         form = game.format_move(move, client.coords) if game.is_move(move) else move
-        await client.send({"type": "move", "room": room_name, "move": form})
+        answer = Answer(room["record"], turn.moves, seat, {"type": "move", "room": room_name, "move": form})
+        if self._moved_on(client, room_name, room, seq, answer):
+            return
+        answer.sent_on = client
+        self._answers[room_name] = answer
+        await client.send(answer.message)
 
-    def _moved_on(self, client: Client, room_name: str, room: dict[str, Any], seq: int) -> bool:
+    def _moved_on(self, client: Client, room_name: str, room: dict[str, Any], seq: int,
+                  answer: Answer | None = None) -> bool:
         """True when the game thought about (``room`` after ``seq`` moves) is no longer the one to answer: it ended
         or started again while the bot thought (its clock ran out, the opponent resigned, the room's next game began),
         as messages read or still unread say. The answer would go to the room's next game, where it was never chosen
-        (and may be illegal: a Quarto bot stopped on its 'illegal move'); the game's start, read next, asks again."""
+        (and may be illegal: a Quarto bot stopped on its 'illegal move'); the game's start, read next, asks again.
+
+        A game's start that only sends the same game's state again in the position answered (the bot back at its
+        seat: a server that restarted, a cluster that attached its session again) leaves ``answer`` standing: sent
+        now (False), or, when that state says the game is paused, kept for the start that resumes it (True)."""
         if self.rooms.get(room_name) is not room or len(room["moves"]) != seq:
             return True
-        return any(msg.get("type") in ("game_over", "game_start") for msg in client.unread(room_name))
+        news = [msg for msg in client.unread(room_name) if msg.get("type") in ("game_over", "game_start")]
+        if not news:
+            return False
+        if answer is None or not all(msg["type"] == "game_start" and answer.fits(msg) for msg in news):
+            return True
+        self._answers[room_name] = answer  # sent_on None: not sent yet
+        return any(msg.get("paused") for msg in news)
+
+
+@dataclass
+class Answer:
+    """The move a bot chose in one position of one game (``record``, after ``moves``, ``seat`` to move), the message
+    that plays it, and the connection it was sent on (None: not sent yet). The game's state sent again in that same
+    position (a ``game_start`` on coming back to the seat) is answered with it, never thought about again."""
+
+    record: str | None
+    moves: list[str]
+    seat: int
+    message: dict[str, Any]
+    sent_on: Client | None = None
+
+    def fits(self, game: dict[str, Any]) -> bool:
+        """True when ``game`` (a ``game_start``, or a followed room) is this answer's game in its position: the same
+        record, the same moves, this bot's seat and its turn. A game without a record is never taken for another."""
+        return (self.record is not None and game.get("record") == self.record and game.get("seat") == self.seat
+                and game.get("to_move") == self.seat and list(game.get("moves") or ()) == self.moves)
 
 
 def stored_game(url: str, record: str | None, timeout: float = 5.0) -> dict[str, Any] | None:
