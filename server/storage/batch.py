@@ -49,7 +49,7 @@ class Writing:
         storage._write_lock.acquire()
         if storage._writer is None:
             try:
-                storage._writer = storage._connect()
+                storage._writer = storage._connect_writer()
             except BaseException:
                 storage._write_lock.release()
                 raise

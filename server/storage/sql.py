@@ -74,7 +74,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     def __init__(self, node: str = "main") -> None:
         self.node = node
         self._local = threading.local()
-        self._writer = self._connect()
+        self._writer = self._connect_writer()
         self._write_lock = threading.Lock()
         self._writing_now = Writing(self)  # no state of its own: one serves every commit
         self._cursor: tuple[Any, Any] | None = None  # (the writer connection, its cursor), made once a connection
@@ -87,6 +87,10 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
 
     def _connect(self) -> Any:
         raise NotImplementedError
+
+    def _connect_writer(self) -> Any:
+        """The connection that commits every write (:meth:`_connect`'s, unless a subclass sets it up further)."""
+        return self._connect()
 
     def _sql(self, statement: str) -> str:
         return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)

@@ -72,6 +72,16 @@ class SQLiteStorage(SQLStorage):
         conn.execute("PRAGMA busy_timeout=10000")
         return conn
 
+    def _connect_writer(self) -> sqlite3.Connection:
+        """The writer's connection keeps its statement journals in memory: a statement that may fail halfway
+        inside a transaction (the moves' many-row insert) journals the pages it changes, and past 64 KiB SQLite
+        spills that journal into a temporary file, created, written and deleted within the commit (dozens a
+        second at saturation). The writer's statements are small; the readers, whose sorts may be large, keep
+        the default (files)."""
+        conn = self._connect()
+        conn.execute("PRAGMA temp_store=MEMORY")
+        return conn
+
     @property
     def commits_inline(self) -> bool:
         """A commit in WAL mode with ``synchronous=NORMAL`` writes to the page cache only: quick."""
