@@ -60,6 +60,8 @@ CLUSTER_MISTAKES = [
     (["--grace", "601"], "--grace must be 0 to 600 seconds, not 601"),
     (["--per-move", "0.01"], "--per-move must be 0.05 to 86400 seconds, not 0.01"),
     (["--organiser-secret", "short"], "--organiser-secret must be 8 to 200 characters"),
+    (["--organiser-secret", ""], "--organiser-secret is empty (is the shell variable set?); it must be 8 to 200 "
+                                 "characters"),
     (["--node", "a b"], "--node must be 1 to 64 letters, digits and _ . -, not 'a b'"),
     (["--house-bots", "65"], "--house-bots must be 0 to 64 bot processes, not 65"),
     (["--analysis-workers", "0"], "--analysis-workers must be 1 to 16 processes, not 0"),
@@ -72,6 +74,14 @@ def test_serve_says_each_bad_option_in_one_line_and_starts_nothing(capsys, clean
     assert code == 2 and len(errors) == 1 and message in errors[0], errors  # one mistake, one message
     assert "hunter22" not in " ".join(errors)  # a URL's password is never echoed
     assert not list(clean.iterdir())  # no database was created
+
+
+def test_serve_help_says_how_long_the_organiser_secret_must_be(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    option = text[text.index("--organiser-secret ORGANISER_SECRET secret"):]  # its help, not the usage line
+    assert "8 to 200 characters" in option[:option.index("--house-bots")], option
 
 
 def test_serve_says_every_mistake_at_once(capsys) -> None:

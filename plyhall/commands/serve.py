@@ -76,8 +76,8 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--per-move", type=float, default=30.0,
                        help="default seconds per move in new rooms (0.05 to 86400; default 30)")
     serve.add_argument("--organiser-secret", default=os.environ.get("PLYHALL_ORGANISER_SECRET"),
-                       help="secret that lets `plyhall tournament` run tournaments on this server "
-                            "(default $PLYHALL_ORGANISER_SECRET; none: no tournaments)")
+                       help="secret that lets `plyhall tournament` run tournaments on this server, 8 to 200 "
+                            "characters (default $PLYHALL_ORGANISER_SECRET; none: no tournaments)")
     serve.add_argument("--house-bots", type=int, nargs="?", const=2, default=0, metavar="N",
                        help="let players open rooms against the server's own bots (the web page's 'play a bot', "
                             "tournaments' local entrants): up to N bot processes at once (default when given: 2; "
@@ -155,7 +155,9 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--grace must be 0 to 600 seconds, not {args.grace:g}")
     if not 0.05 <= args.per_move <= 86400:
         errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
-    if args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
+    if args.organiser_secret == "":
+        errors.append("--organiser-secret is empty (is the shell variable set?); it must be 8 to 200 characters")
+    elif args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
         errors.append("--organiser-secret must be 8 to 200 characters")
     if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", args.node):
         errors.append(f"--node must be 1 to 64 letters, digits and _ . -, not {args.node[:70]!r}")
