@@ -155,10 +155,7 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--grace must be 0 to 600 seconds, not {args.grace:g}")
     if not 0.05 <= args.per_move <= 86400:
         errors.append(f"--per-move must be 0.05 to 86400 seconds, not {args.per_move:g}")
-    if args.organiser_secret == "":
-        errors.append("--organiser-secret is empty (is the shell variable set?); it must be 8 to 200 characters")
-    elif args.organiser_secret is not None and not 8 <= len(args.organiser_secret) <= 200:
-        errors.append("--organiser-secret must be 8 to 200 characters")
+    errors += _secret_errors(args.organiser_secret)
     if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", args.node):
         errors.append(f"--node must be 1 to 64 letters, digits and _ . -, not {args.node[:70]!r}")
     if not 1 <= args.rate_limit <= 100_000:
@@ -182,6 +179,14 @@ def serve_option_errors(args: argparse.Namespace) -> list[str]:
         errors.append(f"--event-loop {args.event_loop}: it is not installed here (pip install {args.event_loop}), "
                       "or use --event-loop asyncio")
     return errors
+
+
+def _secret_errors(secret: str | None) -> list[str]:
+    if secret == "":
+        return ["--organiser-secret is empty (is the shell variable set?); it must be 8 to 200 characters"]
+    if secret is not None and not 8 <= len(secret) <= 200:
+        return ["--organiser-secret must be 8 to 200 characters"]
+    return []
 
 
 def _analysis_errors(args: argparse.Namespace) -> list[str]:
