@@ -277,3 +277,42 @@ def test_db_copy_moves_a_database_into_an_empty_one_only(capsys, clean: Path) ->
         assert [m["move"] for m in copied.get_game("g2")["moves"]] == ["1", "2", "3"]
     finally:
         copied.close()
+
+
+@pytest.mark.parametrize(("group", "word"), [("cosc322", "ACTION"), ("tournament", "ACTION"), ("names", "ACTION"),
+                                             ("db", "TOOL")])
+def test_a_command_group_without_its_action_says_so_in_one_line(capsys, group: str, word: str) -> None:
+    """``plyhall cosc322`` alone printed its whole help and exited 2 without saying what was wrong."""
+    code, errors = run(capsys, group)
+    assert code == 2 and errors == [f"plyhall {group}: error: the following arguments are required: {word} (every "
+                                    f"option: plyhall {group} --help)"], errors
+    assert capsys.readouterr().out == ""
+
+
+def _subcommands() -> list[list[str]]:
+    """Every command and subcommand of ``plyhall``, as the words that name it (``["names", "list"]``)."""
+    import argparse
+
+    from plyhall.cli import build_parser
+
+    found = []
+
+    def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found.append([*words, name])
+                    walk(sub, [*words, name])
+
+    walk(build_parser(), [])
+    return found
+
+
+@pytest.mark.parametrize("words", _subcommands(), ids=" ".join)
+def test_every_commands_help_says_what_it_does_under_its_usage(capsys, words: list[str]) -> None:
+    """``plyhall names list --help`` went from its usage line straight to its options."""
+    with pytest.raises(SystemExit):
+        main([*words, "--help"])
+    paragraphs = capsys.readouterr().out.split("\n\n")
+    assert paragraphs[0].startswith(f"usage: plyhall {' '.join(words)}"), paragraphs[0]
+    assert not paragraphs[1].startswith(("options:", "positional arguments:")), paragraphs[:2]

@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
         "cosc322", help="the COSC 322 course library for Java Amazons bots",
         description="A Java library with the COSC 322 course client's API (ygraph.ai.smartfox.games) that plays "
                     "on Plyhall: course bots compile against it unchanged. See docs/COSC322.md.")
-    commands = parser.add_subparsers(dest="cosc322_command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="cosc322_command", metavar="ACTION", required=True)
     jar = commands.add_parser(
         "jar", help="compile the library into a jar with your javac",
         description="Compile the library's Java sources with your JDK's javac (--release 11) and write the jar. "
@@ -29,12 +29,6 @@ def register(subparsers: Any) -> None:
     jar.add_argument("--javac", help="the javac to use (default: javac on PATH, else $JAVA_HOME/bin/javac)")
     jar.set_defaults(func=run_jar)
     add_entrant(commands)
-    parser.set_defaults(func=lambda args: _no_command(parser))
-
-
-def _no_command(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def add_entrant(commands: Any) -> None:

@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
     add.add_argument("names", nargs="+", metavar="NAME", help=NAME_HELP)
     add_db_option(add)
     add.set_defaults(func=run_add)
-    listing = tools.add_parser("list", help="list the registered names")
+    listing = tools.add_parser("list", help="list the registered names",
+                               description="Print the registered names, one a line, and how many there are "
+                                           "(the tokens are not stored: only their salted hashes).")
     add_db_option(listing)
     listing.set_defaults(func=run_list)
 
