@@ -8,6 +8,7 @@ import os
 import sys
 
 from server.storage import SQLStorage, StorageError, open_existing
+from server.tournament.director import slug
 
 DEFAULT_DB = "plyhall.db"
 
@@ -25,3 +26,19 @@ def open_database(db: str, command: str) -> SQLStorage | None:
     except StorageError as exc:
         print(f"plyhall {command}: {exc}", file=sys.stderr)
         return None
+
+
+class NoSuchTournament(LookupError):
+    """A tournament the database does not hold (the message names those it does)."""
+
+
+def tournament_id(storage: SQLStorage, key: str, db: str) -> str:
+    """The id of the tournament ``key`` names, found as the server finds it (its id, or its name in any letter case
+    or spacing), or NoSuchTournament naming the tournaments of ``db``."""
+    events = storage.list_tournaments()
+    ids = {event["id"] for event in events}
+    for candidate in (key, slug(key)):
+        if candidate in ids:
+            return candidate
+    known = ", ".join(f"{event['id']} ({event['name']})" for event in events[-30:]) or "none"
+    raise NoSuchTournament(f"no tournament {key!r} in {db}; its tournaments: {known}")

@@ -76,6 +76,30 @@ def test_serve_says_each_bad_option_in_one_line_and_starts_nothing(capsys, clean
     assert not list(clean.iterdir())  # no database was created
 
 
+def test_analyse_finds_a_tournament_by_its_name_and_says_which_there_are(capsys, clean: Path) -> None:
+    """``plyhall analyse --tournament Cup`` said 'no finished games of a tournament 'Cup'' of a tournament with 12
+    (its id is cup): it takes the name as export does, and names the tournaments there are when none matches."""
+    import json
+
+    from server.storage import open_storage
+    from server.storage.records import AnalysisSaved, GameEnded, TournamentSaved
+    from tests.helpers import game_record
+
+    analysis = {"version": 2, "nodes": 1000, "moves": [], "summary": {}}  # stored: read back, not analysed again
+    storage = open_storage(str(clean / "cup.db"))
+    storage.apply([TournamentSaved({"id": "spring-cup", "name": "Spring Cup", "status": "finished",
+                                    "created_at": 50.0}),
+                   GameEnded(game_record("g1", tournament="spring-cup")), AnalysisSaved("g1", analysis)])
+    storage.close()
+    for key in ("spring-cup", "Spring Cup"):
+        assert main(["analyse", "--db", "cup.db", "--tournament", key, "--json"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert [json.loads(line)["id"] for line in out] == ["g1"], out
+    code, errors = run(capsys, "analyse", "--db", "cup.db", "--tournament", "Autumn")
+    assert code == 1 and errors == ["plyhall analyse: no tournament 'Autumn' in cup.db; its tournaments: spring-cup "
+                                    "(Spring Cup)"], errors
+
+
 def test_serve_help_says_how_long_the_organiser_secret_must_be(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["serve", "--help"])

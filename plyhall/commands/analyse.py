@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from plyhall.database import add_db_option, open_database
+from plyhall.database import NoSuchTournament, add_db_option, open_database, tournament_id
 from protocol.wording import counted
 
 LABEL_MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", "best": "", "good": ""}
@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
     add_db_option(parser)
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--id", dest="game_id", help="the game's id (as in /api/games)")
-    which.add_argument("--tournament", help="every game of this tournament (its id)")
+    which.add_argument("--tournament", help="every game of this tournament (its id or its name)")
     parser.add_argument("--json", action="store_true", help="write JSON, one object a game, instead of the move list")
     parser.add_argument("--nodes", type=int, help="search nodes per position (default: each game's own budget)")
     parser.add_argument("--fresh", action="store_true", help="analyse again even when the server stored an analysis")
@@ -67,9 +67,14 @@ def _games(storage: Any, args: argparse.Namespace) -> list[dict[str, Any]] | str
         if record["status"] == "running":
             return f"game {args.game_id} is still running: it can be analysed once it has ended"
         return [record]
-    games = list(storage.iter_games(tournament=args.tournament))
+    try:
+        key = tournament_id(storage, args.tournament, args.db)
+    except NoSuchTournament as exc:  # (games kept of a tournament the database no longer lists are still found)
+        games = list(storage.iter_games(tournament=args.tournament))
+        return games or str(exc)
+    games = list(storage.iter_games(tournament=key))
     if not games:
-        return f"no finished games of a tournament {args.tournament!r} in {args.db}"
+        return f"the tournament {key} has no finished games in {args.db} yet"
     return games
 
 

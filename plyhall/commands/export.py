@@ -8,10 +8,8 @@ import json
 import sys
 from typing import Any
 
-from plyhall.database import add_db_option, open_database
+from plyhall.database import NoSuchTournament, add_db_option, open_database, tournament_id
 from protocol.games import GAMES
-from server.storage import SQLStorage
-from server.tournament.director import slug
 
 
 def register(subparsers: Any) -> None:
@@ -27,22 +25,6 @@ def register(subparsers: Any) -> None:
     export.set_defaults(func=run_export)
 
 
-class ExportError(Exception):
-    """What ``plyhall export`` was asked that the database cannot answer (the message says what it holds)."""
-
-
-def tournament_id(storage: SQLStorage, key: str, db: str) -> str:
-    """The id of the tournament ``key`` names, found as the server finds it (its id, or its name in any letter case
-    or spacing), or ExportError naming the tournaments of ``db``."""
-    events = storage.list_tournaments()
-    ids = {event["id"] for event in events}
-    for candidate in (key, slug(key)):
-        if candidate in ids:
-            return candidate
-    known = ", ".join(f"{event['id']} ({event['name']})" for event in events[-30:]) or "none"
-    raise ExportError(f"no tournament {key!r} in {db}; its tournaments: {known}")
-
-
 def run_export(args: argparse.Namespace) -> int:
     """Write records as JSON lines."""
     storage = open_database(args.db, "export")
@@ -52,7 +34,7 @@ def run_export(args: argparse.Namespace) -> int:
         if args.tournament is not None:
             args.tournament = tournament_id(storage, args.tournament, args.db)
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    except (ExportError, OSError) as exc:
+    except (NoSuchTournament, OSError) as exc:
         storage.close()
         reason = f"cannot write {args.output}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
         print(f"plyhall export: {reason}", file=sys.stderr)
