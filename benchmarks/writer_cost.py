@@ -15,13 +15,21 @@ collector set as ``ServingGC`` sets it.
     .venv/bin/python benchmarks/writer_cost.py --profile
     PYTHONHASHSEED=0 valgrind --tool=callgrind --instr-atstart=no .venv/bin/python benchmarks/writer_cost.py \\
         --instructions --moves 2000
+
+``--pages`` prints instead where the measured commits' pages go: the write-ahead log's frames, read after the run
+(the set-up's checkpointed away first), each page named by the B-tree that holds it (SQLite's ``dbstat``)::
+
+    .venv/bin/python benchmarks/writer_cost.py --pages --moves 4000 --per-turn 48
 """
 
 from __future__ import annotations
 
+import collections
 import cProfile
 import gc
 import pstats
+import sqlite3
+import struct
 import sys
 import tempfile
 import time
@@ -129,10 +137,44 @@ class Store:
         self.storage.close()
 
 
+def pages_by_tree(folder: str) -> tuple[int, collections.Counter[str]]:
+    """The commits in the write-ahead log of the database in ``folder``, and how many pages of each B-tree (table or
+    index) they wrote, each page counted once a commit (SQLite writes a page once a commit, as a frame)."""
+    database = Path(folder) / "plyhall.db"
+    log = (Path(folder) / "plyhall.db-wal").read_bytes()
+    conn = sqlite3.connect(database)
+    try:
+        trees = {page: name for name, page in conn.execute("SELECT name, pageno FROM dbstat")}
+    finally:
+        conn.close()
+    page_size = struct.unpack(">I", log[8:12])[0]
+    offset, commits, pages, counts = 32, 0, set(), collections.Counter()  # 32: the log's header, 24: a frame's
+    while offset + 24 + page_size <= len(log):
+        page, size_after = struct.unpack(">II", log[offset:offset + 8])
+        pages.add(page)
+        offset += 24 + page_size
+        if size_after:  # a commit's last frame
+            commits += 1
+            counts.update(trees.get(number, "(freed since)") for number in pages)
+            pages = set()
+    return commits, counts
+
+
+def checkpoint(folder: str) -> None:
+    """Move everything the write-ahead log holds into the database and empty the log."""
+    conn = sqlite3.connect(Path(folder) / "plyhall.db")
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    finally:
+        conn.close()
+
+
 def main() -> None:
     parser = move_arguments(__doc__.splitlines()[0], "the run")
     parser.add_argument("--per-turn", type=int, default=10,
                         help="moves committed together, as in one turn of the event loop (default 10)")
+    parser.add_argument("--pages", action="store_true",
+                        help="print the pages a commit writes, by table and index, instead of the CPU time")
     args = parser.parse_args()
     if args.rooms < 1 or args.moves < 1 or args.per_turn < 1:
         parser.error("--rooms, --moves and --per-turn must be at least 1")
@@ -154,6 +196,13 @@ def main() -> None:
                 spent = instructions_so_far() - start
                 callgrind("-i", "off")
                 print(f"{what}: {spent / args.moves:,.0f} instructions")
+            elif args.pages:
+                checkpoint(folder)  # the log holds the measured commits only
+                store.run(outboxes, args.per_turn)
+                commits, counts = pages_by_tree(folder)
+                print(f"{what}: {sum(counts.values()) / max(1, commits):.1f} pages a commit ({commits} commits)")
+                for name, count in counts.most_common():
+                    print(f"  {count / commits:6.2f}  {name}")
             elif args.profile:
                 profile = cProfile.Profile()
                 profile.enable()
