@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from protocol.errors import ErrorCode
 from protocol.games import GAMES
 from protocol.statistics import SPRT_MODELS, format_duration
 
-from .connection import Client, ServerError, ServerURLError, check_url, describe_connect_error
+from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_url, describe_connect_error
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "cycles", "rounds", "time_control",
@@ -36,7 +37,12 @@ SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "
 
 
 class TournamentCliError(Exception):
-    """A mistake in the command's input: the message says what was wrong and what is accepted."""
+    """A mistake in the command's input: the message says what was wrong and what is accepted; ``status`` is the
+    HTTP status of the server's answer that said so, if one did."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def parse_time_control(text: str) -> dict[str, Any]:
@@ -245,7 +251,7 @@ def fetch(url: str, path: str) -> str:
             reason = json.loads(exc.read()).get("error", exc.reason)
         except ValueError:
             reason = exc.reason
-        raise TournamentCliError(str(reason)) from None
+        raise TournamentCliError(str(reason), exc.code) from None
     except OSError as exc:
         reason = getattr(exc, "reason", exc)
         raise TournamentCliError(describe_connect_error(url, reason if isinstance(reason, BaseException) else exc,
@@ -299,11 +305,47 @@ async def _organiser(args: argparse.Namespace) -> Client:
 READ_ONLY = ("results", "status", "list")  # what /api/tournaments answers to anybody: no organiser secret
 
 
+def command(args: argparse.Namespace, action: str, *words: str) -> str:
+    """The ``plyhall tournament ACTION WORDS`` command line that reaches the same server (``--url`` when not the
+    default), to suggest."""
+    return " ".join(("plyhall tournament", action, *words, *(("--url", args.url) if args.url != DEFAULT_URL else ())))
+
+
+def fetch_event(args: argparse.Namespace, query: str = "") -> str:
+    """GET the tournament ``args.tournament`` names; TournamentCliError saying how to list them when there is none."""
+    try:
+        return fetch(args.url, f"/api/tournaments/{quote(args.tournament)}{query}")
+    except TournamentCliError as exc:
+        if exc.status != 404:
+            raise
+        raise TournamentCliError(f"no tournament {args.tournament[:40]!r} on {args.url}; "
+                                 f"`{command(args, 'list')}` lists them") from None
+
+
+NEXT_STEP = {"created": ("start it first", "start"), "paused": ("to go on", "resume"),
+             "running": ("its progress", "status"), "finished": ("its results", "results"),
+             "cancelled": ("its results", "results")}
+"""What to do instead, by the event's status, when the server refused to start, pause or resume it then."""
+
+
+def control_hint(args: argparse.Namespace) -> str | None:
+    """What to do after the server refused ``args.command`` on the event, from its status now (None when there is
+    nothing better to say, or the server cannot tell)."""
+    try:
+        event = json.loads(fetch_event(args))
+    except (TournamentCliError, ValueError):
+        return None
+    words, action = NEXT_STEP.get(event.get("status"), (None, None))
+    if words is None or action == args.command:
+        return None
+    return f"{words}: {command(args, action, event['id'])}"
+
+
 def _report(args: argparse.Namespace) -> int:
     """A read-only action, from the server's HTTP side."""
     if args.command == "results":
         form = "csv" if args.csv else "json" if args.json else "text"
-        text = fetch(args.url, f"/api/tournaments/{quote(args.tournament)}?format={form}")
+        text = fetch_event(args, f"?format={form}")
         print(text, end="" if text.endswith("\n") else "\n")
         return 0
     if args.command == "list":
@@ -314,7 +356,7 @@ def _report(args: argparse.Namespace) -> int:
             print(f"{event['id']:24} {event['game']:14} {event['format']:19} {event['status']:10} "
                   f"{event['progress']['done']}/{event['progress']['total']} games")
         return 0
-    event = json.loads(fetch(args.url, f"/api/tournaments/{quote(args.tournament)}"))
+    event = json.loads(fetch_event(args))
     print(describe_progress(event) + f" ({event['status']})")
     for room in event.get("running", []):
         print(f"  playing: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
@@ -343,8 +385,14 @@ async def _run(args: argparse.Namespace) -> int:
                           f"--tournament {event['id']} --url {args.url}", flush=True)
                 return 0
             return await _follow(client, args, event["id"])
-        event = (await client.request({"type": "tournament_control", "tournament": args.tournament,
-                                       "action": args.command}))["tournament"]  # start, pause, resume, cancel
+        try:
+            event = (await client.request({"type": "tournament_control", "tournament": args.tournament,
+                                           "action": args.command}))["tournament"]  # start, pause, resume, cancel
+        except ServerError as exc:
+            hint = await asyncio.to_thread(control_hint, args) if exc.code == ErrorCode.BAD_OPTION else None
+            if hint:
+                exc.message = f"{exc.message}; {hint}"
+            raise
         print(f"tournament {event['name']}: {event['status']}")
         return 0
     finally:

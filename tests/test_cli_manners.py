@@ -146,7 +146,7 @@ def test_every_name_in_the_docs_commands_comes_with_one_secret():
                 if named and "COSC322Test" not in line:  # (an entrant's bot logs in with the password it is given)
                     secret = re.search(r"--secret (\S+)", line)
                     secrets.setdefault(named.group(1), set()).add(secret.group(1) if secret else None)
-                java = re.search(r"COSC322Test (\S+) (\S+)\s*$", line)
+                java = re.search(r"COSC322Test (\S+) (\S+?)\)?\s*$", line)  # (or the end of a subshell)
                 if java:
                     secrets.setdefault(java.group(1), set()).add(java.group(2))
                 python = re.search(r'name="([\w.-]+)"', line)
@@ -170,3 +170,36 @@ def test_a_server_error_in_a_bots_log_names_the_bot(caplog):
     with caplog.at_level(logging.WARNING, logger="plyhall"):
         asyncio.run(runner._on_message(None, {"type": "error", "code": "rate_limited", "message": "too fast"}))
     assert "lad: server error: rate_limited too fast" in caplog.text
+
+
+def test_tournament_commands_refused_say_what_to_do_instead(tmp_path):
+    """``status nope`` pointed a command-line user at /api/tournaments; ``pause`` of an event only created said
+    'T1 is created: it cannot pause' and no more."""
+    from tests.helpers import running_server
+
+    secret = "walkthrough-secret"
+    with running_server(tmp_path, "--organiser-secret", secret) as port:
+        url = f"ws://127.0.0.1:{port}/ws"
+
+        def cli(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run(plyhall_argv("tournament", *args, "--url", url, "--secret", secret),
+                                  capture_output=True, text=True, timeout=60)
+
+        made = cli("create", "--name", "T1", "--game", "connect4", "--format", "round-robin", "--players", "a,b")
+        assert made.returncode == 0, made.stderr
+        for action, words in (("pause", "T1 is created: it cannot pause; start it first: plyhall tournament start "
+                                         f"t1 --url {url}"),
+                              ("resume", "T1 is created: it cannot resume; start it first: plyhall tournament start "
+                                         f"t1 --url {url}")):
+            refused = cli(action, "T1")
+            assert refused.returncode == 1, refused.stderr
+            assert refused.stderr.strip() == f"plyhall tournament: the server refused: {words}", refused.stderr
+        assert cli("start", "T1").returncode == 0
+        again = cli("start", "T1")
+        assert again.returncode == 1
+        assert again.stderr.strip().endswith(f"it cannot start; its progress: plyhall tournament status t1 --url {url}")
+        for action in ("status", "results"):
+            missing = cli(action, "nope")
+            assert missing.returncode == 2
+            assert missing.stderr.strip() == (f"plyhall tournament: no tournament 'nope' on {url}; `plyhall "
+                                              f"tournament list --url {url}` lists them"), missing.stderr
