@@ -228,6 +228,53 @@ def test_notation_and_structured_forms() -> None:
             G.parse_move(junk, state)
 
 
+def refused(state: QuartoState, text: str) -> str:
+    with pytest.raises(IllegalMove) as info:
+        G.parse_move(text, state)
+    return info.value.reason
+
+
+def test_text_that_is_not_a_move_is_refused_with_what_this_point_of_the_turn_asks_for() -> None:
+    """A walk-through typed 'zz' while choosing a piece and was told squares run from a1 to d4; 'b1-0001' while
+    placing was 'not a square', without the form 'b1 0001'."""
+    opening = G.initial_state()
+    asked = "choose a piece for your opponent: four binary digits (colour, shape, height, hollow), like 0110"
+    for text in ("zz", "b1-0001", "0120", "c3 01", "e1 0000", "1 2 3"):
+        assert refused(opening, text) == f"{text!r} is not a piece; {asked}"
+    assert G.parse_move("0110", opening) == QuartoMove(None, p("0110"))  # the example is a move here
+    placing = G.start("0011", "a1 0101")
+    assert refused(placing, "b1-0001") == ("'b1-0001' is not a move: write the square, a space, then the piece: "
+                                           "'b1 0001'")
+    assert refused(placing, "B1/0001").endswith("then the piece: 'b1 0001'")
+    form = ("place 0101 on an empty square, then choose a piece for your opponent: the square, a space and the "
+            "piece's four binary digits, like '")
+    for text, start in (("zz", "'zz' is neither a square nor a piece; "), ("e1 0000", "'e1' is not a square (a1 to "
+                        "d4); "), ("c3 01", "'01' is not a piece; "), ("c3 0011 0101", "'c3 0011 0101' is not a "
+                        "Quarto move; ")):
+        reason = refused(placing, text)
+        assert reason.startswith(start + form) and reason.endswith("' (just the square when the placement wins)")
+        example = reason[len(start + form):].split("'")[0]
+        assert G.parse_move(example, placing) in G.legal_moves(placing) and " " in example, reason
+    board = [p(DRAWN[r][c]) for r in range(4) for c in range(4)]
+    last = place_in_order([GRID.name(s) for s in range(15)], board)
+    assert G.legal_moves(last) == [QuartoMove(15, None)]
+    assert refused(last, "zz") == "'zz' is neither a square nor a piece; place 1111 on the last empty square: write " \
+                                  "just d4"
+
+
+def test_every_legal_move_is_read_back_in_any_of_its_spellings() -> None:
+    rng = random.Random("quarto-spellings")
+    for _ in range(10):
+        state = G.initial_state()
+        while G.outcome(state) is None:
+            legal = G.legal_moves(state)
+            for move in rng.sample(legal, min(len(legal), 20)):
+                text = G.notation(move)
+                for spelling in (text, text.upper(), f"  {text}  ", text.replace(" ", ","), text.replace(" ", ", ")):
+                    assert G.parse_move(spelling, state) == move, spelling
+            state = G.apply(state, rng.choice(legal))
+
+
 def test_state_encoding() -> None:
     state = G.start("0101", "a1 0011", "d3 1111")
     enc = G.encode_state(state)

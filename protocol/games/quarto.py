@@ -286,32 +286,48 @@ class Quarto(Game[QuartoState, QuartoMove]):
         """A move from notation (``"0101"``, ``"c3 0101"``, ``"c3"``) or its structured form.
 
         In the structured form ``piece`` may also be an integer 0-15; a missing
-        key counts as ``null``.
+        key counts as ``null``. Text that is not a move is refused with what this
+        point of the turn asks for (:func:`turn_words`).
         """
         check_coords(coords)
         if self.is_move(obj):
             return obj
         if isinstance(obj, str):
-            parts = obj.replace(",", " ").split()
-            if len(parts) == 1 and self._PIECE.match(parts[0]):
-                return QuartoMove(None, int(parts[0], 2))
-            if len(parts) in (1, 2):
-                square = GRID.parse_name(parts[0])
-                if len(parts) == 1:
-                    return QuartoMove(square, None)
-                return QuartoMove(square, self._parse_piece(parts[1]))
-            raise IllegalMove(f"{shown(obj)} is not a Quarto move; write 'c3 0101' (square, then a piece)")
+            return self._parse_text(obj, state)
         if isinstance(obj, dict) and obj and set(obj) <= {"square", "piece"}:
             square = obj.get("square")
             piece = obj.get("piece")
             if square is None and piece is None:
-                raise IllegalMove("a Quarto move needs a square, a piece, or both")
+                raise IllegalMove(f"a Quarto move needs a square, a piece, or both; {turn_words(state)}")
             return QuartoMove(
                 None if square is None else GRID.parse(square, coords),
                 None if piece is None else self._parse_piece(piece),
             )
         raise IllegalMove(f'{shown(obj)} is not a Quarto move; send notation text or '
                           '{"square": SQUARE, "piece": "0101"}')
+
+    def _parse_text(self, text: str, state: QuartoState) -> QuartoMove:
+        """A move in notation; IllegalMove saying what was wrong and what this point of the turn asks for."""
+        parts = text.replace(",", " ").split()
+        if len(parts) == 1 and self._PIECE.match(parts[0]):
+            return QuartoMove(None, int(parts[0], 2))
+        expected = turn_words(state)
+        square = _square(parts[0]) if len(parts) in (1, 2) else None
+        piece = int(parts[1], 2) if len(parts) == 2 and self._PIECE.match(parts[1]) else None
+        if state.in_hand is None and state.result is None and (square is None or len(parts) == 2 and piece is None):
+            raise IllegalMove(f"{shown(text)} is not a piece; {expected}")  # a piece is asked for, nothing else
+        joined = _JOINED.match(parts[0]) if len(parts) == 1 else None
+        if joined:  # 'b1-0001', 'b10001': the square and the piece go apart, a space between them
+            raise IllegalMove(f"{shown(text)} is not a move: write the square, a space, then the piece: "
+                              f"'{joined.group(1).lower()} {joined.group(2)}'")
+        if len(parts) not in (1, 2):
+            raise IllegalMove(f"{shown(text)} is not a Quarto move; {expected}")
+        if square is None:
+            what = "neither a square nor a piece" if len(parts) == 1 else f"not a square (a1 to {GRID.last_name()})"
+            raise IllegalMove(f"{shown(parts[0])} is {what}; {expected}")
+        if len(parts) == 2 and piece is None:
+            raise IllegalMove(f"{shown(parts[1])} is not a piece; {expected}")
+        return QuartoMove(square, piece)
 
     def _parse_piece(self, obj: Any) -> int:
         if isinstance(obj, str) and self._PIECE.match(obj.strip()):
@@ -380,6 +396,37 @@ class Quarto(Game[QuartoState, QuartoMove]):
 
 
 _IN_HAND = re.compile(r"to place ([01]{4})")
+_JOINED = re.compile(r"^([a-d][1-4])[^a-z0-9\s]?([01]{4})$", re.IGNORECASE)
+"""A square and a piece written as one word (``b1-0001``, ``b10001``): the form is ``b1 0001``."""
+
+PIECE_DIGITS = "a piece is four binary digits, one an attribute, left to right: " + ", ".join(
+    f"{attribute} (0 {zero}, 1 {one})" for attribute, (zero, one) in zip(ATTRIBUTES, VALUE_WORDS, strict=True))
+"""What a piece's four digits mean, in a sentence for people."""
+
+
+def _square(text: str) -> int | None:
+    try:
+        return GRID.parse_name(text)
+    except IllegalMove:
+        return None
+
+
+def turn_words(state: QuartoState) -> str:
+    """What the player to move writes now, with an example valid in ``state``: a piece for the opponent (the
+    opening), a square then a piece (``b1 0110``), or just the square (the last placement)."""
+    if state.result is not None:
+        return "the game is over"
+    if state.in_hand is None:
+        return "choose a piece for your opponent: four binary digits (colour, shape, height, hollow), like 0110"
+    given = piece_text(state.in_hand)
+    empty = [square for square in range(SQUARES) if state.board[square] == EMPTY]
+    if len(empty) == 1:
+        return f"place {given} on the last empty square: write just {GRID.name(empty[0])}"
+    moves = QUARTO.legal_moves(state)
+    handing = [move for move in moves if move.piece is not None] or moves
+    example = handing[len(handing) // 2]
+    return (f"place {given} on an empty square, then choose a piece for your opponent: the square, a space and the "
+            f"piece's four binary digits, like '{example}' (just the square when the placement wins)")
 
 
 def _read_piece(text: str) -> int:
