@@ -11,6 +11,7 @@ import pytest
 from client.runner.play import play_in_terminal
 from plyhall.cli import main
 from protocol.games import GAMES
+from protocol.games.quarto import describe_piece
 
 BOT_MOVE = re.compile(r"^(?:random|novice|minimax-\d) plays (.+)$")
 
@@ -138,3 +139,28 @@ def test_cli_plays_a_game_from_piped_input(monkeypatch: pytest.MonkeyPatch, caps
     assert "Not a legal move: '8' is not a column" in out
     assert "your move (seat 0): 8\n" in out  # piped input is echoed like typed input
     assert re.search(r"^(You won|You lost|Draw)", out, re.MULTILINE)
+
+
+def test_quarto_help_says_what_this_turn_asks_for_and_what_a_pieces_digits_mean(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The help's example was always the first legal move ('0000' at the opening), nothing said what the four digits
+    of a piece are, and 'zz' while choosing a piece was refused as not a square."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("help\nzz\n0110\nhelp\nquit\n"))
+    assert main(["play", "--game", "quarto", "--level", "random", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    game = GAMES["quarto"]
+    digits = ("A piece is four binary digits, one an attribute, left to right: colour (0 light, 1 dark), shape "
+              "(0 square, 1 round), height (0 short, 1 tall), hollow (0 solid, 1 hollow).")
+    assert out.count(digits) == 2, out
+    assert ("Now: choose a piece for your opponent: four binary digits (colour, shape, height, hollow), like 0110."
+            in out)
+    assert ("Not a legal move: 'zz' is not a piece; choose a piece for your opponent: four binary digits (colour, "
+            "shape, height, hollow), like 0110.") in out
+    reply = re.search(r"^random plays (\S+ \S+)$", out, re.MULTILINE).group(1)
+    state = game.play(game.initial_state(), "0110", reply)
+    assert f"Now: place {reply.split()[1]} on an empty square, then choose a piece for your opponent" in out
+    assert f"your piece is {describe_piece(int(reply.split()[1], 2))}." in out
+    examples = re.findall(r"^Type a move in Quarto notation, for example '([^']+)'\.$", out, re.MULTILINE)
+    assert len(examples) == 2 and examples[0] != "0000", examples
+    assert game.parse_move(examples[0], game.initial_state()) in game.legal_moves(game.initial_state())
+    assert game.parse_move(examples[1], state) in game.legal_moves(state)

@@ -52,10 +52,25 @@ def _longer_prefix(name: str, prefix: str) -> str:
     return name
 
 
+def _quarto_notes(state: Any) -> str:
+    """What a Quarto turn asks for now, and what a piece's digits mean."""
+    from protocol.games.quarto import PIECE_DIGITS, describe_piece, turn_words
+
+    held = "" if state.in_hand is None else f"; your piece is {describe_piece(state.in_hand)}"
+    return f"Now: {turn_words(state)}{held}.\n{PIECE_DIGITS[0].upper()}{PIECE_DIGITS[1:]}.\n"
+
+
+NOTES: dict[str, Callable[[Any], str]] = {"quarto": _quarto_notes}
+"""A game's lines of help about the position (what this turn asks for, what its notation's parts mean), by id."""
+
+
 def _help(game: Any, state: Any) -> str:
-    example = game.notation(game.legal_moves(state)[0])
+    moves = game.legal_moves(state)
+    example = game.notation(moves[len(moves) // 2])  # any legal move here; the first is often a corner case
+    notes = NOTES[game.id](state) if game.id in NOTES else ""
     return (
         f"Type a move in {game.name} notation, for example {example!r}.\n"
+        f"{notes}"
         "  moves          list the legal moves\n"
         "  moves PREFIX   list the legal moves starting with PREFIX\n"
         "  help           this text\n"
