@@ -311,10 +311,12 @@ class Quarto(Game[QuartoState, QuartoMove]):
         parts = text.replace(",", " ").split()
         if len(parts) == 1 and self._PIECE.match(parts[0]):
             return QuartoMove(None, int(parts[0], 2))
-        expected = turn_words(state)
         square = _square(parts[0]) if len(parts) in (1, 2) else None
         piece = int(parts[1], 2) if len(parts) == 2 and self._PIECE.match(parts[1]) else None
-        if state.in_hand is None and state.result is None and (square is None or len(parts) == 2 and piece is None):
+        if square is not None and (len(parts) == 1 or piece is not None):
+            return QuartoMove(square, piece)  # a move's form, legal or not (apply judges): no words made for it
+        expected = turn_words(state)
+        if state.in_hand is None and state.result is None:
             raise IllegalMove(f"{shown(text)} is not a piece; {expected}")  # a piece is asked for, nothing else
         joined = _JOINED.match(parts[0]) if len(parts) == 1 else None
         if joined:  # 'b1-0001', 'b10001': the square and the piece go apart, a space between them
@@ -325,9 +327,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
         if square is None:
             what = "neither a square nor a piece" if len(parts) == 1 else f"not a square (a1 to {GRID.last_name()})"
             raise IllegalMove(f"{shown(parts[0])} is {what}; {expected}")
-        if len(parts) == 2 and piece is None:
-            raise IllegalMove(f"{shown(parts[1])} is not a piece; {expected}")
-        return QuartoMove(square, piece)
+        raise IllegalMove(f"{shown(parts[1])} is not a piece; {expected}")
 
     def _parse_piece(self, obj: Any) -> int:
         if isinstance(obj, str) and self._PIECE.match(obj.strip()):
