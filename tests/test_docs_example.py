@@ -62,6 +62,7 @@ def test_the_bot_example_and_the_house_bot_play_all_their_games(order, tmp_path)
     games = int(re.search(r"games=(\d+)", example).group(1))
     name = re.search(r'name="([A-Za-z0-9_.-]+)"', example).group(1)
     command = re.search(r"^(plyhall bot --game .*?)\s+#", BOTS_MD.read_text(encoding="utf-8"), re.M).group(1)
+    opponent = re.search(r"--name (\S+)", command).group(1)
     script = tmp_path / "mybot.py"
     script.write_text(example, encoding="utf-8")
     port = free_port()
@@ -91,7 +92,8 @@ def test_the_bot_example_and_the_house_bot_play_all_their_games(order, tmp_path)
     house_out, example_out = outputs["house"][0], outputs["example"][0]
     # the example prints one line per game as it ends, from its own seat's point of view
     lines = example_out.splitlines()
-    assert len(lines) == games and all(re.match(r"^(won|drew|lost) in .* against house: ", line) for line in lines)
+    assert len(lines) == games and all(re.match(rf"^(won|drew|lost) in .* against {re.escape(opponent)}: ", line)
+                                       for line in lines)
     ended = re.findall(r"^game \d+ in .*: (?:won|drew|lost) against", house_out, re.M)
     assert len(ended) == games and "done: " in house_out and f"against {name}" in house_out
     waiting = [line for out in (house_out, outputs["example"][1]) for line in out.splitlines()
