@@ -48,6 +48,11 @@ C4 = GAMES["connect4"]
 # Rules ------------------------------------------------------------------------------------------------------------
 
 
+def fields(obj: Any) -> dict[str, Any]:
+    """An object's attributes by name, from its slots (``vars`` of one that has no ``__dict__``)."""
+    return {name: getattr(obj, name) for name in type(obj).__slots__}
+
+
 def _answer(call: Any) -> Any:
     """What ``call()`` gives: its value, or the exception's type and text."""
     try:
@@ -167,7 +172,14 @@ def _general(hall: Hall) -> None:
     hall._apply = hall._apply_general  # type: ignore[method-assign]
     hall._move_request = hall._room_request  # type: ignore[method-assign,assignment]
     for room in hall.rooms.values():
-        room.move = room._move  # type: ignore[method-assign]
+        room.__class__ = GeneralRoom  # the same fields (slots), its move the general one
+
+
+class GeneralRoom(Room):
+    """A :class:`Room` whose moves take the general path (``Room._move``) only."""
+
+    __slots__ = ()
+    move = Room._move
 
 
 def _request(rng: random.Random, hall: Hall, conn: int) -> tuple[int, dict[str, Any]]:
@@ -337,7 +349,7 @@ def test_clock_snapshots_are_what_each_seat_s_time_left_rounded_gave():
                 elapsed, switched = clocks.switched(now, seat)
                 assert (elapsed, switched) == (twin.switch(now, seat), twin.snapshot(now))
                 assert [type(v) for v in switched["left"]] == [type(v) for v in twin.snapshot(now)["left"]]
-                assert vars(twin) | {"_left_after": None} == vars(clocks) | {"_left_after": None}
+                assert fields(twin) | {"_left_after": None} == fields(clocks) | {"_left_after": None}
             elif action < 0.65:
                 clocks.stop(now)
             elif action < 0.7:

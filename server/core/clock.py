@@ -95,6 +95,8 @@ class TimeControl:
 class Clocks:
     """Both seats' clocks for one game."""
 
+    __slots__ = ("control", "remaining", "running", "turn_started", "final", "_left_after")
+
     def __init__(self, control: TimeControl, to_move: int | None, now: float) -> None:
         self.control = control
         self.remaining = [control.initial or 0.0, control.initial or 0.0]

@@ -42,7 +42,7 @@ from .tournaments import GOING_ON, UNDER_WAY, TournamentDesk
 log = logging.getLogger("plyhall.hall")
 
 
-@dataclass
+@dataclass(slots=True)
 class Session:
     """A logged-in connection."""
 

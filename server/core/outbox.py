@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .house import HouseStart
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class HallOutbox:
     """What a Hall call produced: messages by connection, connections to close, durable writes,
     secret checks to run off the event loop, and the games that ended."""

@@ -42,6 +42,8 @@ class Room(RoomState):
     """A room and its transitions: built as its :class:`~server.core.room_state.RoomState` (name, settings, the
     seats it keeps for whom)."""
 
+    __slots__ = ()
+
     # Membership ------------------------------------------------------------------------
 
     def join(self, name: str, coords: str, now: float, role: str = "player", seat: int | None = None) -> Outbox:

@@ -25,7 +25,7 @@ PLAYING = RoomStatus.PLAYING
 (Python 3.11: about 0.3 µs, more than the comparison), and a move's path reads it several times."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Outbox:
     """What a call produced: messages to members, durable writes, membership changes, finished games."""
 
@@ -92,6 +92,11 @@ class RoomState:
     must not sit on a move (a person playing a house bot): one who leaves a move unplayed for
     that many seconds loses, and the room plays no more games.
     """
+
+    __slots__ = ("name", "settings", "game", "env", "creator", "address", "reserved", "tournament", "tournament_game",
+                 "opening", "idle", "created_at", "seats", "spectators", "coords", "away", "status", "paused",
+                 "game_no", "state", "clocks", "moves", "notations", "last_move", "record_id", "started_at", "players",
+                 "game_options", "draw_offer", "last_result", "points", "ever_entered")
 
     def __init__(
         self,

@@ -71,6 +71,8 @@ class ConnectionQuota:
 class TokenBucket:
     """Per-connection rate limiter driven by the time it is given."""
 
+    __slots__ = ("limit", "tokens", "updated", "strikes", "last_strike")
+
     def __init__(self, limit: RateLimit, now: float) -> None:
         self.limit = limit
         self.tokens = limit.burst
@@ -112,6 +114,8 @@ class Connection:
     coroutine per message): the transport sends what the socket takes and keeps the rest. A client that
     lets more than ``MAX_UNSENT_BYTES`` pile up is too slow and is disconnected.
     """
+
+    __slots__ = ("id", "ws", "transport", "protocol", "codec", "codec_id", "bucket", "closing")
 
     def __init__(self, conn_id: int, ws: ServerConnection, codec: Codec, bucket: TokenBucket) -> None:
         self.id = conn_id

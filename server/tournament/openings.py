@@ -18,7 +18,7 @@ or named:
     are still found: at each point the longest run of up to three words that
     is a legal move is taken (``c3 d3 b2 d2 c3-c4/c5`` is two placements and a
     turn). Example lines: Connect Four ``4 4 3``, Amazons
-    ``d1-d7/g7, a7-b7/c7``.
+    ``d10-d7/g7, g1-g4/d4`` (black moves first).
 ``connect4-test``
     The Connect Four solver test sets (``Test_L1_R1`` ...): ``MOVES SCORE`` per
     line, MOVES a string of column digits 1-7 from the empty board, SCORE the
