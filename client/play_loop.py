@@ -421,7 +421,7 @@ class PlayerRunner:
             # the last game wanted: off the ladder now, or the server would pair the bot again as it ends, and the
             # bot, gone, would lose that next game on time
             await client.request({"type": "cancel_seek", "game": msg["game"]}, check=False)
-        await self._maybe_move(client, msg["room"])
+        await self._maybe_move(client, msg["room"], msg)
 
     async def _moved(self, client: Client, msg: dict[str, Any]) -> None:
         """A move was played in a followed game: apply it, and move if it is this bot's turn now."""
@@ -549,7 +549,9 @@ class PlayerRunner:
         await client.request({"type": "leave", "room": room}, check=False)
         await self._find_game(client)
 
-    async def _maybe_move(self, client: Client, room_name: str) -> None:
+    async def _maybe_move(self, client: Client, room_name: str, start: dict[str, Any] | None = None) -> None:
+        """Choose and send a move in ``room_name`` when it is this bot's turn there (``start``: the ``game_start``
+        that asks, if one does)."""
         room = self.rooms[room_name]
         seat = room["seat"]
         if seat is None or room["to_move"] != seat or room["paused"]:
@@ -557,11 +559,15 @@ class PlayerRunner:
         answer = self._answers.get(room_name)
         if answer is not None and answer.fits(room):
             # the game's state came again (the bot back at its seat) in the position already answered: the move
-            # chosen stands. Sent on this connection already, it waits there for the server; else it went by a
-            # connection that ended (the position says the server never took it), or waited for the game to resume
-            if answer.sent_on is not client:
-                answer.sent_on = client
-                await client.send(answer.message)
+            # chosen stands, never thought about again. It is sent on this connection unless it went by it after
+            # this state was sent: it went by a connection that ended, or waited for the game to resume, or the
+            # state came after it (a cluster that lost the move on its way, then attached the session again: a move
+            # the server did take is refused as out of turn, never played twice)
+            if answer.sent_on is client and any(start is heard for heard in answer.heard):
+                answer.heard = [heard for heard in answer.heard if heard is not start]
+                return
+            answer.sent_on, answer.heard = client, []
+            await client.send(answer.message)
             return
         control = room["clocks"].get("control", {})
         time_left = room["clocks"]["left"][seat]
@@ -612,6 +618,7 @@ class PlayerRunner:
         if answer is None or not all(msg["type"] == "game_start" and answer.fits(msg) for msg in news):
             return True
         self._answers[room_name] = answer  # sent_on None: not sent yet
+        answer.heard = news  # sent before the move is: their reading asks nothing more
         return any(msg.get("paused") for msg in news)
 
 
@@ -619,13 +626,15 @@ class PlayerRunner:
 class Answer:
     """The move a bot chose in one position of one game (``record``, after ``moves``, ``seat`` to move), the message
     that plays it, and the connection it was sent on (None: not sent yet). The game's state sent again in that same
-    position (a ``game_start`` on coming back to the seat) is answered with it, never thought about again."""
+    position (a ``game_start`` on coming back to the seat) is answered with it, never thought about again; ``heard``
+    are those states the server sent before the move went (unread when it went): the move already answers them."""
 
     record: str | None
     moves: list[str]
     seat: int
     message: dict[str, Any]
     sent_on: Client | None = None
+    heard: list[dict[str, Any]] = field(default_factory=list)
 
     def fits(self, game: dict[str, Any]) -> bool:
         """True when ``game`` (a ``game_start``, or a followed room) is this answer's game in its position: the same

@@ -190,6 +190,33 @@ async def test_a_game_start_resent_on_the_same_connection_while_the_bot_thinks_k
         await finish(bob.ann, bob.bot, wire)
 
 
+async def test_a_move_lost_on_its_way_is_sent_again_when_the_game_s_state_comes_after_it(one_server, wire):
+    """bob's move never reaches the room (a cluster node that lost it on its way, with no error to say so), and the
+    game's state then comes again on the same connection, the same position (the cluster attached his session again):
+    the bot sends the move it chose again, unasked, and it is played (it waited, and would have lost on time)."""
+    srv = one_server
+    original, lost = srv.handle, []
+
+    def handle(connection: Any, msg: Any, now: float) -> None:
+        if msg["type"] == "move" and connection.id == srv.hall.by_name["bob"].conn and not lost:
+            lost.append(msg)  # the first move bob sends goes nowhere
+            return
+        original(connection, msg, now)
+
+    srv.handle = handle  # type: ignore[method-assign]
+    async with bob_thinking(srv, wire) as bob:
+        bob.player.go.set()
+        await wait_until(lambda: lost, "bob's move was lost")
+        room = srv.hall.rooms[ROOM]
+        assert len(room.moves) == len(bob.before)
+        send_state_again(srv)
+        await wait_until(lambda: bob.bot.done() or len(room.moves) > len(bob.before), "bob's move played")
+        assert not bob.bot.done(), bob.bot.exception()
+        assert bob.player.asked(bob.before) == [room.moves[len(bob.before)].notation], bob.player.calls
+        assert [by for by, _ in moves_sent(wire)] == [bob.client, bob.client], "sent again on the same connection"
+        await finish(bob.ann, bob.bot, wire)
+
+
 async def test_a_bot_back_in_a_paused_game_after_a_restart_plays_its_move_when_the_game_resumes(db_path: Path, wire):
     """The server restarts while bob's bot thinks. Back, the bot finds the game paused (ann is not back yet) and sends
     nothing; once ann is back the game resumes and the move the bot chose is played, its player asked once."""
