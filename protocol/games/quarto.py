@@ -422,11 +422,25 @@ def turn_words(state: QuartoState) -> str:
     empty = [square for square in range(SQUARES) if state.board[square] == EMPTY]
     if len(empty) == 1:
         return f"place {given} on the last empty square: write just {GRID.name(empty[0])}"
-    moves = QUARTO.legal_moves(state)
-    handing = [move for move in moves if move.piece is not None] or moves
-    example = handing[len(handing) // 2]
+    example = _example(state, empty)
     return (f"place {given} on an empty square, then choose a piece for your opponent: the square, a space and the "
             f"piece's four binary digits, like '{example}' (just the square when the placement wins)")
+
+
+def _example(state: QuartoState, empty: list[int]) -> str:
+    """A legal move's notation in ``state`` (a piece in hand, two squares or more empty), found without listing
+    every move (errors are worded often: an openings file's parser tries runs of words that are not moves): the
+    middle empty square whose placement does not win, and the middle piece left; just a square when every placement
+    wins."""
+    used = set(state.board)
+    used.add(state.in_hand)
+    remaining = [piece for piece in range(PIECES) if piece not in used]
+    middle = len(empty) // 2
+    for square in empty[middle:] + empty[:middle]:
+        placed = state.board[:square] + (state.in_hand,) + state.board[square + 1 :]  # type: ignore[operator]
+        if remaining and _win_through(placed, square) is None:
+            return QUARTO.notation(QuartoMove(square, remaining[len(remaining) // 2]))
+    return QUARTO.notation(QuartoMove(empty[middle], None))
 
 
 def _read_piece(text: str) -> int:
