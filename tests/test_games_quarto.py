@@ -8,6 +8,7 @@ import pytest
 
 from protocol.games import GAMES, IllegalMove
 from protocol.games.quarto import (
+    EMPTY,
     GRID,
     LINES,
     QUARTO,
@@ -260,6 +261,24 @@ def test_text_that_is_not_a_move_is_refused_with_what_this_point_of_the_turn_ask
     assert G.legal_moves(last) == [QuartoMove(15, None)]
     assert refused(last, "zz") == "'zz' is neither a square nor a piece; place 1111 on the last empty square: write " \
                                   "just d4"
+
+
+def test_the_example_a_refusal_gives_is_a_legal_move_in_every_position() -> None:
+    """Wherever a piece is placed (two squares or more empty), a refusal's example parses to a legal move of that
+    position, also when some placements win (the example's square then must not: a winning placement hands nothing)."""
+    rng = random.Random("quarto-examples")
+    checked = 0
+    for _ in range(200):
+        state = G.initial_state()
+        while G.outcome(state) is None:
+            legal = G.legal_moves(state)
+            if state.in_hand is not None and state.board.count(EMPTY) > 1:
+                reason = refused(state, "zz")
+                example = reason.split("like '")[1].split("'")[0]
+                assert G.parse_move(example, state) in legal, (reason, state)
+                checked += 1
+            state = G.apply(state, rng.choice(legal))
+    assert checked > 1000
 
 
 def test_every_legal_move_is_read_back_in_any_of_its_spellings() -> None:
