@@ -41,7 +41,7 @@ class Drop(NamedTuple):
         return move_repr(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class C4State:
     """A Connect Four position. ``board[row*7+col]`` is 0 (empty), 1 (seat 0) or 2 (seat 1)."""
 
@@ -218,14 +218,18 @@ def _dropped(state: C4State, column: int) -> C4State | None:
         result = Outcome(state.to_move, "four in a row")
     elif 0 not in new_board:
         result = Outcome(None, "the board is full")
-    # the state made as C4State(...) makes it, its three fields set in one call instead of the frozen dataclass
-    # __init__'s three object.__setattr__ calls (a state is made every move)
+    # the state made as C4State(...) makes it, its three slots set straight instead of through the frozen
+    # dataclass's __init__ and its three object.__setattr__ calls (a state is made every move)
     after = _new_object(C4State)
-    _set_attribute(after, "__dict__", {"board": new_board, "to_move": 1 - state.to_move, "result": result})
+    _set_board(after, new_board)
+    _set_to_move(after, 1 - state.to_move)
+    _set_result(after, result)
     return after
 
 
-_new_object, _set_attribute = object.__new__, object.__setattr__
+_new_object = object.__new__
+_set_board, _set_to_move, _set_result = (C4State.board.__set__, C4State.to_move.__set__,  # type: ignore[attr-defined]
+                                         C4State.result.__set__)  # type: ignore[attr-defined]
 
 
 def _read_stone(text: str) -> int:
