@@ -200,9 +200,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
         board = state.board
         if state.in_hand is None:
             return [QuartoMove(None, p) for p in range(PIECES)]
-        used = set(board)
-        used.add(state.in_hand)
-        remaining = [p for p in range(PIECES) if p not in used]
+        remaining = _remaining(state)
         moves = []
         for sq in range(SQUARES):
             if board[sq] != EMPTY:
@@ -417,7 +415,7 @@ def turn_words(state: QuartoState) -> str:
     if state.result is not None:
         return "the game is over"
     if state.in_hand is None:
-        return "choose a piece for your opponent: four binary digits (colour, shape, height, hollow), like 0110"
+        return f"choose a piece for your opponent: four binary digits ({', '.join(ATTRIBUTES)}), like 0110"
     given = piece_text(state.in_hand)
     empty = [square for square in range(SQUARES) if state.board[square] == EMPTY]
     if len(empty) == 1:
@@ -427,14 +425,19 @@ def turn_words(state: QuartoState) -> str:
             f"piece's four binary digits, like '{example}' (just the square when the placement wins)")
 
 
+def _remaining(state: QuartoState) -> list[int]:
+    """The pieces neither on the board nor in hand: those the player to move may hand over."""
+    used = set(state.board)
+    used.add(state.in_hand)  # type: ignore[arg-type]
+    return [piece for piece in range(PIECES) if piece not in used]
+
+
 def _example(state: QuartoState, empty: list[int]) -> str:
     """A legal move's notation in ``state`` (a piece in hand, two squares or more empty), found without listing
     every move (errors are worded often: an openings file's parser tries runs of words that are not moves): the
     middle empty square whose placement does not win, and the middle piece left; just a square when every placement
     wins."""
-    used = set(state.board)
-    used.add(state.in_hand)
-    remaining = [piece for piece in range(PIECES) if piece not in used]
+    remaining = _remaining(state)
     middle = len(empty) // 2
     for square in empty[middle:] + empty[:middle]:
         placed = state.board[:square] + (state.in_hand,) + state.board[square + 1 :]  # type: ignore[operator]
