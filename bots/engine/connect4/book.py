@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from protocol.user_cache import cache_dir
+
 from .fieldbook import BOOK_STONES, field_book
 from .position import CELLS, HEIGHT, WIDTH, column_mask, playable, winning_squares
 from .solver import NODES, STOPPED, SolverTables, new_solver_tables, solve, solve_column
@@ -196,12 +198,6 @@ class Book:
             if best is None or score > best[1]:
                 best = (column, score)
         return best
-
-
-def cache_dir() -> Path:
-    """Plyhall's folder in the user's cache directory: ``$XDG_CACHE_HOME/plyhall``, else ``~/.cache/plyhall``."""
-    root = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(root) if os.path.isabs(root) else Path.home() / ".cache") / "plyhall"
 
 
 def table_path() -> Path:
