@@ -95,7 +95,7 @@ def _kind(annotation: Any) -> tuple[tuple[type, ...], str]:
     return kinds[origin]
 
 
-def _request_schema(request: type, replies: tuple[str, ...]) -> Schema:
+def _request_schema(request: Any, replies: tuple[str, ...]) -> Schema:  # request: a TypedDict class
     fields = {name: _kind(hint) for name, hint in typing.get_type_hints(request).items() if name not in ("type", "id")}
     return Schema({k: v for k, v in fields.items() if k in request.__required_keys__},
                   {k: v for k, v in fields.items() if k not in request.__required_keys__},
@@ -480,14 +480,14 @@ def _walk(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolErro
     for name, value in obj.items():
         if name in ("type", "id"):
             continue
-        field_kind = schema.required.get(name) or schema.optional.get(name)
-        if field_kind is None:
+        known_kind = schema.required.get(name) or schema.optional.get(name)
+        if known_kind is None:
             allowed = ", ".join(list(schema.required) + list(schema.optional)) or "none"
             return ProtocolError(
                 "bad_message", f"'{kind}' has no field '{name[:40]}'; its fields: {allowed}", msg_id
             )
-        if not _kind_ok(value, field_kind):
+        if not _kind_ok(value, known_kind):
             return ProtocolError(
-                "bad_message", f"field '{name}' of '{kind}' must be {field_kind[1]}", msg_id
+                "bad_message", f"field '{name}' of '{kind}' must be {known_kind[1]}", msg_id
             )
     return obj

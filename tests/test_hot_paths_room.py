@@ -1,11 +1,10 @@
 """The room's and the hall's shortcuts for a move answer exactly as the general code they stand in for (issue 44).
 
 * Rules: ``ConnectFour.checked_move`` (``"4"`` or ``{"column": N}`` into a column with room, answered straight) against
-  ``parse_move`` then ``apply``, on random positions and random things sent as moves; a Connect Four state made in one
-  call against the dataclass's own ``__init__``; ``format_move`` in each convention; each game's ``after_move``
-  against ``outcome``, ``to_move`` and ``notation`` (and Connect Four's against the default).
+  ``parse_move`` then ``apply``, on random positions and random things sent as moves; ``format_move`` in each
+  convention; each game's ``after_move`` against ``outcome``, ``to_move`` and ``notation`` (and Connect Four's
+  against the default).
   Every game's first mover against what its ``first`` option says (a room starts its next game from the option).
-* Storage records: ``move_played`` against ``MovePlayed``'s own ``__init__``.
 * Clocks: a snapshot against each seat's time left, rounded, as it was made before ``both_left``; ``switched`` against
   ``switch`` then ``snapshot``.
 * Room and hall: ``Room.move``'s common case, ``Floor._apply``'s routing of a move and ``Hall._move_request`` against
@@ -21,8 +20,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
-import pickle
 import random
 from collections import Counter
 from typing import Any
@@ -33,7 +30,6 @@ import pytest
 from protocol.codec import CODECS, MSGPACK, _has_bad_value
 from protocol.games import GAMES, IllegalMove
 from protocol.games.base import Game, first_seat_option
-from protocol.games.connect4 import C4State
 from protocol.messages import ProtocolError, validate_request
 from server.core.clock import Clocks, TimeControl
 from server.core.env import Env
@@ -41,7 +37,6 @@ from server.core.hall import Hall, HallOutbox, Limits
 from server.core.room import Room
 from server.core.room_settings import RoomSettings
 from server.core.room_state import Outbox
-from server.storage.records import MovePlayed, MoveRecord, move_played, write_from_json, write_to_json
 
 C4 = GAMES["connect4"]
 
@@ -92,24 +87,6 @@ def test_connect4_checked_move_answers_as_parse_then_apply():
     assert full_column and finished  # the refusals the shortcut leaves to the general path were reached
 
 
-def test_connect4_states_made_without_init_are_those_the_dataclass_makes():
-    rng = random.Random(4405)
-    finished = 0
-    for _ in range(200):
-        state = C4.initial_state(first=rng.choice((0, 1)))
-        while C4.outcome(state) is None:
-            state = C4.apply(state, rng.choice(C4.legal_moves(state)))
-            made = C4State(state.board, state.to_move, state.result)  # the dataclass's own __init__
-            assert fields(state) == fields(made) and state == made and hash(state) == hash(made)
-            assert repr(state) == repr(made) and str(state) == str(made)
-            assert pickle.loads(pickle.dumps(state)) == made and copy.deepcopy(state) == made
-            assert dataclasses.replace(state, to_move=1 - state.to_move) == C4State(state.board, 1 - state.to_move)
-            with pytest.raises(dataclasses.FrozenInstanceError):
-                state.to_move = 0  # type: ignore[misc]
-        finished += 1
-    assert finished == 200
-
-
 def test_after_move_is_outcome_seat_to_move_and_notation():
     rng = random.Random(4406)
     for game in GAMES.values():
@@ -123,19 +100,6 @@ def test_after_move_is_outcome_seat_to_move_and_notation():
                 outcome = game.outcome(state)
                 expected = (outcome, None if outcome is not None else game.to_move(state), game.notation(move))
                 assert game.after_move(move, state) == expected == Game.after_move(game, move, state), game.id
-
-
-def test_move_played_is_the_dataclass_s_value():
-    rng = random.Random(4407)
-    for seq in range(1, 200):
-        move = MoveRecord(seq, seq % 2, str(rng.randrange(1, 8)), rng.randrange(10**6), [rng.random() * 60, None])
-        game_id = rng.choice(("g", "", f"game-{seq}"))
-        fast, made = move_played(game_id, move), MovePlayed(game_id, move)
-        assert type(fast) is MovePlayed and fast == made and repr(fast) == repr(made)
-        assert fast.move is move and pickle.loads(pickle.dumps(fast)) == made
-        assert dataclasses.astuple(fast) == dataclasses.astuple(made) and write_from_json(write_to_json(fast)) == made
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            fast.game_id = "other"  # type: ignore[misc]
 
 
 def test_every_game_s_first_mover_is_what_its_first_option_says():

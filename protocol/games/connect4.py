@@ -75,7 +75,7 @@ class ConnectFour(Game[C4State, Drop]):
     options_help = {"first": "seat (0 or 1) that drops the first stone; default 0"}
     _MOVE_TYPES = (Drop,)
 
-    def _starting_position(self, first: int) -> C4State:
+    def _starting_position(self, first: int) -> C4State:  # type: ignore[override]  # no options of its own
         """The empty board."""
         return C4State(board=(0,) * (WIDTH * HEIGHT), to_move=first)
 
@@ -90,8 +90,9 @@ class ConnectFour(Game[C4State, Drop]):
         top = (HEIGHT - 1) * WIDTH
         return [Drop(c) for c in range(WIDTH) if state.board[top + c] == 0]
 
-    def apply(self, state: C4State, move: Drop) -> C4State:
-        """Drop a stone; ``IllegalMove`` when the game is over or the column is full."""
+    def apply(self, state: C4State, move: Any) -> C4State:
+        """Drop a stone (``move``: a :class:`Drop`, or a column's number, 0-based); ``IllegalMove`` when the game is
+        over, the column is full, or ``move`` is neither."""
         if state.result is not None:
             raise IllegalMove("the game is over")
         column = move.column if isinstance(move, Drop) else move
@@ -140,6 +141,7 @@ class ConnectFour(Game[C4State, Drop]):
         low = _LOWEST_COLUMN.get(coords)
         if low is None:
             check_coords(coords)  # which refuses it
+            raise AssertionError(f"no first column for {coords}")
         return {"column": move.column + low}
 
     def parse_move(self, obj: Any, state: C4State, coords: str = "algebraic") -> Drop:
@@ -185,7 +187,7 @@ class ConnectFour(Game[C4State, Drop]):
                 raise ValueError(f"column {col + 1} has a stone floating above an empty square")
         return C4State(board, to_move, _scan_result(board))
 
-    def from_picture(self, text: str, to_move: int | None = None) -> C4State:
+    def from_picture(self, text: str, to_move: int | None = None) -> C4State:  # type: ignore[override]
         """A position from a picture of its board, as the state prints it (see the module notes)."""
         board, status = GRID.read_picture(text, _read_stone, COLUMN_NAMES, one_character_cells=True)
         if to_move is None:
@@ -218,18 +220,7 @@ def _dropped(state: C4State, column: int) -> C4State | None:
         result = Outcome(state.to_move, "four in a row")
     elif 0 not in new_board:
         result = Outcome(None, "the board is full")
-    # the state made as C4State(...) makes it, its three slots set straight instead of through the frozen
-    # dataclass's __init__ and its three object.__setattr__ calls (a state is made every move)
-    after = _new_object(C4State)
-    _set_board(after, new_board)
-    _set_to_move(after, 1 - state.to_move)
-    _set_result(after, result)
-    return after
-
-
-_new_object = object.__new__
-_set_board, _set_to_move, _set_result = (C4State.board.__set__, C4State.to_move.__set__,  # type: ignore[attr-defined]
-                                         C4State.result.__set__)  # type: ignore[attr-defined]
+    return C4State(new_board, 1 - state.to_move, result)
 
 
 def _read_stone(text: str) -> int:
@@ -245,7 +236,7 @@ def _rays(square: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
     for dc, dr in DIRECTIONS:
         both = []
         for sign in (1, -1):
-            ray = []
+            ray: list[int] = []
             c, r = col + sign * dc, row + sign * dr
             while 0 <= c < WIDTH and 0 <= r < HEIGHT and len(ray) < 3:
                 ray.append(r * WIDTH + c)

@@ -411,7 +411,6 @@ class Floor:
 
     def _apply_general(self, out: HallOutbox, room: Room, result: Outbox) -> None:
         """:meth:`_apply` for any outbox (a game's end, members coming and going, a listing that changed)."""
-        out.grow()  # a move's outbox: lists to add to
         if result.ended:  # the GameEnded writes hold these very records: rated before they are stored
             self.rated_games.judge(room.settings.rated, result.ended, self.logins.claims, self._now)
         out.writes.extend(result.writes)

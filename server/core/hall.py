@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import protocol
@@ -37,7 +37,6 @@ from protocol.requests import (
     Join,
     ListRooms,
     ListTournaments,
-    Login,
     Move,
     Ping,
     RoomRequest,
@@ -56,7 +55,7 @@ from .identity import Claim, ClaimLookup, Holder, SecretCheck
 from .ladder import LadderConfig
 from .limits import Limits
 from .logins import Step
-from .outbox import HallOutbox, Refusal, move_outbox, tag_reply
+from .outbox import HallOutbox, Refusal, tag_reply
 from .rated_games import house_stopped
 from .room import Outbox, Room, RoomSettings
 from .rooms import MAX_ROOM_NAME, normalised
@@ -101,7 +100,7 @@ class Hall(Floor):
     def handle(self, conn: int, msg: ClientMessage, now: float) -> HallOutbox:
         """Dispatch one validated client message from connection ``conn``."""
         kind = msg["type"]
-        out = move_outbox() if kind == "move" else HallOutbox()  # a move's: fewer lists made
+        out = HallOutbox()
         self._now = now
         self.addresses.setdefault(conn, "?")
         if conn not in self.sessions and kind not in ("login", "ping"):
@@ -295,7 +294,7 @@ class Hall(Floor):
             self.watchers.discard(conn)
         out.send(conn, m.rooms(self.listing(), self.seeks.listed(self.by_name)))
 
-    def _login(self, out: HallOutbox, conn: int, msg: Login, now: float, looked_up: bool = False) -> None:
+    def _login(self, out: HallOutbox, conn: int, msg: Mapping[str, Any], now: float, looked_up: bool = False) -> None:
         if conn in self.sessions:
             out.error(conn, ErrorCode.ALREADY_LOGGED_IN, f"you are logged in as {self.sessions[conn].name}")
             return
@@ -307,7 +306,7 @@ class Hall(Floor):
         step = self.logins.start(conn, msg, address, self._holder(msg["name"], conn), now, looked_up)
         self._login_step(out, conn, msg, step, now)
 
-    def _login_step(self, out: HallOutbox, conn: int, msg: dict[str, Any], step: Step, now: float) -> None:
+    def _login_step(self, out: HallOutbox, conn: int, msg: Mapping[str, Any], step: Step, now: float) -> None:
         """Carry out what the login desk decided: an admission opens the session (a new claim is stored)."""
         admit = self.logins.answer(out, conn, step)
         if admit is None:
@@ -318,7 +317,7 @@ class Hall(Floor):
             self.rated.claimed(msg["name"], address)
         self._admit(out, conn, msg, now, admit.proven)
 
-    def _admit(self, out: HallOutbox, conn: int, msg: dict[str, Any], now: float, proven: bool) -> None:
+    def _admit(self, out: HallOutbox, conn: int, msg: Mapping[str, Any], now: float, proven: bool) -> None:
         """Open the session of a login whose identity is settled (``proven``: by secret or resume token)."""
         name = msg["name"]
         coords = msg.get("coords", "algebraic")

@@ -15,7 +15,7 @@ import logging
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,7 +137,7 @@ class Logins:
             return step
         return None
 
-    def start(self, conn: int, msg: dict[str, Any], address: str, holder: Holder, now: float,
+    def start(self, conn: int, msg: Mapping[str, Any], address: str, holder: Holder, now: float,
               looked_up: bool = False) -> Step:
         """Decide a login for ``msg["name"]``, which ``holder`` holds now."""
         name, secret, token = msg["name"], msg.get("secret"), msg.get("resume")

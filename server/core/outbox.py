@@ -46,18 +46,10 @@ class HallOutbox:
         self.close, self.checks, self.lookups, self.ended, self.house_stop, self.refused = [], [], [], [], [], []
 
     def __eq__(self, other: object) -> bool:
-        """The same contents (:func:`move_outbox`'s empty fields, which are tuples, equal empty lists)."""
+        """The same contents (an outbox is mutable: it has no hash)."""
         if not isinstance(other, HallOutbox):
             return NotImplemented
-        return all(list(getattr(self, name)) == list(getattr(other, name)) for name in _FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass's own eq made it
-
-    def grow(self) -> None:
-        """Every field a list that can be added to (those of :func:`move_outbox`'s are empty tuples until then)."""
-        if type(self.close) is tuple:
-            self.house, self.close, self.checks, self.lookups, self.ended = [], [], [], [], []
-            self.house_stop, self.refused = [], []
+        return all(getattr(self, name) == getattr(other, name) for name in _FIELDS)
 
     def send(self, conn: int, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for connection ``conn``."""
@@ -69,13 +61,11 @@ class HallOutbox:
 
     def refuse(self, conn: int, reason: Refusal, code: str, text: str, **extra: Any) -> None:
         """Queue an ``error`` for a request a quota or throttle refused; ``reason`` is counted in the metrics."""
-        self.grow()
         self.refused.append(reason)
         self.error(conn, code, text, **extra)
 
     def extend(self, other: HallOutbox) -> HallOutbox:
         """Append another outbox's contents."""
-        self.grow()
         self.messages.extend(other.messages)
         self.close.extend(other.close)
         self.writes.extend(other.writes)
@@ -90,19 +80,6 @@ class HallOutbox:
 
 _FIELDS = ("messages", "close", "writes", "checks", "lookups", "ended", "house", "house_stop", "refused")
 
-
-def move_outbox() -> HallOutbox:
-    """An empty :class:`HallOutbox` for a move (``Hall.handle`` makes one for every move): only its messages and
-    writes are lists; the other fields are the empty tuple, which costs no list made and dropped a move, until
-    :meth:`HallOutbox.grow` makes them lists (the general path, ``Floor._apply_general``, calls it before it adds to
-    them). The fields are set in ``__init__``'s order: the instance keeps the class's shared layout."""
-    out = _new_object(HallOutbox)
-    out.messages, out.writes = [], []
-    out.house = out.close = out.checks = out.lookups = out.ended = out.house_stop = out.refused = ()  # type: ignore
-    return out
-
-
-_new_object = object.__new__
 
 
 def tag_reply(out: HallOutbox, conn: int, msg_id: Any, replies: frozenset[str] = frozenset({"error"})) -> None:

@@ -19,16 +19,18 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from protocol import messages as m
 from protocol.games import COORDS, IllegalMove, Outcome
 from protocol.games.base import clip, first_seat_option, shown
 from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
-from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord, move_played
+from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord
 from . import words
 from .clock import Clocks
 from .room_settings import RoomSettings
-from .room_state import PLAYING, Outbox, RoomState, move_box
+from .room_state import PLAYING, Outbox, RoomState
 
 __all__ = ["MAX_CHAT", "MAX_REASON", "Outbox", "Room", "RoomSettings"]
 
@@ -38,6 +40,7 @@ MAX_REASON = 200  # characters of a rule's reason an error repeats (it may quote
 MAX_CHAT = 500
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Room(RoomState):
     """A room and its transitions: built as its :class:`~server.core.room_state.RoomState` (name, settings, the
     seats it keeps for whom)."""
@@ -221,7 +224,7 @@ class Room(RoomState):
                 move, new_state = self.game.checked_move(obj, self.state, self.coords[name])
             except IllegalMove:
                 return self._move(name, obj, now)  # which refuses it, as the room's rule says
-            out = move_box()
+            out = Outbox()
             self._play(out, seat, move, new_state, now)
             return out
         return self._move(name, obj, now)
@@ -262,7 +265,7 @@ class Room(RoomState):
         self.moves.append(record)
         self.notations.append(notation)
         self.last_move = move
-        out.writes.append(move_played(self.record_id, record))
+        out.writes.append(MovePlayed(self.record_id, record))
         if self.draw_offer is not None and self.draw_offer != seat:
             self.draw_offer = None  # moving declines the opponent's offer
         sent: dict[str, dict[str, Any]] = {}  # one message per coordinate convention, shared by its members

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from mypy_extensions import mypyc_attr
+
 from protocol import messages as m
 from protocol.messages import ErrorCode, RoomStatus
 
@@ -49,15 +51,8 @@ class Outbox:
         self.messages.append((name, m.error(code, text, room=room)))
         return self
 
-    def grow(self) -> None:
-        """Every field a list that can be added to (those of :func:`move_box`'s are empty tuples until then), as
-        :meth:`HallOutbox.grow <server.core.outbox.HallOutbox.grow>` does for the hall's."""
-        if type(self.ended) is tuple:
-            self.ended, self.entered, self.vacated = [], [], []
-
     def extend(self, other: Outbox) -> Outbox:
         """Append another outbox's contents."""
-        self.grow()
         self.messages.extend(other.messages)
         self.writes.extend(other.writes)
         self.ended.extend(other.ended)
@@ -67,22 +62,8 @@ class Outbox:
         return self
 
 
-def move_box() -> Outbox:
-    """An empty :class:`Outbox` for a move's common case (``Room.move``): its messages and writes lists, and the empty
-    tuple for the games ended, the names that entered and left (no list made and dropped a move), which
-    :meth:`Outbox.grow` makes lists (:meth:`Outbox.extend` calls it: the only way a move's outbox gets any, a game's
-    end).
-    The fields are set in ``__init__``'s order: the instance keeps the class's shared layout."""
-    out = _new_object(Outbox)
-    out.messages, out.writes = [], []
-    out.ended = out.entered = out.vacated = ()  # type: ignore[assignment]
-    out.listing_changed = False
-    return out
 
-
-_new_object = object.__new__
-
-
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RoomState:
     """Seats, spectators, the running game and its clocks, and the series so far.
 
@@ -343,7 +324,7 @@ class RoomState:
         room.game_no = snapshot["game_no"]
         room.points = dict(snapshot.get("points") or {})
         room.last_result = snapshot.get("last_result")
-        room.status = snapshot["status"]
+        room.status = RoomStatus(snapshot["status"])
         room.ever_entered = True
         for seat, name in enumerate(snapshot["seats"]):
             if name is not None:

@@ -150,7 +150,7 @@ class Connection:
             except (ValueError, TypeError, OverflowError):  # never let one bad value cost the connection
                 log.exception("could not encode a %s message", msg.get("type"))
                 return True
-            payload = encoded if type(encoded) is bytes else encoded.encode()
+            payload = encoded if isinstance(encoded, bytes) else encoded.encode()
             frame = frame_header(codec.binary, len(payload)) + payload
             if frames is not None:
                 frames[key] = frame
@@ -182,7 +182,7 @@ class Connection:
         except (ValueError, TypeError, OverflowError):
             log.exception("could not encode a %s message", msg.get("type"))
             return None
-        payload = encoded if type(encoded) is bytes else encoded.encode()
+        payload = encoded if isinstance(encoded, bytes) else encoded.encode()
         frame = frame_header(codec.binary, len(payload)) + payload
         if frames is not None:
             frames[(id(msg), self.codec_id)] = frame

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import Any
+
+from mypy_extensions import mypyc_attr
 
 from ..core.cluster import WAITED, credit_wait, turn_rooms
 from ..core.hall import Hall, HallOutbox
@@ -26,6 +27,7 @@ from .metrics import Metrics
 from .supervisor import HouseBots
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Delivery:
     """The server's sending side: :meth:`dispatch` an outbox, and what follows a commit."""
 
@@ -43,8 +45,16 @@ class Delivery:
     _held: deque[tuple[int, HallOutbox, float]]
     _timer_wakeup: asyncio.Event
     _timer_until: float | None
-    close_connection: Callable[[Connection, int, str], None]
-    _house_exited: Callable[[str, int], None]
+
+    def close_connection(self, connection: Connection, code: int, reason: str) -> None:
+        """Close ``connection`` with a WebSocket close ``code`` and ``reason`` (once)."""
+        if connection.closing:
+            return
+        connection.closing = True
+        asyncio.create_task(connection.ws.close(code, reason))
+
+    def _house_exited(self, name: str, code: int) -> None:
+        self.dispatch(self.hall.house_exited(name, time.monotonic()))
 
     def dispatch(self, out: HallOutbox) -> None:
         """Send ``out`` once its writes are committed (at once when it has none and nothing waits); nothing once

@@ -370,16 +370,6 @@ class PlyhallServer(Delivery):
         out.send(connection.id, error.to_message())
         self.dispatch(out)
 
-    def close_connection(self, connection: Connection, code: int, reason: str) -> None:
-        """Close ``connection`` with a WebSocket close ``code`` and ``reason`` (once)."""
-        if connection.closing:
-            return
-        connection.closing = True
-        asyncio.create_task(connection.ws.close(code, reason))
-
-    def _house_exited(self, name: str, code: int) -> None:
-        self.dispatch(self.hall.house_exited(name, time.monotonic()))
-
     async def _timer(self) -> None:
         while True:
             deadline = self.hall.next_deadline()

@@ -121,17 +121,6 @@ class MovePlayed:
     move: MoveRecord
 
 
-_set_game_id, _set_move = MovePlayed.game_id.__set__, MovePlayed.move.__set__  # type: ignore[attr-defined]
-
-
-def move_played(game_id: str, move: MoveRecord) -> MovePlayed:
-    """``MovePlayed(game_id, move)``, the same value, made in about half the instructions (a room makes one every
-    move): its two slots set straight, without the frozen dataclass's ``__init__`` and its ``object.__setattr__``."""
-    played = object.__new__(MovePlayed)
-    _set_game_id(played, game_id)
-    _set_move(played, move)
-    return played
-
 
 @dataclass(frozen=True)
 class GameEnded:
