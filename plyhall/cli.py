@@ -11,9 +11,33 @@ from types import ModuleType
 from typing import NoReturn
 
 import protocol
-from plyhall.commands import analyse, bot, cosc322, db, export, match, names, play, ratings, serve, tournament
+from plyhall import compiled
 
-COMMANDS: tuple[ModuleType, ...] = (serve, export, db, ratings, names, analyse, tournament, bot, match, play, cosc322)
+# `plyhall serve` runs the compiled core where `plyhall compile` built it, loaded before any module of the server is
+# imported; the other commands (bots, clients, tools) and the processes they start run the Python core
+if sys.argv[1:2] == ["serve"]:
+    try:
+        compiled.use()
+    except compiled.CompileError as exc:  # PLYHALL_CORE asks for what cannot be had: `plyhall serve` refuses to start
+        compiled.REFUSED = str(exc)
+
+from plyhall.commands import (  # noqa: E402
+    analyse,
+    bot,
+    compile,
+    cosc322,
+    db,
+    export,
+    match,
+    names,
+    play,
+    ratings,
+    serve,
+    tournament,
+)
+
+COMMANDS: tuple[ModuleType, ...] = (serve, export, db, ratings, names, analyse, tournament, bot, match, play, cosc322,
+                                    compile)
 """The subcommand modules, in the order ``plyhall --help`` lists them."""
 
 

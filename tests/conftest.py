@@ -10,8 +10,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from server.io.server import PlyhallServer, RateLimit
-from server.storage import SQLiteStorage
+from plyhall import compiled
+
+# The Python core unless the run asks for the compiled one (PLYHALL_CORE=compiled, built by `plyhall compile`); the
+# servers the tests start inherit the choice, and where the build is (their XDG_CACHE_HOME is the run's own).
+os.environ.setdefault(compiled.ENVIRONMENT, "python")
+os.environ.setdefault(compiled.DIRECTORY, str(compiled.builds()))
+compiled.use()
+
+from server.io.server import PlyhallServer, RateLimit  # noqa: E402
+from server.storage import SQLiteStorage  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.redis_server import RedisServer

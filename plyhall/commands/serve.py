@@ -14,6 +14,7 @@ import sys
 import urllib.parse
 from typing import Any
 
+from plyhall import compiled
 from plyhall.commands import names
 from plyhall.database import add_db_option
 from server.core.hall import Limits
@@ -312,6 +313,8 @@ def run_serve(args: argparse.Namespace) -> int:
     if not args.verbose:
         logging.getLogger("plyhall.websockets").setLevel(logging.WARNING)
     errors = serve_option_errors(args)
+    if compiled.REFUSED:
+        errors.append(compiled.REFUSED)
     for error in errors:
         print(f"plyhall serve: {error}", file=sys.stderr)
     if errors:
@@ -404,6 +407,8 @@ def _say_started(args: argparse.Namespace, server: Any, storage: Any) -> None:
     if rooms:
         print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
               f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
+    if compiled.LAST is not None and (compiled.active() or compiled.stale()):  # the default says nothing
+        print(f"plyhall: {compiled.LAST}", flush=True)
     node = f"node {args.node} of cluster {cluster_shown(args.cluster)}, " if args.cluster else ""
     print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), {node}"
           f"database {getattr(storage, 'where', args.db)}, event loop {args.event_loop}; Ctrl-C stops", flush=True)
