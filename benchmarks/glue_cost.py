@@ -41,6 +41,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent))
 
+from plyhall import compiled  # noqa: E402
+
+CORE = compiled.use()  # before the server's modules: compiled where `plyhall compile` built them ($PLYHALL_CORE)
+
 from hall_cost import Table, callgrind, instructions_so_far  # noqa: E402
 from websockets.client import ClientProtocol  # noqa: E402
 from websockets.frames import Frame, Opcode  # noqa: E402
@@ -253,11 +257,12 @@ async def bench(args: argparse.Namespace) -> None:
                 spent = instructions_so_far() - start
                 callgrind("-i", "off")
                 print(f"server cost of a move with its glue (data_received .. transport.write), {args.rooms} rooms: "
-                      f"{spent / args.moves:,.0f} instructions ({args.moves} moves, picking each one's move included)")
+                      f"{spent / args.moves:,.0f} instructions ({args.moves} moves, picking each one's move included), "
+                      f"{CORE}")
             elif args.bytecodes:
                 counts = count_bytecodes(table, args.moves)
                 print(f"bytecodes the server runs a move, {args.rooms} rooms: {sum(counts.values()) / args.moves:,.0f} "
-                      f"({args.moves} moves); by function:")
+                      f"({args.moves} moves, {CORE}); by function:")
                 for name, count in counts.most_common(30):
                     print(f"{count / args.moves:8.1f}  {name}")
             elif args.profile:
@@ -269,7 +274,7 @@ async def bench(args: argparse.Namespace) -> None:
             else:
                 spent = table.run(args.moves)
                 print(f"server cost of a move with its glue, {args.rooms} rooms: {spent / args.moves * 1e6:.1f} us CPU "
-                      f"({args.moves} moves)")
+                      f"({args.moves} moves), {CORE}")
         finally:
             await table.close()
 

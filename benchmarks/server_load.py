@@ -70,15 +70,26 @@ from typing import Any, ClassVar
 import msgpack
 from common import ROOT, cpu_seconds, heading, log, percentiles, scratch, script_parser
 from sections import print_sections
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
 
-from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK
-from protocol.games import get_game
-from server.io import event_loop
-from server.io.gc_policy import ServingGC
-from server.io.transport import DirectMessages, frame_header
+from plyhall import compiled
+
+# Plyhall's server process runs the compiled core where `plyhall compile` built it ($PLYHALL_CORE), as `plyhall serve`
+# would; this process, the relay and the load processes run the Python core whatever is built, so that the yardstick
+# and the load are the same in every tree (compiled load processes drive the relay harder, which lowers its CPU a
+# message). A spawned process imports this module again: the variable below says which one it is.
+SERVER_ROLE = "PLYHALL_BENCH_SERVER"
+CORE = compiled.describe(compiled.is_built(compiled.build_dir()))
+compiled.use(None if os.environ.get(SERVER_ROLE) else "python")  # before the server's modules
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
+from protocol.games import get_game  # noqa: E402
+from server.io import event_loop  # noqa: E402
+from server.io.gc_policy import ServingGC  # noqa: E402
+from server.io.transport import DirectMessages, frame_header  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SETUP_REPORT = 250  # games a load process sets up between two progress lines
@@ -204,6 +215,8 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
     from server.storage import open_storage
 
     logging.basicConfig(level=logging.WARNING)
+    if compiled.active() != CORE.startswith("compiled"):
+        raise RuntimeError(f"the server process runs the {compiled.LAST}, where the tables say {CORE}")
     leave_interrupts_to_the_parent()
     raise_open_files(open_files)
     clock = None
@@ -300,9 +313,15 @@ class ServerProcess:
         self.gc: dict[str, Any] = {}
         self.process = ctx.Process(target=target, args=(*args, self.ready, self.stop_event, self.control, 20_000),
                                    daemon=True)
+        self.plyhall = target is plyhall_server_main
 
     def start(self) -> ServerProcess:
-        self.process.start()
+        if self.plyhall:  # what the spawned process reads as it imports this module again (see CORE)
+            os.environ[SERVER_ROLE] = "1"
+        try:
+            self.process.start()
+        finally:
+            os.environ.pop(SERVER_ROLE, None)
         self.port = self.ready.get(timeout=60)
         return self
 
@@ -819,7 +838,8 @@ def database_label(target: str) -> str:
 def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
     p, e = result["plyhall"], result["echo"]
     ratio = p["rate"] / e["rate"] if e["rate"] else float("nan")
-    heading(f"Saturation on {database_label(args.database)}, Plyhall on {args.loop}, relay on {args.relay_loop}: "
+    heading(f"Saturation on {database_label(args.database)}, Plyhall on {args.loop} ({CORE}), "
+            f"relay on {args.relay_loop}: "
             f"{args.rooms} connect4 rooms / client pairs, "
             f"{args.seconds:g} s window, {args.load_procs} load process(es)", separator=", ")
     print(f"{'server':<34}{'moves/s':>10}{'CPU ms/move':>13}{'server CPU':>12}{'load CPU':>10}")
@@ -851,8 +871,8 @@ def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
 def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     lat, spec = r["latency"], r["spectator_latency"]
-    print(f"\nScale on {database_label(args.database)}, server on {args.loop}: {args.games} games x (2 players + "
-          f"{args.spectators} "
+    print(f"\nScale on {database_label(args.database)}, server on {args.loop} ({CORE}): {args.games} games x "
+          f"(2 players + {args.spectators} "
           f"spectators) = {r['connections']} connections, "
           f"bots think {1 - args.jitter:g}-{1 + args.jitter:g} s, {args.scale_seconds:g} s window, "
           f"{args.scale_procs} load processes (set up in {r['setup']:.1f} s)")
