@@ -4,13 +4,15 @@ place of their Python by the processes that serve (docs/SCALING.md, "Eleventh ro
 Opt-in and safe to forget: a build is kept in the user's cache (:func:`protocol.user_cache.cache_dir`, or
 ``$PLYHALL_CORE_DIR``) under a fingerprint of every source file of ``server`` and ``protocol`` and of the interpreter,
 so a checkout edited, pulled or run by another Python simply finds no build of its own and runs its Python
-(``plyhall serve`` says which core it runs). :func:`use` is called before any of those modules is imported; it puts
-a finder first on ``sys.meta_path`` that answers the compiled modules' names with the build's extension modules.
-``PLYHALL_CORE=python`` turns it off, ``PLYHALL_CORE=compiled`` makes a missing build an error instead of a fallback.
+(``plyhall serve`` says which core it runs, unless it is the Python with nothing built). :func:`use` is called
+before any of those modules is imported; it puts a finder first on ``sys.meta_path`` that answers the compiled
+modules' names with the build's extension modules. ``PLYHALL_CORE=python`` turns it off, ``PLYHALL_CORE=compiled``
+makes a missing build an error instead of a fallback.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -53,6 +55,11 @@ ENVIRONMENT = "PLYHALL_CORE"
 DIRECTORY = "PLYHALL_CORE_DIR"
 CHOICES = ("auto", "compiled", "python")
 HINT = "plyhall compile"
+DEFAULT = f"Python core (`{HINT}` builds the compiled one)"
+ASKED_PYTHON = f"Python core ({ENVIRONMENT}=python)"
+UNSAID = (DEFAULT, ASKED_PYTHON)
+"""What :func:`use` says that ``plyhall serve`` does not repeat: nothing built and nothing asked, or the Python
+asked for."""
 
 
 class CompileError(Exception):
@@ -71,6 +78,8 @@ def fingerprint(root: Path | None = None) -> str:
     digest = hashlib.sha256(f"{sys.version}|{sysconfig.get_config_var('EXT_SUFFIX')}".encode())
     for package in ("protocol", "server"):
         for path in sorted((root / package).rglob("*.py")):
+            if path.name.startswith(".") or not path.is_file():  # an editor's lock file (.#hall.py), a dangling link
+                continue
             digest.update(str(path.relative_to(root)).encode() + b"\0")
             digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:20]
@@ -116,11 +125,16 @@ def active() -> bool:
     return any(isinstance(finder, CompiledFinder) for finder in sys.meta_path)
 
 
+def _all_builds() -> list[Path]:
+    """Every build in :func:`builds` (a folder with a manifest: not a build under way or one cut short)."""
+    parent = builds()
+    return [path for path in parent.iterdir() if (path / MANIFEST).is_file()] if parent.is_dir() else []
+
+
 def stale() -> bool:
     """Whether the cache holds builds of other sources but none of these (edited or pulled since `plyhall compile`)."""
-    parent, own = builds(), fingerprint()
-    others = [path for path in parent.iterdir() if path.is_dir() and path.name != own] if parent.is_dir() else []
-    return bool(others) and not is_built(parent / own)
+    own = fingerprint()
+    return any(path.name != own for path in _all_builds()) and not is_built(builds() / own)
 
 
 def is_built(folder: Path) -> bool:
@@ -140,12 +154,12 @@ def describe(built: bool, choice: str | None = None) -> str:
     """The words for the core a process starting now would run, given whether a build of the sources is there."""
     value = chosen(choice)
     if value == "python":
-        return f"Python core ({ENVIRONMENT}=python)"
+        return ASKED_PYTHON
     if built:
         return "compiled core (mypyc)"
     if stale():
         return f"Python core (the compiled core was built from other sources: run `{HINT}` again)"
-    return f"Python core (`{HINT}` builds the compiled one)"
+    return DEFAULT
 
 
 LAST: str | None = None
@@ -163,13 +177,22 @@ def use(choice: str | None = None) -> str:
     if active():
         LAST = "compiled core (mypyc)"
         return LAST
-    folder = build_dir() if value != "python" else None
-    built = folder is not None and is_built(folder)
+    if value == "python":
+        LAST = describe(False, value)
+        return LAST
+    try:
+        folder = build_dir()
+        built = is_built(folder)
+        LAST = describe(built, value)
+    except OSError as exc:  # a source or the cache that cannot be read: no build to trust
+        if value == "compiled":
+            raise CompileError(f"cannot look for the compiled core: {exc}") from exc
+        LAST = f"Python core (cannot look for the compiled core: {exc})"
+        return LAST
     if value == "compiled" and not built:
         raise CompileError(f"no compiled core for these sources in {builds()}; run `{HINT}` first "
                            f"(or set {ENVIRONMENT}=auto to run the Python core)")
-    LAST = describe(built, value)
-    if folder is None or not built:
+    if not built:
         return LAST
     loaded = sorted(name for name in MODULES if name in sys.modules)
     if loaded:  # a process that already runs their Python would hold two copies of each class
@@ -177,17 +200,41 @@ def use(choice: str | None = None) -> str:
             raise CompileError(f"the compiled core must be loaded before {loaded[0]} is imported")
         LAST = f"Python core ({loaded[0]} was imported before the compiled core could be loaded)"
         return LAST
-    sys.meta_path.insert(0, CompiledFinder(_module_files(folder)))
+    finder = CompiledFinder(_module_files(folder))
+    sys.meta_path.insert(0, finder)
+    try:  # the shared library holds all the compiled code: one that does not load (damaged, another system's) is
+        importlib.import_module(f"{GROUP}__mypyc")  # found here, before any module of the server needs it
+    except (ImportError, OSError) as exc:
+        sys.meta_path.remove(finder)
+        sys.modules.pop(f"{GROUP}__mypyc", None)
+        words = f"the compiled core in {folder} does not load ({exc}); run `{HINT} --force` to build it again"
+        if value == "compiled":
+            raise CompileError(words) from exc
+        LAST = f"Python core ({words})"
     return LAST
 
 
-def build(*, log: Callable[[str], None] = print, jobs: int | None = None) -> Path:
-    """Compile :data:`MODULES` with mypyc into the cache (a no-op when the current sources' build is there); the
-    build's folder. Raises :class:`CompileError` with what is missing (mypy, a C compiler) or what failed."""
+def build(*, log: Callable[[str], None] = print, jobs: int | None = None, force: bool = False) -> Path:
+    """Compile :data:`MODULES` with mypyc into the cache (a no-op when the current sources' build is there, unless
+    ``force``); the build's folder. Raises :class:`CompileError` with what is missing (mypy, a C compiler), what
+    cannot be written, or what failed. Two builds at once take turns (a lock in the cache): the second finds the
+    first's build."""
+    try:
+        parent = builds()
+        parent.mkdir(parents=True, exist_ok=True)
+        with open(parent / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return _build(log, jobs, force)
+    except OSError as exc:
+        raise CompileError(f"cannot build into {builds()}: {exc.strerror or exc} (set {DIRECTORY} to a folder you "
+                           "can write)") from exc
+
+
+def _build(log: Callable[[str], None], jobs: int | None, force: bool) -> Path:
     root = source_root()
     print_of = fingerprint(root)
     folder = build_dir(print_of)
-    if is_built(folder):
+    if is_built(folder) and not force:
         log(f"the compiled core of these sources is already built: {folder}")
         return folder
     if importlib.util.find_spec("mypyc") is None:
@@ -204,7 +251,8 @@ def build(*, log: Callable[[str], None] = print, jobs: int | None = None) -> Pat
     jobs = jobs or max(1, len(os.sched_getaffinity(0)))
     started = time.monotonic()
     log(f"compiling {len(MODULES)} modules with mypyc into {folder} (a minute or two)")
-    with tempfile.TemporaryDirectory(prefix="core-", dir=folder.parent) as scratch:
+    (folder.parent / ".tmp").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="core-", dir=folder.parent / ".tmp") as scratch:
         staging = Path(scratch) / "lib"
         script = _BUILD_SCRIPT.format(sources=[name.replace(".", "/") + ".py" for name in MODULES],
                                       group=GROUP, scratch=scratch, staging=str(staging), jobs=jobs)
@@ -229,10 +277,10 @@ def build(*, log: Callable[[str], None] = print, jobs: int | None = None) -> Pat
 
 def clean(*, log: Callable[[str], None] = print) -> int:
     """Remove every build from the cache (any sources'); how many there were."""
-    parent = builds()
-    found = [path for path in parent.iterdir() if path.is_dir()] if parent.is_dir() else []
+    parent, found = builds(), _all_builds()
     for path in found:
         shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(parent / ".tmp", ignore_errors=True)  # builds cut short
     log(f"removed {len(found)} build(s) of the compiled core from {parent}")
     return len(found)
 

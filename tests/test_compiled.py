@@ -110,7 +110,12 @@ def test_without_a_build_of_these_sources_the_python_core_runs(tmp_path: Path) -
                             env=core_env(empty, "auto"), timeout=60, check=False)
     assert status.returncode == 0 and "none for these sources" in status.stdout
     assert "Python core (`plyhall compile` builds the compiled one)" in status.stdout
+    (empty / ".tmp" / "core-cut-short").mkdir(parents=True)  # a build cut short is no build
+    status = subprocess.run([sys.executable, "-m", "plyhall", "compile", "--status"], capture_output=True, text=True,
+                            env=core_env(empty, "auto"), timeout=60, check=False)
+    assert "Python core (`plyhall compile` builds the compiled one)" in status.stdout
     (empty / "0123456789abcdef0123").mkdir(parents=True)  # a build of other sources (edited since)
+    (empty / "0123456789abcdef0123" / compiled.MANIFEST).write_text("{}\n")
     status = subprocess.run([sys.executable, "-m", "plyhall", "compile", "--status"], capture_output=True, text=True,
                             env=core_env(empty, "auto"), timeout=60, check=False)
     assert "built from other sources: run `plyhall compile` again" in status.stdout
@@ -129,9 +134,28 @@ def test_an_edit_to_any_source_asks_for_another_build(tmp_path: Path) -> None:
     assert before == compiled.fingerprint(ROOT)
     hall = copy / "server" / "core" / "hall.py"
     hall.write_text(hall.read_text() + "\n# an edit\n")
-    assert compiled.fingerprint(copy) != before
+    edited = compiled.fingerprint(copy)
+    assert edited != before
     (copy / "protocol" / "games" / "extra.py").write_text("X = 1\n")  # a new module counts too
-    assert len({before, compiled.fingerprint(copy)}) == 2
+    assert compiled.fingerprint(copy) not in (before, edited)
+    (copy / "server" / ".#hall.py").symlink_to(copy / "nowhere")  # an editor's lock file: neither read nor counted
+    (copy / "server" / "core" / "extra.py").write_text("Y = 2\n")
+    assert len({before, edited, compiled.fingerprint(copy)}) == 3
+
+
+def test_a_build_that_does_not_load_is_not_run(core_dir: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "builds"
+    shutil.copytree(core_dir, damaged, ignore=shutil.ignore_patterns(".tmp", "*.lock"))
+    for library in damaged.glob(f"*/{compiled.GROUP}__mypyc*"):
+        library.write_bytes(b"not a shared library")
+    port = free_port()
+    proc = start_server(tmp_path / "d.db", port, env=core_env(damaged, "auto"))
+    out, _ = stop(proc)
+    assert "does not load" in out and "plyhall compile --force" in out and "plyhall serving on" in out
+    refused = subprocess.run([sys.executable, "-m", "plyhall", "serve", "--port", str(free_port()),
+                              "--db", str(tmp_path / "r.db")], capture_output=True, text=True,
+                             env=core_env(damaged, "compiled"), timeout=60, check=False)
+    assert refused.returncode == 2 and "does not load" in refused.stderr
 
 
 @pytest.mark.parametrize(("choice", "words"), [

@@ -407,7 +407,7 @@ def _say_started(args: argparse.Namespace, server: Any, storage: Any) -> None:
     if rooms:
         print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
               f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
-    if compiled.LAST is not None and (compiled.active() or compiled.stale()):  # the default says nothing
+    if compiled.LAST is not None and compiled.LAST not in compiled.UNSAID:  # the plain default, or as asked
         print(f"plyhall: {compiled.LAST}", flush=True)
     node = f"node {args.node} of cluster {cluster_shown(args.cluster)}, " if args.cluster else ""
     print(f"plyhall serving on ws://{args.host}:{server.port}/ws  (http://{args.host}:{server.port}/), {node}"
