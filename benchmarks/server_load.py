@@ -78,7 +78,7 @@ from plyhall import compiled
 # and the load are the same in every tree (compiled load processes drive the relay harder, which lowers its CPU a
 # message). A spawned process imports this module again: the variable below says which one it is.
 SERVER_ROLE = "PLYHALL_BENCH_SERVER"
-CORE = compiled.describe(compiled.is_built(compiled.build_dir()))
+CORE = compiled.describe(compiled.build_dir())
 compiled.use(None if os.environ.get(SERVER_ROLE) else "python")  # before the server's modules
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402

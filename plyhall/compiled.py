@@ -131,10 +131,10 @@ def _all_builds() -> list[Path]:
     return [path for path in parent.iterdir() if (path / MANIFEST).is_file()] if parent.is_dir() else []
 
 
-def stale() -> bool:
-    """Whether the cache holds builds of other sources but none of these (edited or pulled since `plyhall compile`)."""
-    own = fingerprint()
-    return any(path.name != own for path in _all_builds()) and not is_built(builds() / own)
+def stale(folder: Path) -> bool:
+    """Whether the cache holds builds of other sources but not ``folder``, the build of these (edited or pulled since
+    `plyhall compile`)."""
+    return any(path.name != folder.name for path in _all_builds()) and not is_built(folder)
 
 
 def is_built(folder: Path) -> bool:
@@ -150,14 +150,15 @@ def chosen(choice: str | None = None) -> str:
     return value
 
 
-def describe(built: bool, choice: str | None = None) -> str:
-    """The words for the core a process starting now would run, given whether a build of the sources is there."""
+def describe(folder: Path, choice: str | None = None) -> str:
+    """The words for the core a process starting now would run, ``folder`` being where the build of the sources
+    would be (:func:`build_dir`)."""
     value = chosen(choice)
     if value == "python":
         return ASKED_PYTHON
-    if built:
+    if is_built(folder):
         return "compiled core (mypyc)"
-    if stale():
+    if stale(folder):
         return f"Python core (the compiled core was built from other sources: run `{HINT}` again)"
     return DEFAULT
 
@@ -178,12 +179,12 @@ def use(choice: str | None = None) -> str:
         LAST = "compiled core (mypyc)"
         return LAST
     if value == "python":
-        LAST = describe(False, value)
+        LAST = ASKED_PYTHON
         return LAST
     try:
         folder = build_dir()
         built = is_built(folder)
-        LAST = describe(built, value)
+        LAST = describe(folder, value)
     except OSError as exc:  # a source or the cache that cannot be read: no build to trust
         if value == "compiled":
             raise CompileError(f"cannot look for the compiled core: {exc}") from exc
@@ -214,6 +215,17 @@ def use(choice: str | None = None) -> str:
     return LAST
 
 
+def missing_tools() -> str | None:
+    """What this machine lacks to compile C extensions (a C compiler, Python's headers), in a sentence; None."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None and shutil.which("cc") is None:
+        return f"no C compiler ({compiler}) on PATH; install one (Debian: apt install gcc)"
+    include = sysconfig.get_paths()["include"]
+    if not Path(include, "Python.h").is_file():
+        return f"Python's C headers are missing ({include}/Python.h); install them (Debian: apt install python3-dev)"
+    return None
+
+
 def build(*, log: Callable[[str], None] = print, jobs: int | None = None, force: bool = False) -> Path:
     """Compile :data:`MODULES` with mypyc into the cache (a no-op when the current sources' build is there, unless
     ``force``); the build's folder. Raises :class:`CompileError` with what is missing (mypy, a C compiler), what
@@ -240,13 +252,9 @@ def _build(log: Callable[[str], None], jobs: int | None, force: bool) -> Path:
     if importlib.util.find_spec("mypyc") is None:
         raise CompileError("mypyc is not installed; install it with: pip install 'plyhall[compile]' "
                            "(from a checkout: pip install -e '.[compile]')")
-    compiler = sysconfig.get_config_var("CC") or "cc"
-    if shutil.which(compiler.split()[0]) is None and shutil.which("cc") is None:
-        raise CompileError(f"no C compiler ({compiler.split()[0]}) on PATH; install one (Debian: apt install gcc)")
-    include = sysconfig.get_paths()["include"]
-    if not Path(include, "Python.h").is_file():
-        raise CompileError(f"Python's C headers are missing ({include}/Python.h); install them "
-                           "(Debian: apt install python3-dev)")
+    missing = missing_tools()
+    if missing:
+        raise CompileError(missing)
     folder.parent.mkdir(parents=True, exist_ok=True)
     jobs = jobs or max(1, len(os.sched_getaffinity(0)))
     started = time.monotonic()

@@ -16,7 +16,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -33,20 +32,11 @@ UNIT_TESTS = ("tests/test_room.py",
 """Test modules of the compiled modules' own behaviour, run again against the build."""
 
 
-def can_compile() -> str | None:
-    """Why this machine cannot build the core, or None."""
-    if shutil.which(sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc") is None:
-        return "no C compiler"
-    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
-        return "no Python headers (python3-dev)"
-    return None
-
-
 @pytest.fixture(scope="session")
 def core_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of builds holding the build of these sources, made once a run (the xdist workers share it: the
     first builds it under a lock, the others wait and find it)."""
-    missing = can_compile()
+    missing = compiled.missing_tools()
     if missing:
         if os.environ.get("PLYHALL_REQUIRE_COMPILE"):
             pytest.fail(f"PLYHALL_REQUIRE_COMPILE is set but {missing}")

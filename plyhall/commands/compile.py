@@ -41,7 +41,7 @@ def run_compile(args: argparse.Namespace) -> int:
         elif args.status:
             folder = compiled.build_dir()
             built = compiled.is_built(folder)
-            words = compiled.describe(built)
+            words = compiled.describe(folder)
             print(f"sources: {compiled.source_root()} (fingerprint {folder.name})")
             print(f"build:   {folder if built else 'none for these sources'}")
             print(f"`plyhall serve` runs the {words}")
