@@ -45,7 +45,8 @@ from protocol.games import GAMES  # noqa: E402
 from protocol.messages import ProtocolError, validate_request  # noqa: E402
 from server.core.env import Env  # noqa: E402
 from server.core.hall import Hall, Limits  # noqa: E402
-from server.io.transport import HttpAwareProtocol, frame_header  # noqa: E402
+from server.io.frames import frame_header  # noqa: E402
+from server.io.transport import HttpAwareProtocol  # noqa: E402
 
 CODEC = CODECS[MSGPACK]
 

@@ -36,7 +36,7 @@ PARTS: list[tuple[str, str, str]] = [
     (WRITES, r"server/io/connections\.py$", r"^(Connection\.)?push$#write"),
     (ENCODING, r"protocol/codec\.py$", r"encode"),
     (ENCODING, r"msgpack/", r"packb|Packer"),
-    (ENCODING, r"server/io/transport\.py$", r"frame_header"),
+    (ENCODING, r"server/io/frames\.py$", r"frame_header"),
     (DECODING, r"protocol/codec\.py$", r"decode|_has_bad_value"),
     (DECODING, r"msgpack/", r"unpackb|Unpacker"),
     ("validation (validate_request: the precompiled check)", r"protocol/messages\.py$|<check of",

@@ -88,8 +88,9 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
 from server.io import event_loop  # noqa: E402
+from server.io.frames import frame_header  # noqa: E402
 from server.io.gc_policy import ServingGC  # noqa: E402
-from server.io.transport import DirectMessages, frame_header  # noqa: E402
+from server.io.transport import DirectMessages  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SETUP_REPORT = 250  # games a load process sets up between two progress lines

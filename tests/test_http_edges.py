@@ -136,7 +136,7 @@ async def test_accepted_moves_do_not_count_against_the_rate_limit(db_path):
 def test_frames_written_directly_are_what_websockets_writes(length, binary):
     from websockets.frames import Frame, Opcode
 
-    from server.io.transport import frame_header
+    from server.io.frames import frame_header
 
     payload = b"x" * length
     expected = Frame(Opcode.BINARY if binary else Opcode.TEXT, payload).serialize(mask=False, extensions=[])

@@ -20,9 +20,9 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
 from server.io.connections import Connection
+from server.io.frames import PING_HEADER
 from server.io.keepalive import KeepaliveSweep
 from server.io.server import PlyhallServer, RateLimit
-from server.io.transport import PING_HEADER
 from server.storage import SQLiteStorage
 
 INTERVAL = 0.2

@@ -22,7 +22,7 @@ from protocol.codec import Codec
 
 from ..core.limits import Limits
 from ..core.refusals import Refusal
-from .transport import frame_header
+from .frames import frame_header
 
 log = logging.getLogger("plyhall.server")
 

@@ -37,7 +37,8 @@ import time
 from websockets.protocol import OPEN
 
 from .connections import Connection
-from .transport import PING_HEADER, DirectConnection, fail_keepalive
+from .frames import PING_HEADER
+from .transport import DirectConnection, fail_keepalive
 
 log = logging.getLogger("plyhall.server")
 

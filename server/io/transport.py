@@ -7,7 +7,7 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
 
 * **Direct delivery** (:class:`DirectMessages`): whole incoming messages go to a callback as soon
   as websockets has parsed them, instead of through a queue and a ``recv()`` coroutine; and whole
-  frames are written straight to the transport (:func:`frame_header`). Together they took the
+  frames are written straight to the transport (``server.io.frames.frame_header``). Together they took the
   saturation throughput from 6,000 to 14,200 moves a second (docs/SCALING.md). The frames that
   arrive are parsed by websockets' own parser with one shortcut for whole small data frames
   (:func:`parse_frames`), and a connection's ``data_received`` skips websockets' steps that have nothing to do, the
@@ -16,8 +16,8 @@ this file (``tests/test_http_edges.py`` and ``tests/test_server_memory.py`` fail
 * **Releasing** a closed connection (:func:`release`): breaking the reference cycles websockets and
   asyncio leave, so that closed connections are freed at once instead of by the cyclic collector.
 * **Keepalive** (``server.io.keepalive`` sends, :class:`DirectConnection` and :func:`fail_keepalive` here): pings
-  written straight to the transport (:data:`PING_HEADER`), their pongs taken by ``acknowledge_pings`` (a read that
-  is one whole pong without the parser), and a connection whose pong is late failed in websockets' own send
+  written straight to the transport (``server.io.frames.PING_HEADER``), their pongs taken by ``acknowledge_pings``
+  (a read that is one whole pong without the parser), and a connection whose pong is late failed in websockets' own send
   context, as websockets' keepalive task does; one task for every connection instead of websockets' task each
   (docs/SCALING.md, "Fifth round: the keepalive sweep").
 * **Plain HTTP that always answers** (:class:`HttpAwareProtocol`): websockets' handshake parser
@@ -48,6 +48,7 @@ from websockets.streams import StreamReader
 
 from protocol.codec import SUBPROTOCOLS
 
+from .frames import whole_frame
 from .http import json_response, text_response
 
 MAX_BODY_BYTES = 64 * 1024  # a request body this server reads (and drops) before answering 405; more gets 413
@@ -434,16 +435,9 @@ class DirectMessages:
         close deadline is looked at only once the connection is no longer open, a whole binary message goes
         straight to ``on_message``, and a whole pong straight to ``acknowledge_pings`` (websockets' parser and
         ``recv_frame`` do nothing else with one). ``tests/test_hot_paths.py`` holds it to websockets' answers."""
+        if whole_frame(self, data):  # a whole small move or pong: what parse_frames and recv_frame would do
+            return
         protocol = self.protocol  # type: ignore[attr-defined]
-        length = len(data) - 6  # a whole masked binary frame with a one-byte length: 2 + 4 bytes before its payload
-        if length >= 0 and data[0] == 0x82 and data[1] - 0x80 == length <= getattr(protocol, "direct_max", -1) and \
-                self.on_message is not None and protocol._state is OPEN:  # what parse_frames and recv_frame would do
-            self.on_message(apply_mask(data[6:], data[2:6]))
-            return
-        if length >= 0 and data[0] == 0x8A and data[1] - 0x80 == length <= getattr(protocol, "direct_max", -1) and \
-                protocol._state is OPEN:  # a whole pong (a keepalive ping's answer): all websockets does with it
-            self.acknowledge_pings(apply_mask(data[6:], data[2:6]))  # type: ignore[attr-defined]
-            return
         reader = protocol.reader
         if reader.eof:
             protocol.receive_data(data)  # websockets' error: data after the end of the stream
@@ -507,29 +501,6 @@ class DirectConnection(DirectMessages, ServerConnection):
             self.latency = time.monotonic() - self.keepalive_since
         else:
             super().acknowledge_pings(data)
-
-
-PING_HEADER = b"\x89\x04"
-"""The header of the server's keepalive pings (``server.io.keepalive``): FIN + ping, a 4-byte payload, not masked (RFC
-6455, 5.2), the frame websockets' ``send_ping`` makes for a server. Written straight to the transport, as
-:func:`frame_header`'s frames are."""
-_BINARY_HEADERS = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
-_TEXT_HEADERS = tuple(bytes((0x81, length)) for length in range(126))
-
-
-def frame_header(binary: bool, length: int) -> bytes:
-    """The header of an unfragmented, unmasked WebSocket data frame (RFC 6455, section 5.2).
-
-    Messages are written as whole frames straight to the transport: building them through the
-    websockets protocol object costs several Python calls a message, and a server's frames are
-    never masked or fragmented here. Control frames (pings, close) stay websockets' own; both
-    kinds are whole writes on the event loop, so they never interleave."""
-    if length < 126:
-        return (_BINARY_HEADERS if binary else _TEXT_HEADERS)[length]
-    opcode = 0x82 if binary else 0x81  # FIN + binary or text
-    if length < 65536:
-        return bytes((opcode, 126)) + length.to_bytes(2, "big")
-    return bytes((opcode, 127)) + length.to_bytes(8, "big")
 
 
 async def fail_keepalive(ws: DirectConnection) -> None:
