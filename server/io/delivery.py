@@ -1,4 +1,5 @@
-"""Delivery: a hall outbox's messages sent once its writes are committed, in the order the outboxes were made.
+"""Delivery: a client's whole message to the hall, and the hall outbox's messages sent once its writes are committed,
+in the order the outboxes were made.
 
 A mixin of :class:`~server.io.server.PlyhallServer` (the server's own state is declared below for the type checker).
 Each outbox's writes go to the group-commit writer, and the outbox waits in ``_held`` with its sequence number
@@ -10,26 +11,35 @@ write, and the timer woken if a deadline came earlier.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from typing import Any
 
 from mypy_extensions import mypyc_attr
 
+from protocol.messages import ProtocolError, validate_request
+from protocol.requests import ClientMessage
+
 from ..core.cluster import WAITED, credit_wait, turn_rooms
 from ..core.hall import Hall, HallOutbox
+from ..storage.records import MovePlayed
 from ..storage.writer import Writer
 from .analysis import AnalysisQueue
 from .checks import Checks
 from .cluster import ClusterLink
-from .connections import Connection
+from .connections import Connection, RateLimit
 from .metrics import Metrics
 from .supervisor import HouseBots
+
+log = logging.getLogger("plyhall.server")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Delivery:
-    """The server's sending side: :meth:`dispatch` an outbox, and what follows a commit."""
+    """The server's side of a message: :meth:`_receive` a client's (checked, to the hall), :meth:`dispatch` an
+    outbox, and what follows a commit. Part of the compiled core (``plyhall.compiled``), as everything a move runs
+    through."""
 
     hall: Hall
     writer: Writer | None
@@ -42,6 +52,8 @@ class Delivery:
     cluster: ClusterLink | None
     deposed: str | None
     games_recorded: int
+    stopping: bool
+    rate_limit: RateLimit
     _held: deque[tuple[int, HallOutbox, float]]
     _timer_wakeup: asyncio.Event
     _timer_until: float | None
@@ -55,6 +67,69 @@ class Delivery:
 
     def _house_exited(self, name: str, code: int) -> None:
         self.dispatch(self.hall.house_exited(name, time.monotonic()))
+
+    def _receive(self, connection: Connection, data: bytes | str) -> None:
+        """A whole message of ``connection``, as websockets hands it on: one call a message, nothing raised."""
+        if connection.closing:  # read and dropped until the close handshake is done: a handler that stopped
+            return  # reading left a flooder's close reply unread until close_timeout
+        if self.stopping:
+            connection.refuse_while_stopping(data)
+            return
+        if self.cluster is not None:
+            self.cluster.awake()  # a stall of this process is given back to the clocks before this message counts
+        try:
+            now = time.monotonic()
+            self.metrics.received += 1
+            if not connection.bucket.take(now):
+                self._rate_limited(connection)
+                return
+            decoded = connection.codec.decode(data)
+            if isinstance(decoded, ProtocolError):
+                self._refuse(connection, decoded)
+                return
+            msg = validate_request(decoded)
+            if isinstance(msg, ProtocolError):
+                self._refuse(connection, msg)
+                return
+            if self.cluster is not None and self.cluster.take(connection.id, msg):  # type: ignore[arg-type]
+                return  # another node's business, or a look-up in the cluster comes first
+            self.handle(connection, msg, now)
+        except Exception:  # never into websockets' own code, which called us
+            log.exception("error receiving a message")
+
+    def _rate_limited(self, connection: Connection) -> None:
+        """A message dropped by the rate limit: said on the first strike and every tenth, closed past the last."""
+        if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
+            self.close_connection(connection, 1008, "rate limit exceeded")
+        elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
+            self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
+                                                   "messages a second; messages are being dropped"))
+
+    def handle(self, connection: Connection, msg: ClientMessage, now: float) -> None:
+        """Let the hall answer a validated message of ``connection``."""
+        try:
+            out = self.hall.handle(connection.id, msg, now)
+        except Exception:  # a bug must cost one reply, never the server
+            log.exception("error handling %s", msg.get("type"))
+            self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
+                                                   msg.get("id")))
+            return
+        if msg["type"] == "move":
+            played = 0
+            for write in out.writes:  # no generator's frames (sum over one): this runs every move
+                played += type(write) is MovePlayed
+            if played:
+                self.metrics.moves += played
+                connection.bucket.refund()
+        self.dispatch(out)
+
+    def _refuse(self, connection: Connection, error: ProtocolError) -> None:
+        """An error found before the hall saw the message (undecodable, invalid, rate-limited): sent behind the
+        answers that still wait for their commit, so that a client hears its messages answered in their order."""
+        self.metrics.errors[error.code] += 1
+        out = HallOutbox()
+        out.send(connection.id, error.to_message())
+        self.dispatch(out)
 
     def dispatch(self, out: HallOutbox) -> None:
         """Send ``out`` once its writes are committed (at once when it has none and nothing waits); nothing once

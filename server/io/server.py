@@ -26,13 +26,11 @@ from websockets.http11 import Request, Response
 
 import protocol
 from protocol.codec import MAX_MESSAGE_BYTES, SUBPROTOCOLS, codec_for
-from protocol.messages import ProtocolError, validate_request
-from protocol.requests import ClientMessage
 
 from ..core.env import Env
 from ..core.hall import Hall, HallOutbox, LadderConfig, Limits
 from ..storage import Storage
-from ..storage.records import AnalysisSaved, MovePlayed
+from ..storage.records import AnalysisSaved
 from ..storage.writer import GroupCommitWriter, LoopWriter, Writer
 from .analysis import AnalysisQueue
 from .api import Api
@@ -306,69 +304,6 @@ class PlyhallServer(Delivery):
             log.debug("connection %d closed", conn_id)
             await ws.wait_closed()
             release(ws)
-
-    def _receive(self, connection: Connection, data: bytes | str) -> None:
-        """A whole message of ``connection``, as websockets hands it on: one call a message, nothing raised."""
-        if connection.closing:  # read and dropped until the close handshake is done: a handler that stopped
-            return  # reading left a flooder's close reply unread until close_timeout
-        if self.stopping:
-            connection.refuse_while_stopping(data)
-            return
-        if self.cluster is not None:
-            self.cluster.awake()  # a stall of this process is given back to the clocks before this message counts
-        try:
-            now = time.monotonic()
-            self.metrics.received += 1
-            if not connection.bucket.take(now):
-                self._rate_limited(connection)
-                return
-            decoded = connection.codec.decode(data)
-            if isinstance(decoded, ProtocolError):
-                self._refuse(connection, decoded)
-                return
-            msg = validate_request(decoded)
-            if isinstance(msg, ProtocolError):
-                self._refuse(connection, msg)
-                return
-            if self.cluster is not None and self.cluster.take(connection.id, msg):
-                return  # another node's business, or a look-up in the cluster comes first
-            self.handle(connection, msg, now)
-        except Exception:  # never into websockets' own code, which called us
-            log.exception("error receiving a message")
-
-    def _rate_limited(self, connection: Connection) -> None:
-        """A message dropped by the rate limit: said on the first strike and every tenth, closed past the last."""
-        if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
-            self.close_connection(connection, 1008, "rate limit exceeded")
-        elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
-            self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
-                                                   "messages a second; messages are being dropped"))
-
-    def handle(self, connection: Connection, msg: ClientMessage, now: float) -> None:
-        """Let the hall answer a validated message of ``connection``."""
-        try:
-            out = self.hall.handle(connection.id, msg, now)
-        except Exception:  # a bug must cost one reply, never the server
-            log.exception("error handling %s", msg.get("type"))
-            self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
-                                                   msg.get("id")))
-            return
-        if msg["type"] == "move":
-            played = 0
-            for write in out.writes:  # no generator's frames (sum over one): this runs every move
-                played += type(write) is MovePlayed
-            if played:
-                self.metrics.moves += played
-                connection.bucket.refund()
-        self.dispatch(out)
-
-    def _refuse(self, connection: Connection, error: ProtocolError) -> None:
-        """An error found before the hall saw the message (undecodable, invalid, rate-limited): sent behind the
-        answers that still wait for their commit, so that a client hears its messages answered in their order."""
-        self.metrics.errors[error.code] += 1
-        out = HallOutbox()
-        out.send(connection.id, error.to_message())
-        self.dispatch(out)
 
     async def _timer(self) -> None:
         while True:
