@@ -39,9 +39,12 @@ MODULES: tuple[str, ...] = (
     "server.core.outbox",
     "server.core.room_state",
     "server.core.room",
+    "server.core.rooms",
+    "server.core.timers",
     "server.core.floor",
     "server.core.hall",
     "server.storage.records",
+    "server.io.frames",
     "server.io.connections",
     "server.io.delivery",
 )
@@ -72,10 +75,11 @@ def source_root() -> Path:
 
 
 def fingerprint(root: Path | None = None) -> str:
-    """A digest of every ``.py`` file of ``server`` and ``protocol`` (their paths and contents) and of the
-    interpreter's version and extension suffix: a build serves exactly the sources and the Python it was made from."""
+    """A digest of every ``.py`` file of ``server`` and ``protocol`` (their paths and contents), of the modules
+    compiled (:data:`MODULES`), and of the interpreter's version and extension suffix: a build serves exactly the
+    sources, the choice of modules and the Python it was made from."""
     root = source_root() if root is None else root
-    digest = hashlib.sha256(f"{sys.version}|{sysconfig.get_config_var('EXT_SUFFIX')}".encode())
+    digest = hashlib.sha256(f"{sys.version}|{sysconfig.get_config_var('EXT_SUFFIX')}|{' '.join(MODULES)}".encode())
     for package in ("protocol", "server"):
         for path in sorted((root / package).rglob("*.py")):
             if path.name.startswith(".") or not path.is_file():  # an editor's lock file (.#hall.py), a dangling link

@@ -133,6 +133,14 @@ def test_an_edit_to_any_source_asks_for_another_build(tmp_path: Path) -> None:
     assert len({before, edited, compiled.fingerprint(copy)}) == 3
 
 
+def test_another_choice_of_modules_asks_for_another_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release that compiles one module more (or less) from the same sources has a build of its own: two such
+    trees would otherwise build into one folder in turn, each finding the other's build of no use."""
+    before = compiled.fingerprint(ROOT)
+    monkeypatch.setattr(compiled, "MODULES", compiled.MODULES[:-1])
+    assert compiled.fingerprint(ROOT) != before
+
+
 def test_a_build_that_does_not_load_is_not_run(core_dir: Path, tmp_path: Path) -> None:
     damaged = tmp_path / "builds"
     shutil.copytree(core_dir, damaged, ignore=shutil.ignore_patterns(".tmp", "*.lock"))
