@@ -49,6 +49,14 @@ class C4State:
     to_move: int
     result: Outcome | None = field(default=None, compare=False)
 
+    def __init__(self, board: tuple[int, ...], to_move: int, result: Outcome | None = None) -> None:
+        """The dataclass's own ``__init__``, written out: compiled (``plyhall.compiled``), a move makes one without
+        the interpreter's frame that the generated one runs in."""
+        setter = object.__setattr__  # frozen: as the generated one sets its fields
+        setter(self, "board", board)
+        setter(self, "to_move", to_move)
+        setter(self, "result", result)
+
     def __str__(self) -> str:
         picture = GRID.render([SYMBOLS[v] for v in self.board])
         lines = picture.splitlines()[:-1]  # columns are numbered, not lettered

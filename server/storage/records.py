@@ -22,6 +22,15 @@ class MoveRecord:
     think_ms: int
     clocks_after: list[float | None]
 
+    def __init__(self, seq: int, seat: int, notation: str, think_ms: int, clocks_after: list[float | None]) -> None:
+        """The dataclass's own ``__init__``, written out: compiled (``plyhall.compiled``), a move makes one without
+        the interpreter's frame that the generated one runs in."""
+        self.seq = seq
+        self.seat = seat
+        self.notation = notation
+        self.think_ms = think_ms
+        self.clocks_after = clocks_after
+
     def to_json(self) -> dict[str, Any]:
         """JSON form, as in ``/api/games/ID``."""
         return {"seq": self.seq, "seat": self.seat, "move": self.notation, "think_ms": self.think_ms,
@@ -120,6 +129,11 @@ class MovePlayed:
     game_id: str
     move: MoveRecord
 
+    def __init__(self, game_id: str, move: MoveRecord) -> None:
+        """The dataclass's own ``__init__``, written out (see :class:`MoveRecord`'s)."""
+        setter = object.__setattr__  # frozen: as the generated one sets its fields
+        setter(self, "game_id", game_id)
+        setter(self, "move", move)
 
 
 @dataclass(frozen=True)
