@@ -236,7 +236,10 @@ def count_bytecodes(table: Bench, moves: int) -> collections.Counter[str]:
         frame.f_trace_opcodes = True
         if event == "opcode":
             code = frame.f_code
-            counts[f"{code.co_filename.replace(root, '')}:{code.co_name}"] += 1
+            where = code.co_filename.replace(root, '')
+            if where == "<string>" and "self" in frame.f_locals:  # code made at run time (a dataclass's __init__)
+                where = f"<string of {type(frame.f_locals['self']).__qualname__}>"
+            counts[f"{where}:{code.co_name}"] += 1
         return tracer
 
     table.run(moves, tracer)
