@@ -51,6 +51,8 @@ MODULES: tuple[str, ...] = (
 """The modules compiled: what a move runs through from its frame to its writes (the rest stays Python)."""
 
 GROUP = "plyhall_core"
+KEEP = 4
+"""Builds kept in the cache: the one just made and the three made before it (``plyhall compile --clean``: none)."""
 """The name of the build's shared library (``plyhall_core__mypyc``), which every compiled module imports."""
 
 MANIFEST = "manifest.json"
@@ -284,7 +286,19 @@ def _build(log: Callable[[str], None], jobs: int | None, force: bool) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(staging, folder)
     log(f"built in {time.monotonic() - started:.0f} s; `plyhall serve` runs it from now on, until a source changes")
+    _prune(folder, log)
     return folder
+
+
+def _prune(kept: Path, log: Callable[[str], None]) -> None:
+    """Remove all but the :data:`KEEP` builds made last (``kept``, just made, among them): every edit or pull that
+    is compiled adds one (3-4 MB), and the few before it serve a switch back to another branch."""
+    older = sorted((path for path in _all_builds() if path.name != kept.name),
+                   key=lambda path: (path / MANIFEST).stat().st_mtime, reverse=True)[KEEP - 1:]
+    for path in older:
+        shutil.rmtree(path, ignore_errors=True)
+    if older:
+        log(f"removed {len(older)} older build(s) (the {KEEP} made last are kept)")
 
 
 def clean(*, log: Callable[[str], None] = print) -> int:

@@ -174,3 +174,25 @@ def test_compile_without_mypyc_says_what_to_install(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(compiled.importlib.util, "find_spec", lambda name, *a: None if name == "mypyc" else real(name))
     with pytest.raises(compiled.CompileError, match=r"pip install 'plyhall\[compile\]'"):
         compiled.build(log=lambda line: None)
+
+
+def test_a_new_build_keeps_the_three_made_before_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every compiled edit adds a build; the cache keeps the one just made and the three before it, whatever their
+    names, and leaves what is not a build (a build under way, the lock) alone."""
+    monkeypatch.setenv(compiled.DIRECTORY, str(tmp_path))
+    made = []
+    for number in range(7):
+        folder = tmp_path / f"{number:020d}"
+        folder.mkdir()
+        (folder / compiled.MANIFEST).write_text("{}\n")
+        os.utime(folder / compiled.MANIFEST, (1_000_000 + number, 1_000_000 + number))
+        made.append(folder)
+    (tmp_path / ".tmp" / "core-under-way").mkdir(parents=True)
+    (tmp_path / ".lock").write_text("")
+    said: list[str] = []
+    compiled._prune(made[2], said.append)  # just rebuilt in place: kept, though its manifest is older
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        [".lock", ".tmp", made[2].name, made[4].name, made[5].name, made[6].name])
+    assert said == ["removed 3 older build(s) (the 4 made last are kept)"]
+    compiled._prune(made[6], said.append)
+    assert said[1:] == []  # nothing more to remove
