@@ -5,9 +5,14 @@ its creation to its end, on real ``plyhall serve`` nodes; a named room closed on
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 
 from client.connection import Client
 from client.sdk import ServerError
@@ -105,3 +110,50 @@ async def test_a_room_name_the_hall_refuses_is_refused_for_what_it_is_even_while
                 assert refused.value.code == "bad_message" and "is not a valid room name" in str(refused.value)
         finally:
             redis_server.thaw()
+
+
+def redis_ports_of(pid: int) -> set[int]:
+    """The local ports of process ``pid``'s TCP connections (its sockets' inodes, found in /proc/net/tcp)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    ports = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[9] in inodes:
+            ports.add(int(fields[1].split(":")[1], 16))
+    return ports
+
+
+async def test_a_login_taken_elsewhere_while_a_node_was_cut_off_closes_its_old_connection(pg_url, redis_url):
+    """ann is logged in on n1. n1 stalls (SIGSTOP, well within its lease) and Redis drops its connections; ann logs
+    in on n2, whose takeover message to n1 is lost with them. When n1 wakes it reconnects and puts its sessions back
+    in the register, but not over ann's login on n2: it closes its old connection of ann as the takeover would have,
+    and the register keeps ann on n2 (before, n1 wrote ann back as its own and both connections stayed open)."""
+    async with two_nodes(pg_url, redis_url) as ([(n1, _, url1), (_, port2, url2)], clients):
+        old = await login(url1, "ann", secret="pw")
+        clients.append(old)
+        redis = Redis.from_url(redis_url)
+        try:
+            ports = redis_ports_of(n1.pid)
+            n1.send_signal(signal.SIGSTOP)
+            try:
+                killed = 0
+                for entry in await redis.client_list():
+                    host, port = entry["addr"].rsplit(":", 1)
+                    if int(port) in ports:
+                        killed += await redis.client_kill_filter(_id=entry["id"])
+                assert killed >= 2  # its commands' and its listener's connections at least
+                new = await login(url2, "ann", secret="pw")  # her own name: a takeover
+                clients.append(new)
+            finally:
+                n1.send_signal(signal.SIGCONT)
+            await asyncio.wait_for(old.closed.wait(), 20)
+            assert old.ws is not None and old.ws.close_reason == "logged in from another connection"
+            assert await redis.hget("plyhall:sessions", "ann") == b"n2"
+            assert (await new.request({"type": "ping"}))["type"] == "pong"
+        finally:
+            await redis.aclose()

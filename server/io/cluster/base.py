@@ -46,6 +46,14 @@ RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.
 PRUNE = "local keep = {} for i = 2, #ARGV do keep[ARGV[i]] = true end local all = redis.call('HGETALL', KEYS[1]) " \
         "for i = 1, #all, 2 do if all[i + 1] == ARGV[1] and not keep[all[i]] then redis.call('HDEL', KEYS[1], " \
         "all[i]) end end return 0"
+# Puts this node's sessions (ARGV[3...]) back in the register (KEYS[1]) after Redis was away, each where no other live
+# node holds the name: one that does took a login of it while this node was cut off, and its takeover, published
+# then, never reached this node; it is published to this node (ARGV[1], listening on ARGV[2]) again, so that its
+# connection of that name goes as if it had. A name held by a node whose lease lapsed is this node's again.
+REGISTER_SESSIONS = "for i = 3, #ARGV do local name = ARGV[i] local holder = redis.call('HGET', KEYS[1], name) " \
+    "if holder and holder ~= ARGV[1] and redis.call('EXISTS', '" + PREFIX + "node:' .. holder) == 1 then " \
+    "redis.call('PUBLISH', ARGV[2], cmsgpack.pack({holder, {{'takeover', name}}})) " \
+    "else redis.call('HSET', KEYS[1], name, ARGV[1]) end end return 0"
 # Deletes a key only while it holds this node's name.
 FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up in the register of a room nobody here knows (or of

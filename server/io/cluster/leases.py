@@ -124,6 +124,7 @@ class Leases(LinkBase):
     def _listening(self) -> None:
         """Subscribed (again): catch up (once Redis answered after it was away, or now)."""
         if self.up:
+            self._register_sessions()  # a takeover the register holds for this node, published before it listened
             self._resync()
         else:
             self._mark_up()

@@ -15,7 +15,18 @@ from protocol.messages import ErrorCode
 from ...core.hall import ROOM_NAME
 from ...core.identity import Holder
 from ...core.rooms import normalised, room_key
-from .base import ALL, CLAIMING_SECONDS, FIND_WAITS, FORGET, PREFIX, PRUNE, RELEASE, LinkBase
+from .base import (
+    ALL,
+    CLAIMING_SECONDS,
+    FIND_WAITS,
+    FORGET,
+    PREFIX,
+    PRUNE,
+    REGISTER_SESSIONS,
+    RELEASE,
+    LinkBase,
+    channel,
+)
 
 
 class Register(LinkBase):
@@ -111,13 +122,12 @@ class Register(LinkBase):
         self._room_changes.clear()
         self._registered_version = self.hall.listing_version
         rooms = sorted({name.casefold() for name in self.hall.rooms})
-        sessions = sorted(session.name for conn, session in self.hall.sessions.items()
-                          if conn >= 0 and self.hall.by_name.get(session.name) is session)
+        sessions = self._sessions_here()
         tokens = [(name, self.hall.logins.identities.get(name)) for name in sessions]
         commands: list[list[Any]] = [["eval", PRUNE, 1, f"{PREFIX}rooms", self.node, *rooms],
-                                     ["eval", PRUNE, 1, f"{PREFIX}sessions", self.node, *sessions]]
+                                     ["eval", PRUNE, 1, f"{PREFIX}sessions", self.node, *sessions],
+                                     *self._sessions_back(sessions)]
         for key, values in ((f"{PREFIX}rooms", [(room, self.node) for room in rooms]),
-                            (f"{PREFIX}sessions", [(name, self.node) for name in sessions]),
                             (f"{PREFIX}tokens", [(name, digest) for name, digest in tokens if digest])):
             if values:
                 commands.append(["hset", key, *(value for pair in values for value in pair)])
@@ -127,6 +137,24 @@ class Register(LinkBase):
         names = set(self._held) | set(self.hall.seat_holders) | {
             name for director in self.hall.tournaments.values() for name in director.entrants}
         self._publish_held(names, whole=True)
+
+    def _sessions_here(self) -> list[str]:
+        """The names of this node's own sessions (not stand-ins for other nodes' clients)."""
+        return sorted(session.name for conn, session in self.hall.sessions.items()
+                      if conn >= 0 and self.hall.by_name.get(session.name) is session)
+
+    def _sessions_back(self, sessions: list[str]) -> list[list[Any]]:
+        """The command that puts ``sessions`` back in the register, but not over a login another live node took
+        while this one was cut off (``REGISTER_SESSIONS``: that login's takeover is published to this node again)."""
+        return [["eval", REGISTER_SESSIONS, 1, f"{PREFIX}sessions", self.node, channel(self.node), *sessions]] \
+            if sessions else []
+
+    def _register_sessions(self) -> None:
+        """:meth:`_sessions_back` alone, once this node listens again: a takeover published to it while it was not
+        yet subscribed (Redis answered its other connections first) is heard only now."""
+        commands = self._sessions_back(self._sessions_here())
+        if commands:
+            self._write(commands)
 
     async def _publish_if_changed(self) -> None:
         """Publish this node's listing when it changed (the loop runs it every PUBLISH_SECONDS)."""
