@@ -11,11 +11,13 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
+import msgpack
 import pytest
 from redis.asyncio import Redis
 
 from client.connection import Client
 from client.sdk import ServerError
+from server.io.cluster.base import CLAIM_SESSIONS, PREFIX, REGISTER_SESSIONS, channel
 from tests.helpers import http_json, login, wait_until
 from tests.test_cluster_fencing import two_nodes
 
@@ -157,3 +159,42 @@ async def test_a_login_taken_elsewhere_while_a_node_was_cut_off_closes_its_old_c
             assert (await new.request({"type": "ping"}))["type"] == "pong"
         finally:
             await redis.aclose()
+
+
+@pytest.mark.parametrize("script", ["register", "claim"])
+async def test_sessions_go_back_in_the_register_by_who_logged_in_last(redis_url, script: str):
+    """n1 puts ann, bob, cid and dan back in the register; the register says ann is on n2 (alive), bob on n1, dan on
+    n3 (whose lease lapsed). A session that was registered before Redis went away yields to n2's newer login of ann
+    (whose takeover is published to n1 again); one that logged in on n1 while Redis was away is the newest, and n2 is
+    told. Either way bob, cid and dan are n1's."""
+    redis = Redis.from_url(redis_url)
+    pubsub = redis.pubsub()
+    try:
+        await redis.hset(f"{PREFIX}sessions", mapping={"ann": "n2", "bob": "n1", "dan": "n3"})
+        await redis.set(f"{PREFIX}node:n2", "1")
+        await pubsub.subscribe(channel("n1"), channel("n2"))
+        names = ["ann", "bob", "cid", "dan"]
+        if script == "register":
+            await redis.eval(REGISTER_SESSIONS, 1, f"{PREFIX}sessions", "n1", channel("n1"), *names)
+        else:
+            await redis.eval(CLAIM_SESSIONS, 1, f"{PREFIX}sessions", "n1", *names)
+        await redis.publish(channel("n1"), msgpack.packb(["end", []]))  # after the script's, in order
+        told = []
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=10)
+            if message is None:
+                continue
+            sent = msgpack.unpackb(message["data"], raw=False)
+            if sent[0] == "end":
+                break
+            told.append((message["channel"].decode(), sent))
+        held = {name.decode(): node.decode() for name, node in (await redis.hgetall(f"{PREFIX}sessions")).items()}
+        if script == "register":
+            assert held == {"ann": "n2", "bob": "n1", "cid": "n1", "dan": "n1"}
+            assert told == [(channel("n1"), ["n2", [["takeover", "ann"]]])]
+        else:
+            assert held == {"ann": "n1", "bob": "n1", "cid": "n1", "dan": "n1"}
+            assert told == [(channel("n2"), ["n1", [["takeover", "ann"]]])]  # n3: nobody listens
+    finally:
+        await pubsub.aclose()
+        await redis.aclose()

@@ -46,14 +46,21 @@ RELEASE = "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.
 PRUNE = "local keep = {} for i = 2, #ARGV do keep[ARGV[i]] = true end local all = redis.call('HGETALL', KEYS[1]) " \
         "for i = 1, #all, 2 do if all[i + 1] == ARGV[1] and not keep[all[i]] then redis.call('HDEL', KEYS[1], " \
         "all[i]) end end return 0"
-# Puts this node's sessions (ARGV[3...]) back in the register (KEYS[1]) after Redis was away, each where no other live
-# node holds the name: one that does took a login of it while this node was cut off, and its takeover, published
-# then, never reached this node; it is published to this node (ARGV[1], listening on ARGV[2]) again, so that its
-# connection of that name goes as if it had. A name held by a node whose lease lapsed is this node's again.
+# Puts this node's sessions (ARGV[3...]) that were in the register before Redis went away back in it (KEYS[1]), each
+# where no other live node holds the name: one that does took a login of it while this node was cut off, and its
+# takeover, published then, never reached this node; it is published to this node (ARGV[1], listening on ARGV[2])
+# again, so that its connection of that name goes as if it had. A name held by a node whose lease lapsed is this
+# node's again.
 REGISTER_SESSIONS = "for i = 3, #ARGV do local name = ARGV[i] local holder = redis.call('HGET', KEYS[1], name) " \
     "if holder and holder ~= ARGV[1] and redis.call('EXISTS', '" + PREFIX + "node:' .. holder) == 1 then " \
     "redis.call('PUBLISH', ARGV[2], cmsgpack.pack({holder, {{'takeover', name}}})) " \
     "else redis.call('HSET', KEYS[1], name, ARGV[1]) end end return 0"
+# Puts this node's sessions (ARGV[2...]) that logged in while Redis was away in the register over any other node's
+# entry: such a login is the newest of its name; the node it replaces is told (a takeover, from this node ARGV[1]).
+CLAIM_SESSIONS = "for i = 2, #ARGV do local name = ARGV[i] local holder = redis.call('HGET', KEYS[1], name) " \
+    "redis.call('HSET', KEYS[1], name, ARGV[1]) if holder and holder ~= ARGV[1] then " \
+    "redis.call('PUBLISH', '" + PREFIX + "to:' .. holder, cmsgpack.pack({ARGV[1], {{'takeover', name}}})) end end " \
+    "return 0"
 # Deletes a key only while it holds this node's name.
 FORGET = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 FIND_WAITS = (0.0, 0.05, 0.2)  # seconds before each look-up in the register of a room nobody here knows (or of
@@ -97,6 +104,7 @@ class LinkBase:
         self.homes: dict[int, tuple[str, int]] = {}  # stand-in id -> (node, connection)
         self.forwarded: dict[int, set[str]] = {}  # a connection here -> nodes holding a session of it
         self.logins: dict[int, tuple[str | None, list[str]]] = {}  # connection -> (node it takes over, nodes to attach)
+        self.unregistered: set[str] = set()  # sessions logged in here while Redis was away: not in the register yet
         self.counts: Counter[str] = Counter()  # messages published / received / dropped, by kind
         self._next_stand_in = 0
         self._outgoing: dict[str, list[Any]] = {}

@@ -17,6 +17,7 @@ from ...core.identity import Holder
 from ...core.rooms import normalised, room_key
 from .base import (
     ALL,
+    CLAIM_SESSIONS,
     CLAIMING_SECONDS,
     FIND_WAITS,
     FORGET,
@@ -133,28 +134,39 @@ class Register(LinkBase):
                 commands.append(["hset", key, *(value for pair in values for value in pair)])
         if self._write(commands):
             self._registered = set(rooms)
+            self.unregistered.clear()
         self.hall.held_changed.clear()
         names = set(self._held) | set(self.hall.seat_holders) | {
             name for director in self.hall.tournaments.values() for name in director.entrants}
         self._publish_held(names, whole=True)
 
     def _sessions_here(self) -> list[str]:
-        """The names of this node's own sessions (not stand-ins for other nodes' clients)."""
+        """The names of this node's own sessions (not stand-ins for other nodes' clients), but those whose login is
+        still being decided (registered when it is welcomed)."""
+        deciding = {name for _, _, name in self.logins.values()}
         return sorted(session.name for conn, session in self.hall.sessions.items()
-                      if conn >= 0 and self.hall.by_name.get(session.name) is session)
+                      if conn >= 0 and self.hall.by_name.get(session.name) is session and session.name not in deciding)
 
     def _sessions_back(self, sessions: list[str]) -> list[list[Any]]:
-        """The command that puts ``sessions`` back in the register, but not over a login another live node took
-        while this one was cut off (``REGISTER_SESSIONS``: that login's takeover is published to this node again)."""
-        return [["eval", REGISTER_SESSIONS, 1, f"{PREFIX}sessions", self.node, channel(self.node), *sessions]] \
-            if sessions else []
+        """The commands that put ``sessions`` back in the register: a login made here while Redis was away over any
+        other node's entry (``CLAIM_SESSIONS``: it is the newest, and that node is told), the others not over a login
+        another live node took while this one was cut off (``REGISTER_SESSIONS``: that login's takeover is published to
+        this node again)."""
+        claimed = [name for name in sessions if name in self.unregistered]
+        kept = [name for name in sessions if name not in self.unregistered]
+        commands: list[list[Any]] = []
+        if claimed:
+            commands.append(["eval", CLAIM_SESSIONS, 1, f"{PREFIX}sessions", self.node, *claimed])
+        if kept:
+            commands.append(["eval", REGISTER_SESSIONS, 1, f"{PREFIX}sessions", self.node, channel(self.node), *kept])
+        return commands
 
     def _register_sessions(self) -> None:
         """:meth:`_sessions_back` alone, once this node listens again: a takeover published to it while it was not
         yet subscribed (Redis answered its other connections first) is heard only now."""
         commands = self._sessions_back(self._sessions_here())
-        if commands:
-            self._write(commands)
+        if commands and self._write(commands):
+            self.unregistered.clear()
 
     async def _publish_if_changed(self) -> None:
         """Publish this node's listing when it changed (the loop runs it every PUBLISH_SECONDS)."""
@@ -261,7 +273,10 @@ class Register(LinkBase):
         self.view.holders.pop(name, None)
         self.view.seats.pop(name, None)
         digest = self.hall.logins.identities.get(name)
-        self._command("hset", f"{PREFIX}sessions", name, self.node)
+        if self._command("hset", f"{PREFIX}sessions", name, self.node):
+            self.unregistered.discard(name)
+        else:  # Redis is away: the register is told when it is back, over whatever it holds of the name
+            self.unregistered.add(name)
         self._command("eval", FORGET, 1, f"{PREFIX}claiming:{name}", self.node)
         if digest:
             self._command("hset", f"{PREFIX}tokens", name, digest)
