@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 UNIT_TESTS = ("tests/test_room.py",
               "tests/test_hall_requests.py", "tests/test_protocol_messages.py", "tests/test_codec.py",
-              "tests/test_games_connect4.py")
+              "tests/test_games_connect4.py", "tests/test_written_out_values.py")
 """Test modules of the compiled modules' own behaviour, run again against the build."""
 
 
@@ -176,13 +176,13 @@ def test_compile_without_mypyc_says_what_to_install(monkeypatch: pytest.MonkeyPa
         compiled.build(log=lambda line: None)
 
 
-def test_a_new_build_keeps_the_three_made_before_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Every compiled edit adds a build; the cache keeps the one just made and the three before it, whatever their
-    names, and leaves what is not a build (a build under way, the lock) alone."""
+def test_a_new_build_keeps_the_three_used_or_made_before_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every compiled edit adds a build; the cache keeps the one just made and the three used or made last, whatever
+    their names, and leaves what is not a build (a build under way, the lock) alone."""
     monkeypatch.setenv(compiled.DIRECTORY, str(tmp_path))
     made = []
     for number in range(7):
-        folder = tmp_path / f"{number:020d}"
+        folder = tmp_path / f"{9 - number:020d}"  # names in the opposite order to the builds
         folder.mkdir()
         (folder / compiled.MANIFEST).write_text("{}\n")
         os.utime(folder / compiled.MANIFEST, (1_000_000 + number, 1_000_000 + number))

@@ -57,6 +57,10 @@ class C4State:
         setter(self, "to_move", to_move)
         setter(self, "result", result)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied through :meth:`__init__` (a compiled class is made only so)."""
+        return C4State, (self.board, self.to_move, self.result)
+
     def __str__(self) -> str:
         picture = GRID.render([SYMBOLS[v] for v in self.board])
         lines = picture.splitlines()[:-1]  # columns are numbered, not lettered

@@ -31,6 +31,10 @@ class MoveRecord:
         self.think_ms = think_ms
         self.clocks_after = clocks_after
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied through :meth:`__init__` (a compiled class is made only so)."""
+        return MoveRecord, (self.seq, self.seat, self.notation, self.think_ms, self.clocks_after)
+
     def to_json(self) -> dict[str, Any]:
         """JSON form, as in ``/api/games/ID``."""
         return {"seq": self.seq, "seat": self.seat, "move": self.notation, "think_ms": self.think_ms,
@@ -134,6 +138,10 @@ class MovePlayed:
         setter = object.__setattr__  # frozen: as the generated one sets its fields
         setter(self, "game_id", game_id)
         setter(self, "move", move)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied through :meth:`__init__` (a compiled class is made only so)."""
+        return MovePlayed, (self.game_id, self.move)
 
 
 @dataclass(frozen=True)
