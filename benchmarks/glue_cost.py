@@ -1,5 +1,5 @@
 """The server's cost of a move with its glue: a move's frame handed to the connection as the event loop hands it
-(``data_received``), through the server's websockets parser, ``PlyhallServer._receive`` (rate limit, decode,
+(``data_received``), through the server's websockets parser, ``Delivery._receive`` (rate limit, decode,
 validate, ``Hall.handle``, metrics, ``dispatch``), then the commit's ``_committed`` -> ``_deliver`` ->
 ``Connection.push`` -> ``transport.write`` of each frame; only the socket and the database are left out.
 

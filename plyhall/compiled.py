@@ -12,6 +12,7 @@ makes a missing build an error instead of a fallback.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import importlib.abc
@@ -51,9 +52,9 @@ MODULES: tuple[str, ...] = (
 """The modules compiled: what a move runs through from its frame to its writes (the rest stays Python)."""
 
 GROUP = "plyhall_core"
-KEEP = 4
-"""Builds kept in the cache: the one just made and the three made before it (``plyhall compile --clean``: none)."""
 """The name of the build's shared library (``plyhall_core__mypyc``), which every compiled module imports."""
+KEEP = 4
+"""Builds kept in the cache: the one just made and the three used or made last (``plyhall compile --clean``: none)."""
 
 MANIFEST = "manifest.json"
 ENVIRONMENT = "PLYHALL_CORE"
@@ -218,6 +219,9 @@ def use(choice: str | None = None) -> str:
         if value == "compiled":
             raise CompileError(words) from exc
         LAST = f"Python core ({words})"
+        return LAST
+    with contextlib.suppress(OSError):  # used now: the last build :func:`_prune` would remove (a read-only cache: kept)
+        os.utime(folder / MANIFEST)
     return LAST
 
 
@@ -291,10 +295,16 @@ def _build(log: Callable[[str], None], jobs: int | None, force: bool) -> Path:
 
 
 def _prune(kept: Path, log: Callable[[str], None]) -> None:
-    """Remove all but the :data:`KEEP` builds made last (``kept``, just made, among them): every edit or pull that
-    is compiled adds one (3-4 MB), and the few before it serve a switch back to another branch."""
-    older = sorted((path for path in _all_builds() if path.name != kept.name),
-                   key=lambda path: (path / MANIFEST).stat().st_mtime, reverse=True)[KEEP - 1:]
+    """Remove all but the :data:`KEEP` builds used or made last (``kept``, just made, among them): every edit or pull
+    that is compiled adds one (3-4 MB), and the few before it serve a switch back to another branch or worktree."""
+
+    def last_used(path: Path) -> float:
+        try:
+            return (path / MANIFEST).stat().st_mtime  # made, or loaded by `plyhall serve` since (:func:`use`)
+        except OSError:  # removed meanwhile (`plyhall compile --clean` takes no lock)
+            return 0.0
+
+    older = sorted((path for path in _all_builds() if path.name != kept.name), key=last_used, reverse=True)[KEEP - 1:]
     for path in older:
         shutil.rmtree(path, ignore_errors=True)
     if older:

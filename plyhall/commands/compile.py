@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
                     f"(${compiled.DIRECTORY}, else $XDG_CACHE_HOME/plyhall/core, else ~/.cache/plyhall/core). "
                     "From then on `plyhall serve` runs "
                     "them compiled, until a source file of the server changes (it then runs its Python again and "
-                    "says so; run this again). The four builds made last are kept. Needs mypyc (pip install "
+                    "says so; run this again). The four builds used or made last are kept. Needs mypyc (pip install "
                     "'plyhall[compile]') and a C compiler with "
                     f"Python's headers; a minute or two. {compiled.ENVIRONMENT}=python turns the compiled core off.")
     parser.add_argument("--jobs", type=int, default=0, metavar="N",

@@ -35,7 +35,7 @@ def frame_header(binary: bool, length: int) -> bytes:
     return bytes((opcode, 127)) + length.to_bytes(8, "big")
 
 
-def whole_frame(connection: Any, data: bytes) -> bool:
+def whole_frame(connection: Any, data: bytes) -> bool:  # bytes, as the event loop's transports hand a read on
     """Take a read that is one whole masked binary frame (a move) or pong with a one-byte length, as websockets'
     parser and ``recv_frame`` would: its payload unmasked, to ``connection.on_message`` or to its
     ``acknowledge_pings``; True when taken, False (nothing done) for anything else, which websockets' way reads.
