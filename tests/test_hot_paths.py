@@ -426,7 +426,7 @@ async def test_a_game_s_end_reaches_each_member_in_one_write_in_the_hall_s_order
 
     server, transports = _recording_server(tmp_path)
     try:
-        server._ended = lambda out: None  # type: ignore[method-assign]  # no hall behind these games
+        server._ended = lambda out: HallOutbox()  # type: ignore[method-assign]  # no hall behind these games
         moved, over = {"type": "moved", "seq": 41}, {"type": "game_over", "winner": 0}
         start, turn = {"type": "game_start", "seq": 0}, {"type": "legal_moves", "moves": [1, 2]}
 
