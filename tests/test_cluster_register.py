@@ -18,7 +18,8 @@ from redis.asyncio import Redis
 from client.connection import Client
 from client.sdk import ServerError
 from server.io.cluster.base import CLAIM_SESSIONS, PREFIX, REGISTER_SESSIONS, channel
-from tests.helpers import http_json, login, wait_until
+from tests.helpers import http_json, login, stop, wait_until
+from tests.test_cluster import node
 from tests.test_cluster_fencing import two_nodes
 
 pytestmark = pytest.mark.timeout(240)
@@ -198,3 +199,91 @@ async def test_sessions_go_back_in_the_register_by_who_logged_in_last(redis_url,
     finally:
         await pubsub.aclose()
         await redis.aclose()
+
+
+class Cuttable:
+    """A TCP proxy in front of Redis for one node: :meth:`cut` drops its connections and refuses new ones (that node
+    alone is cut off from Redis), :meth:`restore` lets it through again."""
+
+    def __init__(self, redis_url: str) -> None:
+        self.target = redis_url.removeprefix("redis://").split("/")[0].rsplit(":", 1)
+        self.open = True
+        self.pipes: set[asyncio.StreamWriter] = set()
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        """Listen on a free port; the Redis URL that goes through it."""
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return f"redis://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/0"
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.open:
+            writer.close()
+            return
+        upstream_reader, upstream_writer = await asyncio.open_connection(self.target[0], int(self.target[1]))
+        self.pipes |= {writer, upstream_writer}
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError):
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+    def cut(self) -> None:
+        """Drop every connection through the proxy and refuse new ones."""
+        self.open = False
+        for writer in self.pipes:
+            writer.transport.abort()
+        self.pipes.clear()
+
+    def restore(self) -> None:
+        """Let connections through again."""
+        self.open = True
+
+    async def close(self) -> None:
+        """Cut, and stop listening."""
+        self.cut()
+        if self.server is not None:
+            self.server.close()
+
+
+async def test_a_login_made_while_its_node_was_cut_off_is_the_newest_and_takes_the_name_over(pg_url, redis_url):
+    """ann is on n1, which Redis no longer reaches (a proxy cut); she logs in on n2, then again on n1 (her own name
+    there: decided without Redis). That last login is the newest: when n1 is back it claims the register and n2's
+    connection of ann closes, as a takeover; the last one stays and the register says n1 (before, n1 yielded to n2
+    and closed the newest)."""
+    proxy = Cuttable(redis_url)
+    through = await proxy.start()
+    nodes, clients = [], []
+    try:  # n1 starts in a thread: its start-up reaches Redis through the proxy, which runs on this event loop
+        nodes.append(await asyncio.to_thread(node, pg_url, through, "n1"))
+        nodes.append(await asyncio.to_thread(node, pg_url, redis_url, "n2"))
+        (_, port1, url1), (_, _, url2) = nodes
+        first = await login(url1, "ann", secret="pw")
+        clients.append(first)
+        proxy.cut()
+        await wait_until(lambda: http_json(port1, "/healthz")[1]["cluster"]["redis"] == "down",
+                         "n1 knows Redis is away", timeout=30)
+        second = await login(url2, "ann", secret="pw")
+        clients.append(second)
+        last = await login(url1, "ann", secret="pw")
+        clients.append(last)
+        await asyncio.wait_for(first.closed.wait(), 10)  # taken over on its own node
+        proxy.restore()
+        await asyncio.wait_for(second.closed.wait(), 30)
+        assert second.ws is not None and second.ws.close_reason == "logged in from another connection"
+        redis = Redis.from_url(redis_url)
+        try:
+            assert await redis.hget(f"{PREFIX}sessions", "ann") == b"n1"
+        finally:
+            await redis.aclose()
+        assert (await last.request({"type": "ping"}))["type"] == "pong" and not last.closed.is_set()
+    finally:
+        for client in clients:
+            await client.close()
+        for proc, _, _ in reversed(nodes):
+            await asyncio.to_thread(stop, proc)
+        await proxy.close()
