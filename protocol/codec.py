@@ -9,18 +9,20 @@ import json
 import math
 import re
 import threading
-from typing import Any
+from typing import Any, Final
 
 import msgpack
 
 from .messages import ProtocolError
+
+_unpackb: Final = msgpack.unpackb  # compiled, a Final is a C static: no look-up of msgpack and its attribute a message
 
 MSGPACK = "plyhall.v1.msgpack"
 JSON = "plyhall.v1.json"
 SUBPROTOCOLS = (MSGPACK, JSON)
 """Subprotocols in order of preference (the server picks the first the client offers)."""
 
-MAX_MESSAGE_BYTES = 64 * 1024
+MAX_MESSAGE_BYTES: Final = 64 * 1024
 """The largest incoming message the server accepts."""
 SERVER_MESSAGE_BYTES = 4 * 1024 * 1024
 """The largest message a client accepts from the server: a tournament's state (every game of a class's round
@@ -133,7 +135,7 @@ class MsgpackCodec(Codec):
         if len(data) > limit:
             return _too_large(len(data), limit)
         try:
-            value = msgpack.unpackb(
+            value = _unpackb(
                 data,
                 raw=False,
                 strict_map_key=True,
@@ -153,7 +155,7 @@ _MAYBE_BAD = bytes(range(0xC4, 0xCC)) + bytes(range(0xD4, 0xD9))
 """The first bytes of msgpack's floats (0xca, 0xcb), bins (0xc4-0xc6) and exts (0xc7-0xc9, 0xd4-0xd8): a message in
 which no byte is one of these holds no float, bin or ext value, so :func:`_has_bad_value` need not walk it (most
 moves: a scan in C instead of a walk in Python). A byte inside a string or an integer may match too: then it walks."""
-_MARKED = bytes(0 if byte in _MAYBE_BAD else byte for byte in range(256))
+_MARKED: Final = bytes(0 if byte in _MAYBE_BAD else byte for byte in range(256))
 """A translation table that changes the bytes of :data:`_MAYBE_BAD` (to 0) and no other: ``data.translate(_MARKED)``
 gives ``data`` itself back, not a copy, when none is in it (a table look-up a byte, several times cheaper than a
 regular expression's search for them)."""

@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from .errors import ERROR_CODES as ERROR_CODES
 from .errors import ErrorCode as ErrorCode
@@ -102,7 +102,7 @@ def _request_schema(request: Any, replies: tuple[str, ...]) -> Schema:  # reques
                   " ".join((request.__doc__ or "").split()), replies)
 
 
-CLIENT_MESSAGES: dict[str, Schema] = {kind: _request_schema(request, replies)
+CLIENT_MESSAGES: Final[dict[str, Schema]] = {kind: _request_schema(request, replies)
                                       for kind, (request, replies) in REQUESTS.items()}
 """What a client may send, by type: built from the ``TypedDict`` classes of ``protocol.requests``."""
 
@@ -429,7 +429,7 @@ def _compile_check(kind: str, schema: Schema) -> Callable[[dict[str, Any]], bool
     return typing.cast("Callable[[dict[str, Any]], bool]", namespace["check"])
 
 
-_CLIENT_CHECKS: dict[str, Callable[[dict[str, Any]], bool]] = {
+_CLIENT_CHECKS: Final[dict[str, Callable[[dict[str, Any]], bool]]] = {
     kind: _compile_check(kind, schema) for kind, schema in CLIENT_MESSAGES.items()}
 
 

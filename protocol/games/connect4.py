@@ -18,11 +18,13 @@ or ``to_move``, seat 0 moved first and the stone count says who is next.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .base import Game, Grid, IllegalMove, Outcome, check_coords, move_repr, shown, status_to_move
 
-WIDTH, HEIGHT = 7, 6
+# Final: compiled (plyhall.compiled), these are constants or C statics, not look-ups in the module's dictionary
+WIDTH: Final = 7
+HEIGHT: Final = 6
 GRID = Grid(WIDTH, HEIGHT)
 SYMBOLS = (".", "X", "O")
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -210,10 +212,10 @@ class ConnectFour(Game[C4State, Drop]):
 
 
 
-DROPS = tuple(Drop(column) for column in range(WIDTH))
+DROPS: Final = tuple(Drop(column) for column in range(WIDTH))
 """Every move, made once (a move is a value: the fast path hands out these)."""
-_LOWEST_COLUMN = {"algebraic": 1, "cosc322": 1, "matrix": 0}  # the first column's number in each convention
-_NOTATION_COLUMN = {name: column for column, name in enumerate(COLUMN_NAMES)}  # "1" -> 0 ... "7" -> 6
+_LOWEST_COLUMN: Final = {"algebraic": 1, "cosc322": 1, "matrix": 0}  # the first column's number in each convention
+_NOTATION_COLUMN: Final = {name: column for column, name in enumerate(COLUMN_NAMES)}  # "1" -> 0 ... "7" -> 6
 
 
 def _dropped(state: C4State, column: int) -> C4State | None:
@@ -258,7 +260,7 @@ def _rays(square: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
     return tuple(lines)
 
 
-RAYS = tuple(_rays(square) for square in range(WIDTH * HEIGHT))
+RAYS: Final = tuple(_rays(square) for square in range(WIDTH * HEIGHT))
 """Per square, the neighbours along each line through it: a win check reads them instead of walking the grid."""
 
 

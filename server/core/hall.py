@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import protocol
 from protocol import messages as m
@@ -69,7 +69,7 @@ log = logging.getLogger("plyhall.hall")
 
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
 ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a letter or digit)"
-REPLIES = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
+REPLIES: Final = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 Handler = Callable[["Hall", HallOutbox, int, Any, float], None]
 """A request's handler: it gets the request (of its ``protocol.requests`` shape) and puts the answers in the outbox."""
@@ -566,7 +566,7 @@ class Hall(Floor):
         return room
 
 
-HANDLERS: dict[str, Handler] = {
+HANDLERS: Final[dict[str, Handler]] = {
     "login": Hall._login,
     "ping": Hall._ping,
     "list_rooms": Hall._list_rooms,

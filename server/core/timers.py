@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from typing import Final
 
 PUSH_INTERVAL = 0.5  # seconds between two pushes of one key; changes in between are coalesced
 LOBBY = ""  # the lobby's push key (no room has an empty name)
 LADDER = "\x01ladder"  # the ladder's deadline among the rooms' (when a widening rating window makes a pair)
 _PUSH = "\x00"  # prefix of a push key in the heap (no room name has it)
-NEVER = float("inf")  # no deadline yet (made once: every move schedules its room)
+NEVER: Final = float("inf")  # no deadline yet (made once: every move schedules its room)
+_heappush: Final = heapq.heappush  # compiled, a Final is a C static: no look-up of heapq and its attribute a move
 
 
 @dataclass
@@ -44,7 +46,7 @@ class Timers:
         """Wake ``room`` at ``deadline`` (None: it has none)."""
         if deadline is not None and deadline < self._scheduled.get(room, NEVER):
             self._scheduled[room] = deadline
-            heapq.heappush(self._heap, (deadline, room))
+            _heappush(self._heap, (deadline, room))
 
     def forget(self, room: str) -> None:
         """``room`` is gone: its entry, if any, finds nothing when it comes up."""

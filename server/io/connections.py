@@ -12,7 +12,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from websockets.asyncio.server import ServerConnection
 from websockets.protocol import OPEN
@@ -24,10 +24,12 @@ from ..core.limits import Limits
 from ..core.refusals import Refusal
 from .frames import frame_header
 
+_OPEN: Final = OPEN  # a C static when compiled (a global is a look-up in the module's dictionary each read)
+
 log = logging.getLogger("plyhall.server")
 
-STRIKE_MEMORY = 10.0  # seconds without a rate-limited message after which strikes are forgotten
-MAX_UNSENT_BYTES = 8 * 1024 * 1024  # bytes waiting for one slow client before it is dropped
+STRIKE_MEMORY: Final = 10.0  # seconds without a rate-limited message after which strikes are forgotten
+MAX_UNSENT_BYTES: Final = 8 * 1024 * 1024  # bytes waiting for one slow client before it is dropped
 
 
 @dataclass
@@ -134,7 +136,7 @@ class Connection:
         object to (a move goes to both players and every spectator): it is encoded once per codec.
         """
         transport = self.transport
-        if self.closing or self.protocol._state is not OPEN or transport.is_closing():  # _state: no property call
+        if self.closing or self.protocol._state is not _OPEN or transport.is_closing():  # _state: no property call
             return True  # it is going: what it misses now it could not read anyway
         if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False
@@ -161,7 +163,7 @@ class Connection:
         """:meth:`push` of several messages, in order, in one write: one system call (and one segment for the
         client to read) instead of one a message."""
         transport = self.transport
-        if self.closing or self.protocol._state is not OPEN or transport.is_closing():
+        if self.closing or self.protocol._state is not _OPEN or transport.is_closing():
             return True
         if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False

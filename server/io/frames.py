@@ -7,17 +7,22 @@ around websockets for these, and :class:`~server.io.transport.DirectMessages` is
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from websockets.frames import apply_mask
 from websockets.protocol import OPEN
 
-PING_HEADER = b"\x89\x04"
+# Names a compiled module reads as `Final` are C statics (or inlined constants); any other global is a look-up in
+# the module's dictionary each time it is read. A frame reads these.
+_OPEN: Final = OPEN
+_apply_mask: Final = apply_mask
+
+PING_HEADER: Final = b"\x89\x04"
 """The header of the server's keepalive pings (``server.io.keepalive``): FIN + ping, a 4-byte payload, not masked (RFC
 6455, 5.2), the frame websockets' ``send_ping`` makes for a server. Written straight to the transport, as
 :func:`frame_header`'s frames are."""
-_BINARY_HEADERS = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
-_TEXT_HEADERS = tuple(bytes((0x81, length)) for length in range(126))
+_BINARY_HEADERS: Final = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
+_TEXT_HEADERS: Final = tuple(bytes((0x81, length)) for length in range(126))
 
 
 def frame_header(binary: bool, length: int) -> bytes:
@@ -45,16 +50,16 @@ def whole_frame(connection: Any, data: bytes) -> bool:  # bytes, as the event lo
     if length < 0 or data[1] - 0x80 != length:
         return False
     protocol = connection.protocol
-    if length > getattr(protocol, "direct_max", -1) or protocol._state is not OPEN:
+    if length > getattr(protocol, "direct_max", -1) or protocol._state is not _OPEN:
         return False
     head = data[0]
     if head == 0x82:
         on_message = connection.on_message
         if on_message is None:
             return False
-        on_message(apply_mask(data[6:], data[2:6]))
+        on_message(_apply_mask(data[6:], data[2:6]))
         return True
     if head == 0x8A:  # a whole pong (a keepalive ping's answer): all websockets does with it
-        connection.acknowledge_pings(apply_mask(data[6:], data[2:6]))
+        connection.acknowledge_pings(_apply_mask(data[6:], data[2:6]))
         return True
     return False
