@@ -62,14 +62,21 @@ class TryLater(ConnectionError):
 TAKEOVER_REASON = "logged in from another connection"
 
 
+def endpoint_path(path: str) -> str:
+    """The WebSocket endpoint's path for an address whose path is ``path``: ``/ws`` beside the page (``/`` ->
+    ``/ws``; a proxy's prefix kept: ``/plyhall/`` -> ``/plyhall/ws``), ``path`` itself when it already ends so."""
+    if path.rstrip("/").endswith("/ws"):
+        return path.rstrip("/")
+    return path.rstrip("/") + "/ws"
+
+
 def check_url(url: str) -> str:
     """``url`` if it looks like a Plyhall WebSocket address, else :class:`ServerURLError` saying what to use."""
     if not isinstance(url, str) or not url.strip():
         raise ServerURLError(f"no server address given; use {DEFAULT_URL}")
     parts = urlsplit(url)
     if parts.scheme in ("http", "https"):
-        path = parts.path if parts.path.rstrip("/") else "/ws"  # the page's own address (/) is not the endpoint
-        fixed = urlunsplit(("ws" if parts.scheme == "http" else "wss", parts.netloc, path, "", ""))
+        fixed = urlunsplit(("ws" if parts.scheme == "http" else "wss", parts.netloc, endpoint_path(parts.path), "", ""))
         raise ServerURLError(f"{url} is a web address; bots connect to the WebSocket address: use {fixed} "
                              "(ws://HOST:PORT/ws)")
     if parts.scheme not in ("ws", "wss") or not parts.netloc:
@@ -90,7 +97,7 @@ def describe_connect_error(url: str, exc: BaseException, connected_before: bool)
             body = bytes(exc.response.body or b"").decode(errors="replace").strip()
             return f"the server at {url} is busy (HTTP {status}{': ' + body[:160] if body else ''})", False
         if status == 404 and not parts.path.rstrip("/").endswith("/ws"):
-            fixed = urlunsplit((parts.scheme, parts.netloc, "/ws", "", ""))
+            fixed = urlunsplit((parts.scheme, parts.netloc, endpoint_path(parts.path), "", ""))
             return f"the server at {url} has no WebSocket endpoint there: add /ws ({fixed})", True
         return f"the server at {url} refused the WebSocket handshake (HTTP {status})", True
     if parts.scheme == "wss" and not connected_before and isinstance(

@@ -236,9 +236,13 @@ def _parsed(key: str, value: Any) -> Any:
 
 
 def http_base(url: str) -> str:
-    """The HTTP address of the server whose WebSocket address is ``url``."""
+    """The HTTP address of the server whose WebSocket address is ``url``, without a trailing slash: its ``/ws``
+    endpoint's folder, so that a server a proxy serves under a path prefix keeps it (``wss://example.org/plyhall/ws``
+    -> ``https://example.org/plyhall``; ``ws://127.0.0.1:8765/ws`` -> ``http://127.0.0.1:8765``)."""
     parts = urlsplit(url)
-    return urlunsplit(("https" if parts.scheme == "wss" else "http", parts.netloc, "", "", ""))
+    path = parts.path.rstrip("/")
+    folder = path[:-len("/ws")] if path.endswith("/ws") else path
+    return urlunsplit(("https" if parts.scheme == "wss" else "http", parts.netloc, folder, "", ""))
 
 
 def fetch(url: str, path: str) -> str:

@@ -54,15 +54,15 @@ def require() -> str:
     return path
 
 
-def documented_snippet(doc: Path = DOC) -> str:
-    """The ```nginx block of the recipe section in docs/SCALING.md, as printed there."""
+def documented_snippet(doc: Path = DOC, section: str = SECTION) -> str:
+    """The first ```nginx block of ``section`` in ``doc`` (the recipe of docs/SCALING.md by default), as printed."""
     text = doc.read_text(encoding="utf-8")
-    start = text.find(SECTION)
+    start = text.find(section)
     if start < 0:
-        raise LookupError(f"{doc} has no section {SECTION!r}")
+        raise LookupError(f"{doc} has no section {section!r}")
     block = re.search(r"^```nginx[ \t]*\n(.*?)^```", text[start:], re.MULTILINE | re.DOTALL)
     if block is None:
-        raise LookupError(f"the section {SECTION!r} of {doc} has no ```nginx block")
+        raise LookupError(f"the section {section!r} of {doc} has no ```nginx block")
     return block.group(1)
 
 

@@ -45,7 +45,7 @@ async def test_the_page_is_served_at_the_root_with_a_content_security_policy(ser
     status, headers, body = await _fetch(server, "/")
     assert status == 200
     assert headers["content-type"] == "text/html; charset=utf-8"
-    assert b'<script type="module" src="/static/js/app.js">' in body
+    assert b'<script type="module" src="static/js/app.js">' in body  # beside the page: a proxy's prefix kept
     assert "default-src 'self'" in headers["content-security-policy"]
     assert headers["x-content-type-options"] == "nosniff"
 
@@ -130,7 +130,7 @@ def test_the_page_preloads_every_module():
     loaded by its script tag), once, and nothing that is not there.
     """
     page = (WEB_ROOT / "index.html").read_text()
-    listed = re.findall(r'<link rel="modulepreload" href="/static/([^"]+)">', page)
+    listed = re.findall(r'<link rel="modulepreload" href="static/([^"]+)">', page)
     modules = {module.relative_to(WEB_ROOT).as_posix() for module in (WEB_ROOT / "js").rglob("*.js")}
     missing = sorted(modules - set(listed) - {"js/app.js"})
     assert not missing, f"index.html does not preload {missing}: add a <link rel=\"modulepreload\"> for each"

@@ -11,6 +11,17 @@ export class HttpError extends Error {
 }
 
 /**
+ * The address of the server's `path` (`/api/games`, `/ws`): beside the page, wherever the page is served (at the
+ * host's root, or under a proxy's path prefix such as `https://example.org/plyhall/`).
+ * @param {string} path
+ * @param {string} [base] the page's address
+ * @returns {string}
+ */
+export function serverUrl(path, base = document.baseURI) {
+  return new URL(path.replace(/^\/+/, ""), base).href;
+}
+
+/**
  * GET a JSON document from this server; rejects with an HttpError.
  * @param {string} path
  * @returns {Promise<any>}
@@ -18,7 +29,7 @@ export class HttpError extends Error {
 export async function getJson(path) {
   let response;
   try {
-    response = await fetch(path, { headers: { Accept: "application/json" } });
+    response = await fetch(serverUrl(path), { headers: { Accept: "application/json" } });
   } catch {
     throw new HttpError(0, "the server cannot be reached");
   }

@@ -7,6 +7,8 @@
  * and every reply but errors, also goes to the listeners added with `onMessage`.
  */
 
+import { serverUrl } from "./api.js";
+
 export const SUBPROTOCOL = "plyhall.v1.json";
 
 /** A refusal from the server (`code` as in PROTOCOL.md §7), or a lost connection (`closed`). */
@@ -19,9 +21,13 @@ export class ServerError extends Error {
   }
 }
 
-/** The WebSocket address of the server that served this page. */
-export function socketUrl(location = window.location) {
-  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+/**
+ * The WebSocket address of the server that served this page (its `/ws`, under the page's path prefix if any).
+ * @param {string} [base] the page's address
+ */
+export function socketUrl(base = document.baseURI) {
+  const url = new URL(serverUrl("/ws", base));
+  return `${url.protocol === "https:" ? "wss" : "ws"}://${url.host}${url.pathname}`;
 }
 
 export class Connection {
