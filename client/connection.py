@@ -80,9 +80,8 @@ def check_url(url: str) -> str:
         raise ServerURLError(f"{url} is a web address; bots connect to the WebSocket address: use {fixed} "
                              "(ws://HOST:PORT/ws)")
     if parts.scheme not in ("ws", "wss") or not parts.netloc:
-        guess = "ws://" + url.split("://", 1)[-1].lstrip("/")
-        if not urlsplit(guess).path:
-            guess += "/ws"
+        given = urlsplit("ws://" + url.split("://", 1)[-1].lstrip("/"))
+        guess = urlunsplit(("ws", given.netloc, endpoint_path(given.path), "", ""))
         raise ServerURLError(f"{url} has no ws:// scheme; use {guess} (ws://HOST:PORT/ws)")
     return url
 

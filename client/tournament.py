@@ -236,12 +236,13 @@ def _parsed(key: str, value: Any) -> Any:
 
 
 def http_base(url: str) -> str:
-    """The HTTP address of the server whose WebSocket address is ``url``, without a trailing slash: its ``/ws``
-    endpoint's folder, so that a server a proxy serves under a path prefix keeps it (``wss://example.org/plyhall/ws``
-    -> ``https://example.org/plyhall``; ``ws://127.0.0.1:8765/ws`` -> ``http://127.0.0.1:8765``)."""
+    """The HTTP address of the server whose WebSocket address is ``url``, without a trailing slash: the folder of its
+    ``/ws`` endpoint, so that a server a proxy serves under a path prefix keeps it (``wss://example.org/plyhall/ws``
+    -> ``https://example.org/plyhall``; ``ws://127.0.0.1:8765/ws`` -> ``http://127.0.0.1:8765``); the host's root for
+    an address whose path is not a ``/ws``."""
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
-    folder = path[:-len("/ws")] if path.endswith("/ws") else path
+    folder = path[:-len("/ws")] if path.endswith("/ws") else ""
     return urlunsplit(("https" if parts.scheme == "wss" else "http", parts.netloc, folder, "", ""))
 
 

@@ -432,6 +432,39 @@ def test_every_name_of_the_course_client_has_its_signature(jar: Path, tmp_path: 
     assert "Exception" not in ran.stderr, ran.stderr
 
 
+PREFIXED = """
+import plyhall.cosc322.Settings;
+import ygraph.ai.smartfox.games.amazons.HumanPlayer;
+
+public class Prefixed {
+    public static void main(String[] args) {
+        for (String url : args) {
+            System.out.println(url + " -> " + HumanPlayer.webPage(url));
+        }
+        System.out.println(Settings.load().urlProblem());
+    }
+}
+"""
+
+
+@needs_javac
+def test_the_library_keeps_a_proxys_path_prefix(jar: Path, tmp_path: Path):
+    """A server a proxy serves under /plyhall/ (docs/OPERATING.md): the human player is sent to the page beside the
+    /ws it was given, and a bot given the page's address is told the /ws under the same prefix."""
+    (tmp_path / "Prefixed.java").write_text(PREFIXED, encoding="utf-8")
+    done = subprocess.run([JAVAC, "-cp", str(jar), "-d", str(tmp_path), str(tmp_path / "Prefixed.java")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran = subprocess.run([JAVA, "-Dplyhall.url=https://example.org/plyhall/", "-cp", f"{jar}{os.pathsep}{tmp_path}",
+                          "Prefixed", "wss://example.org/plyhall/ws", "ws://127.0.0.1:8765/ws", "ws://127.0.0.1:8765"],
+                         capture_output=True, text=True, timeout=60, env=environment(8765))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "wss://example.org/plyhall/ws -> https://example.org/plyhall/" in ran.stdout
+    assert "ws://127.0.0.1:8765/ws -> http://127.0.0.1:8765/" in ran.stdout
+    assert "ws://127.0.0.1:8765 -> http://127.0.0.1:8765/" in ran.stdout
+    assert "is a web address; bots connect to the WebSocket address: use wss://example.org/plyhall/ws" in ran.stdout
+
+
 @needs_javac
 def test_the_jar_holds_a_manifest_first_and_classes_for_java_11(jar: Path):
     with zipfile.ZipFile(jar) as archive:

@@ -78,6 +78,7 @@ def test_the_http_address_of_a_bot_keeps_the_prefix() -> None:
     assert http_base("wss://example.org/plyhall/ws") == "https://example.org/plyhall"
     assert http_base("ws://example.org/plyhall/ws/") == "http://example.org/plyhall"
     assert http_base("ws://127.0.0.1:8765") == "http://127.0.0.1:8765"
+    assert http_base("ws://127.0.0.1:8765/socket") == "http://127.0.0.1:8765"  # not an endpoint's folder: the root
 
 
 @pytest.mark.parametrize(("given", "advised"), [
@@ -85,6 +86,7 @@ def test_the_http_address_of_a_bot_keeps_the_prefix() -> None:
     ("https://example.org/plyhall/", "wss://example.org/plyhall/ws"),
     ("https://example.org/plyhall", "wss://example.org/plyhall/ws"),
     ("example.org:8765", "ws://example.org:8765/ws"),
+    ("example.org/plyhall/", "ws://example.org/plyhall/ws"),
 ])
 def test_a_web_address_given_to_a_bot_is_answered_with_the_endpoint_under_the_same_prefix(given: str,
                                                                                            advised: str) -> None:

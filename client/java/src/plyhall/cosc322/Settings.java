@@ -91,7 +91,9 @@ public final class Settings {
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
         if (scheme.equals("http") || scheme.equals("https")) {
-            String ws = (scheme.equals("http") ? "ws" : "wss") + "://" + uri.getRawAuthority() + "/ws";
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath().replaceAll("/+$", "");
+            String endpoint = path.endsWith("/ws") ? path : path + "/ws";  // beside the page, under a proxy's prefix
+            String ws = (scheme.equals("http") ? "ws" : "wss") + "://" + uri.getRawAuthority() + endpoint;
             return url + " is a web address; bots connect to the WebSocket address: use " + ws;
         }
         if (!scheme.equals("ws") && !scheme.equals("wss") || uri.getHost() == null) {

@@ -33,12 +33,17 @@ public class HumanPlayer extends GamePlayer {
         System.out.println("(The course's HumanPlayer window does not exist on Plyhall: the web page replaces it.)");
     }
 
-    /** The web page of the server at the WebSocket address {@code url}: http://HOST:PORT/. */
+    /**
+     * The web page of the server at the WebSocket address {@code url}: http://HOST:PORT/, beside its /ws (a proxy's
+     * path prefix kept: wss://example.org/plyhall/ws is the page https://example.org/plyhall/).
+     */
     public static String webPage(String url) {
         try {
             URI uri = new URI(url);
             String scheme = "wss".equalsIgnoreCase(uri.getScheme()) ? "https" : "http";
-            return scheme + "://" + uri.getRawAuthority() + "/";
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath().replaceAll("/+$", "");
+            String folder = path.endsWith("/ws") ? path.substring(0, path.length() - 3) : "";
+            return scheme + "://" + uri.getRawAuthority() + folder + "/";
         } catch (Exception e) {
             return "the server's address (http://HOST:PORT/)";
         }
