@@ -37,7 +37,9 @@ reference rules in ``protocol.games``).
   processes on the others, in both parts of the saturation phase. Left to the
   scheduler, the relay's cost a message swings by two or more between runs on a
   machine of two virtual CPUs (docs/SCALING.md, "the fourth round, measured on a
-  quiet machine"), and the ratio with it.
+  quiet machine"), and the ratio with it. In the scale phase, the same for its
+  measured window (the set-up runs unpinned): the server's CPU then counts no
+  time shared with its own load on one CPU.
 
 * ``--sections`` times the server's hot sections inside it (``sections.py``: frames in, the hall, the commit,
   SQLite's parts, delivery, the pushes) and prints each one's share of its CPU and its microseconds a move:
@@ -790,7 +792,7 @@ def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         setup = time.monotonic() - began
         log(f"scale: {args.games * (2 + args.spectators)} connections ready in {setup:.1f} s; "
             f"warming up 3 s, then measuring {args.scale_seconds:g} s (load {loadavg()})")
-        figures, results = measure(server, load, pids, 3.0, args.scale_seconds, 2.0)
+        figures, results = measure(server, load, pids, 3.0, args.scale_seconds, 2.0, args.pin)
     finally:
         LoadProcesses.stop_all()  # before the server, which would refuse the logins of a set-up under way
         server.stop()
@@ -876,7 +878,8 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
           f"(2 players + {args.spectators} "
           f"spectators) = {r['connections']} connections, "
           f"bots think {1 - args.jitter:g}-{1 + args.jitter:g} s, {args.scale_seconds:g} s window, "
-          f"{args.scale_procs} load processes (set up in {r['setup']:.1f} s)")
+          f"{args.scale_procs} load processes (set up in {r['setup']:.1f} s)"
+          f"{'; the server on one CPU, the load on the others' if args.pin else ''}")
     print(f"{'figure':<44}{'value':>12}  target")
     print(f"{'moves relayed in the window':<44}{r['moves']:>12}")
     print(f"{'moves a second':<44}{r['moves'] / r['seconds']:>12.0f}")
@@ -954,8 +957,9 @@ def main(argv: list[str] | None = None) -> int:
                              "wrappers cost a little: compare CPU a move only between runs without it)")
     parser.add_argument("--runs", type=int, default=5, help="with --baseline-tree: runs of each tree (default 5)")
     parser.add_argument("--pin", action="store_true",
-                        help="saturation: the server (Plyhall's, then the relay) on one CPU, the load processes on the "
-                             "others, in both parts (a fairer yardstick: the relay's cost a message then swings less)")
+                        help="the server (Plyhall's, then the relay) on one CPU, the load processes on the others: in "
+                             "both parts of saturation (a fairer yardstick: the relay's cost a message then swings "
+                             "less), and in the scale phase's window")
     args = parser.parse_args(argv)
     if args.pin and len(os.sched_getaffinity(0)) < 2:
         parser.error("--pin needs at least two CPUs (one for the server, the others for its load)")
