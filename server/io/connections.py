@@ -15,16 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from websockets.asyncio.server import ServerConnection
-from websockets.protocol import OPEN
 
 from protocol import messages as m
 from protocol.codec import Codec
 
 from ..core.limits import Limits
 from ..core.refusals import Refusal
-from .frames import frame_header
-
-_OPEN: Final = OPEN  # a C static when compiled (a global is a look-up in the module's dictionary each read)
+from .frames import OPEN_STATE, frame_header
 
 log = logging.getLogger("plyhall.server")
 
@@ -136,7 +133,7 @@ class Connection:
         object to (a move goes to both players and every spectator): it is encoded once per codec.
         """
         transport = self.transport
-        if self.closing or self.protocol._state is not _OPEN or transport.is_closing():  # _state: no property call
+        if self.closing or self.protocol._state is not OPEN_STATE or transport.is_closing():  # _state: no property call
             return True  # it is going: what it misses now it could not read anyway
         if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False
@@ -163,7 +160,7 @@ class Connection:
         """:meth:`push` of several messages, in order, in one write: one system call (and one segment for the
         client to read) instead of one a message."""
         transport = self.transport
-        if self.closing or self.protocol._state is not _OPEN or transport.is_closing():
+        if self.closing or self.protocol._state is not OPEN_STATE or transport.is_closing():
             return True
         if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             return False

@@ -13,8 +13,9 @@ from websockets.frames import apply_mask
 from websockets.protocol import OPEN
 
 # Names a compiled module reads as `Final` are C statics (or inlined constants); any other global is a look-up in
-# the module's dictionary each time it is read. A frame reads these.
-_OPEN: Final = OPEN
+# the module's dictionary each time it is read. A frame reads these (and every push of ``server.io.connections``
+# the first, websockets' state of an open connection).
+OPEN_STATE: Final = OPEN
 _apply_mask: Final = apply_mask
 
 PING_HEADER: Final = b"\x89\x04"
@@ -50,7 +51,7 @@ def whole_frame(connection: Any, data: bytes) -> bool:  # bytes, as the event lo
     if length < 0 or data[1] - 0x80 != length:
         return False
     protocol = connection.protocol
-    if length > getattr(protocol, "direct_max", -1) or protocol._state is not _OPEN:
+    if length > getattr(protocol, "direct_max", -1) or protocol._state is not OPEN_STATE:
         return False
     head = data[0]
     if head == 0x82:
