@@ -23,6 +23,15 @@ reference rules in ``protocol.games``).
   receiver live in one process, so one monotonic clock times both) p50/p99
   over ``--scale-seconds``, and the server's memory (RSS from /proc).
 
+* ``--scale-relay`` then runs the bare relay under the scale phase's load: as
+  many groups as games, each of two players and the spectators, the players
+  thinking alike, every message written to every member of its group (the
+  writes of a move: the mover's copy, the opponent's, each spectator's). Its
+  CPU a message at that load is the scale phase's yardstick, as the relay's
+  at saturation is that phase's::
+
+    .venv/bin/python benchmarks/server_load.py --only scale --games 5000 --pin --scale-relay
+
 * Two trees, alternately: ``--baseline-tree DIR --runs N`` runs the saturation
   phase ``N`` times with DIR's own ``benchmarks/server_load.py`` (a checkout of
   the tree before a change, e.g. ``git worktree add /tmp/before COMMIT``) and
@@ -84,7 +93,7 @@ CORE = compiled.describe(compiled.build_dir())
 compiled.use(None if os.environ.get(SERVER_ROLE) else "python")  # before the server's modules
 
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-from websockets.asyncio.server import ServerConnection, serve  # noqa: E402
+from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
@@ -98,6 +107,7 @@ SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SETUP_REPORT = 250  # games a load process sets up between two progress lines
 SATURATION_RATE = 100_000.0  # the saturation phase measures throughput, not the rate limiter
 PAUSE_EDGES = (1, 2, 5, 10, 20, 50, 100)  # ms: the GC pause histogram's bucket edges
+RELAY_IO = {"websockets": "websockets' own I/O", "plyhall": "Plyhall's I/O"}  # --relay-io, as the tables name it
 
 
 def leave_interrupts_to_the_parent() -> None:
@@ -256,11 +266,11 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
 
 
 def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, Any] | None = None,
-                 clock: Any = None) -> None:
-    """Put the probe's lateness over the window the parent sent (if it sent one), with the sections' times over it
-    when ``clock`` (a ``sections.SectionClock``) timed them."""
+                 clock: Any = None, window: tuple[float, float] | None = None) -> None:
+    """Put the probe's lateness over the window the parent sent (if it sent one; ``window`` if it was read
+    already), with the sections' times over it when ``clock`` (a ``sections.SectionClock``) timed them."""
     try:
-        start, end = control.get(timeout=1)
+        start, end = window or control.get(timeout=1)
     except Exception:  # queue.Empty: no window measured
         out.put(([], {**probe.gc_within(0, 0), **(extra or {})}))
         return
@@ -268,10 +278,32 @@ def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, 
     out.put((probe.within(start, end), {**probe.gc_within(start, end), **(extra or {}), **timed}))
 
 
-def relay_server_main(loop: str, ready: Any, stop: Any, control: Any, open_files: int) -> None:
-    """Child process: the ceiling. A bare websockets server on the event loop ``loop`` that forwards
-    every frame of one connection of a pair to the other (the first frame of each connection names
-    its pair)."""
+class DirectRelayConnection(DirectMessages, ServerConnection):
+    """The relay's connections with ``--relay-io plyhall``: whole messages handed straight from the parser (as the
+    Plyhall server's connections get them), frames written straight to the transport (as its pushes write them)."""
+
+    def relay_to(self, members: list[ServerConnection]) -> None:
+        """From now on write every message this connection sends to each of ``members``."""
+        def forward(payload: bytes | str) -> None:
+            assert isinstance(payload, bytes)
+            frame = frame_header(True, len(payload)) + payload
+            for member in members:
+                if not member.transport.is_closing():
+                    member.transport.write(frame)
+        self.on_message = forward
+
+
+def relay_server_main(loop: str, io: str, serving_gc: bool, ready: Any, stop: Any, control: Any,
+                      open_files: int) -> None:
+    """Child process: the ceiling. A bare websockets server on the event loop ``loop``. The first frame of each
+    connection names its group: ``pair N`` (saturation) forwards every frame of one connection of the pair to the
+    other; ``room N/K`` (the scale phase's yardstick) sends every frame of a member to all K members, the sender
+    included, with websockets' own ``broadcast``: the writes of a Plyhall move (the mover's copy, the opponent's,
+    each spectator's) without its rules, clocks or storage. ``serving_gc``: once the parent names the window (the
+    load set up), the collector is Plyhall's ``ServingGC``, as in the Plyhall server; the interpreter's default,
+    fine at saturation's few hundred connections, pauses the relay for up to a second at 15,000. ``io``:
+    ``websockets``, its own ``recv`` and ``send`` (and ``broadcast``); ``plyhall``, the Plyhall server's way
+    (:class:`DirectRelayConnection`)."""
     leave_interrupts_to_the_parent()
     raise_open_files(open_files)
     partners: dict[bytes, list[ServerConnection]] = {}
@@ -279,27 +311,41 @@ def relay_server_main(loop: str, ready: Any, stop: Any, control: Any, open_files
     async def handler(ws: ServerConnection) -> None:
         key = await ws.recv()
         assert isinstance(key, bytes)
-        pair = partners.setdefault(key, [])
-        pair.append(ws)
+        group = partners.setdefault(key, [])
+        group.append(ws)
+        size = int(key.rpartition(b"/")[2]) if key.startswith(b"room ") else 2
         try:
-            while len(pair) < 2:
+            while len(group) < size:
                 await asyncio.sleep(0.01)
-            other = pair[1] if pair[0] is ws else pair[0]
             await ws.send(b"ready")
-            async for frame in ws:
-                await other.send(frame)
+            if isinstance(ws, DirectRelayConnection):
+                ws.relay_to([m for m in group if m is not ws] if size == 2 and not key.startswith(b"room ")
+                            else group)
+                await ws.wait_closed()
+            elif size == 2 and not key.startswith(b"room "):
+                other = group[1] if group[0] is ws else group[0]
+                async for frame in ws:
+                    await other.send(frame)
+            else:
+                async for frame in ws:
+                    broadcast(group, frame)
         except ConnectionClosed:
             pass
 
     async def main() -> None:
+        connection = DirectRelayConnection if io == "plyhall" else ServerConnection
         async with serve(handler, "127.0.0.1", 0, subprotocols=[MSGPACK], compression=None,
-                         max_size=MAX_MESSAGE_BYTES, max_queue=64) as server:
+                         max_size=MAX_MESSAGE_BYTES, max_queue=64, create_connection=connection) as server:
             probe = LatenessProbe(watch_gc=True).start()
             ready.put(list(server.sockets)[0].getsockname()[1])
+            window = None
             while not stop.is_set():
                 await asyncio.sleep(0.2)
+                if serving_gc and window is None and not control.empty():
+                    window = control.get()
+                    ServingGC().start()
             probe.stop()
-            report_probe(probe, control, ready)
+            report_probe(probe, control, ready, window=window)
 
     event_loop.run(main(), loop)
 
@@ -538,7 +584,28 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
     rng = random.Random(params["seed"] * 1000 + (indexes[0] if indexes else 0))
     stats = Stats()
     sockets: list[DirectClient] = []
-    if mode == "relay":
+    if mode == "relay room":
+        think = tuple(params["think"])
+        tables = await gather_limited([relay_room(url, i, params["spectators"], sockets) for i in indexes],
+                                      SETUP_CONCURRENCY)
+        ServingGC().start()  # as the Plyhall load below does (its comment says why)
+        out.put(("ready", os.getpid()))
+        start, end = await loop.run_in_executor(None, control.get)
+        stats.window = (start, end)
+        for members in tables:
+            RelayTable(members, stats, think, rng).play(0)
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        moves0, cpu0 = stats.moves, time.process_time()
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
+        moves1, cpu1 = stats.moves, time.process_time()
+        await asyncio.sleep(params.get("tail", 0.0))
+        out.put(("result", {
+            "moves": moves1 - moves0, "games": 0, "cpu": cpu1 - cpu0, "errors": stats.errors,
+            "latencies": stats.latencies, "spectator_latencies": stats.spectator_latencies,
+            "spectator_moves": stats.spectator_moves, "connections": len(sockets),
+            "lateness": probe.within(start, end), "gc": probe.gc_within(start, end),
+        }))
+    elif mode == "relay":
         counter = [0]
         pairs = await gather_limited([relay_pair(url, i, counter, sockets) for i in indexes], SETUP_CONCURRENCY)
         out.put(("ready", os.getpid()))
@@ -628,6 +695,64 @@ def relay_play(a: DirectClient, b: DirectClient, index: int, counter: list[int])
     a.attach(side(a))
     b.attach(side(b))
     a.send_now(pack(dict(RELAY_MESSAGE, room=f"sat {index}")))
+
+
+async def relay_room(url: str, index: int, spectators: int, sockets: list[DirectClient]) -> list[DirectClient]:
+    """One table of the scale phase's yardstick: two players and ``spectators`` connections in one relay group."""
+    size = 2 + spectators
+    members = [await open_ws(url) for _ in range(size)]
+    sockets += members
+    key = f"room {index}/{size}".encode()
+    for ws in members:
+        await ws.send(key)
+    for ws in members:
+        assert await ws.recv() == b"ready"
+    return members
+
+
+class RelayTable:
+    """A game's worth of messages through the relay: the players take turns, each thinking as the scale phase's
+    bots do before it sends; every member gets every message (the sender its own copy, as a Plyhall mover gets
+    ``moved``). Counted and timed as :class:`Bot` counts and times moves."""
+
+    def __init__(self, members: list[DirectClient], stats: Stats, think: tuple[float, float],
+                 rng: random.Random) -> None:
+        self.members = members
+        self.stats = stats
+        self.think = think
+        self.rng = rng
+        self.sent_at = 0.0
+        self.seq = 0
+        for place, ws in enumerate(members):
+            ws.attach(self.reader(place))
+
+    def reader(self, place: int) -> Callable[[bytes], None]:
+        """The handler of member ``place``: 0 and 1 are the players, the others spectators."""
+        def on_frame(frame: bytes) -> None:
+            msg = unpack(frame)
+            now = time.monotonic()
+            stats = self.stats
+            timed = msg["seq"] == self.seq and stats.window[0] <= self.sent_at < stats.window[1]
+            if place > 1:
+                stats.spectator_moves += 1
+                if timed:
+                    stats.spectator_latencies.append(now - self.sent_at)
+            elif msg["seat"] == place:
+                stats.moves += 1  # the sender's own copy: every message counts once
+            else:
+                if timed:
+                    stats.latencies.append(now - self.sent_at)
+                self.play(place)
+        return on_frame
+
+    def play(self, seat: int) -> None:
+        """Player ``seat`` thinks, then sends the next message."""
+        asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.send, seat)
+
+    def send(self, seat: int) -> None:
+        self.seq += 1
+        self.sent_at = time.monotonic()
+        self.members[seat].send_now(pack(dict(RELAY_MESSAGE, seq=self.seq, seat=seat)))
 
 
 class LoadProcesses:
@@ -756,7 +881,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                "wait": server_figures["wait"], "load_wait": server_figures["load_wait"],
                "load_late": percentiles([x for r in results for x in r["lateness"]])}
     log(f"saturation: Plyhall {plyhall['rate']:.0f} moves/s; relay server starting")
-    relay = ServerProcess(relay_server_main, args.relay_loop).start()
+    relay = ServerProcess(relay_server_main, args.relay_loop, args.relay_io, False).start()
     try:
         load = LoadProcesses("relay", f"ws://127.0.0.1:{relay.port}/", list(range(args.rooms)), args.load_procs,
                              {"seed": args.seed})
@@ -780,31 +905,51 @@ def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
     server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop,
                            args.games * (2 + args.spectators), args.sections).start()
-    url = f"ws://127.0.0.1:{server.port}/ws"
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
               "room": {"time_control": {"per_move": 60}, "games": 1000}}
     idle = memory_kb(server.pid)
+    result = scale_window(args, server, "play", f"ws://127.0.0.1:{server.port}/ws", params, "scale")
+    result["idle_mb"] = idle.get("VmRSS", 0) / 1024
+    if args.scale_relay:
+        log(f"scale: the bare relay under the same load ({args.games} groups of {2 + args.spectators} connections)")
+        relay = ServerProcess(relay_server_main, args.relay_loop, args.relay_io, True).start()
+        result["relay"] = scale_window(args, relay, "relay room", f"ws://127.0.0.1:{relay.port}/", params,
+                                       "scale relay")
+    return result
+
+
+def scale_window(args: argparse.Namespace, server: ServerProcess, mode: str, url: str, params: dict[str, Any],
+                 what: str) -> dict[str, Any]:
+    """Set up the scale phase's load on ``server`` (Plyhall's, or the relay as its yardstick: as many groups as
+    games, each of two players and the spectators, the players thinking alike), measure the window, stop both."""
     try:
-        load = LoadProcesses("play", url, list(range(args.games)), args.scale_procs, params)
+        load = LoadProcesses(mode, url, list(range(args.games)), args.scale_procs, params)
         began = time.monotonic()
-        pids = load.start(timeout=3600, what="scale")
+        pids = load.start(timeout=3600, what=what)
         setup = time.monotonic() - began
-        log(f"scale: {args.games * (2 + args.spectators)} connections ready in {setup:.1f} s; "
+        log(f"{what}: {args.games * (2 + args.spectators)} connections ready in {setup:.1f} s; "
             f"warming up 3 s, then measuring {args.scale_seconds:g} s (load {loadavg()})")
         figures, results = measure(server, load, pids, 3.0, args.scale_seconds, 2.0, args.pin)
     finally:
         LoadProcesses.stop_all()  # before the server, which would refuse the logins of a set-up under way
         server.stop()
-    log(f"scale: measured (load {loadavg()})")
+    log(f"{what}: measured (load {loadavg()})")
+    return dict(scale_figures(args, server, figures, results), setup=setup)
+
+
+def scale_figures(args: argparse.Namespace, server: ServerProcess, figures: dict[str, Any],
+                  results: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a scale window of ``server`` (Plyhall's or the relay) measured, from its figures and the load's
+    reports."""
     latencies = sorted(x for r in results for x in r["latencies"])
     watched = sorted(x for r in results for x in r["spectator_latencies"])
     return {
-        "connections": sum(r["connections"] for r in results), "setup": setup,
+        "connections": sum(r["connections"] for r in results),
         "moves": sum(r["moves"] for r in results), "seconds": args.scale_seconds,
         "latency": percentiles(latencies), "spectator_latency": percentiles(watched),
         "rss_mb": figures.get("VmRSS", 0) / 1024, "hwm_mb": figures.get("VmHWM", 0) / 1024,
-        "idle_mb": idle.get("VmRSS", 0) / 1024, "server_cpu": figures["cpu"] / args.scale_seconds,
+        "server_cpu": figures["cpu"] / args.scale_seconds,
         "load_cpu": figures["load_cpu"] / args.scale_seconds, "errors": sum(r["errors"] for r in results),
         "games": sum(r["games"] for r in results), "server_late": percentiles(server.lateness), "gc": server.gc,
         "load_late": percentiles([x for r in results for x in r["lateness"]]),
@@ -842,7 +987,7 @@ def print_saturation(args: argparse.Namespace, result: dict[str, Any]) -> None:
     p, e = result["plyhall"], result["echo"]
     ratio = p["rate"] / e["rate"] if e["rate"] else float("nan")
     heading(f"Saturation on {database_label(args.database)}, Plyhall on {args.loop} ({CORE}), "
-            f"relay on {args.relay_loop}: "
+            f"relay on {args.relay_loop} ({RELAY_IO[args.relay_io]}): "
             f"{args.rooms} connect4 rooms / client pairs, "
             f"{args.seconds:g} s window, {args.load_procs} load process(es)", separator=", ")
     print(f"{'server':<34}{'moves/s':>10}{'CPU ms/move':>13}{'server CPU':>12}{'load CPU':>10}")
@@ -925,6 +1070,38 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
                   "client)")
     if args.sections:
         print_sections(g.get("sections", {}), r["moves"] / r["seconds"])
+    if "relay" in r:
+        print_scale_relay(args, r, r["relay"])
+
+
+def print_scale_relay(args: argparse.Namespace, r: dict[str, Any], e: dict[str, Any]) -> None:
+    """The relay's window under the same load, beside Plyhall's."""
+    def per_message(x: dict[str, Any]) -> float:
+        return x["server_cpu"] * x["seconds"] / max(1, x["moves"]) * 1e6
+
+    def p50_p99(x: dict[str, Any]) -> str:
+        return f"{x['latency']['p50']:.2f} / {x['latency']['p99']:.1f}"
+
+    writes = 2 + args.spectators
+    print(f"\nThe bare websockets relay (on {args.relay_loop}, {RELAY_IO[args.relay_io]}) under the same load: "
+          f"{e['connections']} connections in {args.games} groups, each message written to all {writes} of its "
+          f"group (set up in {e['setup']:.1f} s)")
+    print(f"{'figure':<44}{'Plyhall':>16}{'relay':>16}")
+    print(f"{'moves (messages) a second':<44}{r['moves'] / r['seconds']:>16.0f}{e['moves'] / e['seconds']:>16.0f}")
+    print(f"{'server CPU':<44}{r['server_cpu']:>16.0%}{e['server_cpu']:>16.0%}")
+    print(f"{'load processes CPU':<44}{r['load_cpu']:>16.0%}{e['load_cpu']:>16.0%}")
+    print(f"{'server CPU a move (message), µs':<44}{per_message(r):>16.0f}{per_message(e):>16.0f}")
+    print(f"{'latency to the opponent p50 / p99 (ms)':<44}{p50_p99(r):>16}{p50_p99(e):>16}")
+    print(f"{'share of the window waiting for a CPU':<44}{r['wait']:>16.0%}{e['wait']:>16.0%}")
+
+    def pauses(x: dict[str, Any]) -> str:
+        return f"{x['gc'].get('count', 0)}, {x['gc'].get('max_ms', 0.0):.0f} ms" if x["gc"] else "-"
+
+    print(f"{'server GC pauses, longest':<44}{pauses(r):>16}{pauses(e):>16}")
+    print(f"{'server RSS at the end of the window (MB)':<44}{r['rss_mb']:>16.1f}{e['rss_mb']:>16.1f}")
+    if e["moves"] and r["moves"]:
+        print(f"Plyhall's CPU a move / the relay's a message at this load: {per_message(r) / per_message(e):.2f}x; "
+              f"the relay's error replies: {e['errors']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -949,6 +1126,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--relay-loop", choices=event_loop.EVENT_LOOPS, default="asyncio",
                         help="the bare relay's event loop (default asyncio, websockets' own: the yardstick of "
                              "every saturation figure so far)")
+    parser.add_argument("--relay-io", choices=list(RELAY_IO), default="websockets",
+                        help="the bare relay's way with a message: websockets' own recv and send (default: the "
+                             "yardstick of every figure so far), or the Plyhall server's (each message handed "
+                             "straight from the parser, its frame written straight to the transport)")
+    parser.add_argument("--scale-relay", action="store_true",
+                        help="scale: then run the bare relay under the same load (its connections grouped as the "
+                             "games are, each message written to every member of its group: a move's writes "
+                             "without its rules, clocks or storage) and print the two side by side")
     parser.add_argument("--baseline-tree", type=Path, metavar="DIR",
                         help="saturation only: run DIR's server_load.py and this one's alternately, --runs times "
                              "each, and print each run's CPU ratio and each tree's range")
@@ -973,6 +1158,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only == "scale" or args.runs < 1:
             parser.error("--baseline-tree compares the saturation phase (--only saturation), --runs at least 1")
         return compare_trees(args, script)
+    if args.scale_relay and args.only == "saturation":
+        parser.error("--scale-relay is part of the scale phase: drop --only saturation")
     if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
         parser.error("--rooms, --games and the process counts must be at least 1, --spectators at least 0")
     if not 0 <= args.jitter < 1 or args.seconds <= 0 or args.scale_seconds <= 0:
