@@ -95,13 +95,15 @@ compiled.use(None if os.environ.get(SERVER_ROLE) else "python")  # before the se
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.protocol import State  # noqa: E402
 
 from protocol.codec import MAX_MESSAGE_BYTES, MSGPACK  # noqa: E402
 from protocol.games import get_game  # noqa: E402
 from server.io import event_loop  # noqa: E402
 from server.io.frames import frame_header  # noqa: E402
 from server.io.gc_policy import ServingGC  # noqa: E402
-from server.io.transport import DirectMessages  # noqa: E402
+from server.io.keepalive import KeepaliveSweep  # noqa: E402
+from server.io.transport import DirectConnection, DirectMessages  # noqa: E402
 
 SETUP_CONCURRENCY = 50  # connections a load process opens at once
 SETUP_REPORT = 250  # games a load process sets up between two progress lines
@@ -278,19 +280,30 @@ def report_probe(probe: LatenessProbe, control: Any, out: Any, extra: dict[str, 
     out.put((probe.within(start, end), {**probe.gc_within(start, end), **(extra or {}), **timed}))
 
 
-class DirectRelayConnection(DirectMessages, ServerConnection):
-    """The relay's connections with ``--relay-io plyhall``: whole messages handed straight from the parser (as the
-    Plyhall server's connections get them), frames written straight to the transport (as its pushes write them)."""
+class DirectRelayConnection(DirectConnection):
+    """The relay's connections with ``--relay-io plyhall``: the Plyhall server's connection class (whole small frames
+    taken straight from a read, whole messages handed straight from the parser), its frames written straight to the
+    transport as the server's pushes write them, kept alive by the server's own sweep."""
 
-    def relay_to(self, members: list[ServerConnection]) -> None:
-        """From now on write every message this connection sends to each of ``members``."""
+    def relay_to(self, members: list[ServerConnection], padding: bytes) -> None:
+        """From now on write every message this connection sends, ``padding`` after it, to each of ``members``
+        (those still open: a half-closed one refuses writes at the end of a run)."""
         def forward(payload: bytes | str) -> None:
             assert isinstance(payload, bytes)
-            frame = frame_header(True, len(payload)) + payload
+            frame = frame_header(True, len(payload) + len(padding)) + payload + padding
             for member in members:
-                if not member.transport.is_closing():
+                if member.protocol.state is State.OPEN and not member.transport.is_closing():
                     member.transport.write(frame)
         self.on_message = forward
+
+
+class Kept:
+    """What ``KeepaliveSweep`` keeps alive: a connection's ``ws`` (the server's ``Connection`` has more)."""
+
+    __slots__ = ("ws",)
+
+    def __init__(self, ws: DirectConnection) -> None:
+        self.ws = ws
 
 
 def relay_server_main(loop: str, io: str, serving_gc: bool, ready: Any, stop: Any, control: Any,
@@ -299,43 +312,50 @@ def relay_server_main(loop: str, io: str, serving_gc: bool, ready: Any, stop: An
     connection names its group: ``pair N`` (saturation) forwards every frame of one connection of the pair to the
     other; ``room N/K`` (the scale phase's yardstick) sends every frame of a member to all K members, the sender
     included, with websockets' own ``broadcast``: the writes of a Plyhall move (the mover's copy, the opponent's,
-    each spectator's) without its rules, clocks or storage. ``serving_gc``: once the parent names the window (the
-    load set up), the collector is Plyhall's ``ServingGC``, as in the Plyhall server; the interpreter's default,
-    fine at saturation's few hundred connections, pauses the relay for up to a second at 15,000. ``io``:
-    ``websockets``, its own ``recv`` and ``send`` (and ``broadcast``); ``plyhall``, the Plyhall server's way
-    (:class:`DirectRelayConnection`)."""
+    each spectator's) without its rules, clocks or storage; a small message comes in (a move's size), and
+    :data:`ROOM_PADDING` after it makes what goes out a ``moved`` message's size.
+
+    ``serving_gc``: once the parent names the window (the load set up), the collector is Plyhall's ``ServingGC``,
+    as in the Plyhall server; the interpreter's default, fine at saturation's few hundred connections, pauses the
+    relay for up to a second at 15,000. ``io``: ``websockets``, its own ``recv`` and ``send`` (and ``broadcast``)
+    and its own keepalive (a task a connection); ``plyhall``, the Plyhall server's way
+    (:class:`DirectRelayConnection`, its ``KeepaliveSweep`` with the same interval and timeout)."""
     leave_interrupts_to_the_parent()
     raise_open_files(open_files)
     partners: dict[bytes, list[ServerConnection]] = {}
+    sweep = KeepaliveSweep(20.0, 20.0) if io == "plyhall" else None  # PlyhallServer's defaults
 
     async def handler(ws: ServerConnection) -> None:
         key = await ws.recv()
         assert isinstance(key, bytes)
         group = partners.setdefault(key, [])
         group.append(ws)
-        size = int(key.rpartition(b"/")[2]) if key.startswith(b"room ") else 2
+        room = key.startswith(b"room ")
+        size = int(key.rpartition(b"/")[2]) if room else 2
         try:
             while len(group) < size:
                 await asyncio.sleep(0.01)
             await ws.send(b"ready")
             if isinstance(ws, DirectRelayConnection):
-                ws.relay_to([m for m in group if m is not ws] if size == 2 and not key.startswith(b"room ")
-                            else group)
+                assert sweep is not None
+                sweep.add(Kept(ws), time.monotonic())  # type: ignore[arg-type]  # it reads .ws only
+                ws.relay_to(group if room else [m for m in group if m is not ws], ROOM_PADDING if room else b"")
                 await ws.wait_closed()
-            elif size == 2 and not key.startswith(b"room "):
+            elif room:
+                async for frame in ws:
+                    broadcast(group, frame + ROOM_PADDING)
+            else:
                 other = group[1] if group[0] is ws else group[0]
                 async for frame in ws:
                     await other.send(frame)
-            else:
-                async for frame in ws:
-                    broadcast(group, frame)
         except ConnectionClosed:
             pass
 
     async def main() -> None:
-        connection = DirectRelayConnection if io == "plyhall" else ServerConnection
+        own = {"create_connection": DirectRelayConnection, "ping_interval": None, "ping_timeout": None}
         async with serve(handler, "127.0.0.1", 0, subprotocols=[MSGPACK], compression=None,
-                         max_size=MAX_MESSAGE_BYTES, max_queue=64, create_connection=connection) as server:
+                         max_size=MAX_MESSAGE_BYTES, max_queue=64, **(own if io == "plyhall" else {})) as server:
+            keepalive = None if sweep is None else asyncio.create_task(sweep.run())
             probe = LatenessProbe(watch_gc=True).start()
             ready.put(list(server.sockets)[0].getsockname()[1])
             window = None
@@ -345,6 +365,8 @@ def relay_server_main(loop: str, io: str, serving_gc: bool, ready: Any, stop: An
                     window = control.get()
                     ServingGC().start()
             probe.stop()
+            if keepalive is not None:
+                keepalive.cancel()
             report_probe(probe, control, ready, window=window)
 
     event_loop.run(main(), loop)
@@ -593,18 +615,8 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
         start, end = await loop.run_in_executor(None, control.get)
         stats.window = (start, end)
         for members in tables:
-            RelayTable(members, stats, think, rng).play(0)
-        await asyncio.sleep(max(0.0, start - time.monotonic()))
-        moves0, cpu0 = stats.moves, time.process_time()
-        await asyncio.sleep(max(0.0, end - time.monotonic()))
-        moves1, cpu1 = stats.moves, time.process_time()
-        await asyncio.sleep(params.get("tail", 0.0))
-        out.put(("result", {
-            "moves": moves1 - moves0, "games": 0, "cpu": cpu1 - cpu0, "errors": stats.errors,
-            "latencies": stats.latencies, "spectator_latencies": stats.spectator_latencies,
-            "spectator_moves": stats.spectator_moves, "connections": len(sockets),
-            "lateness": probe.within(start, end), "gc": probe.gc_within(start, end),
-        }))
+            RelayTable(members, stats, think, rng).start()
+        out.put(("result", await played_window(stats, probe, start, end, params, len(sockets))))
     elif mode == "relay":
         counter = [0]
         pairs = await gather_limited([relay_pair(url, i, counter, sockets) for i in indexes], SETUP_CONCURRENCY)
@@ -646,22 +658,35 @@ async def _load(mode: str, url: str, indexes: list[int], params: dict[str, Any],
         held, stats.held = stats.held or [], None
         for bot in held:
             bot.send_move()
-        await asyncio.sleep(max(0.0, start - time.monotonic()))
-        moves0, games0, cpu0 = stats.moves, stats.games, time.process_time()
-        await asyncio.sleep(max(0.0, end - time.monotonic()))
-        moves1, games1, cpu1 = stats.moves, stats.games, time.process_time()
-        await asyncio.sleep(params.get("tail", 0.0))  # moves sent just before the end arrive
-        out.put(("result", {
-            "moves": moves1 - moves0, "games": games1 - games0, "cpu": cpu1 - cpu0, "errors": stats.errors,
-            "latencies": stats.latencies, "spectator_latencies": stats.spectator_latencies,
-            "spectator_moves": stats.spectator_moves, "connections": len(sockets),
-            "lateness": probe.within(start, end), "gc": probe.gc_within(start, end),
-        }))
+        out.put(("result", await played_window(stats, probe, start, end, params, len(sockets))))
     probe.stop()
     closing = [asyncio.create_task(ws.close()) for ws in sockets]
     if closing:
         await asyncio.wait(closing, timeout=10)
 
+
+async def played_window(stats: Stats, probe: LatenessProbe, start: float, end: float, params: dict[str, Any],
+                        connections: int) -> dict[str, Any]:
+    """Wait out the window (and the tail after it, for the moves sent just before its end to arrive); what a load
+    process of games (or of the relay's groups) reports of it."""
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    before = stats.moves, stats.games, stats.spectator_moves, time.process_time()
+    await asyncio.sleep(max(0.0, end - time.monotonic()))
+    after = stats.moves, stats.games, stats.spectator_moves, time.process_time()
+    await asyncio.sleep(params.get("tail", 0.0))
+    moves, games, spectator_moves, cpu = (b - a for a, b in zip(before, after, strict=True))
+    return {
+        "moves": moves, "games": games, "cpu": cpu, "errors": stats.errors,
+        "latencies": stats.latencies, "spectator_latencies": stats.spectator_latencies,
+        "spectator_moves": spectator_moves, "connections": connections,
+        "lateness": probe.within(start, end), "gc": probe.gc_within(start, end),
+    }
+
+
+ROOM_MOVE = {"type": "move", "seq": 0, "seat": 0, "move": "4"}  # a scale relay's message in: about a move's size
+ROOM_PADDING = bytes(108)
+"""What the scale relay writes after each message: it goes out the size of a Connect Four ``moved`` (135-138 bytes
+against a move's 31 in). The readers take the message and leave the padding (msgpack's ``ExtraData``)."""
 
 RELAY_MESSAGE = {  # about the size of a Connect Four "moved" message
     "type": "moved", "room": "sat 17", "seq": 12, "seat": 1, "move": {"column": 4}, "notation": "4",
@@ -712,8 +737,9 @@ async def relay_room(url: str, index: int, spectators: int, sockets: list[Direct
 
 class RelayTable:
     """A game's worth of messages through the relay: the players take turns, each thinking as the scale phase's
-    bots do before it sends; every member gets every message (the sender its own copy, as a Plyhall mover gets
-    ``moved``). Counted and timed as :class:`Bot` counts and times moves."""
+    bots do before it sends (the first after up to one think, so that the tables' turns spread as the games' do);
+    every member gets every message (the sender its own copy, as a Plyhall mover gets ``moved``). Counted and timed
+    as :class:`Bot` counts and times moves."""
 
     def __init__(self, members: list[DirectClient], stats: Stats, think: tuple[float, float],
                  rng: random.Random) -> None:
@@ -726,33 +752,47 @@ class RelayTable:
         for place, ws in enumerate(members):
             ws.attach(self.reader(place))
 
+    def start(self) -> None:
+        """The first player's first message, up to one think from now."""
+        asyncio.get_running_loop().call_later(self.rng.uniform(0.0, self.think[1]), self.send, 0)
+
     def reader(self, place: int) -> Callable[[bytes], None]:
         """The handler of member ``place``: 0 and 1 are the players, the others spectators."""
         def on_frame(frame: bytes) -> None:
-            msg = unpack(frame)
-            now = time.monotonic()
-            stats = self.stats
-            timed = msg["seq"] == self.seq and stats.window[0] <= self.sent_at < stats.window[1]
-            if place > 1:
-                stats.spectator_moves += 1
-                if timed:
-                    stats.spectator_latencies.append(now - self.sent_at)
-            elif msg["seat"] == place:
-                stats.moves += 1  # the sender's own copy: every message counts once
-            else:
-                if timed:
-                    stats.latencies.append(now - self.sent_at)
-                self.play(place)
+            try:
+                self.on_message(place, unpack_padded(frame))
+            except Exception as exc:  # a bug here would silently stall a table: say so
+                self.stats.errors += 1
+                log(f"relay table of {place} failed: {type(exc).__name__}: {exc}")
         return on_frame
 
-    def play(self, seat: int) -> None:
-        """Player ``seat`` thinks, then sends the next message."""
-        asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.send, seat)
+    def on_message(self, place: int, msg: dict[str, Any]) -> None:
+        now = time.monotonic()
+        stats = self.stats
+        timed = msg["seq"] == self.seq and stats.window[0] <= self.sent_at < stats.window[1]
+        if place > 1:
+            stats.spectator_moves += 1
+            if timed:
+                stats.spectator_latencies.append(now - self.sent_at)
+        elif msg["seat"] == place:
+            stats.moves += 1  # the sender's own copy: every message counts once
+        else:
+            if timed:
+                stats.latencies.append(now - self.sent_at)
+            asyncio.get_running_loop().call_later(self.rng.uniform(*self.think), self.send, place)
 
     def send(self, seat: int) -> None:
         self.seq += 1
         self.sent_at = time.monotonic()
-        self.members[seat].send_now(pack(dict(RELAY_MESSAGE, seq=self.seq, seat=seat)))
+        self.members[seat].send_now(pack(dict(ROOM_MOVE, seq=self.seq, seat=seat)))
+
+
+def unpack_padded(frame: bytes) -> dict[str, Any]:
+    """The message at the start of ``frame``, whatever follows it (:data:`ROOM_PADDING`)."""
+    try:
+        return msgpack.unpackb(frame, raw=False)
+    except msgpack.ExtraData as extra:
+        return extra.unpacked
 
 
 class LoadProcesses:
@@ -883,7 +923,7 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"saturation: Plyhall {plyhall['rate']:.0f} moves/s; relay server starting")
     relay = ServerProcess(relay_server_main, args.relay_loop, args.relay_io, False).start()
     try:
-        load = LoadProcesses("relay", f"ws://127.0.0.1:{relay.port}/", list(range(args.rooms)), args.load_procs,
+        load = LoadProcesses("relay", f"ws://127.0.0.1:{relay.port}/ws", list(range(args.rooms)), args.load_procs,
                              {"seed": args.seed})
         pids = load.start(timeout=300)
         log(f"saturation: {args.rooms} relay pairs connected; measuring {args.seconds:g} s (load {loadavg()})")
@@ -914,7 +954,7 @@ def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     if args.scale_relay:
         log(f"scale: the bare relay under the same load ({args.games} groups of {2 + args.spectators} connections)")
         relay = ServerProcess(relay_server_main, args.relay_loop, args.relay_io, True).start()
-        result["relay"] = scale_window(args, relay, "relay room", f"ws://127.0.0.1:{relay.port}/", params,
+        result["relay"] = scale_window(args, relay, "relay room", f"ws://127.0.0.1:{relay.port}/ws", params,
                                        "scale relay")
     return result
 
@@ -947,6 +987,7 @@ def scale_figures(args: argparse.Namespace, server: ServerProcess, figures: dict
     return {
         "connections": sum(r["connections"] for r in results),
         "moves": sum(r["moves"] for r in results), "seconds": args.scale_seconds,
+        "spectator_moves": sum(r["spectator_moves"] for r in results),
         "latency": percentiles(latencies), "spectator_latency": percentiles(watched),
         "rss_mb": figures.get("VmRSS", 0) / 1024, "hwm_mb": figures.get("VmHWM", 0) / 1024,
         "server_cpu": figures["cpu"] / args.scale_seconds,
@@ -1088,6 +1129,8 @@ def print_scale_relay(args: argparse.Namespace, r: dict[str, Any], e: dict[str, 
           f"group (set up in {e['setup']:.1f} s)")
     print(f"{'figure':<44}{'Plyhall':>16}{'relay':>16}")
     print(f"{'moves (messages) a second':<44}{r['moves'] / r['seconds']:>16.0f}{e['moves'] / e['seconds']:>16.0f}")
+    print(f"{'copies a spectator got, a move (message)':<44}{r['spectator_moves'] / max(1, r['moves']):>16.2f}"
+          f"{e['spectator_moves'] / max(1, e['moves']):>16.2f}")
     print(f"{'server CPU':<44}{r['server_cpu']:>16.0%}{e['server_cpu']:>16.0%}")
     print(f"{'load processes CPU':<44}{r['load_cpu']:>16.0%}{e['load_cpu']:>16.0%}")
     print(f"{'server CPU a move (message), µs':<44}{per_message(r):>16.0f}{per_message(e):>16.0f}")
@@ -1101,7 +1144,7 @@ def print_scale_relay(args: argparse.Namespace, r: dict[str, Any], e: dict[str, 
     print(f"{'server RSS at the end of the window (MB)':<44}{r['rss_mb']:>16.1f}{e['rss_mb']:>16.1f}")
     if e["moves"] and r["moves"]:
         print(f"Plyhall's CPU a move / the relay's a message at this load: {per_message(r) / per_message(e):.2f}x; "
-              f"the relay's error replies: {e['errors']}")
+              f"errors seen by the relay's load: {e['errors']}")
 
 
 def main(argv: list[str] | None = None) -> int:
