@@ -686,7 +686,7 @@ async def played_window(stats: Stats, probe: LatenessProbe, start: float, end: f
 ROOM_MOVE = {"type": "move", "seq": 0, "seat": 0, "move": "4"}  # a scale relay's message in: about a move's size
 ROOM_PADDING = bytes(108)
 """What the scale relay writes after each message: it goes out the size of a Connect Four ``moved`` (135-138 bytes
-against a move's 31 in). The readers take the message and leave the padding (msgpack's ``ExtraData``)."""
+against a move's 29-31 in). The readers take the message and leave the padding (msgpack's ``ExtraData``)."""
 
 RELAY_MESSAGE = {  # about the size of a Connect Four "moved" message
     "type": "moved", "room": "sat 17", "seq": 12, "seat": 1, "move": {"column": 4}, "notation": "4",
