@@ -491,6 +491,10 @@ class Stats:
     window: tuple[float, float] = (float("inf"), float("inf"))
     held: list[Bot] | None = None  # bots whose first move waits for the whole load to be set up (saturation)
 
+    def timed(self, seq: int, sent_seq: int, sent_at: float) -> bool:
+        """Whether a copy of move ``seq`` times a latency: the table's last move, sent inside the window."""
+        return seq == sent_seq and self.window[0] <= sent_at < self.window[1]
+
 
 class Bot:
     """One player (seat 0 or 1) or spectator (seat None) of one table."""
@@ -521,7 +525,7 @@ class Bot:
             to_move = msg["to_move"]
             if self.seat is None:
                 self.stats.spectator_moves += 1
-                if msg["seq"] == table.sent_seq and self.stats.window[0] <= table.sent_at < self.stats.window[1]:
+                if self.stats.timed(msg["seq"], table.sent_seq, table.sent_at):
                     self.stats.spectator_latencies.append(now - table.sent_at)
                 return
             if msg["seat"] == self.seat:
@@ -529,7 +533,7 @@ class Bot:
                 return
             if to_move != self.seat:
                 return  # the move ended the game
-            if msg["seq"] == table.sent_seq and self.stats.window[0] <= table.sent_at < self.stats.window[1]:
+            if self.stats.timed(msg["seq"], table.sent_seq, table.sent_at):
                 self.stats.latencies.append(now - table.sent_at)
             table.state = self.game.apply(table.state, self.game.parse_move(msg["notation"], table.state))
             self.play()
@@ -769,7 +773,7 @@ class RelayTable:
     def on_message(self, place: int, msg: dict[str, Any]) -> None:
         now = time.monotonic()
         stats = self.stats
-        timed = msg["seq"] == self.seq and stats.window[0] <= self.sent_at < stats.window[1]
+        timed = stats.timed(msg["seq"], self.seq, self.sent_at)
         if place > 1:
             stats.spectator_moves += 1
             if timed:
@@ -1198,8 +1202,11 @@ def main(argv: list[str] | None = None) -> int:
                          "of a checkout of this project (e.g. made by git worktree add)")
         if args.pin and "--pin" not in script.read_text():
             parser.error(f"--pin: {script} has no --pin (a tree from before it); compare without it")
-        if args.only == "scale" or args.runs < 1:
-            parser.error("--baseline-tree compares the saturation phase (--only saturation), --runs at least 1")
+        if args.relay_io != "websockets" and "--relay-io" not in script.read_text():
+            parser.error(f"--relay-io: {script} has no --relay-io (a tree from before it); compare without it")
+        if args.only == "scale" or args.scale_relay or args.runs < 1:
+            parser.error("--baseline-tree compares the saturation phase (--only saturation, no --scale-relay), "
+                         "--runs at least 1")
         return compare_trees(args, script)
     if args.scale_relay and args.only == "saturation":
         parser.error("--scale-relay is part of the scale phase: drop --only saturation")
@@ -1264,6 +1271,8 @@ def one_saturation_run(script: Path, args: argparse.Namespace) -> tuple[float, f
     command = [sys.executable, str(script), "--only", "saturation", "--rooms", str(args.rooms),
                "--seconds", str(args.seconds), "--load-procs", str(args.load_procs), "--seed", str(args.seed),
                "--relay-loop", args.relay_loop]
+    if args.relay_io != "websockets":  # a tree from before --relay-io takes the default only
+        command += ["--relay-io", args.relay_io]
     if args.pin:
         command.append("--pin")
     for target in args.db[:1]:
