@@ -947,13 +947,15 @@ def saturation(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
 def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     log(f"scale: {args.games} games, {args.spectators} spectator(s) each; Plyhall server starting")
-    server = ServerProcess(plyhall_server_main, database(args, tmp, "scale"), None, args.games, args.loop,
+    target = database(args, tmp, "scale")
+    server = ServerProcess(plyhall_server_main, target, None, args.games, args.loop,
                            args.games * (2 + args.spectators), args.sections).start()
     think = (1.0 - args.jitter, 1.0 + args.jitter)
     params = {"seed": args.seed, "think": think, "spectators": args.spectators, "tag": "sc", "tail": 2.0,
               "room": {"time_control": {"per_move": 60}, "games": 1000}}
     idle = memory_kb(server.pid)
-    result = scale_window(args, server, "play", f"ws://127.0.0.1:{server.port}/ws", params, "scale")
+    result = scale_window(args, server, "play", f"ws://127.0.0.1:{server.port}/ws", params, "scale",
+                          wal=target + "-wal" if args.database == "sqlite" else None)
     result["idle_mb"] = idle.get("VmRSS", 0) / 1024
     if args.scale_relay:
         log(f"scale: the bare relay under the same load ({args.games} groups of {2 + args.spectators} connections)")
@@ -964,9 +966,11 @@ def scale(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
 
 def scale_window(args: argparse.Namespace, server: ServerProcess, mode: str, url: str, params: dict[str, Any],
-                 what: str) -> dict[str, Any]:
+                 what: str, wal: str | None = None) -> dict[str, Any]:
     """Set up the scale phase's load on ``server`` (Plyhall's, or the relay as its yardstick: as many groups as
-    games, each of two players and the spectators, the players thinking alike), measure the window, stop both."""
+    games, each of two players and the spectators, the players thinking alike), measure the window, stop both;
+    ``wal``: the SQLite write-ahead log whose size to take at the window's end (the server's stop empties it)."""
+    wal_mb = None
     try:
         load = LoadProcesses(mode, url, list(range(args.games)), args.scale_procs, params)
         began = time.monotonic()
@@ -975,11 +979,13 @@ def scale_window(args: argparse.Namespace, server: ServerProcess, mode: str, url
         log(f"{what}: {args.games * (2 + args.spectators)} connections ready in {setup:.1f} s; "
             f"warming up 3 s, then measuring {args.scale_seconds:g} s (load {loadavg()})")
         figures, results = measure(server, load, pids, 3.0, args.scale_seconds, 2.0, args.pin)
+        if wal is not None and os.path.exists(wal):
+            wal_mb = os.path.getsize(wal) / 1e6
     finally:
         LoadProcesses.stop_all()  # before the server, which would refuse the logins of a set-up under way
         server.stop()
     log(f"{what}: measured (load {loadavg()})")
-    return dict(scale_figures(args, server, figures, results), setup=setup)
+    return dict(scale_figures(args, server, figures, results), setup=setup, wal_mb=wal_mb)
 
 
 def scale_figures(args: argparse.Namespace, server: ServerProcess, figures: dict[str, Any],
@@ -1084,6 +1090,8 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     print(f"{'server RSS at the end of the window (MB)':<44}{r['rss_mb']:>12.1f}  < 500 MB: {ok}")
     print(f"{'server peak RSS (VmHWM, MB)':<44}{r['hwm_mb']:>12.1f}")
     print(f"{'server RSS before any client (MB)':<44}{r['idle_mb']:>12.1f}")
+    if r["wal_mb"] is not None:  # about a second of writes: it starts over once checkpointed (docs/OPERATING.md)
+        print(f"{'SQLite write-ahead log at the end (MB)':<44}{r['wal_mb']:>12.1f}")
     print(f"{'server CPU / load processes CPU':<44}{r['server_cpu']:>11.0%} / {r['load_cpu']:.0%}")
     per_move = r["server_cpu"] * r["seconds"] / max(1, r["moves"])
     print(f"{'server CPU a move (µs)':<44}{per_move * 1e6:>12.0f}")
