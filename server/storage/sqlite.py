@@ -7,6 +7,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,26 +37,59 @@ def check_file_path(path: str) -> None:
 
 CATCH_UP_PASSES = 12
 """Passive checkpoints a round of the checkpoint thread runs back to back at most (see :func:`catch_up`)."""
+UNCAUGHT_WARNING = 30
+"""Rounds in a row that :func:`catch_up` did not finish before the checkpoint thread says so in the log."""
 
 
-def catch_up(conn: sqlite3.Connection, passes: int = CATCH_UP_PASSES) -> tuple[int, int]:
-    """Copy the write-ahead log into the database until none of it is left to copy, or ``passes`` passive
-    checkpoints have run; return the log's frames and those copied, as the last one saw them.
+def catch_up(conn: sqlite3.Connection, passes: int = CATCH_UP_PASSES) -> bool:
+    """Copy the write-ahead log into the database until all of it is copied with no writer in the middle of a
+    transaction, so that the writer's next commit starts the log over from its beginning; False when
+    ``passes`` passive checkpoints did not get there (the next round tries again).
 
-    A checkpoint copies the frames there were when it began; a writer that commits every few milliseconds has
-    added more by the time it ends, so one checkpoint a second never finds the whole log copied, and the
-    writer, which starts the log over from its beginning only when it is (SQLite's rule), appends to it for
-    ever: 36 MB a second at 5,000 games, with every commit's cost growing with it. Each pass here copies what
-    was written during the one before, less and less, until one finds nothing left and the writer's next
-    commit starts the log over. None of them waits for the writer nor makes it wait."""
-    frames = copied = 0
-    before = -1
+    A checkpoint copies the frames there were when it began, and SQLite starts the log over only at a write
+    transaction that begins with all of it copied. A writer that commits every few milliseconds adds more while a
+    checkpoint copies, so one checkpoint a second never got there, and the log grew for ever (36 MB a second at
+    5,000 games). Here each pass copies what was written during the one before, until a pass copied everything
+    and a check right after it finds that nothing was committed since the pass began (``data_version``) and no
+    write transaction is open (``BEGIN IMMEDIATE``, not waiting, rolled back at once: one that began before a pass
+    would not start the log over). The passes never wait for the writer nor make it wait; the check holds the
+    write lock for some microseconds, and a commit that meets it waits a millisecond (SQLite's busy handler).
+    ``conn`` gets a busy timeout of zero. It stops early on a log that is not in WAL mode, and when a pass copies
+    nothing new (a reader's snapshot holds the rest back until it ends)."""
+    conn.execute("PRAGMA busy_timeout=0")
+    copied_before = -1
     for _ in range(passes):
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
         _, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        if copied >= frames == before:  # all copied, and nothing written since the pass before began
-            break
-        before = frames
-    return frames, copied
+        if frames < 0:  # not in WAL mode: no log to copy
+            return True
+        if copied >= frames:
+            quiet = _quiet(conn, version)
+            if quiet:
+                return True
+            if quiet is None:
+                time.sleep(WRITER_WAIT)  # the next pass once the transaction has ended
+        elif copied == copied_before:  # a reader's snapshot holds the rest back
+            return False
+        copied_before = copied
+    return False
+
+
+WRITER_WAIT = 0.001
+"""Seconds :func:`catch_up` waits when it finds a write transaction open (the server's commit takes well under one)."""
+
+
+def _quiet(conn: sqlite3.Connection, version: int) -> bool | None:
+    """True when no write transaction is open and none was committed since ``conn`` read ``data_version``; False
+    when one was committed; None when one is open."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError:  # "database is locked": a write transaction is open
+        return None
+    try:
+        return conn.execute("PRAGMA data_version").fetchone()[0] == version
+    finally:
+        conn.execute("ROLLBACK")
 
 
 WAL_KEPT_BYTES = 64 << 20
@@ -130,12 +164,19 @@ class SQLiteStorage(SQLStorage):
 
         def run() -> None:
             conn = self._connect()
+            uncaught = 0
             try:
                 while not stop.wait(interval):
                     try:
-                        catch_up(conn)
+                        caught = catch_up(conn)
                     except sqlite3.Error as exc:  # busy now: the next round will do it
                         log.debug("checkpoint skipped: %s", exc)
+                        caught = False
+                    uncaught = 0 if caught else uncaught + 1
+                    if uncaught == UNCAUGHT_WARNING:
+                        log.warning("the write-ahead log %s-wal has not been copied into the database for %d s "
+                                    "(a long read holds it back, or writes outpace the copying); it grows meanwhile",
+                                    self.path, round(uncaught * interval))
                 conn.execute("PRAGMA busy_timeout=1000")  # the last one: a locked file must not hold a stop up
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error as exc:
