@@ -1090,7 +1090,7 @@ def print_scale(args: argparse.Namespace, r: dict[str, Any]) -> None:
     print(f"{'server RSS at the end of the window (MB)':<44}{r['rss_mb']:>12.1f}  < 500 MB: {ok}")
     print(f"{'server peak RSS (VmHWM, MB)':<44}{r['hwm_mb']:>12.1f}")
     print(f"{'server RSS before any client (MB)':<44}{r['idle_mb']:>12.1f}")
-    if r["wal_mb"] is not None:  # about a second of writes: it starts over once checkpointed (docs/OPERATING.md)
+    if r["wal_mb"] is not None:  # the file keeps its largest size, up to 64 MiB (docs/OPERATING.md, "Backups")
         print(f"{'SQLite write-ahead log at the end (MB)':<44}{r['wal_mb']:>12.1f}")
     print(f"{'server CPU / load processes CPU':<44}{r['server_cpu']:>11.0%} / {r['load_cpu']:.0%}")
     per_move = r["server_cpu"] * r["seconds"] / max(1, r["moves"])
