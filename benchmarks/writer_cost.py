@@ -52,6 +52,26 @@ CHECKPOINT_MOVES = 5_000
 """Moves between two rounds of checkpoints: a second's worth at 5,000 games (the server runs one a second)."""
 
 
+class Tally:
+    """What ``read`` counts (CPU seconds, instructions) over the measured stretches only: :meth:`start` and
+    :meth:`stop` around each, ``on`` before a stretch's first reading and ``off`` after its last."""
+
+    def __init__(self, read: Callable[[], float], on: Callable[[], object] = lambda: None,
+                 off: Callable[[], object] = lambda: None) -> None:
+        self.read, self.on, self.off = read, on, off
+        self.spent = 0.0
+
+    def start(self) -> None:
+        """A measured stretch begins."""
+        self.on()
+        self.spent -= self.read()
+
+    def stop(self) -> None:
+        """It ends."""
+        self.spent += self.read()
+        self.off()
+
+
 class TurnLoop:
     """What ``LoopWriter`` asks of the event loop (``call_soon``), run by hand: :meth:`end_turn` runs what was
     scheduled, as the loop does at the end of a turn."""
@@ -209,22 +229,12 @@ def main() -> None:
             what = (f"storage cost of a move (hand-off, SQLite commit a turn of {args.per_turn} moves), {args.rooms} "
                     f"rooms, {args.moves} moves ({writes} writes)")
             if args.instructions:
-                spent = 0
-
-                def counting() -> None:  # callgrind tells its count only while it counts
-                    nonlocal spent
-                    callgrind("-i", "on")
-                    spent -= instructions_so_far()
-
-                def stopped() -> None:
-                    nonlocal spent
-                    spent += instructions_so_far()
-                    callgrind("-i", "off")
-
-                counting()
-                store.measure(outboxes, args.per_turn, stopped, counting)
-                stopped()
-                print(f"{what}: {spent / args.moves:,.0f} instructions")
+                # callgrind tells its count only while it counts
+                tally = Tally(instructions_so_far, lambda: callgrind("-i", "on"), lambda: callgrind("-i", "off"))
+                tally.start()
+                store.measure(outboxes, args.per_turn, tally.stop, tally.start)
+                tally.stop()
+                print(f"{what}: {tally.spent / args.moves:,.0f} instructions")
             elif args.pages:
                 checkpoint(folder)  # the log holds the measured commits only
                 store.run(outboxes, args.per_turn)
@@ -239,20 +249,11 @@ def main() -> None:
                 profile.disable()
                 pstats.Stats(profile).sort_stats("tottime").print_stats(25)
             else:
-                spent = 0.0
-
-                def timing() -> None:
-                    nonlocal spent
-                    spent -= time.process_time()
-
-                def stopped() -> None:
-                    nonlocal spent
-                    spent += time.process_time()
-
-                timing()
-                store.measure(outboxes, args.per_turn, stopped, timing)
-                stopped()
-                print(f"{what}: {spent / args.moves * 1e6:.1f} us CPU")
+                tally = Tally(time.process_time)
+                tally.start()
+                store.measure(outboxes, args.per_turn, tally.stop, tally.start)
+                tally.stop()
+                print(f"{what}: {tally.spent / args.moves * 1e6:.1f} us CPU")
             if store.released != len(warm) + len(outboxes) or store.writer.queued:
                 raise SystemExit(f"only {store.released} of {len(warm) + len(outboxes)} outboxes were committed")
         finally:
