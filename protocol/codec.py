@@ -15,6 +15,7 @@ import msgpack
 
 from .messages import ProtocolError
 
+_get_ident: Final = threading.get_ident
 _unpackb: Final = msgpack.unpackb  # compiled, a Final is a C static: no look-up of msgpack and its attribute a message
 
 MSGPACK = "plyhall.v1.msgpack"
@@ -118,10 +119,17 @@ class MsgpackCodec(Codec):
     binary = True
 
     def __init__(self) -> None:
-        self._packers = threading.local()  # a Packer is not thread-safe; one a thread, kept (packb makes one a call)
+        # a Packer is not thread-safe: one a thread, kept (packb makes one a call). The thread that made the codec
+        # (the import's: the server's event loop) has its own, found by comparing an integer, where a thread-local
+        # attribute is a look-up in a dictionary of the thread's (a few hundred instructions a message)
+        self._packers = threading.local()
+        self._owner: int = _get_ident()
+        self._packer: Any = msgpack.Packer(use_bin_type=True)
 
     def encode(self, msg: dict[str, Any]) -> bytes:
         """Packed bytes (what ``msgpack.packb(msg, use_bin_type=True)`` gives)."""
+        if _get_ident() == self._owner:
+            return self._packer.pack(msg)
         try:
             packer = self._packers.packer
         except AttributeError:

@@ -70,6 +70,33 @@ def test_both_codecs_give_the_same_meaning(msg):
     assert repr(from_json) == repr(from_msgpack) == repr(msg)
 
 
+def test_msgpack_from_other_threads_gives_what_packb_gives():
+    """The thread that made the codec packs with a packer of its own; every other thread with one of its own too
+    (a failed pack in one leaves the others' intact): each result is msgpack's own ``packb``."""
+    import threading
+
+    msgs = _messages()
+    results: dict[str, list[bytes]] = {}
+
+    def pack_all(name: str) -> None:
+        got = []
+        for msg in msgs * 20:
+            with pytest.raises(TypeError):
+                MSGPACK_CODEC.encode({"type": "bad", "value": object()})  # fails halfway: the packer starts afresh
+            got.append(MSGPACK_CODEC.encode(msg))
+        results[name] = got
+
+    threads = [threading.Thread(target=pack_all, args=(f"t{i}",)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    pack_all("owner")
+    for thread in threads:
+        thread.join()
+    expected = [msgpack.packb(msg, use_bin_type=True) for msg in msgs * 20]
+    assert sorted(results) == ["owner", "t0", "t1", "t2"]
+    assert all(got == expected for got in results.values())
+
+
 def test_frames_and_subprotocols():
     assert SUBPROTOCOLS == (MSGPACK, JSON) == ("plyhall.v1.msgpack", "plyhall.v1.json")  # msgpack preferred
     assert codec_for(None) is JSON_CODEC  # a client that offers no subprotocol gets JSON

@@ -131,7 +131,7 @@ async def test_accepted_moves_do_not_count_against_the_rate_limit(db_path):
         await srv.stop()
 
 
-@pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70_000])
+@pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 1023, 1024, 65535, 65536, 70_000])
 @pytest.mark.parametrize("binary", [True, False])
 def test_frames_written_directly_are_what_websockets_writes(length, binary):
     from websockets.frames import Frame, Opcode

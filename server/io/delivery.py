@@ -154,7 +154,7 @@ class Delivery:
         elif self._held:
             seq = self._held[-1][0]
         else:
-            self._deliver(out)
+            _deliver_outbox(self, out)
             self._wake_timer()
             return
         self._held.append((seq, out, time.monotonic()))
@@ -167,42 +167,12 @@ class Delivery:
             if now - made > _WAITED:  # the player to move learns it only now: the wait is not its time
                 for name in turn_rooms(out.messages):
                     credit_wait(self.hall.registry.find(name), now - made, now)
-            self._deliver(out)
+            _deliver_outbox(self, out)
         self._wake_timer()  # once for the whole commit's outboxes
 
     def _deliver(self, out: HallOutbox) -> None:
-        after = self._ended(out) if out.ended else None
-        metrics = self.metrics
-        metrics.sent += len(out.messages)
-        frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
-        connections, cluster = self.connections, self.cluster
-        if cluster is not None:  # the register first: a name released before its client hears the room closed
-            cluster.changed()
-        # a game's end tells each member several things (the last move, game_over, the next game's start): each
-        # connection's messages go out in one write, in order, once the loop below has gathered them
-        gathered: dict[Connection, list[dict[str, Any]]] | None = {} if out.ended else None
-        for conn_id, msg in out.messages:
-            kind = msg["type"]
-            if kind == "error":
-                metrics.errors[msg["code"]] += 1
-            elif kind == "welcome":
-                self._welcomed(conn_id, msg)
-            if conn_id < 0 and cluster is not None:  # a client of another node of the cluster
-                cluster.deliver(conn_id, msg)
-                continue
-            connection = connections.get(conn_id)
-            if connection is None:
-                continue
-            if gathered is not None:
-                gathered.setdefault(connection, []).append(msg)
-            elif not connection.push(msg, frames):
-                self.close_connection(connection, 1008, "too slow: too many unsent messages")
-        if gathered:
-            self._push_gathered(gathered, frames)
-        if out.close:  # what closing them changes comes as outboxes of their own
-            self._close_all(out.close)
-        if after is not None:
-            self.dispatch(after)
+        """Send ``out``'s messages (its writes are committed), each connection's as one write at a game's end."""
+        _deliver_outbox(self, out)
 
     def _welcomed(self, conn_id: int, welcome: dict[str, Any]) -> None:
         """A login went through: counted, and the name registered with the cluster (for a client of this node)."""
@@ -243,3 +213,40 @@ class Delivery:
         failed = [r.name for r in out.house] if self.house is None else self.house.run(out.house, out.house_stop)
         for name in failed:  # after this outbox's own writes are submitted (we are inside its dispatch): in order
             asyncio.get_running_loop().call_soon(self._house_exited, name, -1)
+
+
+def _deliver_outbox(server: Delivery, out: HallOutbox) -> None:
+    """:meth:`Delivery._deliver`: a function, so that the delivery of each outbox is a native call when compiled (a
+    method of a class that interpreted classes extend is called through Python's look-up of its name)."""
+    after = server._ended(out) if out.ended else None
+    metrics = server.metrics
+    metrics.sent += len(out.messages)
+    frames: dict[tuple[int, int], bytes] = {}  # the batch's messages stay alive, so their ids are unique
+    connections, cluster = server.connections, server.cluster
+    if cluster is not None:  # the register first: a name released before its client hears the room closed
+        cluster.changed()
+    # a game's end tells each member several things (the last move, game_over, the next game's start): each
+    # connection's messages go out in one write, in order, once the loop below has gathered them
+    gathered: dict[Connection, list[dict[str, Any]]] | None = {} if out.ended else None
+    for conn_id, msg in out.messages:
+        kind = msg["type"]
+        if kind == "error":
+            metrics.errors[msg["code"]] += 1
+        elif kind == "welcome":
+            server._welcomed(conn_id, msg)
+        if conn_id < 0 and cluster is not None:  # a client of another node of the cluster
+            cluster.deliver(conn_id, msg)
+            continue
+        connection = connections.get(conn_id)
+        if connection is None:
+            continue
+        if gathered is not None:
+            gathered.setdefault(connection, []).append(msg)
+        elif not connection.push(msg, frames):
+            server.close_connection(connection, 1008, "too slow: too many unsent messages")
+    if gathered:
+        server._push_gathered(gathered, frames)
+    if out.close:  # what closing them changes comes as outboxes of their own
+        server._close_all(out.close)
+    if after is not None:
+        server.dispatch(after)

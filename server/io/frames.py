@@ -22,8 +22,21 @@ PING_HEADER: Final = b"\x89\x04"
 """The header of the server's keepalive pings (``server.io.keepalive``): FIN + ping, a 4-byte payload, not masked (RFC
 6455, 5.2), the frame websockets' ``send_ping`` makes for a server. Written straight to the transport, as
 :func:`frame_header`'s frames are."""
-_BINARY_HEADERS: Final = tuple(bytes((0x82, length)) for length in range(126))  # the headers of small frames, made once
-_TEXT_HEADERS: Final = tuple(bytes((0x81, length)) for length in range(126))
+SHARED_HEADERS: Final = 1024
+"""Frames shorter than this get a header made once, at import (a move's ``moved`` is 130-odd bytes: past the 125 a
+one-byte length holds)."""
+
+
+def _header(opcode: int, length: int) -> bytes:
+    if length < 126:
+        return bytes((opcode, length))
+    if length < 65536:
+        return bytes((opcode, 126)) + length.to_bytes(2, "big")
+    return bytes((opcode, 127)) + length.to_bytes(8, "big")
+
+
+_BINARY_HEADERS: Final = tuple(_header(0x82, length) for length in range(SHARED_HEADERS))
+_TEXT_HEADERS: Final = tuple(_header(0x81, length) for length in range(SHARED_HEADERS))
 
 
 def frame_header(binary: bool, length: int) -> bytes:
@@ -33,12 +46,9 @@ def frame_header(binary: bool, length: int) -> bytes:
     websockets protocol object costs several Python calls a message, and a server's frames are
     never masked or fragmented here. Control frames (pings, close) stay websockets' own; both
     kinds are whole writes on the event loop, so they never interleave."""
-    if length < 126:
+    if length < SHARED_HEADERS:
         return (_BINARY_HEADERS if binary else _TEXT_HEADERS)[length]
-    opcode = 0x82 if binary else 0x81  # FIN + binary or text
-    if length < 65536:
-        return bytes((opcode, 126)) + length.to_bytes(2, "big")
-    return bytes((opcode, 127)) + length.to_bytes(8, "big")
+    return _header(0x82 if binary else 0x81, length)  # FIN + binary or text
 
 
 def whole_frame(connection: Any, data: bytes) -> bool:  # bytes, as the event loop's transports hand a read on
