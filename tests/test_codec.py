@@ -71,8 +71,9 @@ def test_both_codecs_give_the_same_meaning(msg):
 
 
 def test_msgpack_from_other_threads_gives_what_packb_gives():
-    """The thread that made the codec packs with a packer of its own; every other thread with one of its own too
-    (a failed pack in one leaves the others' intact): each result is msgpack's own ``packb``."""
+    """The codec packs on two paths: the thread that made it (the server's event loop) with its own packer, every
+    other thread with a thread-local one (the tests' main thread takes the first; no other test runs the second).
+    Both give msgpack's own ``packb``, also right after a pack that failed, with four threads packing at once."""
     import threading
 
     msgs = _messages()
