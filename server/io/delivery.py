@@ -171,7 +171,8 @@ class Delivery:
         self._wake_timer()  # once for the whole commit's outboxes
 
     def _deliver(self, out: HallOutbox) -> None:
-        """Send ``out``'s messages (its writes are committed), each connection's as one write at a game's end."""
+        """Send ``out``'s messages (its writes are committed), each connection's as one write at a game's end. The
+        server's own calls go to :func:`_deliver_outbox` directly: a subclass that overrides this is not called."""
         _deliver_outbox(self, out)
 
     def _welcomed(self, conn_id: int, welcome: dict[str, Any]) -> None:
