@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from protocol.codec import MSGPACK
 from protocol.games import IllegalMove, get_game
 
+from . import interrupt
 from .connection import (
     DEFAULT_URL,
     Client,
@@ -728,7 +729,7 @@ def run(player: Player | Callable[[Turn], Any], name: str, **options: Any) -> li
         player = FunctionPlayer(player)
     runner = PlayerRunner(player, RunOptions(name=name, **options))
     try:
-        return asyncio.run(runner.run())
+        return interrupt.run(runner.run())  # Ctrl-C between callbacks (client/interrupt.py)
     except KeyboardInterrupt:
         log.info("%s: stopped (Ctrl-C) after %d games", name, len(runner.results))
         return runner.results

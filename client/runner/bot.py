@@ -8,11 +8,11 @@ game (on the same time control and series length), or keeps it waiting until one
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from typing import Any
 
+from client import interrupt
 from client.play_loop import describe_rating, own_count
 from client.sdk import GameResult, Player, RunOptions, Turn, run_player
 from protocol.games import GAMES
@@ -90,7 +90,7 @@ def run_bot(args: argparse.Namespace) -> int:
                          coords=args.coords,
                          room_options=room_options, on_result=score.on_result, on_status=on_status, think=think)
     try:
-        asyncio.run(run_player(player, options))
+        interrupt.run(run_player(player, options))  # Ctrl-C between callbacks: no traceback
     except KeyboardInterrupt:
         print(f"stopped: {score} points", flush=True)
         return 130

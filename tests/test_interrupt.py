@@ -1,0 +1,68 @@
+"""Ctrl-C stops a bot between two callbacks of its event loop, never inside one (``client/interrupt.py``).
+
+``asyncio.run`` cancels its main task from a signal handler that runs between any two bytecodes: a bot's search
+result arriving through its executor was then and again cancelled halfway through the callback that delivers it,
+and the bot printed ``InvalidStateError: invalid state`` as it stopped (seen in CI, ``plyhall bot ... --ladder``
+stopped by the README's walk-through). Each script runs in a process of its own: it sends itself SIGINT.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = """
+import asyncio, os, signal
+from client import interrupt
+
+seen = []
+
+async def busy_when_interrupted():
+    os.kill(os.getpid(), signal.SIGINT)
+    total = 0
+    for i in range(200_000):  # a signal handler runs between these bytecodes: was the task cancelled inside them?
+        total += i
+    seen.append(asyncio.current_task().cancelling())
+    await asyncio.sleep(30)
+
+async def stubborn():  # ignores the first Ctrl-C: the second stops it at once
+    os.kill(os.getpid(), signal.SIGINT)
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        seen.append("cancelled")
+    os.kill(os.getpid(), signal.SIGINT)
+    await asyncio.sleep(30)
+    seen.append("not stopped")
+
+try:
+    RUN(MAIN())
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", seen)
+else:
+    print("returned", seen)
+"""
+
+
+def _run(runner: str, main: str) -> str:
+    done = subprocess.run([sys.executable, "-c", SCRIPT.replace("RUN", runner).replace("MAIN", main)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.stdout.strip()
+
+
+def test_ctrl_c_cancels_a_bot_between_callbacks_and_raises_keyboard_interrupt():
+    assert _run("interrupt.run", "busy_when_interrupted") == "KeyboardInterrupt [0]"
+
+
+def test_asyncio_run_cancels_in_the_middle_of_whatever_runs():
+    """The hazard itself: with ``asyncio.run`` the task is cancelled before the loop of bytecodes is over."""
+    assert _run("asyncio.run", "busy_when_interrupted") == "KeyboardInterrupt [1]"
+
+
+def test_a_second_ctrl_c_stops_a_bot_that_ignores_the_first():
+    assert _run("interrupt.run", "stubborn") == "KeyboardInterrupt ['cancelled']"
