@@ -35,8 +35,8 @@ async def stubborn():  # ignores the first Ctrl-C: the second stops it at once
     except asyncio.CancelledError:
         seen.append("cancelled")
     os.kill(os.getpid(), signal.SIGINT)
+    seen.append("went on after the second")  # a second Ctrl-C stops it at once: not at the next turn of the loop
     await asyncio.sleep(30)
-    seen.append("not stopped")
 
 try:
     RUN(MAIN())
@@ -64,5 +64,16 @@ def test_asyncio_run_cancels_in_the_middle_of_whatever_runs():
     assert _run("asyncio.run", "busy_when_interrupted") == "KeyboardInterrupt [1]"
 
 
-def test_a_second_ctrl_c_stops_a_bot_that_ignores_the_first():
+def test_a_second_ctrl_c_stops_a_bot_that_ignores_the_first_at_once():
     assert _run("interrupt.run", "stubborn") == "KeyboardInterrupt ['cancelled']"
+
+
+def test_a_process_that_ignores_ctrl_c_goes_on_ignoring_it():
+    """A bot started in the background by a script (whose shell ignores SIGINT for it) is not stopped by one."""
+    script = SCRIPT.replace("RUN(MAIN())", "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                            "    print(interrupt.run(quiet()), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)")
+    script = script.replace("seen = []", "seen = []\n\nasync def quiet():\n"
+                            "    os.kill(os.getpid(), signal.SIGINT)\n    await asyncio.sleep(0.2)\n    return 'done'")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "done True"
