@@ -101,12 +101,15 @@ class TurnLoop:
         self.clock += 1.0
 
 
-def play(table: Table, moves: int) -> list[HallOutbox]:
-    """``moves`` random moves round-robin over the table's rooms, through the hall; each move's outbox."""
+def play(table: Table, moves: int, order: str = "round-robin") -> list[HallOutbox]:
+    """``moves`` random moves over the table's rooms, through the hall, the rooms taking turns (``round-robin``)
+    or each move by a room picked at random (``random``, as a server's games come); each move's outbox."""
     outboxes = []
     index = 0
     rooms = len(table.rooms)
     while len(outboxes) < moves:
+        if order == "random":
+            index = table.rng.randrange(rooms)
         nxt = table.next_request(index)
         index = (index + 1) % rooms
         if nxt is None:
@@ -134,6 +137,9 @@ class Store:
         self.held: deque[tuple[int, HallOutbox, float]] = deque()
         self.released = 0
         self.writer = LoopWriter(self.storage, self.loop, self.committed)  # type: ignore[arg-type]
+        self.submitted = 0
+        # the moves log goes into the moves table once a second on a server: here once a second's worth of moves
+        self.storage.clock = lambda: float(self.submitted // CHECKPOINT_MOVES)
 
     def committed(self, seq: int) -> None:
         """``PlyhallServer._committed`` without the delivery: release the outboxes committed up to ``seq``."""
@@ -155,6 +161,7 @@ class Store:
         for start in range(0, len(outboxes), per_turn):
             for out in outboxes[start:start + per_turn]:
                 held.append((writer.submit(out.writes), out, monotonic()))  # PlyhallServer.dispatch's hand-off
+            self.submitted += per_turn
             self.loop.end_turn()
 
     def measure(self, outboxes: list[HallOutbox], per_turn: int, pause: Callable[[], object],
@@ -211,14 +218,17 @@ def main() -> None:
     parser = move_arguments(__doc__.splitlines()[0], "the run")
     parser.add_argument("--per-turn", type=int, default=10,
                         help="moves committed together, as in one turn of the event loop (default 10)")
+    parser.add_argument("--order", choices=("round-robin", "random"), default="round-robin",
+                        help="the rooms' moves in turn (the figures of earlier rounds), or each move by a room picked "
+                             "at random, as a server's games come (their moves spread over the moves' index)")
     parser.add_argument("--pages", action="store_true",
                         help="print the pages a commit writes, by table and index, instead of the CPU time")
     args = parser.parse_args()
     if args.rooms < 1 or args.moves < 1 or args.per_turn < 1:
         parser.error("--rooms, --moves and --per-turn must be at least 1")
     table = Table(args.rooms, args.seed)
-    warm = play(table, min(args.moves, 2000))
-    outboxes = play(table, args.moves)
+    warm = play(table, min(args.moves, 2000), args.order)
+    outboxes = play(table, args.moves, args.order)
     writes = sum(len(out.writes) for out in outboxes)
     with tempfile.TemporaryDirectory(prefix="writer_cost") as folder:
         store = Store(folder)
@@ -227,7 +237,7 @@ def main() -> None:
             catch_up(store.checkpoints)  # the measured commits start on a log with nothing left to copy
             store.serve()
             what = (f"storage cost of a move (hand-off, SQLite commit a turn of {args.per_turn} moves), {args.rooms} "
-                    f"rooms, {args.moves} moves ({writes} writes)")
+                    f"rooms, {args.order}, {args.moves} moves ({writes} writes)")
             if args.instructions:
                 # callgrind tells its count only while it counts
                 tally = Tally(instructions_so_far, lambda: callgrind("-i", "on"), lambda: callgrind("-i", "off"))

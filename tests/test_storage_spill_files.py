@@ -42,9 +42,13 @@ def test_a_commit_of_many_moves_opens_no_temporary_file(tmp_path: Path) -> None:
         # enough moves a game that each game's moves fill leaves of the index of their own
         ids = [f"g{number:04d}" for number in range(GAMES)]
         storage.apply([GameStarted(game_record(game, "running", moves=0)) for game in ids])
+        # each commit the one that moves the moves log into the table (once a second on a server), so that the
+        # insert into the index is the commit's own, as it was before the log
         for seq in range(1, 121):
+            storage._settled_at -= 3600
             storage.apply([MovePlayed(game, MoveRecord(seq, seq % 2, "4", 10, [30.0, 30.0])) for game in ids])
         seen.clear()
+        storage._settled_at -= 3600
         storage.apply([MovePlayed(game, MoveRecord(121, 1, "4", 10, [30.0, 30.0])) for game in ids])
         assert seen == []
         assert storage._reader().execute("SELECT COUNT(*) FROM moves WHERE seq = 121").fetchone() == (GAMES,)

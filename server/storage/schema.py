@@ -6,7 +6,7 @@ from __future__ import annotations
 from .analysis_sql import ANALYSIS_TABLES
 from .rating_sql import RATED_PLAY_COLUMNS, RATING_TABLES
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The schema this code reads and writes. A database at a newer version is refused."""
 
 
@@ -32,6 +32,32 @@ def games_table(name: str, version: int) -> str:
         {ended})"""
 
 
+MOVE_FIELDS = """game_id VARCHAR(32) NOT NULL,
+        seq INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        move VARCHAR(64) NOT NULL,
+        think_ms INTEGER NOT NULL,
+        clock0 DOUBLE PRECISION,
+        clock1 DOUBLE PRECISION"""
+"""A move's columns, in the moves table and in the moves log."""
+
+MOVES_LOG = [
+    f"""CREATE TABLE live_moves (
+        n INTEGER PRIMARY KEY,
+        {MOVE_FIELDS})""",
+    # every stored move: the moves table, and the log's moves that are not in it yet
+    """CREATE VIEW all_moves AS
+        SELECT game_id, seq, seat, move, think_ms, clock0, clock1 FROM moves
+        UNION ALL
+        SELECT game_id, seq, seat, move, think_ms, clock0, clock1 FROM live_moves l
+        WHERE NOT EXISTS (SELECT 1 FROM moves m WHERE m.game_id = l.game_id AND m.seq = l.seq)""",
+]
+"""Schema version 6: the moves log. A SQLite server appends each commit's moves to ``live_moves``, a table in the
+order they came (``n``, SQLite's row id), and moves them into ``moves`` once a second, sorted by game: ``moves``' index
+is ordered by game, and the moves of 5,000 games at once landed each on a page of its own, so that every commit
+wrote (and checkpointed) about a page a move. ``all_moves`` is what a reader sees: every move, wherever it is."""
+
+
 # MIGRATIONS[v] takes a database from version v to v + 1. Version 0 is an empty database or one
 # made before versions were recorded (players, games and moves as they were then).
 MIGRATIONS: list[list[str]] = [
@@ -43,14 +69,8 @@ MIGRATIONS: list[list[str]] = [
             claimed_at DOUBLE PRECISION NOT NULL)""",
         games_table("games", 1),
         "CREATE INDEX IF NOT EXISTS games_ended ON games (ended_at)",
-        """CREATE TABLE IF NOT EXISTS moves (
-            game_id VARCHAR(32) NOT NULL,
-            seq INTEGER NOT NULL,
-            seat INTEGER NOT NULL,
-            move VARCHAR(64) NOT NULL,
-            think_ms INTEGER NOT NULL,
-            clock0 DOUBLE PRECISION,
-            clock1 DOUBLE PRECISION,
+        f"""CREATE TABLE IF NOT EXISTS moves (
+            {MOVE_FIELDS},
             PRIMARY KEY (game_id, seq))""",
     ],
     [
@@ -89,5 +109,6 @@ MIGRATIONS: list[list[str]] = [
     ],
     ANALYSIS_TABLES,  # the analyses of games (server/storage/analysis_sql.py)
     RATED_PLAY_COLUMNS,  # why a game is not rated; where a claim came from; registered names (rating_sql.py)
+    MOVES_LOG,  # the moves of the last second, appended, before they join the moves table (server/storage/sql.py)
 ]
 assert len(MIGRATIONS) == SCHEMA_VERSION

@@ -11,7 +11,9 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from protocol.messages import GameStatus
@@ -42,8 +44,23 @@ log = logging.getLogger("plyhall.storage")
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight,"
-            " EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games")
+            " + COALESCE(logged.n, 0) ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated,"
+            " unrated, rating_weight, EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games"
+            # the moves log's count a game, once a query: the log has no index to look a game up by
+            " LEFT JOIN (SELECT l.game_id, COUNT(*) AS n FROM live_moves l WHERE NOT EXISTS (SELECT 1 FROM moves m"
+            " WHERE m.game_id = l.game_id AND m.seq = l.seq) GROUP BY l.game_id) logged ON logged.game_id = games.id")
+
+SETTLE_EVERY = 1.0
+"""Seconds between two moves of the moves log into the moves table (``SQLStorage.moves_logged``)."""
+SETTLE_MOVES = 8192
+"""Moves in the log that make the next commit move them all sooner: what one commit sorts and inserts stays small."""
+
+
+MOVE_COLUMNS = "game_id, seq, seat, move, think_ms, clock0, clock1"
+_READ_FROM = {"moves": "all_moves"}  # what a copy reads of a table: the moves wherever they are
+
+
+_GAME_AND_SEQ = itemgetter(0, 1)
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
@@ -70,6 +87,12 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
 
     placeholder = "?"
     begin = "BEGIN"
+    moves_logged = False
+    """Whether a commit's moves go to the moves log (``live_moves``, appended) and join the ``moves`` table once a
+    second (:data:`SETTLE_EVERY`), sorted by game, in the commit that comes then. ``moves``' index is ordered by
+    game: the moves of a commit, each of another game, dirtied a page of it each, which SQLite wrote to its log and
+    copied back; a second's moves sorted share their pages. Every read sees both (``all_moves``). SQLite only: its
+    commits write whole pages; PostgreSQL keeps inserting into ``moves``, and only settles a copied-in log."""
 
     def __init__(self, node: str = "main") -> None:
         self.node = node
@@ -80,7 +103,11 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         self._cursor: tuple[Any, Any] | None = None  # (the writer connection, its cursor), made once a connection
         self._readers: list[Any] = []
         self._readers_lock = threading.Lock()
-        self._moves_sql: dict[int, str] = {}  # rows -> the statement that inserts that many moves
+        self._moves_sql: dict[int, str] = {}  # rows -> the statement that inserts that many moves (negative: the log)
+        self._logged: list[Any] = []  # the moves in the log since the last settling, their columns, 7 a move
+        self._logged_keys: set[tuple[str, int]] = set()  # their (game_id, seq): a move already logged is not again
+        self.clock: Callable[[], float] = time.monotonic  # when the log moves into the table (a benchmark's own)
+        self._settled_at = self.clock()
         self._migrate()
 
     # Connections -------------------------------------------------------------------------
@@ -151,6 +178,11 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             if version < SCHEMA_VERSION:
                 cur.execute("DELETE FROM schema_version")
                 cur.execute(self._sql("INSERT INTO schema_version (version) VALUES (?)"), (SCHEMA_VERSION,))
+            cur.execute("SELECT 1 FROM live_moves LIMIT 1")
+            if cur.fetchone() is not None:  # a server that stopped without settling them (killed), or a copy
+                cur.execute(self._sql(f"INSERT INTO moves ({MOVE_COLUMNS}) SELECT {MOVE_COLUMNS} FROM live_moves"
+                                      " WHERE true ORDER BY n ON CONFLICT (game_id, seq) DO NOTHING"))
+                cur.execute("DELETE FROM live_moves")
 
     def _version(self, cur: Any) -> int:
         cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -181,19 +213,75 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         moves: list[Any] = []  # the moves' columns one after the other, 7 a move
         others: list[Write] = []
         add = moves.extend
+        logging = self.moves_logged
+        logged_keys = self._logged_keys
+        keys: list[tuple[str, int]] = []  # the moves this commit logs, taken back if it fails
         for write in writes:
             if type(write) is MovePlayed:
                 m = write.move
+                if logging:
+                    key = (write.game_id, m.seq)
+                    if key in logged_keys:  # in the log already: a move stored stays as it is, as in the table
+                        continue
+                    logged_keys.add(key)
+                    keys.append(key)
                 clocks = m.clocks_after
                 add((write.game_id, m.seq, m.seat, m.notation, m.think_ms, clocks[0], clocks[1]))
             else:
                 others.append(write)
-        with self._transaction() as cur:
-            self._fence(cur)  # every write of a room, its games, moves, tournaments and ratings: by its owner only
-            if moves:
-                self._insert_moves(cur, moves)
-            for write in latest_snapshots(others):
-                self._write(cur, write)
+        if not logging:
+            with self._transaction() as cur:
+                self._fence(cur)  # every write of a room, its games, moves, tournaments and ratings: by its owner only
+                if moves:
+                    self._insert_moves(cur, moves, "moves")
+                for write in latest_snapshots(others):
+                    self._write(cur, write)
+        else:
+            self._apply_logged(moves, keys, others)
+
+    def _apply_logged(self, moves: list[Any], keys: list[tuple[str, int]], others: list[Write]) -> None:
+        """:meth:`_apply`'s transaction where the moves go to the log (``moves_logged``): the log's moves and
+        ``moves`` into the moves table once a second, else ``moves`` to the log; ``keys`` taken back if it fails."""
+        now = self.clock()
+        logged, logged_keys = self._logged, self._logged_keys
+        settle = (bool(logged) or bool(moves)) and (now - self._settled_at >= SETTLE_EVERY
+                                                     or len(logged) + len(moves) >= 7 * SETTLE_MOVES)
+        try:
+            with self._transaction() as cur:
+                self._fence(cur)
+                if settle:
+                    self._settle(cur, logged + moves)
+                elif moves:
+                    self._insert_moves(cur, moves, "live_moves")
+                for write in latest_snapshots(others):
+                    self._write(cur, write)
+        except BaseException:
+            logged_keys.difference_update(keys)  # not logged after all: the writer tries the commit again
+            raise
+        if settle:  # what the log held is in the moves table now
+            self._logged, self._settled_at = [], now
+            logged_keys.clear()
+        elif moves:
+            logged.extend(moves)
+
+    def _settle(self, cur: Any, columns: list[Any]) -> None:
+        """Move the log's moves into the moves table: ``columns`` (7 a move: the log's, then the commit's own, in
+        the order they came) sorted by game and number, so that each page of the table's index is written once
+        for all of them; then empty the log."""
+        rows = [columns[at:at + 7] for at in range(0, len(columns), 7)]
+        rows.sort(key=_GAME_AND_SEQ)  # stable: of two moves with one number, the first stays (ON CONFLICT)
+        self._insert_moves(cur, list(chain.from_iterable(rows)), "moves")
+        cur.execute("DELETE FROM live_moves")
+
+    def settle(self) -> None:
+        """Move what the moves log holds into the moves table now (a server that stops: its file is then whole
+        without the log); nothing when it is empty."""
+        if not self._logged:
+            return
+        with self._writing(), self._transaction() as cur:
+            self._settle(cur, self._logged)
+        self._logged, self._settled_at = [], self.clock()
+        self._logged_keys.clear()
 
     def _transaction(self) -> Transaction:
         """A cursor of the writer inside one transaction: committed at the end, rolled back on any error.
@@ -203,18 +291,20 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             made = self._cursor = (self._writer, self._writer.cursor())
         return Transaction(made[1], self.begin)
 
-    def _insert_moves(self, cur: Any, columns: list[Any]) -> None:
-        """Insert the moves whose ``columns`` follow one another, 7 a move (a move already stored stays as it is), in
-        order: many rows a statement, each a power of two (at most ``MOVES_A_STATEMENT``), so that a few prepared
-        statements serve every batch."""
+    def _insert_moves(self, cur: Any, columns: list[Any], table: str) -> None:
+        """Insert the moves whose ``columns`` follow one another, 7 a move, into ``table`` (``moves``, where a move
+        already stored stays as it is, or the log, ``live_moves``), in order: many rows a statement, each a power of
+        two (at most ``MOVES_A_STATEMENT``), so that a few prepared statements serve every batch."""
         done, count = 0, len(columns) // 7
+        made = self._moves_sql
+        logged = table == "live_moves"
         while done < count:
             size = min(MOVES_A_STATEMENT, 1 << ((count - done).bit_length() - 1))
-            statement = self._moves_sql.get(size)
+            statement = made.get(-size if logged else size)
             if statement is None:
-                statement = self._moves_sql[size] = self._sql(
-                    "INSERT INTO moves (game_id, seq, seat, move, think_ms, clock0, clock1) VALUES "
-                    + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size) + " ON CONFLICT (game_id, seq) DO NOTHING")
+                statement = made[-size if logged else size] = self._sql(
+                    f"INSERT INTO {table} ({MOVE_COLUMNS}) VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * size)
+                    + ("" if logged else " ON CONFLICT (game_id, seq) DO NOTHING"))
             if size == 1:  # executemany of one row costs the sqlite3 module less than execute
                 cur.executemany(statement, (columns[7 * done:7 * done + 7],))
             else:
@@ -338,8 +428,8 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         return [_summary(r) for r in self._read(sql, [*args, limit, offset])]
 
     def _moves(self, game_id: str) -> list[dict[str, Any]]:
-        rows = self._read("SELECT seq, seat, move, think_ms, clock0, clock1 FROM moves WHERE game_id = ? ORDER BY seq",
-                          (game_id,))
+        rows = self._read("SELECT seq, seat, move, think_ms, clock0, clock1 FROM all_moves WHERE game_id = ?"
+                          " ORDER BY seq", (game_id,))
         return [{"seq": s, "seat": seat, "move": mv, "think_ms": t, "clocks_after": [c0, c1]}
                 for s, seat, mv, t, c0, c1 in rows]
 
@@ -400,7 +490,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
 
     def counts(self) -> dict[str, int]:
         """Rows per table (what ``plyhall db copy`` checks)."""
-        return {table: self._read(f"SELECT COUNT(*) FROM {table}")[0][0] for table in TABLES}
+        return {table: self._read(f"SELECT COUNT(*) FROM {_READ_FROM.get(table, table)}")[0][0] for table in TABLES}
 
     def rows(self, table: str) -> Iterator[tuple]:
         """Every row of a table, in pages (for copying a database)."""
@@ -408,7 +498,8 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         offset = 0
         while True:
             second = f", {TABLES[table][1]}" if table in ("moves", "rooms", "ratings") else ""  # the primary key
-            page = self._read(f"SELECT {', '.join(TABLES[table])} FROM {table} ORDER BY {TABLES[table][0]}{second}"
+            page = self._read(f"SELECT {', '.join(TABLES[table])} FROM {_READ_FROM.get(table, table)}"
+                              f" ORDER BY {TABLES[table][0]}{second}"
                               " LIMIT 1000 OFFSET ?", (offset,))
             yield from page
             if len(page) < 1000:
@@ -426,11 +517,21 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     def wipe(self) -> None:
         """Delete every row (for benchmarks that reuse a database)."""
         with self._write_lock, self._transaction() as cur:
-            for table in TABLES:
+            for table in (*TABLES, "live_moves"):
                 cur.execute(f"DELETE FROM {table}")
+        self._logged = []
+        self._logged_keys.clear()
+
+    def _settle_before_closing(self) -> None:
+        try:
+            self.settle()
+        except Exception as exc:  # a database that fails now: the next server to open it settles the log
+            log.warning("the moves of the last second stay in the moves log until the database is opened again: %s",
+                        exc)
 
     def close(self) -> None:
-        """Close every connection."""
+        """Move the moves log into the moves table, and close every connection."""
+        self._settle_before_closing()
         with self._write_lock:
             if self._writer is not None:
                 self._writer.close()

@@ -102,6 +102,7 @@ class SQLiteStorage(SQLStorage):
     """The embedded default: one SQLite file in WAL mode, one writer."""
 
     begin = "BEGIN IMMEDIATE"
+    moves_logged = True
 
     def __init__(self, path: str | Path, node: str = "main") -> None:
         self.path = str(path)
@@ -210,7 +211,9 @@ class SQLiteStorage(SQLStorage):
         return None if self.path == ":memory:" else self.path + ".spill"
 
     def close(self) -> None:
-        """Stop the checkpoints (with a last one), close every connection, and give up the ownership."""
+        """Move the moves log into the moves table, stop the checkpoints (with a last one), close every connection,
+        and give up the ownership."""
+        self._settle_before_closing()
         if self._checkpoints is not None:
             stop, thread = self._checkpoints
             stop.set()
