@@ -139,7 +139,7 @@ class Store:
         self.writer = LoopWriter(self.storage, self.loop, self.committed)  # type: ignore[arg-type]
         self.submitted = 0
         # the moves log goes into the moves table once a second on a server: here once a second's worth of moves
-        self.storage.clock = lambda: float(self.submitted // CHECKPOINT_MOVES)
+        self.storage.use_clock(lambda: float(self.submitted // CHECKPOINT_MOVES))
 
     def committed(self, seq: int) -> None:
         """``PlyhallServer._committed`` without the delivery: release the outboxes committed up to ``seq``."""

@@ -37,6 +37,7 @@ def tables(path: Path) -> tuple[int, int]:
 def settle_due(storage: SQLiteStorage) -> None:
     """Make the next commit the one that moves the log into the table (as a second later would)."""
     storage._settled_at -= 3600
+    storage._settle_after -= 3600
 
 
 def test_moves_wait_in_the_log_and_every_read_sees_them(tmp_path: Path) -> None:
@@ -51,6 +52,9 @@ def test_moves_wait_in_the_log_and_every_read_sees_them(tmp_path: Path) -> None:
         assert game["moves"][2] == {"seq": 3, "seat": 1, "move": "e5", "think_ms": 300, "clocks_after": [57.0, 60.0]}
         assert {g["id"]: g["move_count"] for g in storage.list_games(50, status="running")} == {"g1": 3, "g2": 2}
         assert storage.counts()["moves"] == 5
+        assert sorted(storage.rows("moves"))[:3] == [("g1", 1, 1, "d4", 100, 59.0, 60.0),
+                                                     ("g1", 2, 0, "d4", 200, 58.0, 60.0),
+                                                     ("g1", 3, 1, "e5", 300, 57.0, 60.0)]  # what a copy reads
         settle_due(storage)
         storage.apply([MovePlayed("g2", move(3))])
         assert tables(tmp_path / "p.db") == (6, 0)  # the log's five and the commit's own, into the table
@@ -89,6 +93,48 @@ def test_a_move_stored_twice_stays_as_it_was_first(tmp_path: Path) -> None:
         storage.close()
 
 
+def test_of_two_copies_in_the_log_the_first_stays(tmp_path: Path) -> None:
+    """A second copy of a move in the log itself (another writer's, or a commit that went through and raised):
+    every read, the settling and the next start keep the one logged first."""
+    path = tmp_path / "p.db"
+    for reopen in (False, True):
+        path.unlink(missing_ok=True)
+        storage = SQLiteStorage(path)
+        try:
+            storage.apply([started("g1"), MovePlayed("g1", move(1, "a1")), MovePlayed("g1", move(2, "a2"))])
+            with sqlite3.connect(path) as conn:
+                conn.execute("INSERT INTO live_moves (game_id, seq, seat, move, think_ms, clock0, clock1)"
+                             " VALUES ('g1', 1, 1, 'x1', 5, 1.0, 1.0)")
+            game = storage.get_game("g1")
+            assert [m["move"] for m in game["moves"]] == ["a1", "a2"] and game["move_count"] == 2
+            if reopen:
+                storage._log_count = 0  # as if this process had died: the next one to open the file settles
+                storage.close()
+                storage = SQLiteStorage(path)
+            else:
+                storage.settle()
+            assert tables(path) == (2, 0)
+            assert [m["move"] for m in storage.get_game("g1")["moves"]] == ["a1", "a2"]
+        finally:
+            storage.close()
+
+
+def test_a_full_log_settles_before_its_second_and_a_wiped_one_starts_afresh(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("server.storage.sql.SETTLE_MOVES", 3)
+    storage = SQLiteStorage(tmp_path / "p.db")
+    try:
+        storage.apply([started("g1"), MovePlayed("g1", move(1)), MovePlayed("g1", move(2))])
+        assert tables(tmp_path / "p.db") == (0, 2)
+        storage.apply([MovePlayed("g1", move(3))])
+        assert tables(tmp_path / "p.db") == (3, 0)  # three logged: in the table, though no second has passed
+        storage.apply([MovePlayed("g1", move(4))])
+        storage.wipe()
+        storage.apply([started("g1"), MovePlayed("g1", move(4, "h4"))])  # logged before the wipe: stored again
+        assert [m["move"] for m in storage.get_game("g1")["moves"]] == ["h4"]
+    finally:
+        storage.close()
+
+
 def test_a_failed_commit_logs_nothing_and_its_retry_everything(tmp_path: Path, monkeypatch) -> None:
     """The log's bookkeeping changes with the commit only: the moves of a commit that failed are not taken for
     logged when the writer tries them again (they would be dropped as copies)."""
@@ -99,19 +145,22 @@ def test_a_failed_commit_logs_nothing_and_its_retry_everything(tmp_path: Path, m
         real = storage._write
 
         def broken(cur, write):
-            raise sqlite3.OperationalError("disk I/O error")
+            raise failure
 
         monkeypatch.setattr(storage, "_write", broken)
-        for due in (False, True):  # a commit to the log, then one that would settle it
-            if due:
+        for due, failure in ((False, sqlite3.OperationalError("disk I/O error")), (True, KeyboardInterrupt())):
+            if due:  # a commit to the log, then one that would settle it (stopped by Ctrl-C halfway)
                 settle_due(storage)
-            with pytest.raises(sqlite3.OperationalError):
+            with pytest.raises(type(failure)):
                 storage.apply(failing)
             assert [m["seq"] for m in storage.get_game("g1")["moves"]] == [1]
         monkeypatch.setattr(storage, "_write", real)
         storage.apply(failing)
         assert [m["seq"] for m in storage.get_game("g1")["moves"]] == [1, 2]
-        assert tables(tmp_path / "p.db") == (2, 0)  # the retry was the settling commit
+        assert tables(tmp_path / "p.db") == (0, 2)  # a settling that failed waits a second: the retry logs only
+        settle_due(storage)
+        storage.apply([])
+        assert tables(tmp_path / "p.db") == (2, 0)
     finally:
         storage.close()
 

@@ -12,8 +12,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain
-from operator import itemgetter
 from typing import Any
 
 from protocol.messages import GameStatus
@@ -44,23 +42,22 @@ log = logging.getLogger("plyhall.storage")
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            " + COALESCE(logged.n, 0) ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated,"
-            " unrated, rating_weight, EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games"
-            # the moves log's count a game, once a query: the log has no index to look a game up by
-            " LEFT JOIN (SELECT l.game_id, COUNT(*) AS n FROM live_moves l WHERE NOT EXISTS (SELECT 1 FROM moves m"
-            " WHERE m.game_id = l.game_id AND m.seq = l.seq) GROUP BY l.game_id) logged ON logged.game_id = games.id")
+            # the moves log's (a few thousand rows without an index: read only for a running game)
+            " + (SELECT COUNT(DISTINCT l.seq) FROM live_moves l WHERE l.game_id = games.id AND NOT EXISTS"
+            " (SELECT 1 FROM moves m WHERE m.game_id = l.game_id AND m.seq = l.seq))"
+            " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight,"
+            " EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games")
 
 SETTLE_EVERY = 1.0
 """Seconds between two moves of the moves log into the moves table (``SQLStorage.moves_logged``)."""
 SETTLE_MOVES = 8192
-"""Moves in the log that make the next commit move them all sooner: what one commit sorts and inserts stays small."""
+"""Moves in the log that make the next commit move them into the table sooner: what one commit moves stays small."""
 
 
 MOVE_COLUMNS = "game_id, seq, seat, move, think_ms, clock0, clock1"
 _READ_FROM = {"moves": "all_moves"}  # what a copy reads of a table: the moves wherever they are
 
 
-_GAME_AND_SEQ = itemgetter(0, 1)
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
@@ -104,10 +101,11 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         self._readers: list[Any] = []
         self._readers_lock = threading.Lock()
         self._moves_sql: dict[int, str] = {}  # rows -> the statement that inserts that many moves (negative: the log)
-        self._logged: list[Any] = []  # the moves in the log since the last settling, their columns, 7 a move
+        self._log_count = 0  # moves this storage put in the log since the last settling
         self._logged_keys: set[tuple[str, int]] = set()  # their (game_id, seq): a move already logged is not again
-        self.clock: Callable[[], float] = time.monotonic  # when the log moves into the table (a benchmark's own)
-        self._settled_at = self.clock()
+        self.clock: Callable[[], float] = time.monotonic  # when the log moves into the table (use_clock)
+        self._settled_at = self._settle_after = self.clock()  # the last settling; no settling tried before the other
+        self._closed_log = False
         self._migrate()
 
     # Connections -------------------------------------------------------------------------
@@ -180,9 +178,7 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
                 cur.execute(self._sql("INSERT INTO schema_version (version) VALUES (?)"), (SCHEMA_VERSION,))
             cur.execute("SELECT 1 FROM live_moves LIMIT 1")
             if cur.fetchone() is not None:  # a server that stopped without settling them (killed), or a copy
-                cur.execute(self._sql(f"INSERT INTO moves ({MOVE_COLUMNS}) SELECT {MOVE_COLUMNS} FROM live_moves"
-                                      " WHERE true ORDER BY n ON CONFLICT (game_id, seq) DO NOTHING"))
-                cur.execute("DELETE FROM live_moves")
+                self._settle(cur)
 
     def _version(self, cur: Any) -> int:
         cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -240,48 +236,58 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
             self._apply_logged(moves, keys, others)
 
     def _apply_logged(self, moves: list[Any], keys: list[tuple[str, int]], others: list[Write]) -> None:
-        """:meth:`_apply`'s transaction where the moves go to the log (``moves_logged``): the log's moves and
-        ``moves`` into the moves table once a second, else ``moves`` to the log; ``keys`` taken back if it fails."""
+        """:meth:`_apply`'s transaction where the moves go to the log (``moves_logged``), and the log into the moves
+        table when that is due (:meth:`_settle`); ``keys`` taken back if it fails."""
         now = self.clock()
-        logged, logged_keys = self._logged, self._logged_keys
-        settle = (bool(logged) or bool(moves)) and (now - self._settled_at >= SETTLE_EVERY
-                                                     or len(logged) + len(moves) >= 7 * SETTLE_MOVES)
+        logged = self._log_count + len(moves) // 7
+        settle = logged > 0 and now >= self._settle_after and (
+            now - self._settled_at >= SETTLE_EVERY or logged >= SETTLE_MOVES)
         try:
             with self._transaction() as cur:
                 self._fence(cur)
-                if settle:
-                    self._settle(cur, logged + moves)
-                elif moves:
+                if moves:
                     self._insert_moves(cur, moves, "live_moves")
+                if settle:
+                    self._settle(cur)
                 for write in latest_snapshots(others):
                     self._write(cur, write)
         except BaseException:
-            logged_keys.difference_update(keys)  # not logged after all: the writer tries the commit again
+            self._logged_keys.difference_update(keys)  # not logged after all: the writer tries the commit again
+            if settle:  # a settling that fails (a full disk): the commits log only, for a while, and it is tried again
+                self._settle_after = now + SETTLE_EVERY
             raise
-        if settle:  # what the log held is in the moves table now
-            self._logged, self._settled_at = [], now
-            logged_keys.clear()
-        elif moves:
-            logged.extend(moves)
+        if settle:
+            self._settled(now)
+        else:
+            self._log_count = logged
 
-    def _settle(self, cur: Any, columns: list[Any]) -> None:
-        """Move the log's moves into the moves table: ``columns`` (7 a move: the log's, then the commit's own, in
-        the order they came) sorted by game and number, so that each page of the table's index is written once
-        for all of them; then empty the log."""
-        rows = [columns[at:at + 7] for at in range(0, len(columns), 7)]
-        rows.sort(key=_GAME_AND_SEQ)  # stable: of two moves with one number, the first stays (ON CONFLICT)
-        self._insert_moves(cur, list(chain.from_iterable(rows)), "moves")
+    def _settle(self, cur: Any) -> None:
+        """Move the log's moves into the moves table, sorted by game and number, so that each page of the table's
+        index is written once for all of them and not once a commit (of two moves with one number, the one logged
+        first stays, as in the table); then empty the log. From the table itself: whatever it holds, a move in it
+        is never deleted without being moved."""
+        cur.execute(self._sql(f"INSERT INTO moves ({MOVE_COLUMNS}) SELECT {MOVE_COLUMNS} FROM live_moves WHERE true"
+                              " ORDER BY game_id, seq, n ON CONFLICT (game_id, seq) DO NOTHING"))
         cur.execute("DELETE FROM live_moves")
+
+    def _settled(self, now: float) -> None:
+        self._log_count, self._settled_at, self._settle_after = 0, now, now
+        self._logged_keys.clear()
+
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        """Time the moves log's settling by ``clock`` (seconds) from now on (a benchmark's clock)."""
+        self.clock = clock
+        self._settled_at = self._settle_after = clock()
 
     def settle(self) -> None:
         """Move what the moves log holds into the moves table now (a server that stops: its file is then whole
-        without the log); nothing when it is empty."""
-        if not self._logged:
-            return
-        with self._writing(), self._transaction() as cur:
-            self._settle(cur, self._logged)
-        self._logged, self._settled_at = [], self.clock()
-        self._logged_keys.clear()
+        without the log); nothing when this storage logged nothing since the last time."""
+        with self._writing():
+            if not self._log_count:
+                return
+            with self._transaction() as cur:
+                self._settle(cur)
+            self._settled(self.clock())
 
     def _transaction(self) -> Transaction:
         """A cursor of the writer inside one transaction: committed at the end, rolled back on any error.
@@ -428,10 +434,17 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         return [_summary(r) for r in self._read(sql, [*args, limit, offset])]
 
     def _moves(self, game_id: str) -> list[dict[str, Any]]:
-        rows = self._read("SELECT seq, seat, move, think_ms, clock0, clock1 FROM all_moves WHERE game_id = ?"
-                          " ORDER BY seq", (game_id,))
-        return [{"seq": s, "seat": seat, "move": mv, "think_ms": t, "clocks_after": [c0, c1]}
-                for s, seat, mv, t, c0, c1 in rows]
+        # the table's moves and the log's (its row number n >= 1): of two with one number, the table's, else the one
+        # logged first (as the log's settling keeps)
+        rows = self._read("SELECT seq, seat, move, think_ms, clock0, clock1, 0 FROM moves WHERE game_id = ? UNION ALL"
+                          " SELECT seq, seat, move, think_ms, clock0, clock1, n FROM live_moves WHERE game_id = ?"
+                          " ORDER BY 1, 7", (game_id, game_id))
+        moves, last = [], None
+        for s, seat, mv, t, c0, c1, _ in rows:
+            if s != last:
+                moves.append({"seq": s, "seat": seat, "move": mv, "think_ms": t, "clocks_after": [c0, c1]})
+                last = s
+        return moves
 
     def get_game(self, game_id: str) -> dict[str, Any] | None:
         """One game with its moves (a running game's moves so far)."""
@@ -519,10 +532,12 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
         with self._write_lock, self._transaction() as cur:
             for table in (*TABLES, "live_moves"):
                 cur.execute(f"DELETE FROM {table}")
-        self._logged = []
-        self._logged_keys.clear()
+            self._settled(self.clock())
 
     def _settle_before_closing(self) -> None:
+        if self._closed_log:
+            return
+        self._closed_log = True
         try:
             self.settle()
         except Exception as exc:  # a database that fails now: the next server to open it settles the log
