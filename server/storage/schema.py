@@ -55,7 +55,8 @@ MOVES_LOG = [
 """Schema version 6: the moves log. A SQLite server appends each commit's moves to ``live_moves``, a table in the
 order they came (``n``, SQLite's row id), and moves them into ``moves`` once a second, sorted by game: ``moves``' index
 is ordered by game, and the moves of 5,000 games at once landed each on a page of its own, so that every commit
-wrote (and checkpointed) about a page a move. ``all_moves`` is what a reader sees: every move, wherever it is."""
+wrote (and checkpointed) about a page a move. ``all_moves`` is what a reader sees: every move, wherever it is. On
+PostgreSQL ``n`` is a plain integer key: nothing appends there but a copy of a SQLite file, with its numbers."""
 
 
 # MIGRATIONS[v] takes a database from version v to v + 1. Version 0 is an empty database or one

@@ -88,8 +88,9 @@ class SQLStorage(RatingSQL, AnalysisSQL, Storage):
     """Whether a commit's moves go to the moves log (``live_moves``, appended) and join the ``moves`` table once a
     second (:data:`SETTLE_EVERY`), sorted by game, in the commit that comes then. ``moves``' index is ordered by
     game: the moves of a commit, each of another game, dirtied a page of it each, which SQLite wrote to its log and
-    copied back; a second's moves sorted share their pages. Every read sees both (``all_moves``). SQLite only: its
-    commits write whole pages; PostgreSQL keeps inserting into ``moves``, and only settles a copied-in log."""
+    copied back, commit after commit; one transaction a second writes each such page once for a second's moves (the
+    sort saves the B-tree's work, not pages). Every read sees both (``all_moves``). SQLite only: its commits write
+    whole pages; PostgreSQL keeps inserting into ``moves``, and only settles a log copied in from SQLite."""
 
     def __init__(self, node: str = "main") -> None:
         self.node = node
