@@ -716,14 +716,21 @@ def test_course_bots_carry_on_after_a_server_restart(jar: Path, bots: Path, spaw
 
 class CuttableRelay:
     """A TCP relay to the server that a test cuts (its connections dropped, new ones refused) and opens again:
-    a network outage for the one process that connects through it."""
+    a network outage for the one process that connects through it. Or freezes: its connections then carry
+    nothing more, either way, and are never closed (a network gone without a word: no FIN, no RST), while new
+    connections are relayed as before."""
 
     def __init__(self, target: int) -> None:
         self.target, self.port = target, free_port()
         self.loop = asyncio.new_event_loop()
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
         self.server = None
-        self.writers: set = set()
+        self.tasks: set = set()  # the relaying tasks, one a connection, for close to wait for
+        self.epoch = 0  # one more at each open and cut: a connection accepted before a cut is not relayed after it
+        self.writers: set = set()  # both ends of every connection relayed since the last cut
+        self.clients: set = set()  # the end of each facing the process that connected
+        self.frozen: set = set()  # those of them that carry nothing more
         self.open()
 
     def _call(self, coro) -> None:
@@ -734,25 +741,47 @@ class CuttableRelay:
         self._call(self._open())
 
     async def _open(self) -> None:
-        self.server = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.epoch += 1
+        epoch = self.epoch
+        self.server = await asyncio.start_server(lambda reader, writer: self._relay(reader, writer, epoch),
+                                                 "127.0.0.1", self.port)
 
-    async def _relay(self, reader, writer) -> None:
+    async def _relay(self, reader, writer, epoch: int) -> None:
+        task = asyncio.current_task()
+        self.tasks.add(task)
+        try:
+            await self._relay_one(reader, writer, epoch)
+        finally:
+            self.tasks.discard(task)
+
+    async def _relay_one(self, reader, writer, epoch: int) -> None:
+        if epoch != self.epoch:  # accepted, but cut before this ran
+            writer.transport.abort()
+            return
+        self.writers.add(writer)  # at once: a cut while the server's end connects drops this end too
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
         except OSError:
             writer.transport.abort()
             return
-        self.writers |= {writer, up_writer}
+        if epoch != self.epoch:  # cut meanwhile
+            writer.transport.abort()
+            up_writer.transport.abort()
+            return
+        self.writers.add(up_writer)
+        self.clients.add(writer)
 
         async def pump(source, sink) -> None:
             try:
                 while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
+                    if writer not in self.frozen:
+                        sink.write(data)
+                        await sink.drain()
             except (OSError, ConnectionError):
                 pass
             finally:
-                sink.transport.abort()
+                if writer not in self.frozen:  # a frozen connection tells nobody it ended
+                    sink.transport.abort()
 
         await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
 
@@ -761,15 +790,32 @@ class CuttableRelay:
         self._call(self._cut())
 
     async def _cut(self) -> None:
+        self.epoch += 1
         self.server.close()
         for writer in self.writers:
             writer.transport.abort()
         self.writers.clear()
+        self.clients.clear()
+        self.frozen.clear()
+
+    def freeze(self) -> None:
+        """Let the open connections carry nothing more, either way, without closing them."""
+        self._call(self._freeze())
+
+    async def _freeze(self) -> None:
+        self.frozen |= self.clients
 
     def close(self) -> None:
         """Stop relaying for good."""
-        self.cut()
+        self._call(self._close())
         self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+    async def _close(self) -> None:
+        await self._cut()
+        if self.tasks:  # their connections are aborted: they end (a stopped loop would leave them pending)
+            await asyncio.wait(set(self.tasks), timeout=5)
 
 
 @needs_javac
@@ -809,3 +855,48 @@ def test_a_course_bot_whose_game_ended_while_it_was_away_hears_the_result_on_com
         relay.close()
     assert code == 0, err
     assert "connected again" in err and "game over in Cut Lake after 0 moves: you won (resigner resigned)" in err, err
+
+
+@needs_javac
+def test_a_course_bot_whose_connection_goes_silent_connects_again(jar: Path, bots: Path, live: int, spawn):
+    """The bot's connection goes silent in the middle of a game: nothing more comes through it, either way, and it
+    never closes (a laptop that slept, a Wi-Fi change; the JDK's WebSocket can also miss the end of a connection
+    that does close). The library counts it as lost once nothing at all, not even a pong to its own ping, has come
+    for PLYHALL_SILENCE seconds, connects again (through the relay, which carries new connections), is back in
+    its seat, and hears that its opponent resigned. Before that, a quiet but live connection is kept: 15 s without
+    a message (and at most one of the server's pings, which come every 20 s) is not 6 s of silence, because the
+    server answers the library's own pings."""
+    relay = CuttableRelay(live)
+
+    async def silence() -> Run:
+        resigner = await login(f"ws://127.0.0.1:{live}/ws", "quiet-resigner")
+        try:
+            await resigner.request({"type": "create_room", "game": "amazons", "name": "Quiet Lake", "grace": 120})
+            await resigner.request({"type": "join", "room": "Quiet Lake", "seat": 0})
+            run = java_bot(spawn, [jar, bots], "ListBot", "quiet-lister", relay.port, PLYHALL_ROOM="Quiet Lake",
+                           PLYHALL_GAMES="1", PLYHALL_SILENCE="6")
+            await resigner.expect("game_start", room="Quiet Lake", timeout=60)
+            deadline = time.monotonic() + 60
+            while "start black=" not in run.out.read_text():
+                assert run.proc.poll() is None and time.monotonic() < deadline, run.err.read_text()
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(15)  # nothing to say: the white bot waits for black's move
+            assert "trying again" not in run.err.read_text(), run.err.read_text()
+            relay.freeze()
+            await asyncio.to_thread(run.wait_for, "connected again", 90)  # 6 s of silence, then a new connection
+            await resigner.send({"type": "resign", "room": "Quiet Lake"})
+            assert (await resigner.expect("game_over", room="Quiet Lake"))["winner"] == 1
+            return run
+        finally:
+            await resigner.close()
+
+    try:
+        run = asyncio.run(silence())
+        code, _, err = run.wait()
+    finally:
+        relay.close()
+    assert code == 0, err
+    noticed = re.findall(r"the connection broke \(nothing came from the server for (\d+) s\); trying again in", err)
+    assert len(noticed) == 1 and 6 <= int(noticed[0]) <= 30, err  # never before the 6 s; once, and soon after
+    assert "connected again" in err, err
+    assert "game over in Quiet Lake after 0 moves: you won (quiet-resigner resigned)" in err, err

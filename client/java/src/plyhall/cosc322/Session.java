@@ -30,7 +30,10 @@ import ygraph.ai.smartfox.games.GamePlayer;
  *
  * <p>The life of a session: connect, log in ({@code coords: "cosc322"}), list the rooms, call the bot's
  * {@code onLogin}, then find a game ({@link Seating}) and follow it ({@link GameFeed}). A lost connection
- * is opened again, with growing pauses, and the login resumes the seat. Internal: not part of the course API.
+ * is opened again, with growing pauses, and the login resumes the seat. A connection counts as lost when the JDK
+ * says so, and also when nothing at all has come through it for a while ({@link #watch}): a link that died
+ * without a word (see {@link WebSocketLink}) would otherwise leave the player waiting for ever. Internal: not
+ * part of the course API.
  */
 public final class Session {
 
@@ -79,11 +82,15 @@ public final class Session {
         String chosen = settings.secret != null ? settings.secret : password;
         this.secret = chosen == null || chosen.isEmpty() ? null : chosen;
         this.rooms = RoomList.initial(settings.room);
-        this.events = new ScheduledThreadPoolExecutor(1, task -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "plyhall-events-" + wireName);
             thread.setDaemon(false);
             return thread;
         });
+        // once the session has finished its timers are void (they would return at once): they must not keep the
+        // events thread, and so Java, running until they are due
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.events = executor;
         this.seating = new Seating(this);
         this.feed = new GameFeed(this);
     }
@@ -302,8 +309,9 @@ public final class Session {
                 later(() -> lost(mine, -1, String.valueOf(error.getMessage())));
             }
         };
+        WebSocketLink opened;
         try {
-            link = WebSocketLink.open(http, settings.url, handler);
+            opened = WebSocketLink.open(http, settings.url, handler);
         } catch (ConnectException e) {
             retry(e.getMessage());
             return;
@@ -311,7 +319,40 @@ public final class Session {
             fail(e.getMessage());
             return;
         }
+        link = opened;
+        watch(mine, opened);
         login();
+    }
+
+    /**
+     * Watches the connection {@code watched} (of generation {@code mine}) for as long as it is the session's: once a
+     * third of the silence setting has passed without anything from the server it pings the server, whose pong
+     * should come back at once; when the whole of it has passed (by default 30 s: the server's own pings come
+     * every 20 s) the connection is lost, as if the JDK had said so. It looks every sixth of the setting, and when
+     * the silence reaches one of those two marks. A bot that holds the events thread in its own code delays the
+     * looking, never the reading: a slow bot is not taken for a dead connection.
+     */
+    private void watch(int mine, WebSocketLink watched) {
+        watch(mine, watched, settings.silenceMs / 6);
+    }
+
+    private void watch(int mine, WebSocketLink watched, long delay) {
+        after(delay, () -> {
+            if (mine != generation || link != watched) {
+                return; // lost, or replaced: the next connection has a watch of its own
+            }
+            long limit = settings.silenceMs;
+            long silent = watched.silentMillis();
+            if (silent >= limit) {
+                lost(mine, -1, "nothing came from the server for " + Math.round(silent / 1000.0) + " s");
+                return;
+            }
+            if (silent >= limit / 3) {
+                watched.probe();
+            }
+            long mark = silent < limit / 3 ? limit / 3 : limit;
+            watch(mine, watched, Math.max(10, Math.min(limit / 6, mark - silent)));
+        });
     }
 
     private void retry(String why) {

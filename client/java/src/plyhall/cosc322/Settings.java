@@ -22,12 +22,23 @@ import java.net.URISyntaxException;
  * <tr><td>plyhall.per_move</td><td>PLYHALL_PER_MOVE</td><td>seconds a move in seeks and new rooms</td></tr>
  * <tr><td>plyhall.gui</td><td>PLYHALL_GUI</td><td>auto (default), window, console or off</td></tr>
  * <tr><td>plyhall.verbose</td><td>PLYHALL_VERBOSE</td><td>true: log every message on the wire</td></tr>
+ * <tr><td>plyhall.silence</td><td>PLYHALL_SILENCE</td><td>seconds the connection may bring nothing at all (the
+ *     server pings every 20 s; the library pings it after a third of this) before the library counts it as lost
+ *     and connects again (default 30)</td></tr>
  * </table>
  */
 public final class Settings {
 
     /** The server address used when none is given: {@code plyhall serve}'s default. */
     public static final String DEFAULT_URL = "ws://127.0.0.1:8765/ws";
+
+    /**
+     * Seconds without anything from the server before a connection counts as lost, by default: the server pings
+     * every connection every 20 s (and closes it when the pong is 20 s late), and the library pings the server
+     * after a third of this (and the pong comes at once), so a live connection is never quiet for much more than
+     * half as long.
+     */
+    public static final double DEFAULT_SILENCE = 30;
 
     /** The server's WebSocket address. */
     public final String url;
@@ -49,9 +60,11 @@ public final class Settings {
     public final String gui;
     /** Log every message sent and received. */
     public final boolean verbose;
+    /** Milliseconds without anything from the server after which the connection counts as lost. */
+    public final long silenceMs;
 
     private Settings(String url, String room, String name, String secret, boolean seek, String tournament, int games,
-                     Double perMove, String gui, boolean verbose) {
+                     Double perMove, String gui, boolean verbose, long silenceMs) {
         this.url = url;
         this.room = room;
         this.name = name;
@@ -62,6 +75,7 @@ public final class Settings {
         this.perMove = perMove;
         this.gui = gui;
         this.verbose = verbose;
+        this.silenceMs = silenceMs;
     }
 
     /** The settings of this program, from system properties and the environment. */
@@ -69,7 +83,8 @@ public final class Settings {
         String url = lookup("url");
         String tournament = lookup("tournament");
         return new Settings(url == null ? DEFAULT_URL : url, lookup("room"), lookup("name"), lookup("secret"),
-                flag("seek"), tournament, games(tournament == null ? 1 : 0), perMove(), gui(), flag("verbose"));
+                flag("seek"), tournament, games(tournament == null ? 1 : 0), perMove(), gui(), flag("verbose"),
+                silenceMs());
     }
 
     /** The value of {@code plyhall.KEY}, else of {@code PLYHALL_KEY}; null when neither is set (or blank). */
@@ -141,6 +156,23 @@ public final class Settings {
         }
         Log.warn(null, "PLYHALL_PER_MOVE=" + value + " is not a number of seconds; using the server's time control");
         return null;
+    }
+
+    private static long silenceMs() {
+        String value = lookup("silence");
+        if (value != null) {
+            try {
+                double seconds = Double.parseDouble(value);
+                if (seconds >= 1 && !Double.isInfinite(seconds)) {
+                    return Math.round(seconds * 1000);
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            Log.warn(null, "PLYHALL_SILENCE=" + value + " is not a number of seconds (1 or more); using "
+                    + Math.round(DEFAULT_SILENCE));
+        }
+        return Math.round(DEFAULT_SILENCE * 1000);
     }
 
     private static String gui() {

@@ -21,6 +21,13 @@ import java.util.concurrent.TimeoutException;
  * whole text messages out. The JDK's WebSocket answers the server's keepalive pings by itself, as long as
  * messages keep being read: the listener here only hands each message on and asks for the next one, so a
  * bot that thinks for a long time never stops the reading.
+ *
+ * <p>The link also notes when anything last came from the server (a message, a ping, a pong): a connection can
+ * die without a word, and {@link Session} asks {@link #silentMillis()} to find one. The network may drop it
+ * without any FIN or RST ever arriving (a laptop that slept, a Wi-Fi change), and the JDK's WebSocket itself can
+ * lose an end of stream that comes right behind a message (JDK 17 to 25 at least: when its transport reads the
+ * end before the WebSocket asked it for the next frame, reporting it fails inside the JDK with an
+ * {@code InternalError}), calling neither {@code onClose} nor {@code onError}: either way the link just goes quiet.
  */
 public final class WebSocketLink {
 
@@ -42,9 +49,11 @@ public final class WebSocketLink {
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
 
     private final WebSocket socket;
+    private final Listener listener;
 
-    private WebSocketLink(WebSocket socket) {
+    private WebSocketLink(WebSocket socket, Listener listener) {
         this.socket = socket;
+        this.listener = listener;
     }
 
     /**
@@ -53,12 +62,14 @@ public final class WebSocketLink {
      */
     public static WebSocketLink open(HttpClient http, String url, Events events) throws IOException {
         try {
+            Listener listener = new Listener(events);
             WebSocket socket = http.newWebSocketBuilder()
                     .subprotocols(SUBPROTOCOL)
                     .connectTimeout(TIMEOUT)
-                    .buildAsync(URI.create(url), new Listener(events))
+                    .buildAsync(URI.create(url), listener)
                     .get(TIMEOUT.toSeconds() + 5, TimeUnit.SECONDS);
-            return new WebSocketLink(socket);
+            listener.heard(); // open: the handshake's answer came just now
+            return new WebSocketLink(socket, listener);
         } catch (ExecutionException e) {
             throw describe(url, e.getCause() == null ? e : e.getCause());
         } catch (TimeoutException e) {
@@ -138,23 +149,45 @@ public final class WebSocketLink {
         socket.abort();
     }
 
+    /** Milliseconds since anything (a message, a ping, a pong) last came from the server, or the link opened. */
+    public long silentMillis() {
+        return (System.nanoTime() - listener.heardNanos) / 1_000_000L;
+    }
+
+    /**
+     * Sends a WebSocket ping, without waiting: the server's WebSocket answers it with a pong, which proves the
+     * connection still carries data both ways. When a ping is still on its way, or the connection is closing,
+     * the JDK fails this one (its future, ignored here): the one on its way will do.
+     */
+    public void probe() {
+        socket.sendPing(ByteBuffer.allocate(0));
+    }
+
     /** Assembles whole messages and hands them on; asks for one message at a time. */
     private static final class Listener implements WebSocket.Listener {
         private final Events events;
         private final StringBuilder text = new StringBuilder();
         private final java.io.ByteArrayOutputStream binary = new java.io.ByteArrayOutputStream();
+        /** When anything last came from the server ({@link System#nanoTime()}). */
+        volatile long heardNanos = System.nanoTime();
 
         Listener(Events events) {
             this.events = events;
         }
 
+        void heard() {
+            heardNanos = System.nanoTime();
+        }
+
         @Override
         public void onOpen(WebSocket webSocket) {
+            heard();
             webSocket.request(1);
         }
 
         @Override
         public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            heard();
             text.append(data);
             if (last) {
                 String message = text.toString();
@@ -167,6 +200,7 @@ public final class WebSocketLink {
 
         @Override
         public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+            heard();
             byte[] bytes = new byte[data.remaining()];
             data.get(bytes);
             binary.write(bytes, 0, bytes.length);
@@ -181,12 +215,14 @@ public final class WebSocketLink {
 
         @Override
         public CompletionStage<?> onPing(WebSocket webSocket, ByteBuffer message) {
+            heard();
             webSocket.request(1); // the JDK sends the pong itself
             return null;
         }
 
         @Override
         public CompletionStage<?> onPong(WebSocket webSocket, ByteBuffer message) {
+            heard(); // the answer to probe()
             webSocket.request(1);
             return null;
         }
