@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -818,6 +818,20 @@ class CuttableRelay:
             await asyncio.wait(set(self.tasks), timeout=5)
 
 
+async def list_bot_playing(resigner, room: str, start: Callable[[], Run]) -> Run:
+    """``resigner`` makes ``room`` (Amazons, a long grace) and sits as black; ``start`` starts a course bot that
+    sits as white. Returns once the bot has logged the game's start (it heard of the game)."""
+    await resigner.request({"type": "create_room", "game": "amazons", "name": room, "grace": 120})
+    await resigner.request({"type": "join", "room": room, "seat": 0})
+    run = start()
+    await resigner.expect("game_start", room=room, timeout=60)
+    deadline = time.monotonic() + 60
+    while "start black=" not in run.out.read_text():
+        assert run.proc.poll() is None and time.monotonic() < deadline, run.err.read_text()
+        await asyncio.sleep(0.05)
+    return run
+
+
 @needs_javac
 def test_a_course_bot_whose_game_ended_while_it_was_away_hears_the_result_on_coming_back(jar: Path, bots: Path,
                                                                                          live: int, spawn):
@@ -830,15 +844,8 @@ def test_a_course_bot_whose_game_ended_while_it_was_away_hears_the_result_on_com
     async def outage() -> Run:
         resigner = await login(f"ws://127.0.0.1:{live}/ws", "resigner")
         try:
-            await resigner.request({"type": "create_room", "game": "amazons", "name": "Cut Lake", "grace": 120})
-            await resigner.request({"type": "join", "room": "Cut Lake", "seat": 0})
-            run = java_bot(spawn, [jar, bots], "ListBot", "cut-lister", relay.port, PLYHALL_ROOM="Cut Lake",
-                           PLYHALL_GAMES="1")
-            await resigner.expect("game_start", room="Cut Lake", timeout=60)
-            deadline = time.monotonic() + 60
-            while "start black=" not in run.out.read_text():  # the bot heard of the game (not lost in the cut)
-                assert run.proc.poll() is None and time.monotonic() < deadline, run.err.read_text()
-                await asyncio.sleep(0.05)
+            run = await list_bot_playing(resigner, "Cut Lake", lambda: java_bot(
+                spawn, [jar, bots], "ListBot", "cut-lister", relay.port, PLYHALL_ROOM="Cut Lake", PLYHALL_GAMES="1"))
             relay.cut()
             await resigner.expect("player_away", room="Cut Lake", timeout=30)
             await resigner.send({"type": "resign", "room": "Cut Lake"})
@@ -871,15 +878,9 @@ def test_a_course_bot_whose_connection_goes_silent_connects_again(jar: Path, bot
     async def silence() -> Run:
         resigner = await login(f"ws://127.0.0.1:{live}/ws", "quiet-resigner")
         try:
-            await resigner.request({"type": "create_room", "game": "amazons", "name": "Quiet Lake", "grace": 120})
-            await resigner.request({"type": "join", "room": "Quiet Lake", "seat": 0})
-            run = java_bot(spawn, [jar, bots], "ListBot", "quiet-lister", relay.port, PLYHALL_ROOM="Quiet Lake",
-                           PLYHALL_GAMES="1", PLYHALL_SILENCE="6")
-            await resigner.expect("game_start", room="Quiet Lake", timeout=60)
-            deadline = time.monotonic() + 60
-            while "start black=" not in run.out.read_text():
-                assert run.proc.poll() is None and time.monotonic() < deadline, run.err.read_text()
-                await asyncio.sleep(0.05)
+            run = await list_bot_playing(resigner, "Quiet Lake", lambda: java_bot(
+                spawn, [jar, bots], "ListBot", "quiet-lister", relay.port, PLYHALL_ROOM="Quiet Lake", PLYHALL_GAMES="1",
+                PLYHALL_SILENCE="6"))
             await asyncio.sleep(15)  # nothing to say: the white bot waits for black's move
             assert "trying again" not in run.err.read_text(), run.err.read_text()
             relay.freeze()

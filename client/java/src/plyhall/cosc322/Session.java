@@ -327,7 +327,7 @@ public final class Session {
     /**
      * Watches the connection {@code watched} (of generation {@code mine}) for as long as it is the session's: once a
      * third of the silence setting has passed without anything from the server it pings the server, whose pong
-     * should come back at once; when the whole of it has passed (by default 30 s: the server's own pings come
+     * should come back at once; when the whole of it has passed (by default 15 s; the server's own pings come
      * every 20 s) the connection is lost, as if the JDK had said so. It looks every sixth of the setting, and when
      * the silence reaches one of those two marks. A bot that holds the events thread in its own code delays the
      * looking, never the reading: a slow bot is not taken for a dead connection.

@@ -33,12 +33,12 @@ public final class Settings {
     public static final String DEFAULT_URL = "ws://127.0.0.1:8765/ws";
 
     /**
-     * Seconds without anything from the server before a connection counts as lost, by default: the server pings
-     * every connection every 20 s (and closes it when the pong is 20 s late), and the library pings the server
-     * after a third of this (and the pong comes at once), so a live connection is never quiet for much more than
-     * half as long.
+     * Seconds without anything from the server before a connection counts as lost, by default: the library pings
+     * the server after a third of this (and the pong comes at once), so a live connection is never quiet for much
+     * more than a third as long; and a bot whose connection died without a word is back within the server's
+     * default grace (30 s) to keep its seat.
      */
-    public static final double DEFAULT_SILENCE = 30;
+    public static final double DEFAULT_SILENCE = 15;
 
     /** The server's WebSocket address. */
     public final String url;
