@@ -714,6 +714,23 @@ def test_course_bots_carry_on_after_a_server_restart(jar: Path, bots: Path, spaw
         assert "server shutting down" in result[2] and "connected again" in result[2], result[2]
 
 
+@needs_javac
+def test_a_course_bot_that_thinks_longer_than_the_silence_setting_keeps_its_connection(jar: Path, bots: Path,
+                                                                                      live: int, spawn):
+    """The bot's own code runs on the library's events thread, which also pings the server when the connection
+    has been quiet: a bot that thinks for longer than PLYHALL_SILENCE (3 s here, 4.5 s of thought on its turn,
+    when the server has nothing to say) holds the pinging up. Its connection is still alive: the library pings
+    when the bot returns and counts the connection lost only if that ping goes unanswered."""
+    course = java_bot(spawn, [jar, bots], "PonderBot", "ponderer", live, PLYHALL_SILENCE="3")
+    python = python_bot(spawn, "py-ponderer", live)
+    result = course.wait()
+    assert python.wait()[0] == 0
+    games = records(live, "ponderer")
+    assert len(games) == 1 and games[0]["move_count"] >= 6, games
+    check_bot(course, games, *result)
+    assert "nothing came from the server" not in result[2] and "connected again" not in result[2], result[2]
+
+
 class CuttableRelay:
     """A TCP relay to the server that a test cuts (its connections dropped, new ones refused) and opens again:
     a network outage for the one process that connects through it. Or freezes: its connections then carry

@@ -327,10 +327,11 @@ public final class Session {
     /**
      * Watches the connection {@code watched} (of generation {@code mine}) for as long as it is the session's: once a
      * third of the silence setting has passed without anything from the server it pings the server, whose pong
-     * should come back at once; when the whole of it has passed (by default 15 s; the server's own pings come
-     * every 20 s) the connection is lost, as if the JDK had said so. It looks every sixth of the setting, and when
-     * the silence reaches one of those two marks. A bot that holds the events thread in its own code delays the
-     * looking, never the reading: a slow bot is not taken for a dead connection.
+     * should come back at once; when the whole of it has passed (by default 15 s), and a ping has gone unanswered
+     * for a third of it, the connection is lost, as if the JDK had said so. It looks every sixth of the setting.
+     * The bot's own code runs on this thread too: a bot that thinks for longer than the setting holds the looking
+     * and the pinging up, never the reading, so when it returns the silence may be long, but no ping has gone
+     * unanswered yet. One is sent then, and the connection is lost only if that one goes unanswered too.
      */
     private void watch(int mine, WebSocketLink watched) {
         watch(mine, watched, settings.silenceMs / 6);
@@ -343,15 +344,15 @@ public final class Session {
             }
             long limit = settings.silenceMs;
             long silent = watched.silentMillis();
-            if (silent >= limit) {
+            long unanswered = watched.unansweredMillis();
+            if (silent >= limit && unanswered >= limit / 3) {
                 lost(mine, -1, "nothing came from the server for " + Math.round(silent / 1000.0) + " s");
                 return;
             }
-            if (silent >= limit / 3) {
+            if (silent >= limit / 3 && unanswered < 0) {
                 watched.probe();
             }
-            long mark = silent < limit / 3 ? limit / 3 : limit;
-            watch(mine, watched, Math.max(10, Math.min(limit / 6, mark - silent)));
+            watch(mine, watched, limit / 6);
         });
     }
 

@@ -163,13 +163,13 @@ public final class Settings {
         if (value != null) {
             try {
                 double seconds = Double.parseDouble(value);
-                if (seconds >= 1 && !Double.isInfinite(seconds)) {
+                if (seconds >= 3 && seconds <= 86_400) {
                     return Math.round(seconds * 1000);
                 }
             } catch (NumberFormatException e) {
                 // reported below
             }
-            Log.warn(null, "PLYHALL_SILENCE=" + value + " is not a number of seconds (1 or more); using "
+            Log.warn(null, "PLYHALL_SILENCE=" + value + " is not a number of seconds from 3 to 86400; using "
                     + Math.round(DEFAULT_SILENCE));
         }
         return Math.round(DEFAULT_SILENCE * 1000);

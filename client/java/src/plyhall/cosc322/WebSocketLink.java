@@ -50,6 +50,7 @@ public final class WebSocketLink {
 
     private final WebSocket socket;
     private final Listener listener;
+    private volatile long probedNanos;
 
     private WebSocketLink(WebSocket socket, Listener listener) {
         this.socket = socket;
@@ -160,7 +161,24 @@ public final class WebSocketLink {
      * the JDK fails this one (its future, ignored here): the one on its way will do.
      */
     public void probe() {
-        socket.sendPing(ByteBuffer.allocate(0));
+        probedNanos = System.nanoTime();
+        try {
+            socket.sendPing(ByteBuffer.allocate(0));
+        } catch (RuntimeException e) {
+            // a link that cannot even take a ping: it will stay silent, and be counted as lost
+        }
+    }
+
+    /**
+     * Milliseconds since the last {@link #probe()} went unanswered: since it was sent, when nothing has come from
+     * the server after it; -1 when nothing was sent, or something came after it.
+     */
+    public long unansweredMillis() {
+        long probed = probedNanos;
+        if (probed == 0 || probed - listener.heardNanos < 0) {
+            return -1;
+        }
+        return (System.nanoTime() - probed) / 1_000_000L;
     }
 
     /** Assembles whole messages and hands them on; asks for one message at a time. */
