@@ -120,7 +120,7 @@ def test_of_two_copies_in_the_log_the_first_stays(tmp_path: Path) -> None:
 
 
 def test_a_full_log_settles_before_its_second_and_a_wiped_one_starts_afresh(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("server.storage.sql.SETTLE_MOVES", 3)
+    monkeypatch.setattr("server.storage.moves_log.SETTLE_MOVES", 3)
     storage = SQLiteStorage(tmp_path / "p.db")
     try:
         storage.apply([started("g1"), MovePlayed("g1", move(1)), MovePlayed("g1", move(2))])
