@@ -8,7 +8,9 @@ this adds what the I/O side does around it: the connection's callbacks, the rate
 the metrics and the writes. Each of ``--rooms`` Connect Four rooms holds two players on their own connections
 (msgpack, after a real opening handshake with websockets' client), each connection a real ``DirectConnection``
 served by the server's own ``_connection`` coroutine over a transport that keeps nothing; the writer stands in
-for the database (a commit a move, as a busy ``LoopWriter`` makes one a loop turn).
+for the database (a commit a move, as a busy ``LoopWriter`` makes one a loop turn). ``--spectators N`` adds N
+watchers to each room on connections of their own, as the scale run of ``server_load.py`` has one: a move is then one
+more write for each.
 
 Under valgrind's callgrind, started with instrumentation off, ``--instructions`` prints the instructions a move of
 the measured moves only (the figure includes picking each one's move, as ``hall_cost.py``'s does)::
@@ -127,7 +129,7 @@ class Bench:
     next_request = Table.next_request  # the connection to move in a room and its move, picked as hall_cost picks it
     next_move = Table.next_move  # the same as a client's frame
 
-    def __init__(self, rooms: int, seed: int, directory: str) -> None:
+    def __init__(self, rooms: int, seed: int, directory: str, spectators: int = 0) -> None:
         limits = Limits(max_rooms=max(rooms, Limits().max_rooms), max_connections_per_address=0,
                         max_rooms_per_address=0)
         self.server = PlyhallServer(SQLiteStorage(Path(directory) / "glue.db"), port=0, limits=limits)
@@ -137,6 +139,8 @@ class Bench:
         self.game = GAMES["connect4"]
         self.hall = self.server.hall
         self.rooms: list[tuple[str, DirectConnection, DirectConnection]] = []
+        self.spectators = spectators  # a room's watchers, each on a connection of its own
+        self.watchers: list[DirectConnection] = []
         self.handler_tasks: set[asyncio.Task] = set()  # what websockets' Server keeps of each connection's handler
 
     async def handler(self, ws: DirectConnection) -> None:
@@ -180,6 +184,11 @@ class Bench:
                               "time_control": {"per_move": 86400}})
             self.send(first, {"type": "join", "room": name, "seat": 0})
             self.send(second, {"type": "join", "room": name, "seat": 1})
+            for k in range(self.spectators):
+                watcher = await self.open(2 * rooms + i * self.spectators + k + 1)
+                self.send(watcher, {"type": "login", "name": f"w{i}-{k}"})
+                self.send(watcher, {"type": "join", "room": name, "role": "spectator"})
+                self.watchers.append(watcher)
             self.rooms.append((name, first, second))
         for _ in range(3):
             await asyncio.sleep(0)  # the timer sleeps until the first deadline (a move's clock: a day)
@@ -219,6 +228,8 @@ class Bench:
         for _, first, second in self.rooms:
             for ws in (first, second):
                 ws.connection_lost(None)
+        for ws in self.watchers:
+            ws.connection_lost(None)
         await asyncio.wait_for(asyncio.gather(*self.handler_tasks, return_exceptions=True), 30)
         self.server._timer_task.cancel()
         self.server.reads.shutdown(wait=False)
@@ -248,8 +259,9 @@ def count_bytecodes(table: Bench, moves: int) -> collections.Counter[str]:
 
 async def bench(args: argparse.Namespace) -> None:
     """Set up, warm up, measure as asked."""
+    rooms = f"{args.rooms} rooms" + watching(args.spectators)
     with tempfile.TemporaryDirectory() as directory:
-        table = Bench(args.rooms, args.seed, directory)
+        table = Bench(args.rooms, args.seed, directory, args.spectators)
         try:
             await table.seat(args.rooms)
             table.run(min(args.moves, 2000))  # warm up
@@ -259,12 +271,12 @@ async def bench(args: argparse.Namespace) -> None:
                 table.run(args.moves)
                 spent = instructions_so_far() - start
                 callgrind("-i", "off")
-                print(f"server cost of a move with its glue (data_received .. transport.write), {args.rooms} rooms: "
-                      f"{spent / args.moves:,.0f} instructions ({args.moves} moves, picking each one's move included), "
-                      f"{CORE}")
+                print(f"server cost of a move with its glue (data_received .. transport.write), {rooms}: "
+                      f"{spent / args.moves:,.0f} instructions ({args.moves} moves, picking each one's move "
+                      f"included), {CORE}")
             elif args.bytecodes:
                 counts = count_bytecodes(table, args.moves)
-                print(f"bytecodes the server runs a move, {args.rooms} rooms: {sum(counts.values()) / args.moves:,.0f} "
+                print(f"bytecodes the server runs a move, {rooms}: {sum(counts.values()) / args.moves:,.0f} "
                       f"({args.moves} moves, {CORE}); by function:")
                 for name, count in counts.most_common(30):
                     print(f"{count / args.moves:8.1f}  {name}")
@@ -276,10 +288,15 @@ async def bench(args: argparse.Namespace) -> None:
                 pstats.Stats(profile).sort_stats("tottime").print_stats(35)
             else:
                 spent = table.run(args.moves)
-                print(f"server cost of a move with its glue, {args.rooms} rooms: {spent / args.moves * 1e6:.1f} us CPU "
+                print(f"server cost of a move with its glue, {rooms}: {spent / args.moves * 1e6:.1f} us CPU "
                       f"({args.moves} moves), {CORE}")
         finally:
             await table.close()
+
+
+def watching(spectators: int) -> str:
+    """What a figure's line says of the rooms' spectators (nothing when there are none)."""
+    return f" with {spectators} spectator{'s' if spectators > 1 else ''} each" if spectators else ""
 
 
 def main() -> None:
@@ -287,6 +304,9 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=100, help="rooms played round-robin (default 100)")
     parser.add_argument("--moves", type=int, default=20_000, help="moves measured (default 20000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--spectators", type=int, default=0,
+                        help="spectators in each room, each on a connection of its own (default 0; the scale run of "
+                             "server_load.py has 1): every move is one more write for each")
     parser.add_argument("--profile", action="store_true", help="print cProfile's table of the measured moves")
     parser.add_argument("--bytecodes", action="store_true",
                         help="count the bytecodes the server runs a move, by function (a trace function's opcode "
@@ -296,6 +316,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.rooms < 1 or args.moves < 1:
         parser.error("--rooms and --moves must be at least 1")
+    if not 0 <= args.spectators <= 100:
+        parser.error("--spectators must be from 0 to 100")
     asyncio.run(bench(args))
 
 
