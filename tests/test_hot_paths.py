@@ -79,18 +79,19 @@ _VALID = {STR: "Lake", INT: 1, NUM: 1.5, BOOL: True, MAP: {}, LIST: [], ANY: 1, 
 
 
 def test_precompiled_checks_answer_as_the_walk_field_by_field():
-    """Each field of each request type, in an otherwise valid request, set to each atom (a move's map with values
-    out of range, nested, or not JSON at all among them): the precompiled check answers as the schema walk."""
+    """Each field of each request type, its id, and a field no type has, in an otherwise valid request, set to each
+    atom (a move's map with values out of range, nested, or not JSON at all among them): the precompiled check answers
+    as the schema walk."""
     walked = dict(CLIENT_MESSAGES)
-    atoms: list[Any] = [None, True, 0, 2**53, -(2**53) + 1, 1.5, float("inf"), "", "x" * 65, b"b", [], {}, (1,),
-                        [1, "a"], [2**53], {"column": 4}, {"column": 2**53}, {"column": -(2**53)}, {"k": float("nan")},
-                        {1: 2}, {"k": "a", "j": None, "b": True}, {"k": [1, float("inf")]}, {"k": {"j": [2]}},
-                        {"k": b"b"}, {"k": (1,)}, {"queen": [0, 3], "to": [5, 3], "arrow": [5, 9]}]
+    atoms: list[Any] = [None, True, 0, 2**53, -(2**53) + 1, 1.5, float("inf"), "", "x" * 64, "x" * 65, b"b", [], {},
+                        (1,), [1, "a"], [2**53], {"column": 4}, {"column": 2**53}, {"column": -(2**53)},
+                        {"k": float("nan")}, {1: 2}, {"k": "a", "j": None, "b": True}, {"k": [1, float("inf")]},
+                        {"k": {"j": [2]}}, {"k": b"b"}, {"k": (1,)}, {"queen": [0, 3], "to": [5, 3], "arrow": [5, 9]}]
     accepted = refused = 0
     for kind, schema in CLIENT_MESSAGES.items():
         fields = {**schema.required, **schema.optional}
         base = {"type": kind, **{name: _VALID.get(field, "Lake") for name, field in fields.items()}}
-        for name in fields:
+        for name in [*fields, "id", "extra"]:  # the id every type may carry, and a field no type has
             for atom in atoms:
                 msg = {**base, name: atom}
                 fast, slow = validate(msg), validate(msg, walked)

@@ -9,7 +9,18 @@ was told is already on disk when it hears it, and a restart restores exactly tha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from types import FunctionType
+from typing import Any, Final
+
+
+def _compiled() -> bool:
+    """Whether this module runs compiled (``plyhall.compiled``): a compiled function is no Python function."""
+    return not isinstance(_compiled, FunctionType)
+
+
+NATIVE: Final = _compiled()
+"""This module runs compiled: :class:`MovePlayed`'s ``__init__`` sets its fields as the native attributes they are
+(see ``protocol.games.connect4.NATIVE``)."""
 
 
 @dataclass(slots=True)
@@ -135,6 +146,10 @@ class MovePlayed:
 
     def __init__(self, game_id: str, move: MoveRecord) -> None:
         """The dataclass's own ``__init__``, written out (see :class:`MoveRecord`'s)."""
+        if NATIVE:
+            self.game_id = game_id  # type: ignore[misc]
+            self.move = move  # type: ignore[misc]
+            return
         setter = object.__setattr__  # frozen: as the generated one sets its fields
         setter(self, "game_id", game_id)
         setter(self, "move", move)
