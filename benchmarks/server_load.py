@@ -42,6 +42,15 @@ reference rules in ``protocol.games``).
 
     .venv/bin/python benchmarks/server_load.py --only saturation --baseline-tree /tmp/before --runs 5
 
+  With ``--only scale`` the same alternation runs the scale phase, and prints
+  every run's share of a core, CPU a move and p99, and each tree's median and
+  range and how many of its runs stayed under the goal's 60% of a core; the
+  runs of one tree can move by a fifth within the hour, so a change is judged by
+  pairs and medians, not by one run. ``--runs N`` with ``--only scale`` and no
+  baseline runs this tree alone ``N`` times in a row::
+
+    .venv/bin/python benchmarks/server_load.py --only scale --games 5000 --pin --baseline-tree /tmp/before --runs 4
+
 * ``--pin`` puts the server (Plyhall's, then the relay) on one CPU and the load
   processes on the others, in both parts of the saturation phase. Left to the
   scheduler, the relay's cost a message swings by two or more between runs on a
@@ -76,7 +85,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import msgpack
 from common import ROOT, cpu_seconds, heading, log, percentiles, scratch, script_parser
@@ -1190,12 +1199,15 @@ def main(argv: list[str] | None = None) -> int:
                              "games are, each message written to every member of its group: a move's writes "
                              "without its rules, clocks or storage) and print the two side by side")
     parser.add_argument("--baseline-tree", type=Path, metavar="DIR",
-                        help="saturation only: run DIR's server_load.py and this one's alternately, --runs times "
-                             "each, and print each run's CPU ratio and each tree's range")
+                        help="run DIR's server_load.py and this one's alternately, --runs times each (the saturation "
+                             "phase, or the scale phase with --only scale), and print each run's figures and each "
+                             "tree's range and median")
     parser.add_argument("--sections", action="store_true",
                         help="time the server's hot sections in it and print where its CPU went (sections.py; the "
                              "wrappers cost a little: compare CPU a move only between runs without it)")
-    parser.add_argument("--runs", type=int, default=5, help="with --baseline-tree: runs of each tree (default 5)")
+    parser.add_argument("--runs", type=int, default=None,
+                        help="with --baseline-tree: runs of each tree (default 5); with --only scale alone: runs of "
+                             "this tree in a row, each in a process of its own, and their median")
     parser.add_argument("--pin", action="store_true",
                         help="the server (Plyhall's, then the relay) on one CPU, the load processes on the others: in "
                              "both parts of saturation (a fairer yardstick: the relay's cost a message then swings "
@@ -1212,10 +1224,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--pin: {script} has no --pin (a tree from before it); compare without it")
         if args.relay_io != "websockets" and "--relay-io" not in script.read_text():
             parser.error(f"--relay-io: {script} has no --relay-io (a tree from before it); compare without it")
-        if args.only == "scale" or args.scale_relay or args.runs < 1:
-            parser.error("--baseline-tree compares the saturation phase (--only saturation, no --scale-relay), "
-                         "--runs at least 1")
-        return compare_trees(args, script)
+        if args.only is None or args.scale_relay or args.sections or (args.runs is not None and args.runs < 1):
+            parser.error("--baseline-tree compares one phase (--only saturation or --only scale; no --scale-relay "
+                         "or --sections), --runs at least 1")
+        args.runs = 5 if args.runs is None else args.runs
+        return compare_scale(args, script) if args.only == "scale" else compare_trees(args, script)
+    if args.runs is not None:
+        if args.only != "scale" or args.scale_relay or args.sections or args.runs < 1:
+            parser.error("--runs is for --baseline-tree, or for --only scale alone (no --scale-relay or --sections): "
+                         "at least 1")
+        return compare_scale(args, None)
     if args.scale_relay and args.only == "saturation":
         parser.error("--scale-relay is part of the scale phase: drop --only saturation")
     if min(args.rooms, args.games, args.load_procs, args.scale_procs) < 1 or args.spectators < 0:
@@ -1276,11 +1294,21 @@ def saturation_figures(text: str) -> tuple[float, float, float, float]:
 def one_saturation_run(script: Path, args: argparse.Namespace) -> tuple[float, float, float, float] | None:
     """One saturation phase by ``script`` (a tree's own server_load.py) in a process of its own; its four figures,
     or None (with its error output shown) when it printed no table."""
-    command = [sys.executable, str(script), "--only", "saturation", "--rooms", str(args.rooms),
-               "--seconds", str(args.seconds), "--load-procs", str(args.load_procs), "--seed", str(args.seed),
-               "--relay-loop", args.relay_loop]
+    phase = ["--only", "saturation", "--rooms", str(args.rooms), "--seconds", str(args.seconds),
+             "--load-procs", str(args.load_procs), "--seed", str(args.seed), "--relay-loop", args.relay_loop]
     if args.relay_io != "websockets":  # a tree from before --relay-io takes the default only
-        command += ["--relay-io", args.relay_io]
+        phase += ["--relay-io", args.relay_io]
+    return run_tree(script, args, phase, saturation_figures)
+
+
+T = TypeVar("T")
+
+
+def run_tree(script: Path, args: argparse.Namespace, phase: list[str], figures: Callable[[str], T]) -> T | None:
+    """``script`` (a tree's own server_load.py) with the ``phase`` options and this run's ``--pin``, database and
+    event loop, in a process of its own; what ``figures`` reads from its output, or None (with its error output
+    shown) when that is no table."""
+    command = [sys.executable, str(script), *phase]
     if args.pin:
         command.append("--pin")
     for target in args.db[:1]:
@@ -1289,7 +1317,7 @@ def one_saturation_run(script: Path, args: argparse.Namespace) -> tuple[float, f
         command += ["--event-loop", name]
     done = subprocess.run(command, capture_output=True, text=True, cwd=script.parent.parent, check=False)
     try:
-        return saturation_figures(done.stdout)
+        return figures(done.stdout)
     except ValueError:
         log(f"{script}: exit status {done.returncode}, no figures; its last error lines:\n"
             + "\n".join(done.stderr.splitlines()[-15:]))
@@ -1326,6 +1354,80 @@ def compare_trees(args: argparse.Namespace, baseline: Path) -> int:
         else:
             print(f"  {label:<7} no run gave figures")
     return 0 if all(ratios.values()) else 1
+
+
+SCALE_CPU_ROW = "server CPU / load processes CPU"
+SCALE_MOVE_ROW = "server CPU a move (µs)"
+SCALE_P99_ROW = "move relay latency p99 (ms)"
+SCALE_GOAL = 0.60
+"""The scale phase's goal (issue 44): 5,000 games with their spectators under 60% of a core."""
+
+
+def scale_table_figures(text: str) -> tuple[float, float, float]:
+    """The server's share of a core, its CPU µs a move and the p99 latency in ms, read from a scale table as
+    :func:`print_scale` prints it (in any tree that prints these three rows)."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        for row in (SCALE_CPU_ROW, SCALE_MOVE_ROW, SCALE_P99_ROW):
+            if line.startswith(row):
+                found[row] = line[len(row):].split()[0]
+    if len(found) < 3:
+        raise ValueError("no scale table in the output")
+    return float(found[SCALE_CPU_ROW].rstrip("%")) / 100, float(found[SCALE_MOVE_ROW]), float(found[SCALE_P99_ROW])
+
+
+def one_scale_run(script: Path, args: argparse.Namespace) -> tuple[float, float, float] | None:
+    """One scale phase by ``script`` (a tree's own server_load.py) in a process of its own; its three figures, or
+    None (with its error output shown) when it printed no table."""
+    return run_tree(script, args, ["--only", "scale", "--games", str(args.games), "--spectators", str(args.spectators),
+                                   "--scale-seconds", str(args.scale_seconds), "--jitter", str(args.jitter),
+                                   "--scale-procs", str(args.scale_procs), "--seed", str(args.seed)],
+                    scale_table_figures)
+
+
+def compare_scale(args: argparse.Namespace, baseline: Path | None) -> int:
+    """The scale phase ``--runs`` times with each tree, alternating, the baseline first (or with this tree alone):
+    every run's share of a core, CPU a move and p99, and each tree's medians, ranges and runs under the goal."""
+    this = Path(__file__).resolve()
+    trees = [("this", this)] if baseline is None else [("before", baseline.resolve()), ("after", this)]
+    runs: dict[str, list[tuple[float, float, float] | None]] = {label: [] for label, _ in trees}
+    which = "this tree" if baseline is None else f"two trees alternately: before = {baseline.parent.parent.resolve()}"
+    heading(f"Scale, {which} ({args.runs} runs{' each' if baseline else ''}, {args.games} games x (2 players + "
+            f"{args.spectators} spectators), {args.scale_seconds:g} s windows{', pinned' if args.pin else ''})"
+            + ("" if baseline is None else f", after = {ROOT}"), separator=", ")
+    print(f"{'run':<5}{'tree':<8}{'% of a core':>12}{'CPU µs/move':>13}{'p99 ms':>9}{'started':>10}{'load avg':>18}")
+    for run in range(1, args.runs + 1):
+        for label, script in trees:
+            log(f"run {run} of {args.runs}: the {label} tree ({script.parent.parent})")
+            started = time.strftime("%H:%M:%S")
+            figures = one_scale_run(script, args)
+            runs[label].append(figures)
+            if figures is None:
+                print(f"{run:<5}{label:<8}  (no figures: see the error output)")
+                continue
+            share, cpu, p99 = figures
+            print(f"{run:<5}{label:<8}{share:>12.0%}{cpu:>13.0f}{p99:>9.1f}{started:>10}{loadavg():>18}")
+            sys.stdout.flush()
+    print(f"\nThe server's share of a core (the goal: under {SCALE_GOAL:.0%}), its CPU a move, p99:")
+    for label, made in runs.items():
+        values = [figures for figures in made if figures is not None]
+        if not values:
+            print(f"  {label:<7} no run gave figures")
+            continue
+        shares, cpus, p99s = zip(*values, strict=True)
+        under = sum(share < SCALE_GOAL for share in shares)
+        print(f"  {label:<7} median {statistics.median(shares):.0%} ({min(shares):.0%}-{max(shares):.0%}), under "
+              f"{SCALE_GOAL:.0%} in {under} of {len(values)}; median {statistics.median(cpus):.0f} µs a move "
+              f"({min(cpus):.0f}-{max(cpus):.0f}); p99 {min(p99s):.1f}-{max(p99s):.1f} ms")
+    pairs = [] if baseline is None else [
+        (before, after) for before, after in zip(runs["before"], runs["after"], strict=True)
+        if before is not None and after is not None]  # a run without figures leaves its pair out
+    if pairs:
+        cheaper = sum(after[1] < before[1] for before, after in pairs)
+        change = statistics.mean(after[1] - before[1] for before, after in pairs)
+        print(f"  after - before, pair by pair: {change:+.1f} µs a move on average; the after tree the cheaper in "
+              f"{cheaper} of {len(pairs)}")
+    return 0 if all(None not in made for made in runs.values()) else 1
 
 
 if __name__ == "__main__":
