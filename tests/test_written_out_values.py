@@ -43,3 +43,12 @@ def test_the_frozen_ones_stay_frozen_and_hash_by_value() -> None:
         played.game_id = "g-2"  # type: ignore[misc]
     assert hash(position) == hash(C4State((0,) * 42, 0, Outcome(None, "not compared")))
     assert position.result is None and C4State((0,) * 42, 0) == position
+
+
+def test_each_module_knows_whether_it_runs_compiled() -> None:
+    """The frozen values store their fields natively only where their module is compiled (an extension module's
+    file), and through ``object.__setattr__`` where it is Python: a mistake either way raises or slows every move."""
+    from protocol.games import connect4
+    from server.storage import records
+    for module in (connect4, records):
+        assert module.NATIVE is (not str(module.__file__).endswith(".py")), module.__file__
