@@ -43,15 +43,14 @@ log = logging.getLogger("plyhall.storage")
 
 _SUMMARY = ("SELECT id, room, game, options, time_control, player0, player1, winner, reason, status,"
             " CASE WHEN status = 'running' THEN (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.id)"
-            # the moves log's (a few thousand rows without an index: read only for a running game)
+            # the moves log's (a few thousand rows without an index: read only for a running game); not through the
+            # all_moves view, which SQLite would read whole for each game rather than by its game_id
             " + (SELECT COUNT(DISTINCT l.seq) FROM live_moves l WHERE l.game_id = games.id AND NOT EXISTS"
             " (SELECT 1 FROM moves m WHERE m.game_id = l.game_id AND m.seq = l.seq))"
             " ELSE move_count END, started_at, ended_at, tournament, tournament_game, rated, unrated, rating_weight,"
             " EXISTS (SELECT 1 FROM analyses WHERE analyses.game_id = games.id) FROM games")
 
 _READ_FROM = {"moves": "all_moves"}  # what a copy reads of a table: the moves wherever they are
-
-
 
 
 def _summary(row: Sequence[Any]) -> dict[str, Any]:
@@ -78,6 +77,7 @@ class SQLStorage(MovesLog, RatingSQL, AnalysisSQL, Storage):
 
     placeholder = "?"
     begin = "BEGIN"
+
     def __init__(self, node: str = "main") -> None:
         self.node = node
         self._local = threading.local()
