@@ -198,7 +198,8 @@ class Client:
         self._pending[msg["id"]] = future
         try:
             await self.send(msg)
-            reply = await asyncio.wait_for(future, timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: on 3.11 it loses a cancel that meets the reply
+                reply = await future
         finally:  # a send that failed leaves no future behind for the reader to fail unseen when the connection ends
             self._pending.pop(msg["id"], None)
             if future.done() and not future.cancelled():
@@ -213,7 +214,8 @@ class Client:
             if self.closed.is_set():
                 raise TakenOver(TAKEOVER_REASON) if self.taken_over else ConnectionError("connection closed")
             self._arrived.clear()
-            await asyncio.wait_for(self._arrived.wait(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: on 3.11 a Ctrl-C that met a message was lost
+                await self._arrived.wait()
         self.received_at = self._arrivals.popleft()
         return self._inbox.popleft()
 

@@ -194,7 +194,8 @@ class PlayerRunner:
         the bot at once, and so is a server not there yet (the bot goes on, and keeps trying once it is ready)."""
         probe = Client(self.options.url, self.options.subprotocol)
         try:
-            await asyncio.wait_for(probe.connect(), 10.0)
+            async with asyncio.timeout(10.0):
+                await probe.connect()
         except (TimeoutError, OSError, ConnectionError, InvalidHandshake) as exc:
             reason, fatal = describe_connect_error(self.options.url, exc, False)
             if fatal:

@@ -3,14 +3,20 @@
 ``asyncio.run`` cancels its main task from a signal handler that runs between any two bytecodes: a bot's search
 result arriving through its executor was then and again cancelled halfway through the callback that delivers it,
 and the bot printed ``InvalidStateError: invalid state`` as it stopped (seen in CI, ``plyhall bot ... --ladder``
-stopped by the README's walk-through). Each script runs in a process of its own: it sends itself SIGINT.
+stopped by the README's walk-through). Each script runs in a process of its own: it sends itself SIGINT. And the
+cancel a Ctrl-C makes must reach the bot's task while it waits for the server, whatever arrives in the same turn.
 """
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from client.connection import Client
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,3 +83,38 @@ def test_a_process_that_ignores_ctrl_c_goes_on_ignoring_it():
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[0] == "done True"
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2])
+@pytest.mark.parametrize("waiting_for", ["a push", "a reply"])
+async def test_a_ctrl_c_that_meets_a_message_stops_the_bot(waiting_for, turns):
+    """A bot's Ctrl-C cancels its task while it waits for the server; a message that arrived in the same turns of the
+    loop must not eat the cancel. ``asyncio.wait_for`` did so on Python 3.11 (it returns the result when its inner
+    wait is done, cancelled or not), and a master bot, whose messages come one after another, played on after its
+    Ctrl-C until the next."""
+    client = Client()
+    client.ws = _Silent()
+    if waiting_for == "a push":
+        task = asyncio.create_task(client.recv(timeout=10))
+    else:
+        task = asyncio.create_task(client.request({"type": "ping"}, timeout=10))
+    for _ in range(3):
+        await asyncio.sleep(0)  # waiting now
+    if waiting_for == "a push":
+        client._keep({"type": "moved"})
+    else:
+        client._pending[1].set_result({"type": "pong", "id": 1})
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    if task.cancel():  # still waiting: the cancel is taken, and the task ends with it
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    else:  # the message was given before the Ctrl-C came
+        assert task.done() and not task.cancelled()
+
+
+class _Silent:
+    """A websocket that takes what is sent and sends nothing."""
+
+    async def send(self, data: bytes) -> None:
+        pass

@@ -304,7 +304,8 @@ class AnalysisQueue:
                        "moves": [m["move"] for m in record["moves"]], "nodes": self.nodes}
             moves = len(request["moves"])
             job.done, job.total = 0, moves + 1  # every position, the first included, until the worker says more
-            analysis = await asyncio.wait_for(worker.analyse(request, progress), JOB_SECONDS + PER_MOVE * moves)
+            async with asyncio.timeout(JOB_SECONDS + PER_MOVE * moves):
+                analysis = await worker.analyse(request, progress)
         except TimeoutError:
             job.state, job.error = "failed", "the analysis took too long (its worker was stopped)"
             log.warning("analysis of game %s took too long: its worker is stopped", job.game_id)

@@ -32,7 +32,8 @@ async def close_all(connections: list[Connection], server: Any, timeout: float) 
                 connection.ws.transport.abort()
     if server is not None:
         try:
-            await asyncio.wait_for(server.wait_closed(), 1.0)
+            async with asyncio.timeout(1.0):
+                await server.wait_closed()
         except TimeoutError:
             log.warning("some connection handlers were still running at shutdown")
 

@@ -63,7 +63,8 @@ async def connect(url: str, timeout: float = 2.0) -> tuple[asyncio.StreamReader,
     else:
         tls = ssl.create_default_context() if url.startswith("rediss://") else None
         opened = asyncio.open_connection(options.get("host", "localhost"), options.get("port", 6379), ssl=tls)
-    reader, writer = await asyncio.wait_for(opened, timeout)
+    async with asyncio.timeout(timeout):
+        reader, writer = await opened
     setup: list[Command] = []
     if options.get("password"):
         setup.append(["AUTH", *([options["username"]] if options.get("username") else []), options["password"]])
@@ -71,7 +72,8 @@ async def connect(url: str, timeout: float = 2.0) -> tuple[asyncio.StreamReader,
         setup.append(["SELECT", options["db"]])
     for command in setup:
         writer.write(encode(command))
-        reply = await asyncio.wait_for(read_reply(reader), timeout)
+        async with asyncio.timeout(timeout):
+            reply = await read_reply(reader)
         if isinstance(reply, RespError):
             writer.close()
             raise ConnectionError(f"Redis refused {command[0]}: {reply}")
@@ -132,7 +134,8 @@ async def subscribed(url: str, channels: Sequence[str]) -> AsyncIterator[bytes |
     try:
         writer.write(encode(["SUBSCRIBE", *channels]))
         for _ in channels:
-            reply = await asyncio.wait_for(read_reply(reader), 5.0)
+            async with asyncio.timeout(5.0):
+                reply = await read_reply(reader)
             if isinstance(reply, RespError) or not isinstance(reply, list) or reply[0] != b"subscribe":
                 raise ConnectionError(f"Redis refused the subscription: {reply}")
         yield None

@@ -218,8 +218,8 @@ class PlyhallServer(Delivery):
             self.unsaved = keep_unsaved(self.storage, self.writer.unsaved())
         self.checks.close()
         try:
-            await asyncio.wait_for(loop.run_in_executor(self.reads, self.storage.close),
-                                   max(0.5, deadline - loop.time()))
+            async with asyncio.timeout(max(0.5, deadline - loop.time())):
+                await loop.run_in_executor(self.reads, self.storage.close)
         except TimeoutError:
             log.error("the database did not close in time; stopping anyway")
             self.stuck = True
@@ -311,8 +311,9 @@ class PlyhallServer(Delivery):
             self._timer_until = deadline
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             self._timer_wakeup.clear()
-            try:
-                await asyncio.wait_for(self._timer_wakeup.wait(), timeout)
+            try:  # not wait_for, which on 3.11 loses a cancel that meets a wake-up: the task would run on
+                async with asyncio.timeout(timeout):
+                    await self._timer_wakeup.wait()
             except TimeoutError:
                 pass
             try:

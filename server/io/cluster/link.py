@@ -98,9 +98,12 @@ class ClusterLink(Leases, Outages, Register, Forwarding, Adoption, Fencing):
         if self.redis is not None:
             try:
                 if self.up and not self.server.deposed:  # the others take over at once, not when the leases lapse
-                    await asyncio.wait_for(self.redis.delete(f"{PREFIX}node:{self.node}"), 1.0)
-                    await asyncio.wait_for(self.redis.eval(FORGET, 1, f"{PREFIX}matchmaker", self.node), 1.0)
-                await asyncio.wait_for(self.redis.aclose(), 1.0)
+                    async with asyncio.timeout(1.0):
+                        await self.redis.delete(f"{PREFIX}node:{self.node}")
+                    async with asyncio.timeout(1.0):
+                        await self.redis.eval(FORGET, 1, f"{PREFIX}matchmaker", self.node)
+                async with asyncio.timeout(1.0):
+                    await self.redis.aclose()
             except Exception:
                 pass
 
