@@ -6,18 +6,25 @@ the loop (``asyncio.futures._copy_future_state``) checks that the awaiting futur
 result. A Ctrl-C landing between the two cancels the future inside that callback, and the loop prints a traceback
 (``InvalidStateError: invalid state``) as the bot stops. :func:`run` has the loop take the first SIGINT
 (``loop.add_signal_handler``): the cancellation then runs as a callback of its own, never inside another one. A
-second Ctrl-C, while the bot is stopping, raises ``KeyboardInterrupt`` at once, as with ``asyncio.run``.
+second Ctrl-C, while the bot is stopping, raises ``KeyboardInterrupt`` at once, as with ``asyncio.run``; a bot still
+running :data:`REMIND_AFTER` seconds after the first (a player of its own that caught the cancel, a slow goodbye) says
+so, and that a second stops it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+REMIND_AFTER = 2.0
+"""Seconds after a first Ctrl-C at which a bot still running says that a second one stops it at once."""
+REMINDER = "still stopping; Ctrl-C again stops at once"
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
@@ -47,6 +54,11 @@ async def _guarded(main: Coroutine[Any, Any, T]) -> T:
         loop.remove_signal_handler(signal.SIGINT)
         signal.signal(signal.SIGINT, again)
         task.cancel()
+        loop.call_later(REMIND_AFTER, remind)
+
+    def remind() -> None:
+        if not task.done():
+            print(REMINDER, file=sys.stderr, flush=True)
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)  # replaces asyncio.run's own handler, this run only
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from client import interrupt
 from client.connection import Client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +43,17 @@ async def stubborn():  # ignores the first Ctrl-C: the second stops it at once
         seen.append("cancelled")
     os.kill(os.getpid(), signal.SIGINT)
     seen.append("went on after the second")  # a second Ctrl-C stops it at once: not at the next turn of the loop
+    await asyncio.sleep(30)
+
+async def slow_to_stop():  # takes its time after the first Ctrl-C: it is told that a second stops it
+    interrupt.REMIND_AFTER = 0.05
+    os.kill(os.getpid(), signal.SIGINT)
+    try:
+        await asyncio.sleep(30)
+    except asyncio.CancelledError:
+        seen.append("cancelled")
+    await asyncio.sleep(0.5)  # a timer of the same loop as the reminder's: it fires after it, however busy the machine
+    os.kill(os.getpid(), signal.SIGINT)
     await asyncio.sleep(30)
 
 try:
@@ -72,6 +84,22 @@ def test_asyncio_run_cancels_in_the_middle_of_whatever_runs():
 
 def test_a_second_ctrl_c_stops_a_bot_that_ignores_the_first_at_once():
     assert _run("interrupt.run", "stubborn") == "KeyboardInterrupt ['cancelled']"
+
+
+def test_a_bot_slow_to_stop_says_that_a_second_ctrl_c_stops_it():
+    script = SCRIPT.replace("RUN", "interrupt.run").replace("MAIN", "slow_to_stop")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "KeyboardInterrupt ['cancelled']"
+    assert done.stderr.strip() == interrupt.REMINDER
+
+
+def test_a_bot_that_stopped_says_nothing_more_while_its_search_ends():
+    """The task ends at its Ctrl-C while a search thread runs on (``asyncio.run`` waits for it, the loop running)."""
+    script = SCRIPT.replace("RUN", "interrupt.run").replace("MAIN", "slow_to_stop").replace(
+        "    await asyncio.sleep(0.5)",
+        "    import time\n    asyncio.get_running_loop().run_in_executor(None, time.sleep, 0.5)\n    return")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "returned ['cancelled']" and done.stderr == ""
 
 
 def test_a_process_that_ignores_ctrl_c_goes_on_ignoring_it():
