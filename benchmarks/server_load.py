@@ -1277,18 +1277,25 @@ PLYHALL_ROW = "Plyhall (move -> 2x moved)"
 RELAY_ROW = "bare websockets relay (1 -> 1)"
 
 
+def table_rows(text: str, rows: tuple[str, ...], table: str) -> dict[str, list[str]]:
+    """The values after each of ``rows``' titles, where a line of ``text`` starts with one; ValueError (no ``table``
+    table in the output) unless every row is there."""
+    found: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        for row in rows:
+            if line.startswith(row):
+                found[row] = line[len(row):].split()
+    if len(found) < len(rows):
+        raise ValueError(f"no {table} table in the output")
+    return found
+
+
 def saturation_figures(text: str) -> tuple[float, float, float, float]:
     """Plyhall's moves a second and CPU ms a move, the relay's messages a second and CPU ms a message, read from a
     saturation table as :func:`print_saturation` prints it (in any tree that prints these two rows)."""
-    found: dict[str, tuple[float, float]] = {}
-    for line in text.splitlines():
-        for row in (PLYHALL_ROW, RELAY_ROW):
-            if line.startswith(row):
-                rate, cpu = line[len(row):].split()[:2]
-                found[row] = (float(rate), float(cpu))
-    if len(found) < 2:
-        raise ValueError("no saturation table in the output")
-    return (*found[PLYHALL_ROW], *found[RELAY_ROW])
+    found = table_rows(text, (PLYHALL_ROW, RELAY_ROW), "saturation")
+    return (float(found[PLYHALL_ROW][0]), float(found[PLYHALL_ROW][1]), float(found[RELAY_ROW][0]),
+            float(found[RELAY_ROW][1]))
 
 
 def one_saturation_run(script: Path, args: argparse.Namespace) -> tuple[float, float, float, float] | None:
@@ -1366,14 +1373,9 @@ SCALE_GOAL = 0.60
 def scale_table_figures(text: str) -> tuple[float, float, float]:
     """The server's share of a core, its CPU µs a move and the p99 latency in ms, read from a scale table as
     :func:`print_scale` prints it (in any tree that prints these three rows)."""
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        for row in (SCALE_CPU_ROW, SCALE_MOVE_ROW, SCALE_P99_ROW):
-            if line.startswith(row):
-                found[row] = line[len(row):].split()[0]
-    if len(found) < 3:
-        raise ValueError("no scale table in the output")
-    return float(found[SCALE_CPU_ROW].rstrip("%")) / 100, float(found[SCALE_MOVE_ROW]), float(found[SCALE_P99_ROW])
+    found = table_rows(text, (SCALE_CPU_ROW, SCALE_MOVE_ROW, SCALE_P99_ROW), "scale")
+    return (float(found[SCALE_CPU_ROW][0].rstrip("%")) / 100, float(found[SCALE_MOVE_ROW][0]),
+            float(found[SCALE_P99_ROW][0]))
 
 
 def one_scale_run(script: Path, args: argparse.Namespace) -> tuple[float, float, float] | None:
