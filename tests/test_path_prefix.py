@@ -162,3 +162,38 @@ def test_the_page_plays_its_part_under_the_prefix(behind: tuple[NginxProxy, str]
     outside = [url for url in asked if not url.startswith(f"{base}/") and url != socket]
     assert not outside, f"the page asked for {outside}, outside {base}/"
     assert not errors, errors
+
+
+def test_a_page_opened_without_the_slash_sends_itself_to_it(behind: tuple[NginxProxy, str]) -> None:
+    """A proxy that strips the prefix and answers ``/plyhall`` itself with the page, where the documented nginx
+    redirects (Caddy's ``handle_path /plyhall*``, Traefik's ``StripPrefix``): the page goes to ``/plyhall/`` and loads,
+    where before it asked for its files at the host's root and stayed at "Loading…"."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    if CHROMIUM is None:
+        pytest.skip("no chromium installed (apt-get install chromium)")
+    proxy, _ = behind
+    documented = documented_snippet(OPERATING, SECTION)
+    stripping = documented.replace("    location /plyhall/ {", "    location = /plyhall {\n"
+                                   "        proxy_pass http://plyhall_server/;\n    }\n\n    location /plyhall/ {", 1)
+    assert stripping != documented
+    errors: list[str] = []
+    with NginxProxy(proxy.upstreams, config=stripping) as other:
+        status, _, body = get(f"{other.http}{PREFIX}")
+        assert status == 200 and b"<title>" in body, "this proxy answers /plyhall with the page, unredirected"
+        base = f"{other.http}{PREFIX}"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page()
+                page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+                page.goto(f"{base}?from=link#/lobby")
+                expect(page).to_have_url(f"{base}/?from=link#/lobby")
+                page.get_by_label("Name").fill("dave")
+                page.get_by_role("button", name="Enter").click()
+                expect(page.get_by_role("heading", name="Lobby")).to_be_visible()
+            finally:
+                browser.close()
+    assert not [e for e in errors if "Content Security Policy" in e], errors

@@ -11,6 +11,7 @@ upgrade; the HTTP layer sends it gzipped to browsers that accept it.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from dataclasses import dataclass
@@ -35,11 +36,23 @@ CONTENT_TYPES = {
     ".txt": "text/plain; charset=utf-8",
 }
 
-# The page loads its own modules and styles and talks to its own server, nothing else.
+# The page loads its own modules and styles and talks to its own server, nothing else; its one inline script (the
+# slash below) is allowed by its hash, added to script-src when the page is read.
 PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+_INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
+
+
+def page_policy(body: bytes) -> str:
+    """:data:`PAGE_POLICY` for an HTML file, with the hash of each inline script it has in ``script-src``. The page's
+    one inline script sends a page opened at ``/plyhall`` to ``/plyhall/``: behind a proxy that strips a path prefix
+    and answers ``/plyhall`` with the page (Caddy's ``handle_path /plyhall*``, Traefik's ``StripPrefix``), the
+    page's relative addresses would otherwise name files at the host's root, and it would stay at "Loading…"."""
+    hashes = "".join(f" 'sha256-{base64.b64encode(hashlib.sha256(script).digest()).decode()}'"
+                     for script in _INLINE_SCRIPT.findall(body))
+    return PAGE_POLICY.replace("script-src 'self'", "script-src 'self'" + hashes, 1)
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,7 @@ class _Cached:
     stamp: tuple[int, int]  # (mtime_ns, size) of the file when read
     body: bytes
     etag: str
+    policy: str  # an HTML file's Content-Security-Policy ("" for other files)
 
 
 class StaticFiles:
@@ -83,7 +97,7 @@ class StaticFiles:
         headers = [("ETag", cached.etag), ("Cache-Control", "no-cache"), ("Vary", "Accept-Encoding"),
                    ("X-Content-Type-Options", "nosniff")]
         if found.suffix == ".html":
-            headers += [("Content-Security-Policy", PAGE_POLICY), ("Referrer-Policy", "no-referrer")]
+            headers += [("Content-Security-Policy", cached.policy), ("Referrer-Policy", "no-referrer")]
         return file_response(cached.body, CONTENT_TYPES[found.suffix], headers)
 
     def _read(self, path: Path) -> _Cached:
@@ -92,6 +106,7 @@ class StaticFiles:
         cached = self._cache.get(path)
         if cached is None or cached.stamp != stamp:
             body = path.read_bytes()
-            cached = _Cached(stamp, body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"')
+            policy = page_policy(body) if path.suffix == ".html" else ""
+            cached = _Cached(stamp, body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', policy)
             self._cache[path] = cached
         return cached
