@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import socket
 from collections.abc import AsyncIterator, Iterator
@@ -16,7 +17,8 @@ from plyhall import compiled
 # servers the tests start inherit the choice, and where the build is (their XDG_CACHE_HOME is the run's own).
 os.environ.setdefault(compiled.ENVIRONMENT, "python")
 os.environ.setdefault(compiled.DIRECTORY, str(compiled.builds()))
-compiled.use()
+if multiprocessing.current_process().name == "MainProcess":  # not a spawned child (a bot's thinking process),
+    compiled.use()  # which imports its player's test module after the core's modules, and never runs the hall
 
 from server.io.server import PlyhallServer, RateLimit  # noqa: E402
 from server.storage import SQLiteStorage  # noqa: E402
