@@ -197,3 +197,37 @@ def test_a_page_opened_without_the_slash_sends_itself_to_it(behind: tuple[NginxP
             finally:
                 browser.close()
     assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_the_page_s_own_redirect_stays_on_its_site(behind: tuple[NginxProxy, str]) -> None:
+    """A page served at a path that starts with two slashes (a proxy that answers every path with it) goes to that
+    path with its slash on the same site, never to ``//evil.example/`` (another host, for a browser)."""
+    from playwright.sync_api import Route, sync_playwright
+
+    from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    if CHROMIUM is None:
+        pytest.skip("no chromium installed (apt-get install chromium)")
+    proxy, _ = behind
+    status, headers, body = get(f"{proxy.http}{PREFIX}/")
+    assert status == 200
+    asked: list[str] = []
+
+    def serve_the_page(route: Route) -> None:  # the page wherever it is asked for, with its own policy
+        if route.request.resource_type == "document":
+            kept = {name: headers[name] for name in ("content-type", "content-security-policy")}
+            route.fulfill(status=200, body=body, headers=kept)
+        else:
+            route.abort()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("request", lambda request: asked.append(request.url))
+            page.route("**/*", serve_the_page)
+            page.goto(f"{proxy.http}//evil.example")
+            page.wait_for_url(f"{proxy.http}//evil.example/", timeout=10_000)
+        finally:
+            browser.close()
+    assert not [url for url in asked if url.startswith(("http://evil.example", "https://evil.example"))], asked
