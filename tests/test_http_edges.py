@@ -37,6 +37,24 @@ async def test_head_other_methods_and_connection_close(server):
         assert status == 405 and headers["allow"] == "GET, HEAD" and b"WebSocket" in body, method
 
 
+def _header_lines(port: int, path: str, name: str) -> int:
+    """How many times the answer to GET ``path`` carries the header ``name``."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    resp.read()
+    conn.close()
+    return sum(key.lower() == name for key, _ in resp.getheaders())
+
+
+async def test_an_answer_kept_for_a_second_is_sent_with_one_server_header_each_time(server):
+    """The API's answers kept a second (the games, a game's ratings, a player) are sent again as they were: one
+    ``Server`` header each time, not one more a request (it was written into the kept answer)."""
+    for path in ("/api/games", "/api/ratings/connect4", "/api/players/nobody-yet"):
+        counts = [await asyncio.to_thread(_header_lines, server.port, path, "server") for _ in range(4)]
+        assert counts == [1, 1, 1, 1], path
+
+
 async def test_game_filters_are_checked(server):
     status, body = await asyncio.to_thread(http_json, server, "/api/games?game=chess")
     assert status == 400 and "chess" in body["error"] and "connect4" in body["error"]

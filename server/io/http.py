@@ -148,6 +148,13 @@ def _response(status: int, payload: bytes, content_type: str, no_store: bool = F
     return Response(status, http.HTTPStatus(status).phrase, headers, payload)
 
 
+def _copy(response: Response) -> Response:
+    """A kept answer for one more request: its own headers, since websockets adds its ``Server`` header to each
+    answer it sends (sending the kept one itself gave it one more ``Server`` line a request)."""
+    return Response(response.status_code, response.reason_phrase, Headers(response.headers.raw_items()),
+                    response.body)
+
+
 def int_param(query: dict[str, str], name: str, default: int, low: int, high: int) -> int:
     """An integer query parameter within [low, high]; BadRequest naming the range otherwise."""
     if name not in query:
@@ -304,13 +311,14 @@ class HttpApi:
         now, version = time.monotonic(), self.version()
         kept = self._answers.get(key)
         if kept is not None and kept[0] == version and kept[1] > now:
-            return kept[2]
+            return _copy(kept[2])
         response = await handler(path, query)
         if response.status_code == 200:
             self._answers[key] = (version, now + seconds, response)
             self._answers.move_to_end(key)
             while len(self._answers) > CACHED_ANSWERS:
                 self._answers.popitem(last=False)
+            return _copy(response)
         return response
 
     def _gzip(self, response: Response, etag: str) -> Response:
