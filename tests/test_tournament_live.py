@@ -172,6 +172,11 @@ def test_bad_definitions_are_refused_with_the_reason():
         ({"sprt": {"elo0": 0, "elo1": 20}}, "gauntlet"),
         ({"time_control": {"per_move": -1}}, "per_move"),
         ({"openings": {"text": "9 9 9 9 9 9 9"}}, "line 1"),
+        # an event too big to schedule is refused before anything is built (this one froze the server for
+        # minutes and took gigabytes): the games it would play, and the options that make them
+        ({"format": "double-round-robin", "cycles": 100_000, "games_per_pairing": 1_000},
+         "at most 10,000 games; this one would play 600,000,000 (3 entrants, double-round-robin, cycles 100,000"),
+        ({"players": [f"p{k}" for k in range(300)]}, "at most 256 entrants, not 300"),
     ]
     for change, words in cases:
         msg = {"type": "tournament_create", "game": "connect4", "format": "round-robin",

@@ -230,6 +230,50 @@ def test_swiss_waits_for_the_round_to_finish():
         make_schedule(spec, stranger)
 
 
+def test_a_swiss_event_pairs_each_round_once(monkeypatch):
+    """A director pairs a Swiss round once: when the round before it is complete. Before, every result paired
+    every round again from the start (a 150-entrant event took minutes of the hall's time a round)."""
+    import server.tournament.swiss as swiss
+    from server.tournament.director import Director, define
+
+    paired: list[int] = []
+    real = swiss.swiss_pairings
+
+    def counted(*args, **kwargs):
+        paired.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(swiss, "swiss_pairings", counted)
+    director = Director(define({"game": "connect4", "format": "swiss", "name": "open", "rounds": 5}, names(20), {},
+                               0.0))
+    rng = random.Random(3)
+    while pending := [g for g in director.schedule.games if g.number not in director.ended_games]:
+        for game in pending:
+            director.ended(game.number, rng.choice([0, 1, None]), "finished", f"r{game.number}", 1.0)
+    assert paired == [1, 2, 3, 4, 5] and len(director.ended_games) == 5 * 10 * 2
+    # what it kept is what pairing the whole event again from its results gives
+    assert make_schedule(director.settings.spec, director.results()) == director.schedule
+
+
+def test_a_swiss_round_is_paired_whatever_the_field_s_size_and_rounds_left():
+    """A big field with more rounds than half of it: the look-ahead, a nested call a pair of each round to come,
+    went past the interpreter's recursion limit and the event could not even be defined. Now a look-ahead too deep
+    is given up as one out of budget, and the round is paired without a repeat."""
+    spec = TournamentSpec("swiss", names(64), rounds=63, games_per_pairing=1)
+    schedule = make_schedule(spec)
+    assert len(schedule.pairings) == 32 and len({frozenset((p.white, p.black)) for p in schedule.pairings}) == 32
+
+
+def test_a_tournament_too_big_to_run_says_so():
+    with pytest.raises(ScheduleError, match=r"at most 10,000 games; this one would play 12,000 \(3 entrants, "
+                                            r"gauntlet, cycles 3,000, games per pairing 2\)"):
+        TournamentSpec("gauntlet", names(3), cycles=3000).check_size()
+    with pytest.raises(ScheduleError, match="at most 256 entrants, not 257"):
+        TournamentSpec("swiss", names(257), rounds=3).check_size()
+    TournamentSpec("round-robin", names(100), games_per_pairing=2).check_size()  # 9,900 games: taken
+    TournamentSpec.from_json(TournamentSpec("gauntlet", names(3), cycles=3000).to_json())  # a stored one is read
+
+
 def test_pending_refuses_a_result_for_no_game():
     schedule = make_schedule(TournamentSpec("round-robin", names(3), games_per_pairing=1))
     with pytest.raises(ScheduleError, match="matches no scheduled game"):

@@ -298,7 +298,9 @@ class Director:
             result = "1-0" if winner == 0 else "0-1"
         self.ended_games[number] = EndedGame(ScoredGame(game.white, game.black, result, game.round, forfeit,
                                                         duration), record, status, reason)
-        self._schedule = None
+        if self._schedule is not None and not self._schedule.complete and all(  # a Swiss round done: its rounds
+                g.number in self.ended_games for g in self._schedule.games if g.round == game.round):  # kept, the next
+            self._schedule = make_schedule(self.settings.spec, self.results(), self._schedule.pairings)  # paired
         return self._check_end()
 
     def _check_end(self) -> bool:
@@ -478,6 +480,7 @@ def define(obj: dict[str, Any], entrants: list[str], local: dict[str, str], now:
     try:
         spec = TournamentSpec(obj["format"], tuple(entrants), obj.get("games_per_pairing", 2), obj.get("cycles", 1),
                               obj.get("rounds"), len(openings))
+        spec.check_size()
     except ScheduleError as exc:
         raise TournamentError(str(exc)) from None
     test = None

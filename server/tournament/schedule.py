@@ -121,6 +121,14 @@ def _positive_int(value: Any, what: str) -> int:
     return value
 
 
+MAX_ENTRANTS = 256
+"""The most entrants an event takes (a Swiss round of this many is paired in about a tenth of a second here)."""
+
+MAX_GAMES = 10_000
+"""The most games an event plays. The hall builds an event's schedule and shows it whole (`/api/tournaments/ID`):
+10,000 games take about 20 ms to schedule and make an answer of about 2 MB."""
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """What kind of event to run: format, entrants (seed order) and options.
@@ -148,6 +156,21 @@ class TournamentSpec:
         if isinstance(self.openings, bool) or not isinstance(self.openings, int) or self.openings < 0:
             raise ScheduleError(f"openings must be the number of openings (>= 0), not {self.openings!r}")
         self._check_rounds()
+
+    def check_size(self) -> None:
+        """``ScheduleError`` for an event bigger than a server runs (:data:`MAX_ENTRANTS`, :data:`MAX_GAMES`): checked
+        when an organiser defines one, not when a stored event is read back."""
+        if len(self.entrants) > MAX_ENTRANTS:
+            raise ScheduleError(f"a tournament takes at most {MAX_ENTRANTS} entrants, not {len(self.entrants)}")
+        if self.total_games > MAX_GAMES:
+            raise ScheduleError(f"a tournament plays at most {MAX_GAMES:,} games; this one would play "
+                                f"{self.total_games:,} ({self._size()}): ask for fewer. A longer match between "
+                                "house bot levels runs without a server: plyhall match")
+
+    def _size(self) -> str:
+        """The options that make up the number of games (for the error of an event too big)."""
+        shape = f"rounds {self.rounds:,}" if self.format == "swiss" else f"cycles {self.cycles:,}"
+        return f"{len(self.entrants)} entrants, {self.format}, {shape}, games per pairing {self.games_per_pairing:,}"
 
     def _check_rounds(self) -> None:
         """A swiss event has a possible number of rounds and no cycles; the other formats have no rounds."""
@@ -298,17 +321,19 @@ class Schedule:
 # Building the schedule
 
 
-def make_schedule(spec: TournamentSpec, results: Iterable[ScoredGame] = ()) -> Schedule:
+def make_schedule(spec: TournamentSpec, results: Iterable[ScoredGame] = (),
+                  known: Sequence[Pairing] = ()) -> Schedule:
     """The schedule of ``spec`` given the results so far.
 
     Round robins and gauntlets ignore ``results`` (everything is known from the
     start). A Swiss event pairs round 1, then each following round as soon as
     the round before has all its results; ``ScheduleError`` when a result
-    does not belong to the pairings.
+    does not belong to the pairings. ``known``: the pairings of this event's
+    schedule for fewer results, whose rounds are kept rather than paired again.
     """
     results = list(results)
     if spec.format == "swiss":
-        pairings = swiss_rounds(spec.entrants, results, spec.total_rounds, spec.games_per_pairing)
+        pairings = swiss_rounds(spec.entrants, results, spec.total_rounds, spec.games_per_pairing, known)
         rounds_paired = max((p.round for p in pairings), default=0)
     elif spec.format == "gauntlet":
         pairings = _gauntlet_pairings(spec.entrants, spec.total_cycles)

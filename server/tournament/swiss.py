@@ -42,10 +42,23 @@ class _Record:
 
 
 _SEARCH_BUDGET = 20_000
-"""Pairing search steps per attempt before a stricter level is given up."""
+"""Pairing search steps per level (every bye candidate's search together) before a stricter level is given up."""
 
 _LOOK_AHEAD_BUDGET = 50_000
-"""Look-ahead steps per pairing attempt (all its checks together) before the attempt is given up."""
+"""Look-ahead steps per level (all its checks together) before the level is given up."""
+
+_FULL_BUDGET_FIELD = 32
+"""Fields up to this size get the whole budgets; a bigger field, whose steps each cost more, a share of them in
+inverse proportion, so that pairing a round costs about as much at any size (the hall waits for it)."""
+
+
+def _budgets(count: int) -> tuple[int, int]:
+    """The search's and the look-ahead's step budgets of one level for a field of ``count`` entrants."""
+    if count <= _FULL_BUDGET_FIELD:
+        return _SEARCH_BUDGET, _LOOK_AHEAD_BUDGET
+    # never fewer search steps than a field's pairs take in one go: the last level (repeats allowed) always pairs
+    return (max(4 * count, _SEARCH_BUDGET * _FULL_BUDGET_FIELD // count),
+            _LOOK_AHEAD_BUDGET * _FULL_BUDGET_FIELD // count)
 
 
 class _OutOfBudget(Exception):
@@ -120,15 +133,24 @@ def swiss_pairings(entrants: Sequence[str], results: Iterable[ScoredGame], round
 
 
 def swiss_rounds(entrants: Sequence[str], results: Sequence[ScoredGame], rounds: int,
-                 games_per_pairing: int) -> list[Pairing]:
+                 games_per_pairing: int, known: Sequence[Pairing] = ()) -> list[Pairing]:
     """The pairings of every Swiss round that can be paired now: round 1, then each following round as soon as
-    the round before has all its results (``rounds`` rounds at most)."""
+    the round before has all its results (``rounds`` rounds at most).
+
+    ``known``: pairings this function gave before for fewer of these results. A round found there is taken as
+    it is, not paired again: pairing is deterministic and a round's pairing depends only on the results of the
+    rounds before it, which are complete once it is paired. So a result that completes no round costs no
+    pairing at all, and one that completes a round costs the next round's pairing only."""
+    made: dict[int, list[Pairing]] = {}
+    for pairing in known:
+        made.setdefault(pairing.round, []).append(pairing)
     pairings: list[Pairing] = []
     for round_no in range(1, rounds + 1):
         if round_no > 1 and _missing_results(pairings, results, round_no - 1, games_per_pairing):
             break
-        pairings.extend(swiss_pairings(entrants, results, round_no, games_per_pairing=games_per_pairing,
-                                       previous=pairings, rounds=rounds))
+        pairings.extend(made.get(round_no) or swiss_pairings(entrants, results, round_no,
+                                                             games_per_pairing=games_per_pairing,
+                                                             previous=pairings, rounds=rounds))
     return pairings
 
 
@@ -176,15 +198,20 @@ def _pair_round(entrants: list[str], ranked: list[str], records: dict[str, _Reco
                 strict: bool | None, ahead: int, colour_ahead: bool) -> list[Pairing] | None:
     """Round ``round_no`` paired at one level of :func:`_search_levels`, trying each bye candidate in turn;
     ``None`` when no pairing meets that level's rules (or the search runs out of budget)."""
-    budget = [_LOOK_AHEAD_BUDGET]  # shared by every bye candidate of this level
+    search_steps, look_ahead_steps = _budgets(len(entrants))
+    budget = [look_ahead_steps]  # shared by every bye candidate of this level
+    steps = [search_steps]  # so is this: an odd field's candidates do not each get a search of their own
     for bye in _bye_candidates(ranked, records):
         field_ = [name for name in ranked if name != bye]
 
         def accept(pairs: list[tuple[str, str]], bye: str | None = bye) -> bool:
-            return _completable(entrants, records, pairs, bye, ahead, colour_ahead, budget)
+            try:
+                return _completable(entrants, records, pairs, bye, ahead, colour_ahead, budget)
+            except RecursionError:  # a look-ahead nests a call a pair of each round to come: too deep for a big
+                raise _OutOfBudget from None  # field with many rounds left, so it is given up as one out of budget
 
         try:
-            pairs = _pair_field(field_, records, strict, accept if ahead else None)
+            pairs = _pair_field(field_, records, strict, accept if ahead else None, steps)
         except _OutOfBudget:
             pairs = None
         if pairs is not None:
@@ -242,21 +269,23 @@ def _bye_candidates(ranked: Sequence[str], records: dict[str, _Record]) -> list[
 
 
 def _pair_field(ranked: list[str], records: dict[str, _Record], strict: bool | None,
-                accept: Callable[[list[tuple[str, str]]], bool] | None) -> list[tuple[str, str]] | None:
+                accept: Callable[[list[tuple[str, str]]], bool] | None,
+                steps: list[int] | None = None) -> list[tuple[str, str]] | None:
     """Pair an even, ranked field by backtracking; ``None`` when no pairing meets the rules.
 
     ``strict``: True keeps the colour rules, False drops them (no repeat
     either way), None allows repeats (fewest first). ``accept`` may refuse a
-    complete pairing (the look-ahead).
+    complete pairing (the look-ahead). ``steps[0]``: the search steps left
+    (:data:`_SEARCH_BUDGET` when not given); ``_OutOfBudget`` when they run out.
     """
-    steps = 0
+    if steps is None:
+        steps = [_SEARCH_BUDGET]
 
     def search(remaining: list[str], chosen: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
-        nonlocal steps
         if not remaining:
             return chosen if accept is None or accept(chosen) else None
-        steps += 1
-        if steps > _SEARCH_BUDGET:
+        steps[0] -= 1
+        if steps[0] < 0:
             raise _OutOfBudget
         top, rest = remaining[0], remaining[1:]
         for other in _opponent_order(top, rest, records, repeats=strict is None):
