@@ -38,6 +38,7 @@ from typing import Any
 from .engine import START_TIMEOUT
 from .engine_process import end_group, start_in_group
 from .player import NoMove, Player, Resign, Turn
+from .text_files import read_text
 
 ROWS, COLUMNS, IN_A_ROW = 6, 7, 4
 DEFAULT_ACT_TIMEOUT = 2.0  # Kaggle's actTimeout
@@ -67,10 +68,7 @@ def load_agent(path: str | Path, name: str | None = None) -> Any:
     """The agent of a Kaggle submission file: the callable ``name``, or the last callable the file defines
     (as Kaggle picks it). ``ValueError`` when the file cannot be read or has no such callable."""
     path = Path(path)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read the agent file {str(path)!r}: {exc.strerror or exc}") from None
+    source = read_text(path, "the agent file")
     folder = str(path.resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)  # a submission may import its neighbour files, as on Kaggle

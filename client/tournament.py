@@ -29,6 +29,7 @@ from protocol.games import GAMES
 from protocol.statistics import SPRT_MODELS, format_duration
 
 from .connection import DEFAULT_URL, Client, ServerError, ServerURLError, check_url, describe_connect_error
+from .text_files import read_text
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet", "swiss")
 SETTINGS = ("name", "game", "format", "players", "local", "games_per_pairing", "cycles", "rounds", "time_control",
@@ -141,9 +142,11 @@ def _clock_and_test(settings: dict[str, Any]) -> dict[str, Any]:
 def _read_definition(path: Path) -> tuple[dict[str, Any], Path]:
     """The settings of a tournament TOML file, and the folder its relative paths (the openings) start from."""
     try:
-        settings = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TournamentCliError(f"cannot read {path}: {exc.strerror or exc}") from None
+        text = read_text(path)
+    except ValueError as exc:
+        raise TournamentCliError(str(exc)) from None
+    try:
+        settings = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TournamentCliError(f"{path} is not valid TOML: {exc}") from None
     unknown = sorted(set(settings) - set(SETTINGS))
@@ -155,9 +158,9 @@ def _read_definition(path: Path) -> tuple[dict[str, Any], Path]:
 def _openings(path: Path, plies: int | None) -> dict[str, Any]:
     """The request's ``openings``: the file's text (the server checks it), its name, and the plies to play of each."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TournamentCliError(f"cannot read the openings file {path}: {exc.strerror or exc}") from None
+        text = read_text(path, "the openings file")
+    except ValueError as exc:
+        raise TournamentCliError(str(exc)) from None
     openings: dict[str, Any] = {"text": text, "source": path.name}
     if plies is not None:
         openings["plies"] = plies

@@ -203,6 +203,30 @@ def test_tournament_create_says_what_is_wrong_with_the_event_before_asking_for_t
     assert code == 2 and len(errors) == 1 and words in errors[0] and "secret" not in errors[0], errors
 
 
+def test_a_file_that_is_not_utf8_is_one_line_saying_so(capsys, monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    """An openings file Windows Notepad saved (UTF-16), a definition in Latin-1, an agent file with a UTF-16 mark:
+    each a line that names the file and the byte, not a UnicodeDecodeError's traceback (nor "plyhall bot: utf-8")."""
+    monkeypatch.delenv("PLYHALL_ORGANISER_SECRET", raising=False)
+    openings = tmp_path / "openings.txt"
+    openings.write_text("4 4 3 5\n", encoding="utf-16")
+    definition = tmp_path / "cup.toml"
+    definition.write_bytes(b'game = "connect4"\nformat = "round-robin"\nplayers = "a,b"\nname = "Caf\xe9"\n')
+    agent = tmp_path / "agent.py"
+    agent.write_bytes(b"\xff\xfedef agent(obs, config):\n    return 3\n")
+    url = ["--url", "ws://127.0.0.1:1/ws"]
+    code, errors = run(capsys, "tournament", "create", "--game", "connect4", "--format", "round-robin", "--players",
+                       "a,b", "--openings", str(openings), *url)
+    assert code == 2 and errors == [f"plyhall tournament: the openings file {openings} is not UTF-8 text (byte 0xff "
+                                    "at position 0: it is UTF-16); save it as UTF-8"], errors
+    code, errors = run(capsys, "tournament", "create", "--file", str(definition), *url)
+    assert code == 2 and errors == [f"plyhall tournament: {definition} is not UTF-8 text (byte 0xe9 at position "
+                                    "68); save it as UTF-8"], errors
+    code, errors = run(capsys, "bot", "--game", "connect4", "--kaggle", str(agent), "--name", "k", *url)
+    assert code == 2 and errors == [f"plyhall bot: the agent file {agent} is not UTF-8 text (byte 0xff at position "
+                                    "0: it is UTF-16); save it as UTF-8"], errors
+
+
 def test_tournament_list_of_a_server_without_one_says_so(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     import client.tournament
 
