@@ -200,6 +200,19 @@ def test_cli_refuses_bad_numbers(args: list[str], message: str, capsys: pytest.C
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("game", "plies", "ended"), [("connect4", 100, 40), ("quarto", 17, 16)])
+def test_an_opening_as_long_as_a_game_is_refused(game: str, plies: int, ended: int,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A random opening that plays the whole game leaves the bots nothing to play: every result was the opening's
+    (a match of novice and random scored exactly 0.500), under a summary that spoke of 100 opening moves in a game
+    of at most 42."""
+    assert main(["match", "--game", game, "novice", "random", "--games", "2", "--opening-plies", str(plies)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"plyhall match: error: a random opening of {plies} moves plays a whole {game} game (one ended after "
+        f"{ended}), and the bots would never move: use fewer opening moves")
+    assert len(play_match(game, "novice", "random", 2, seed=1, opening_plies=8).records) == 2
+
+
 # The SPRT (issue 41) ----------------------------------------------------------------------------------------------
 
 

@@ -180,6 +180,8 @@ def check_match_options(
         raise ValueError(f"the time per move must be a positive number of seconds, not {time_per_move!r}")
     if isinstance(opening_plies, bool) or not isinstance(opening_plies, int) or opening_plies < 0:
         raise ValueError(f"the random opening must be a whole number of moves, 0 or more, not {opening_plies!r}")
+    if opening_plies:
+        _check_opening_leaves_play(game_id, opening_plies)
     if seat not in (None, 0, 1) or isinstance(seat, bool):
         raise ValueError(f"the seat must be 0 (first) or 1 (second), not {seat!r}")
     if sprt is not None:
@@ -190,6 +192,21 @@ def check_match_options(
                              "replay the same few games without random openings, and the test would measure those "
                              "games, not the levels")
     return names[0], names[1]
+
+
+def _check_opening_leaves_play(game_id: str, plies: int) -> None:
+    """``ValueError`` when ``plies`` random moves play a game to its end (tried on one opening): the bots would never
+    move, and every game's result would be the opening's."""
+    from protocol.games import GAMES
+
+    game = GAMES[game_id]
+    state = game.initial_state()
+    moves = random_opening(game, 0, 0, plies)
+    for move in moves:
+        state = game.apply(state, move)
+    if len(moves) < plies or game.outcome(state) is not None:
+        raise ValueError(f"a random opening of {plies} moves plays a whole {game_id} game (one ended after "
+                         f"{len(moves)}), and the bots would never move: use fewer opening moves")
 
 
 ProgressCallback = Callable[[int, int, "MatchResult"], None]
