@@ -97,6 +97,15 @@ def test_a_second_login_on_a_connection_is_refused_and_the_first_one_stays(name)
     assert desk.send("ann", {"type": "list_rooms"})[0]["rooms"] == []
 
 
+def test_rooms_of_a_misspelt_game_are_refused_with_the_games_there_are():
+    """As /api/rooms?game=conect4 is: an empty list said nothing of the typo."""
+    desk = hall_with_a_game()
+    reply = refused(desk, "eve", {"type": "list_rooms", "game": "conect4"}, "bad_option")
+    assert reply["message"].startswith("unknown game 'conect4'; games: connect4, ")
+    listed = desk.send("eve", {"type": "list_rooms", "game": "connect4"})[0]["rooms"]
+    assert [r["name"] for r in listed] == ["Wood Lake"]
+
+
 def test_a_connected_name_is_in_use():
     desk = HallDriver()
     desk.login("ann")

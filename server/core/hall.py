@@ -283,7 +283,9 @@ class Hall(Floor):
         out.send(conn, m.pong())
 
     def _list_rooms(self, out: HallOutbox, conn: int, msg: ListRooms, now: float) -> None:
-        out.send(conn, m.rooms(self.listing(msg.get("game")), self.seeks.listed(self.by_name)))
+        game = msg.get("game")
+        if game is None or _known_game(out, conn, game):  # a misspelt game is said, not answered with no rooms
+            out.send(conn, m.rooms(self.listing(game), self.seeks.listed(self.by_name)))
 
     def _watch_lobby(self, out: HallOutbox, conn: int, msg: WatchLobby, now: float) -> None:
         session = self.sessions[conn]
@@ -484,8 +486,7 @@ class Hall(Floor):
 
     def _cancel_seek(self, out: HallOutbox, conn: int, msg: CancelSeek, now: float) -> None:
         game = msg["game"]
-        if game not in GAMES:
-            out.error(conn, ErrorCode.BAD_OPTION, f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
+        if not _known_game(out, conn, game):
             return
         self.seeks.drop(self.sessions[conn].name, game)
         out.send(conn, m.seek_cancelled(game))
@@ -564,6 +565,14 @@ class Hall(Floor):
             name = normalised(msg["room"])[:MAX_ROOM_NAME]
             out.error(session.conn, ErrorCode.NO_SUCH_ROOM, f"there is no room called {name!r}", room=name)
         return room
+
+
+def _known_game(out: HallOutbox, conn: int, game: str) -> bool:
+    """Whether ``game`` is a game's id; if not, ``conn`` is told which are."""
+    if game in GAMES:
+        return True
+    out.error(conn, ErrorCode.BAD_OPTION, f"unknown game {game[:40]!r}; games: {', '.join(GAMES)}")
+    return False
 
 
 HANDLERS: Final[dict[str, Handler]] = {
