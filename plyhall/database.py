@@ -8,9 +8,10 @@ import os
 import sys
 
 from server.storage import SQLStorage, StorageError, open_existing
+from server.storage.sqlite import DEFAULT_FILE
 from server.tournament.director import slug
 
-DEFAULT_DB = "plyhall.db"
+DEFAULT_DB = DEFAULT_FILE
 
 
 def add_db_option(parser: argparse.ArgumentParser, postgres_hint: str = "a PostgreSQL URL") -> None:

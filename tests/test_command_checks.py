@@ -126,7 +126,8 @@ def test_serve_given_a_folder_or_a_file_s_folder_says_so_and_creates_nothing(cap
     (clean / "notes.txt").write_text("mine")
     for db, words in ((f"{clean / 'games'}", "is a folder; give a file's path, e.g. "),
                       (f"{clean / 'made'}/", "is a folder; give a file's path, e.g. "),
-                      (f"{clean / 'notes.txt' / 'x.db'}", f"{clean / 'notes.txt'} is a file, not a folder")):
+                      (f"{clean / 'notes.txt' / 'x.db'}", f"{clean / 'notes.txt'} is a file, not a folder"),
+                      ("", "the database's path is empty; give a file's path, e.g. plyhall.db")):
         code, errors = run(capsys, "serve", "--port", "0", "--db", db)
         assert code == 1 and len(errors) == 1 and words in errors[0] and "listen" not in errors[0], errors
     assert sorted(path.name for path in clean.iterdir()) == ["games", "notes.txt"]
@@ -136,7 +137,20 @@ def test_serve_given_a_folder_or_a_file_s_folder_says_so_and_creates_nothing(cap
 def test_export_says_what_is_missing(capsys, clean: Path) -> None:
     code, errors = run(capsys, "export", "--db", "none.db")
     assert code == 1 and "no database file" in errors[-1], errors
-    sqlite3.connect(clean / "empty.db").close()
+    sqlite3.connect(clean / "blank.db").close()  # a file of no bytes: SQLite would make a new database in it
+    code, errors = run(capsys, "export", "--db", "blank.db")
+    assert code == 1 and errors == ["plyhall export: blank.db is empty, not a database (plyhall serve --db blank.db "
+                                    "makes one there; the default is plyhall.db)"], errors
+    assert (clean / "blank.db").stat().st_size == 0  # it was written a whole schema (122,880 bytes) by exporting
+    (clean / "games").mkdir()
+    for db, words in (("games", "the database games is a folder; give a file's path, e.g. games/plyhall.db"),
+                      ("", "the database's path is empty; give a file's path, e.g. plyhall.db")):
+        for command in (["export"], ["ratings", "--game", "connect4"]):
+            code, errors = run(capsys, *command, "--db", db)
+            assert code == 1 and errors == [f"plyhall {command[0]}: {words}"], errors
+    from server.storage import open_storage
+
+    open_storage(str(clean / "empty.db")).close()  # a database with no games
     code, errors = run(capsys, "export", "--db", "empty.db", "--id", "abc")
     assert code == 1 and "no game with id abc" in errors[-1], errors
     code, errors = run(capsys, "export", "--db", "empty.db", "--game", "chess")
@@ -164,7 +178,9 @@ def test_export_finds_a_tournament_by_its_name_and_says_which_there_are(capsys, 
 
 @pytest.mark.parametrize("output", ["no/such/folder/out.jsonl", "."])
 def test_export_to_a_file_it_cannot_write_says_so_in_one_line(capsys, clean: Path, output: str) -> None:
-    sqlite3.connect(clean / "empty.db").close()
+    from server.storage import open_storage
+
+    open_storage(str(clean / "empty.db")).close()
     code, errors = run(capsys, "export", "--db", "empty.db", "-o", output)  # it ended in a traceback
     assert code == 1 and len(errors) == 1 and errors[0].startswith(f"plyhall export: cannot write {output}: "), errors
 

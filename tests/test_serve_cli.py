@@ -72,8 +72,10 @@ def test_export_reports_missing_database_and_game(tmp_path):
     out = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(tmp_path / "none.db")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "no database file" in out.stderr
+    from server.storage import open_storage
+
     db = tmp_path / "empty.db"
-    sqlite3.connect(db).close()
+    open_storage(str(db)).close()  # a database with no games
     out = subprocess.run([sys.executable, "-m", "plyhall", "export", "--db", str(db), "--id", "abc"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "no game with id abc" in out.stderr

@@ -38,8 +38,15 @@ def open_existing(target: str) -> SQLStorage:
     ``ratings``, ``analyse``): ``StorageError`` with a one-line reason when it cannot be opened."""
     import os
 
-    if "://" not in target and not os.path.isfile(target):
-        raise StorageError(f"no database file {target}")
+    from .sqlite import DEFAULT_FILE, check_file_path
+
+    if "://" not in target:
+        check_file_path(target)  # not empty, nor a folder
+        if not os.path.isfile(target):
+            raise StorageError(f"no database file {target}")
+        if os.path.getsize(target) == 0:  # SQLite would take it for a new database, and write one into it
+            raise StorageError(f"{target} is empty, not a database (plyhall serve --db {target} makes one there; "
+                               f"the default is {DEFAULT_FILE})")
     try:
         return open_storage(target)
     except OSError as exc:

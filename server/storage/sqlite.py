@@ -18,6 +18,8 @@ from .sql import SQLStorage
 
 log = logging.getLogger("plyhall.storage")
 
+DEFAULT_FILE = "plyhall.db"
+
 WRITER_BUSY_MS = 250
 """How long a SQLite commit waits for a lock another program holds before it fails (and is retried later)."""
 
@@ -25,6 +27,8 @@ WRITER_BUSY_MS = 250
 def check_file_path(path: str) -> None:
     """StorageError, saying what to give instead, unless ``path`` can be a database file: not a folder (nor a name
     ending in ``/``, which SQLite would take for a file), in a folder that exists."""
+    if not path.strip():
+        raise StorageError(f"the database's path is empty; give a file's path, e.g. {DEFAULT_FILE}")
     if path.endswith(("/", os.sep)) or Path(path).is_dir():
         raise StorageError(f"the database {path} is a folder; give a file's path, e.g. "
                            f"{Path(path) / 'plyhall.db'}")
