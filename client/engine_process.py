@@ -66,6 +66,8 @@ def split_command(command: str | Sequence[str]) -> list[str]:
         raise ValueError("the engine command is empty: give the program to run, e.g. --engine ./my-engine")
     program = argv[0]
     if os.sep in program or (os.altsep and os.altsep in program):
+        if os.path.isdir(program):
+            raise ValueError(f"the engine program {program!r} is a folder: give the program's own path")
         if not os.path.isfile(program):
             raise ValueError(f"the engine program {program!r} does not exist")
         if not os.access(program, os.X_OK):

@@ -198,8 +198,8 @@ def _setting(key: str, value: Any) -> Any:
 
 
 def _whole_number(key: str, value: Any) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and value.strip().isascii():
+        return int(value)  # a sign too: "-1" is then said to be out of its range, not not a number
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = 3), not {value!r}")

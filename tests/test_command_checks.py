@@ -243,6 +243,30 @@ def test_a_file_that_is_not_utf8_is_one_line_saying_so(capsys, monkeypatch: pyte
                                     "0: it is UTF-16); save it as UTF-8"], errors
 
 
+def test_a_value_that_is_the_wrong_kind_of_thing_is_said_to_be_that(capsys, monkeypatch: pytest.MonkeyPatch,
+                                                                     clean: Path) -> None:
+    """What each said before: 'time_margin must be a whole number ..., not '-1''; 'the engine program ... does not
+    exist' of a folder; ' has no rated games in plyhall.db' for an empty name."""
+    monkeypatch.delenv("PLYHALL_ORGANISER_SECRET", raising=False)
+    (clean / "engines").mkdir()
+    from server.storage import open_storage
+
+    open_storage(str(clean / "plyhall.db")).close()
+    url = ["--url", "ws://127.0.0.1:1/ws"]
+    for argv, line in (
+            (["tournament", "create", "--game", "connect4", "--format", "round-robin", "--players", "a,b",
+              "--time-margin", "-1", *url],
+             "plyhall tournament: time_margin is whole milliseconds from 0 to 60000 (e.g. --time-margin 3000), not "
+             "'-1'"),
+            (["bot", "--game", "connect4", "--engine", f"{clean / 'engines'}", "--name", "e", *url],
+             f"plyhall bot: the engine program '{clean / 'engines'}' is a folder: give the program's own path"),
+            (["ratings", "--player", ""],
+             "plyhall ratings: --player '' is not a player's name: 1 to 32 letters, digits and _ . - (starting with "
+             "a letter or digit)")):
+        code, errors = run(capsys, *argv)
+        assert code == 2 and errors == [line], (argv, errors)
+
+
 def test_tournament_list_of_a_server_without_one_says_so(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     import client.tournament
 

@@ -55,6 +55,12 @@ async def test_an_answer_kept_for_a_second_is_sent_with_one_server_header_each_t
         assert counts == [1, 1, 1, 1], path
 
 
+async def test_a_path_with_two_slashes_is_no_page_by_its_own_name(server):
+    """//api/games was read as the address of a host called api: 'no such page /games'."""
+    status, _, body = await asyncio.to_thread(raw_http, server.port, "GET", "//api/games?limit=1")
+    assert status == 404 and json.loads(body) == {"error": "no such page '//api/games'"}
+
+
 async def test_game_filters_are_checked(server):
     status, body = await asyncio.to_thread(http_json, server, "/api/games?game=chess")
     assert status == 400 and "chess" in body["error"] and "connect4" in body["error"]

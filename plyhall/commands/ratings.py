@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import re
 import sys
 import time
 from typing import Any
 
 from plyhall.database import add_db_option, open_database
 from protocol.games import GAMES
+from protocol.messages import NAME_PATTERN
 from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_json
+from server.core.logins import NAME_HELP
 
 UNRATED_SHOWN = 5
 """The latest unrated games of rated rooms a leaderboard lists under it, with why."""
@@ -85,6 +88,9 @@ def run_ratings(args: argparse.Namespace) -> int:
     """Print a leaderboard or a player's ratings, or check every rating against the stored results."""
     if args.limit < 1:
         print("plyhall ratings: --limit must be at least 1", file=sys.stderr)
+        return 2
+    if args.player is not None and not re.fullmatch(NAME_PATTERN, args.player):
+        print(f"plyhall ratings: --player {args.player[:40]!r} is not a player's name: {NAME_HELP}", file=sys.stderr)
         return 2
     storage = open_database(args.db, "ratings")
     if storage is None:

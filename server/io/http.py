@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -276,9 +276,9 @@ class HttpApi:
         if request.method not in ("GET", "HEAD"):
             return _response(405, f"{request.method} is not allowed here; use GET (writes go over the WebSocket "
                              "at /ws)\n".encode(), "text/plain; charset=utf-8", extra=[("Allow", ALLOWED)])
-        url = urlsplit(request.path)
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        handler = self._handler(url.path)
+        path, _, raw_query = request.path.partition("?")  # not urlsplit: it takes //api/games for a host's address
+        query = {k: v[-1] for k, v in parse_qs(raw_query).items()}
+        handler = self._handler(path)
         counted = handler not in self.free and self.quota.rate > 0
         if counted:
             wait = await self._turn(CLIENT.get())
@@ -286,9 +286,9 @@ class HttpApi:
                 return too_many_requests(wait)
         try:
             if handler is None:
-                response = json_response(404, {"error": f"no such page {url.path[:80]!r}"})
+                response = json_response(404, {"error": f"no such page {path[:80]!r}"})
             else:
-                response = await self._answer(handler, url.path, url.query, query)
+                response = await self._answer(handler, path, raw_query, query)
         except BadRequest as exc:
             response = json_response(400, {"error": str(exc)})
         if counted:
