@@ -48,13 +48,20 @@ class ProtocolError:
     code: str
     message: str
     id: str | int | None = None
+    room: str | None = None  # the room the refused request named, as every error about a room's request says
 
     def to_message(self, **extra: Any) -> dict[str, Any]:
         """The ``error`` message the server sends for this problem."""
         msg = error(self.code, self.message, **extra)
         if self.id is not None:
             msg["id"] = self.id
+        if self.room is not None:
+            msg["room"] = self.room
         return msg
+
+
+MAX_ROOM_NAME = 40
+"""The longest room name (generated names stay below it too)."""
 
 
 # Field kinds: each is (python types, description used in error messages).
@@ -340,11 +347,15 @@ def _kind_ok(value: Any, kind: tuple[tuple[type, ...], str]) -> bool:
     return isinstance(value, types)
 
 
+MAX_DEPTH: Final = 32
+"""How deep a message's maps and lists may nest."""
+
+
 def json_compatible(value: Any, depth: int = 0) -> bool:
     """True when ``value`` is made of maps with string keys, lists, strings, safe integers,
-    finite floats, booleans and null, nested at most 32 deep."""
+    finite floats, booleans and null, nested at most :data:`MAX_DEPTH` deep."""
     # exact type checks: this runs on every incoming message
-    if depth > 32:
+    if depth > MAX_DEPTH:
         return False
     kind = type(value)
     if kind is str or kind is bool or value is None:
@@ -441,7 +452,12 @@ def validate_request(obj: Any) -> ClientMessage | ProtocolError:
             check = _CLIENT_CHECKS.get(kind)
             if check is not None and check(obj):
                 return obj  # type: ignore[return-value]
-    return _walk(obj, CLIENT_MESSAGES)  # type: ignore[return-value]
+    found = _walk(obj, CLIENT_MESSAGES)
+    if isinstance(found, ProtocolError) and type(obj) is dict:
+        room = obj.get("room")  # the error names the room the request named (a name a room can have)
+        if type(room) is str and len(room) <= MAX_ROOM_NAME:
+            return ProtocolError(found.code, found.message, found.id, room)
+    return found  # type: ignore[return-value]
 
 
 def validate(obj: Any, schemas: dict[str, Schema] = CLIENT_MESSAGES) -> dict[str, Any] | ProtocolError:
@@ -464,7 +480,8 @@ def _walk(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolErro
     if not json_compatible(obj):
         return ProtocolError(
             "bad_message",
-            "messages hold only maps with string keys, lists, strings, numbers below 2^53, booleans and null",
+            f"messages hold only maps with string keys, lists, strings, numbers below 2^53, booleans and null, "
+            f"nested at most {MAX_DEPTH} deep",
             msg_id,
         )
     kind = obj.get("type")

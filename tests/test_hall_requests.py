@@ -106,6 +106,41 @@ def test_rooms_of_a_misspelt_game_are_refused_with_the_games_there_are():
     assert [r["name"] for r in listed] == ["Wood Lake"]
 
 
+def test_a_spectator_asking_for_a_seat_is_told_it_takes_none():
+    """The seat was ignored: the client believed it sat there."""
+    desk = hall_with_a_game()
+    reply = refused(desk, "eve", {"type": "join", "room": "Wood Lake", "role": "spectator", "seat": 0}, "bad_message")
+    assert reply["message"] == "a spectator takes no seat: leave out seat" and reply["room"] == "Wood Lake"
+    assert desk.send("eve", {"type": "join", "room": "Wood Lake", "role": "spectator"})[0]["type"] == "joined"
+
+
+def test_a_draw_offered_again_is_said_to_its_maker_only():
+    desk = hall_with_a_game()
+    desk.send("eve", {"type": "join", "room": "Wood Lake", "role": "spectator"})
+    for who in ("bob", "eve"):
+        desk.inbox[who].clear()
+    assert desk.send("ann", {"type": "offer_draw", "room": "Wood Lake", "id": 1})[0]["id"] == 1
+    assert [m["type"] for m in desk.inbox["bob"]] == [m["type"] for m in desk.inbox["eve"]] == ["draw_offered"]
+    again = desk.send("ann", {"type": "offer_draw", "room": "Wood Lake", "id": 2})
+    assert [(m["type"], m["id"], m["seat"]) for m in again] == [("draw_offered", 2, 0)]  # the request answered
+    assert len(desk.inbox["bob"]) == len(desk.inbox["eve"]) == 1  # and nobody else told again
+    assert desk.send("bob", {"type": "offer_draw", "room": "Wood Lake"})[-1]["reason"] == "draw agreed"
+
+
+def test_a_request_refused_by_its_shape_names_its_room():
+    """docs/PROTOCOL.md §7: an error carries the room the request named; those of the message checks had none."""
+    desk = hall_with_a_game()
+    deep: list[Any] = []
+    for _ in range(33):
+        deep = [deep]
+    for msg in ({"type": "chat", "room": "Wood Lake", "text": "hi", "x": 1, "id": 7},
+                {"type": "move", "room": "Wood Lake", "move": {"column": 2 ** 53}, "id": 8},
+                {"type": "chat", "room": "Wood Lake", "text": "hi", "x": deep}):
+        reply = refused(desk, "ann", msg, "bad_message")
+        assert reply["room"] == "Wood Lake" and reply.get("id") == msg.get("id"), reply
+    assert reply["message"].endswith("booleans and null, nested at most 32 deep")
+
+
 def test_a_connected_name_is_in_use():
     desk = HallDriver()
     desk.login("ann")

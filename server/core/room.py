@@ -57,6 +57,8 @@ class Room(RoomState):
                              self.name)
         if role not in ("player", "spectator"):
             return out.error(name, ErrorCode.BAD_MESSAGE, "role is 'player' or 'spectator'", self.name)
+        if role == "spectator" and seat is not None:  # it was ignored: the client believed it had that seat
+            return out.error(name, ErrorCode.BAD_MESSAGE, "a spectator takes no seat: leave out seat", self.name)
         if self.seat_of(name) is not None or name in self.spectators:
             return self._join_again(name, coords, now, role, seat)
         if role == "spectator":
@@ -299,9 +301,10 @@ class Room(RoomState):
             return out
         if self.draw_offer == 1 - seat:
             return out.extend(self._finish(Outcome(None, "draw agreed"), now))
+        again = self.draw_offer == seat  # an offer made again while it stands: said to its maker only
         self.draw_offer = seat
         msg = m.draw_offered(self.name, seat)
-        for member in self.members:
+        for member in ([name] if again else self.members):
             out.send(member, msg)
         return out
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from protocol.messages import MAX_ROOM_NAME
+
 from .room import Room
 
 LAKES = (
     "Kalamalka Lake", "Okanagan Lake", "Wood Lake", "Skaha Lake", "Vaseux Lake", "Mabel Lake",
     "Shuswap Lake", "Kootenay Lake", "Arrow Lake", "Slocan Lake", "Moyie Lake", "Christina Lake",
 )
-MAX_ROOM_NAME = 40  # the longest room name; generated names stay below it too
 
 
 def lake_name(number: int) -> str:
