@@ -274,6 +274,19 @@ def test_a_tournament_too_big_to_run_says_so():
     TournamentSpec.from_json(TournamentSpec("gauntlet", names(3), cycles=3000).to_json())  # a stored one is read
 
 
+def test_each_pair_s_figures_are_those_of_its_own_games():
+    """pair_stats gathers each pair's games in one pass (it read every result for each pair: 9 s for the
+    /api/tournaments answer of a 100-entrant round robin); its figures are head_to_head's over all the results."""
+    from server.tournament.tally import pair_stats
+
+    spec = TournamentSpec("round-robin", names(7), games_per_pairing=3)
+    _, results = play_out(spec, random.Random(5))
+    results[3] = ScoredGame(results[3].white, results[3].black, "1-0", round=results[3].round, forfeit=True)
+    gathered = pair_stats(results, spec.entrants)
+    assert [(a, b) for a, b, _ in gathered] == list(combinations(spec.entrants, 2))
+    assert all(stats == head_to_head(results, a, b) and stats.games in (2, 3) for a, b, stats in gathered)
+
+
 def test_pending_refuses_a_result_for_no_game():
     schedule = make_schedule(TournamentSpec("round-robin", names(3), games_per_pairing=1))
     with pytest.raises(ScheduleError, match="matches no scheduled game"):

@@ -24,7 +24,7 @@ from .openings import OpeningsError, parse_openings
 from .results import ScoredGame
 from .schedule import FORMATS, Schedule, ScheduledGame, ScheduleError, TournamentSpec, make_schedule
 from .standings import Standings, compute_standings
-from .tally import head_to_head
+from .tally import pair_stats
 from .tiebreaks import default_tiebreak
 
 
@@ -312,7 +312,7 @@ class Director:
             self.status = TournamentStatus.FINISHED
             return True
         schedule = self.schedule
-        if schedule.complete and all(g.number in self.ended_games for g in schedule.games):
+        if schedule.complete and len(self.ended_games) == len(schedule.games):  # each ended game is one of them
             self.status = TournamentStatus.FINISHED
             return True
         return False
@@ -399,14 +399,7 @@ class Director:
 
     def pairings(self) -> list[tuple[str, str, MatchStats]]:
         """Every pair of entrants that has played, with cutechess-cli's figures for the first of the two."""
-        results = self.results()
-        pairs = []
-        for k, first in enumerate(self.entrants):
-            for second in self.entrants[k + 1:]:
-                stats = head_to_head(results, first, second)
-                if stats.games:
-                    pairs.append((first, second, stats))
-        return pairs
+        return pair_stats(self.results(), self.entrants)
 
     def forfeits(self) -> list[str]:
         """One line per forfeited game, in schedule order: ``game 3 (round 2) bob 1-0 ann: seat 1 (ann) did not
