@@ -270,16 +270,14 @@ def _bye_candidates(ranked: Sequence[str], records: dict[str, _Record]) -> list[
 
 def _pair_field(ranked: list[str], records: dict[str, _Record], strict: bool | None,
                 accept: Callable[[list[tuple[str, str]]], bool] | None,
-                steps: list[int] | None = None) -> list[tuple[str, str]] | None:
+                steps: list[int]) -> list[tuple[str, str]] | None:
     """Pair an even, ranked field by backtracking; ``None`` when no pairing meets the rules.
 
     ``strict``: True keeps the colour rules, False drops them (no repeat
     either way), None allows repeats (fewest first). ``accept`` may refuse a
     complete pairing (the look-ahead). ``steps[0]``: the search steps left
-    (:data:`_SEARCH_BUDGET` when not given); ``_OutOfBudget`` when they run out.
+    (shared with the level's other searches); ``_OutOfBudget`` when they run out.
     """
-    if steps is None:
-        steps = [_SEARCH_BUDGET]
 
     def search(remaining: list[str], chosen: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
         if not remaining:
