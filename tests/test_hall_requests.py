@@ -203,10 +203,23 @@ def hall_with_a_spectator() -> HallDriver:
 
 @pytest.mark.parametrize(("msg", "code"), cases(
     ("move", {"type": "move", "room": "Wood Lake", "move": "4"}, "not_a_player"),
-    ("take-a-seat", {"type": "join", "room": "Wood Lake", "seat": 0}, "bad_message"),
+    ("take-a-seat", {"type": "join", "room": "Wood Lake", "seat": 0}, "seat_taken"),
 ))
 def test_a_spectator_may_not_play(msg, code):
     refused(hall_with_a_spectator(), "eve", msg, code)
+
+
+def test_a_spectator_joining_as_a_player_sits_down_and_the_room_stays():
+    """The page's "Take this seat" left the room, then joined: leaving as its only member closed the room first."""
+    desk = hall_with_a_game()
+    desk.send("eve", {"type": "create_room", "game": "connect4", "name": "Den"})
+    assert desk.send("eve", {"type": "join", "room": "Den", "role": "spectator"})[0]["seat"] is None
+    joined = desk.send("eve", {"type": "join", "room": "Den", "seat": 1})
+    assert (joined[0]["type"], joined[0]["seat"]) == ("joined", 1)
+    den = desk.hall.registry.find("Den")
+    assert den is not None and den.seats == [None, "eve"] and "eve" not in den.spectators
+    assert desk.send("ann", {"type": "join", "room": "Den", "role": "spectator"})[0]["type"] == "joined"
+    refused(desk, "eve", {"type": "join", "room": "Den", "role": "spectator"}, "bad_message")  # seated: leave first
 
 
 @pytest.mark.parametrize(("who", "msg", "code"), [

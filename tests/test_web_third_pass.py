@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Iterator
 from typing import Any
+from urllib.request import urlopen
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -26,7 +27,7 @@ from tests.test_analysis import a_blunder_game
 from tests.test_web import browser, open_page, own_server, record_an_amazons_game  # noqa: F401 - fixtures
 from tests.test_web_analysis import record_game
 from tests.test_web_layout import Opponent, out_of_view
-from tests.web_helpers import CHROMIUM, drawn_box, login, play_a_house_bot, play_by_clicking
+from tests.web_helpers import CHROMIUM, create_room, drawn_box, login, play_a_house_bot, play_by_clicking
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
 
@@ -181,6 +182,22 @@ def test_amazons_in_cosc322_reads_one_convention_and_the_board_flips(own_server,
 
 
 # Items 4 and 5: notices in view, waiting for a house bot
+
+
+def test_taking_a_seat_in_a_room_one_only_watches_keeps_the_room(own_server, open_page):  # noqa: F811
+    """"Take this seat" left the room before joining it: the room's only member leaving closed it, and the board
+    showed "there is no room called 'Den'"."""
+    port = own_server()
+    page = open_page("sam-sits", width=1280, height=800)
+    login(page, f"http://127.0.0.1:{port}", "sam-sits")
+    create_room(page, "connect4", "Den", seat="none")  # type: ignore[arg-type]
+    expect(page.get_by_role("button", name="Take this seat")).to_have_count(2)
+    page.get_by_role("button", name="Take this seat").first.click()
+    expect(page.get_by_role("button", name="Take this seat")).to_have_count(0)  # a player takes no other seat
+    expect(page.locator(".play .player", has_text="sam-sits")).to_have_count(1)
+    expect(page.get_by_text("there is no room")).to_have_count(0)
+    rooms = json.loads(urlopen(f"http://127.0.0.1:{port}/api/rooms", timeout=10).read())["rooms"]
+    assert [(room["name"], sorted(room["seats"], key=str)) for room in rooms] == [("Den", [None, "sam-sits"])]
 
 
 def test_a_refusal_shows_over_the_board_in_view(own_server, open_page):  # noqa: F811

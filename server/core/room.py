@@ -59,8 +59,8 @@ class Room(RoomState):
             return out.error(name, ErrorCode.BAD_MESSAGE, "role is 'player' or 'spectator'", self.name)
         if role == "spectator" and seat is not None:  # it was ignored: the client believed it had that seat
             return out.error(name, ErrorCode.BAD_MESSAGE, "a spectator takes no seat: leave out seat", self.name)
-        if self.seat_of(name) is not None or name in self.spectators:
-            return self._join_again(name, coords, now, role, seat)
+        if self.seat_of(name) is not None or (name in self.spectators and role == "spectator"):
+            return self._join_again(name, coords, now, role, seat)  # (a spectator joining as a player sits down)
         if role == "spectator":
             self.spectators.add(name)
             self.coords[name] = coords
@@ -74,6 +74,7 @@ class Room(RoomState):
         chosen = self._seat_for(name, seat)
         if isinstance(chosen, tuple):
             return out.error(name, *chosen, self.name)
+        self.spectators.discard(name)
         self.seats[chosen] = name
         self.coords[name] = coords
         self._entered(out, name)
@@ -88,9 +89,7 @@ class Room(RoomState):
         """A member joins again: in the same role it is harmless (it gets the state again, in ``coords``)."""
         out = Outbox()
         current = self.seat_of(name)
-        same_role = (role == "spectator" and current is None) or (
-            role == "player" and current is not None and seat in (None, current))
-        if not same_role:
+        if (role == "spectator" and current is not None) or seat not in (None, current):
             return out.error(name, ErrorCode.BAD_MESSAGE, "you are already in this room; leave first", self.name)
         if current is not None and current in self.away:
             return self.reconnected(name, coords, now)

@@ -119,7 +119,7 @@ export function mountRoom(main, name, app) {
   /** @param {number} seat */
   async function takeSeat(seat) {
     try {
-      await session.request({ type: "leave", room: name });
+      // a spectator joining as a player sits down; leaving first closed a room it was the only member of
       await session.request({ type: "join", room: name, seat, role: "player" });
     } catch (error) {
       if (model) model.tell(error.message, "error");
