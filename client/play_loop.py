@@ -409,7 +409,7 @@ class PlayerRunner:
             "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
             "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),
             "to_move": msg["to_move"], "paused": msg.get("paused", False), "record": msg.get("record"),
-            "clocks_at": client.received_at,
+            "clocks_at": client.received_at, "game_no": msg["game_no"],
         }
         if msg.get("paused"):
             self.status(f"game {msg['game_no']} in {msg['room']} waits for both players after a server restart")
@@ -588,7 +588,8 @@ class PlayerRunner:
             if self._moved_on(client, room_name, room, seq):
                 return
             self.status(f"resigning game in {room_name}: {exc}")
-            await client.send({"type": "resign", "room": room_name})
+            # the game's number: a resignation that crosses the game's end is refused, not given to the next game
+            await client.send({"type": "resign", "room": room_name, "game_no": room["game_no"]})
             return
         except NoMove as exc:
             self.status(f"no move in {room_name}: {exc}")

@@ -111,11 +111,15 @@ class State(RoomRequest):
 
 
 class Resign(RoomRequest):
-    """Resign the running game."""
+    """Resign the running game (``game_no``: only if it is that game, not the next one of the room)."""
+
+    game_no: NotRequired[int]
 
 
 class OfferDraw(RoomRequest):
-    """Offer a draw, or accept the opponent's standing offer."""
+    """Offer a draw, or accept the opponent's standing offer (``game_no``: in that game only)."""
+
+    game_no: NotRequired[int]
 
 
 class Chat(RoomRequest):

@@ -141,6 +141,29 @@ def test_a_request_refused_by_its_shape_names_its_room():
     assert reply["message"].endswith("booleans and null, nested at most 32 deep")
 
 
+def test_a_resignation_or_draw_offer_that_crossed_its_game_s_end_is_not_given_to_the_next_game():
+    """A three-game room: bob resigns (and offers a draw) as ann's winning move ends game 1, and game 2 starts at
+    once. Sent with their game's number they are refused; they resigned or drew game 2 without a move before."""
+    desk = HallDriver()
+    desk.login("ann")
+    desk.login("bob")
+    desk.send("ann", {"type": "create_room", "game": "connect4", "name": "Series", "games": 3})
+    desk.send("ann", {"type": "join", "room": "Series", "seat": 0})
+    desk.send("bob", {"type": "join", "room": "Series", "seat": 1})
+    for column in ("1", "2", "1", "2", "1", "2"):
+        assert desk.send("ann" if column == "1" else "bob", {"type": "move", "room": "Series", "move": column})[0][
+            "type"] == "moved"
+    ended = desk.send("ann", {"type": "move", "room": "Series", "move": "1"})
+    assert [(m["type"], m.get("game_no")) for m in ended if m["type"] in ("game_over", "game_start")] == [
+        ("game_over", 1), ("game_start", 2)]
+    for kind in ("resign", "offer_draw"):
+        reply = refused(desk, "bob", {"type": kind, "room": "Series", "game_no": 1}, "game_not_running")
+        assert reply["message"] == "game 1 is not running in Series"
+    assert desk.hall.registry.find("Series").game_no == 2 and desk.hall.registry.find("Series").draw_offer is None
+    over = desk.send("bob", {"type": "resign", "room": "Series", "game_no": 2})  # its own game's number: resigned
+    assert [(m["game_no"], m["reason"]) for m in over if m["type"] == "game_over"] == [(2, "bob resigned")]
+
+
 def test_a_connected_name_is_in_use():
     desk = HallDriver()
     desk.login("ann")

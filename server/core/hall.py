@@ -81,8 +81,8 @@ ROOM_REQUESTS: dict[str, RoomMethod] = {
     "move": lambda room, name, msg, now: room.move(name, msg["move"], now),
     "legal_moves": lambda room, name, msg, now: room.legal_moves(name),
     "state": lambda room, name, msg, now: room.send_state(name, now),
-    "resign": lambda room, name, msg, now: room.resign(name, now),
-    "offer_draw": lambda room, name, msg, now: room.offer_draw(name, now),
+    "resign": lambda room, name, msg, now: room.resign(name, now, msg.get("game_no")),
+    "offer_draw": lambda room, name, msg, now: room.offer_draw(name, now, msg.get("game_no")),
     "chat": lambda room, name, msg, now: room.chat(name, msg["text"]),
 }
 

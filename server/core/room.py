@@ -284,18 +284,18 @@ class Room(RoomState):
             out.extend(self._finish(Outcome(outcome.winner, words.rule_reason(outcome.reason, outcome.winner,
                                                                                self.players)), now))
 
-    def resign(self, name: str, now: float) -> Outbox:
-        """A player resigns the running game."""
+    def resign(self, name: str, now: float, game_no: int | None = None) -> Outbox:
+        """A player resigns the running game (game ``game_no``, when given)."""
         out = self.tick(now)
-        seat = self._player_in_game(out, name)
+        seat = self._player_in_game(out, name, game_no)
         if seat is None:
             return out
         return out.extend(self._finish(Outcome(1 - seat, words.resigned(self.players, seat)), now))
 
-    def offer_draw(self, name: str, now: float) -> Outbox:
-        """Offer a draw; if the opponent already offers one, the game is drawn by agreement."""
+    def offer_draw(self, name: str, now: float, game_no: int | None = None) -> Outbox:
+        """Offer a draw (in game ``game_no``, when given); if the opponent offers one, the game is drawn."""
         out = self.tick(now)
-        seat = self._player_in_game(out, name)
+        seat = self._player_in_game(out, name, game_no)
         if seat is None:
             return out
         if self.draw_offer == 1 - seat:
@@ -402,13 +402,14 @@ class Room(RoomState):
         out.entered.append(name)
         out.listing_changed = True
 
-    def _player_in_game(self, out: Outbox, name: str) -> int | None:
+    def _player_in_game(self, out: Outbox, name: str, game_no: int | None = None) -> int | None:
         seat = self.seat_of(name)
         if seat is None:
             out.error(name, ErrorCode.NOT_A_PLAYER, f"you hold no seat in {self.name}", self.name)
             return None
-        if self.status != PLAYING:
-            out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
+        if self.status != PLAYING or game_no not in (None, self.game_no):  # a resign sent as game 1 ended, say
+            which = "no game is running" if game_no is None else f"game {game_no} is not running"
+            out.error(name, ErrorCode.GAME_NOT_RUNNING, f"{which} in {self.name}", self.name)
             return None
         return seat
 

@@ -372,7 +372,9 @@ export class RoomModel extends EventTarget {
 
   /** Send a request about this room; a refusal becomes the room's notice. */
   act(type, extra = {}) {
-    return this.session.request({ type, room: this.name, ...extra }).catch((error) => {
+    // a resignation or draw offer names its game: one that crosses the game's end is refused, not given to the next
+    const game = type === "resign" || type === "offer_draw" ? { game_no: this.gameNo } : {};
+    return this.session.request({ type, room: this.name, ...game, ...extra }).catch((error) => {
       this.tell(error.message, "error");
       throw error;
     });
