@@ -287,6 +287,20 @@ def test_each_pair_s_figures_are_those_of_its_own_games():
     assert all(stats == head_to_head(results, a, b) and stats.games in (2, 3) for a, b, stats in gathered)
 
 
+def test_a_paused_or_cancelled_event_gives_no_time_left():
+    """A cancelled event's page counted "about 30 s left" down to "any moment now" for an event that never ends."""
+    from server.tournament.director import Director, define
+
+    director = Director(define({"game": "connect4", "format": "round-robin", "name": "eta"}, names(4), {}, 0.0))
+    director.control("start")
+    director.ended(director.schedule.games[0].number, 0, "finished", "r1", 30.0)
+    running = director.standings(0.0).progress.seconds_left
+    assert running is not None and running > 0
+    for action, left in (("pause", None), ("resume", running), ("cancel", None)):
+        director.control(action)
+        assert director.standings(0.0).progress.seconds_left == left, action
+
+
 def test_pending_refuses_a_result_for_no_game():
     schedule = make_schedule(TournamentSpec("round-robin", names(3), games_per_pairing=1))
     with pytest.raises(ScheduleError, match="matches no scheduled game"):

@@ -395,7 +395,8 @@ class Director:
         return compute_standings(
             self.results() + self.schedule.bye_results(), self.entrants,
             tiebreak=default_tiebreak(self.settings.spec.format), total_games=total,
-            concurrency=self.settings.concurrency, running_elapsed=[now - t for t in self.started.values()])
+            concurrency=self.settings.concurrency, running_elapsed=[now - t for t in self.started.values()],
+            estimate=self.status == TournamentStatus.RUNNING)  # a paused or cancelled event has no end in sight
 
     def pairings(self) -> list[tuple[str, str, MatchStats]]:
         """Every pair of entrants that has played, with cutechess-cli's figures for the first of the two."""

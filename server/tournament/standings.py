@@ -172,7 +172,7 @@ def _number(value: float) -> str:
 def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (), *,
                       tiebreak: str = "sonneborn-berger", total_games: int | None = None,
                       concurrency: int = 1, running_elapsed: Sequence[float] = (),
-                      prior: float = DEFAULT_PRIOR) -> Standings:
+                      prior: float = DEFAULT_PRIOR, estimate: bool = True) -> Standings:
     """The standings after ``results``.
 
     ``entrants`` lists everyone in the event (those without a result yet get a
@@ -182,7 +182,8 @@ def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (
     With ``total_games`` (``Schedule.total_games``) the standings carry a
     :class:`Progress`, whose time estimate uses the ``duration`` of finished
     games, ``concurrency`` and the ``running_elapsed`` seconds of the games
-    in progress (see :func:`estimate_time_left`). ``prior`` goes to
+    in progress (see :func:`estimate_time_left`); none with ``estimate`` false
+    (an event paused or cancelled). ``prior`` goes to
     :func:`~server.tournament.ratings.elo_ratings`.
     """
     if tiebreak not in TIEBREAKS:
@@ -198,7 +199,8 @@ def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (
     if total_games is not None:
         done = sum(1 for r in results if not r.is_bye)
         durations = [r.duration for r in results if r.is_played and r.duration is not None]
-        seconds = estimate_time_left(durations, total_games - done, concurrency, running_elapsed)
+        seconds = estimate_time_left(durations, total_games - done, concurrency, running_elapsed) if estimate \
+            else None
         progress = Progress(done, total_games, seconds)
     return Standings(tuple(rows), crosstable, tiebreak, progress)
 
