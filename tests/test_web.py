@@ -496,6 +496,16 @@ def test_a_name_is_claimed_from_the_menu_and_then_needs_its_secret(base, open_pa
     other.get_by_role("button", name="Enter").click()
     expect(other.get_by_role("heading", name="Lobby")).to_be_visible()
     expect(ann.locator("#banner")).to_contain_text("another window")
+    # the displaced window's page is out of reach (it offered moves and a running clock that could do nothing)
+    expect(ann.locator("main")).to_have_js_property("inert", True)
+    ann.get_by_role("button", name="Use this window").click()
+    expect(ann.locator("main")).to_have_js_property("inert", False)
+    # this window kept no secret (nor a resume token of its own any more): it is asked for the secret, and why
+    expect(ann.locator(".login .form-status")).to_contain_text("ann-claims is claimed")
+    ann.get_by_label("Secret (optional)").fill("open sesame")
+    ann.get_by_role("button", name="Enter").click()
+    expect(ann.get_by_role("heading", name="Lobby")).to_be_visible()
+    expect(other.locator("#banner")).to_contain_text("another window")
 
 
 def test_a_draw_is_offered_and_accepted_then_the_next_game_is_resigned(base, open_page):

@@ -36,6 +36,7 @@ const nav = element("#nav");
 const identity = element("#identity");
 let unmount = () => {};
 let booting = true;
+let loginReason = ""; // why the login form shows, said once on it
 
 const app = {
   session,
@@ -95,7 +96,8 @@ function route() {
       replace(main, h("p", { class: "loading", text: "Connecting…" }));
       return;
     }
-    mountLogin(main, app, () => route());
+    mountLogin(main, app, () => route(), loginReason);
+    loginReason = "";
     return;
   }
   document.title = "Plyhall";
@@ -140,17 +142,24 @@ function renderHeader(view, target = parse(window.location.hash)) {
 }
 
 let lastStatus = session.status;
+let displaced = false; // another window took the session, and this one has not logged in again since
 session.addEventListener("status", (event) => {
   const { status, text } = /** @type {CustomEvent} */ (event).detail;
   const was = lastStatus;
   lastStatus = status;
+  const retaken = displaced && status === "out"; // "Use this window" refused (a claimed name's secret not kept)
+  if (status === "replaced") displaced = true;
+  else if (status === "in" || status === "out") displaced = false;
+  if (retaken) loginReason = text;
   banner.hidden = !(status === "lost" || status === "replaced");
+  // another window has the session: this one's board, buttons and forms are out of reach until it takes it back
+  main.inert = status === "replaced";
   if (status === "lost") replace(banner, text);
   if (status === "replaced") {
     replace(banner, `${text} `, h("button", { type: "button", text: "Use this window", onclick: () => session.takeBack().catch(() => {}) }));
   }
   // logged out from a session (not a refused login, whose form says why): show the login form
-  if (status === "out" && (was === "in" || was === "lost") && !booting && parse(window.location.hash).login) route();
+  if (status === "out" && (was === "in" || was === "lost" || retaken) && !booting && parse(window.location.hash).login) route();
 });
 
 let welcomed = false;
