@@ -89,6 +89,31 @@ def test_a_round_robin_runs_to_the_end_and_its_figures_match_the_records():
     assert all(row["elo"] is not None and row["elo_margin"] > 0 for row in standings["rows"])
 
 
+def test_entrants_leave_each_game_s_room_when_it_ends():
+    """docs/PROTOCOL.md §15: an entrant does nothing but log in, and leaves each room after its game_over. A client
+    that did not leave by itself stayed seated in the finished room, and was told of its old opponent's drop there."""
+    desk = organiser_desk()
+    for name in ("ann", "bob"):
+        desk.login(name)
+    desk.login("org", organiser=SECRET)
+    desk.send("org", {"type": "tournament_create", "name": "Duo", "game": "connect4", "format": "round-robin",
+                      "players": ["ann", "bob"], "games_per_pairing": 2, "concurrency": 1, "start": True,
+                      "time_control": {"untimed": True}})
+    first = next(r for r in desk.hall.rooms.values() if r.tournament == "duo")
+    rng = random.Random(2)
+    while first.status == "playing":
+        seat = first.game.to_move(first.state)
+        move = first.game.notation(rng.choice(first.game.legal_moves(first.state)))
+        desk.send(first.seats[seat], {"type": "move", "room": first.name, "move": move})
+    assert first.name not in desk.hall.rooms  # both left it, and it closed
+    second = next(r for r in desk.hall.rooms.values() if r.tournament == "duo")
+    assert second.status == "playing" and sorted(second.seats) == ["ann", "bob"]
+    desk.inbox["ann"].clear()
+    desk.disconnect("bob")
+    assert [(m["type"], m["room"]) for m in desk.inbox["ann"] if m["type"] == "player_away"] == [
+        ("player_away", second.name)]
+
+
 def test_an_absent_entrant_forfeits_after_the_grace_period_and_a_late_one_plays_on():
     desk = organiser_desk()
     desk.login("org", organiser=SECRET)

@@ -117,8 +117,7 @@ class Floor:
         return [r.listing() for r in self.rooms.values() if game is None or r.game.id == game]
 
     def holder(self, name: str, conn: int | None = None) -> Holder:
-        """Who holds ``name`` now, as the login rule table sees it (``conn``: a login whose own claim of the
-        name does not count)."""
+        """Who holds ``name`` now, as the login rule table sees it (``conn``: a login whose claim does not count)."""
         return self._holder(name, conn)
 
     def _holder(self, name: str, conn: int | None = None) -> Holder:
@@ -154,8 +153,7 @@ class Floor:
         return self.registry.taken(name) or (self.cluster is not None and self.cluster.taken(name))
 
     def _free_name(self) -> str:
-        """A generated room name, unique in the cluster too: its numbers come in blocks no other node draws from
-        (and should they run out, the name says this node's)."""
+        """A generated room name, unique in the cluster too: numbers in blocks no other node draws from."""
         if self.cluster is None:
             return self.registry.free_name()
         while (number := self.cluster.next_number()) is not None:
@@ -166,8 +164,7 @@ class Floor:
 
     def _open_session(self, out: HallOutbox, conn: int, name: str, coords: str, organiser: bool,
                       previous: Session | None, now: float) -> Session:
-        """Open ``conn``'s session of ``name`` (taking over ``previous``, whose connection goes) and resume the
-        seats the name holds."""
+        """Open ``conn``'s session of ``name`` (taking over ``previous``, whose connection goes), with its seats."""
         if previous is not None and previous.conn != conn:
             # the rightful owner logs in again (a restarted bot): the old connection goes
             out.close.append((previous.conn, "logged in from another connection"))
@@ -446,12 +443,15 @@ class Floor:
 
     def _games_ended(self, out: HallOutbox, room: Room, records: list[GameRecord]) -> bool:
         """Tell tournaments and the ladder that games of ``room`` ended (after the room's own messages: game_over
-        before the next game's start); True when the room is gone with them (a ladder room)."""
+        before the next game's start); True when the room is gone with them (a ladder or tournament room)."""
         for record in records:
             if record.tournament is not None:
                 self._tournament_ended(out, record, self._now)
         if room.name in self.seeks.ladder_rooms:
             self._ladder_over(out, room, records)
+        elif room.tournament is not None and room.status == RoomStatus.FINISHED:  # its entrants leave (§15): none
+            for name in [seated for seated in room.seats if seated is not None]:  # is told of its opponent's drop
+                self._apply(out, room, room.leave(name, self._now))  # in a room whose game is over
         return room.name not in self.rooms
 
     def _entered(self, room: Room, name: str) -> None:
