@@ -6,6 +6,7 @@ test_storage.py); these keep their logic in the fast tier."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -265,6 +266,51 @@ def test_a_value_that_is_the_wrong_kind_of_thing_is_said_to_be_that(capsys, monk
              "a letter or digit)")):
         code, errors = run(capsys, *argv)
         assert code == 2 and errors == [line], (argv, errors)
+
+
+def test_the_data_commands_leave_alone_what_they_should_only_read(capsys, clean: Path) -> None:
+    """Each of these changed or made a file it should only have read: export -o naming the database emptied it (under
+    a running server too); export --id of no game emptied an existing output file; a sqlite:/// source that did not
+    exist was made, and 'copied 0 rows; the counts agree'; a foreign SQLite file got Plyhall's tables; a copy ran
+    beside the server writing its source; names add took HOUSE-x, a name the server then refuses."""
+    from server.storage import SQLiteStorage, open_storage
+    from server.storage.records import GameEnded
+    from tests.helpers import game_record
+
+    storage = open_storage(str(clean / "games.db"))
+    storage.apply([GameEnded(game_record("g1"))])
+    storage.close()
+    size = (clean / "games.db").stat().st_size
+    for output in ("games.db", "./games.db-wal"):
+        code, errors = run(capsys, "export", "--db", "games.db", "-o", output)
+        assert code == 2 and errors == [f"plyhall export: --output {output} is the database itself; give another "
+                                        "file"], errors
+    assert (clean / "games.db").stat().st_size == size and not (clean / "games.db-wal").exists()
+    (clean / "kept.jsonl").write_text("one line\n")
+    code, errors = run(capsys, "export", "--db", "games.db", "--id", "nosuch", "-o", "kept.jsonl")
+    assert code == 1 and errors == ["plyhall export: no game with id nosuch in games.db"], errors
+    assert (clean / "kept.jsonl").read_text() == "one line\n"
+    for argv in (["export", "--db", "sqlite:///typo.db"],
+                 ["db", "copy", "--from", "sqlite:///typo.db", "--to", "new.db"]):
+        code, errors = run(capsys, *argv)
+        assert code == 1 and errors[-1].endswith("no database file typo.db"), (argv, errors)
+    assert not (clean / "typo.db").exists() and not (clean / "new.db").exists()
+    with contextlib.closing(sqlite3.connect(clean / "notes.db")) as conn, conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    code, errors = run(capsys, "export", "--db", "notes.db")
+    assert code == 1 and errors == ["plyhall export: notes.db is not a Plyhall database (its tables: notes)"], errors
+    with contextlib.closing(sqlite3.connect(clean / "notes.db")) as conn:
+        assert [row[0] for row in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+    server = SQLiteStorage(str(clean / "games.db"))
+    server.own()  # as plyhall serve holds its file
+    try:
+        code, errors = run(capsys, "db", "copy", "--from", "games.db", "--to", "copy.db")
+    finally:
+        server.close()
+    assert code == 1 and "games.db is in use by another Plyhall server" in errors[-1], errors
+    assert run(capsys, "db", "copy", "--from", "games.db", "--to", "copy.db")[0] == 0
+    code, errors = run(capsys, "names", "add", "--db", "games.db", "HOUSE-x")
+    assert code != 0 and "HOUSE-x starts with house-" in errors[-1], errors
 
 
 def test_tournament_list_of_a_server_without_one_says_so(capsys, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,6 @@ counts."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -25,17 +24,21 @@ def register(subparsers: Any) -> None:
 
 def run_db_copy(args: argparse.Namespace) -> int:
     """Copy every table to an empty database, then compare the row counts."""
-    from server.storage import TABLES, StorageError, open_storage
+    from server.storage import TABLES, SQLiteStorage, StorageError, open_existing, open_storage
 
-    if "://" not in args.source and not os.path.isfile(args.source):
-        print(f"plyhall db copy: no database file {args.source}", file=sys.stderr)
-        return 1
+    opened = []
     try:
-        source = open_storage(args.source)
-        target = open_storage(args.target)
+        opened.append(open_existing(args.source))  # a mistyped source is said, not made empty and copied
+        opened.append(open_storage(args.target))
+        for storage in opened:  # a server writing either file meanwhile would leave counts that differ
+            if isinstance(storage, SQLiteStorage):
+                storage.own()
     except (OSError, StorageError) as exc:
+        for storage in opened:
+            storage.close()
         print(f"plyhall db copy: {exc}", file=sys.stderr)
         return 1
+    source, target = opened
     try:
         if any(target.counts().values()):
             print(f"plyhall db copy: {args.target} is not empty; copy into a new, empty database", file=sys.stderr)

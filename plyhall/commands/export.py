@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
-from plyhall.database import NoSuchTournament, add_db_option, open_database, tournament_id
+from plyhall.database import add_db_option, open_database, tournament_id
 from protocol.games import GAMES
 
 
@@ -25,29 +26,41 @@ def register(subparsers: Any) -> None:
     export.set_defaults(func=run_export)
 
 
+def _is_the_database(output: str, db: str) -> bool:
+    """Whether the file ``output`` is the SQLite database ``db`` or one of its side files (writing it would empty
+    the database, under a running server too)."""
+    if "://" in db and not db.startswith("sqlite:///"):
+        return False
+    path = os.path.realpath(db.removeprefix("sqlite:///"))
+    return os.path.realpath(output) in (path, path + "-wal", path + "-shm", path + "-journal")
+
+
 def run_export(args: argparse.Namespace) -> int:
     """Write records as JSON lines."""
+    if args.output and _is_the_database(args.output, args.db):
+        print(f"plyhall export: --output {args.output} is the database itself; give another file", file=sys.stderr)
+        return 2
     storage = open_database(args.db, "export")
     if storage is None:
         return 1
+    records: Any = None
     try:
         if args.tournament is not None:
             args.tournament = tournament_id(storage, args.tournament, args.db)
+        if args.record:  # looked up before the output is opened: a wrong id leaves an existing file as it was
+            record = storage.get_game(args.record)
+            if record is None:
+                raise LookupError(f"no game with id {args.record} in {args.db}")
+            records = [record]
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    except (NoSuchTournament, OSError) as exc:
+    except (LookupError, OSError) as exc:  # NoSuchTournament, or no such game
         storage.close()
         reason = f"cannot write {args.output}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
         print(f"plyhall export: {reason}", file=sys.stderr)
         return 1
     count = 0
     try:
-        if args.record:
-            record = storage.get_game(args.record)
-            if record is None:
-                print(f"plyhall export: no game with id {args.record} in {args.db}", file=sys.stderr)
-                return 1
-            records: Any = [record]
-        else:
+        if records is None:
             records = storage.iter_games(tournament=args.tournament, game=args.game)
         for record in records:
             analysis = storage.get_analysis(record["id"])

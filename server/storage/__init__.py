@@ -38,15 +38,19 @@ def open_existing(target: str) -> SQLStorage:
     ``ratings``, ``analyse``): ``StorageError`` with a one-line reason when it cannot be opened."""
     import os
 
-    from .sqlite import DEFAULT_FILE, check_file_path
+    from .sqlite import DEFAULT_FILE, check_file_path, foreign_tables
 
-    if "://" not in target:
-        check_file_path(target)  # not empty, nor a folder
-        if not os.path.isfile(target):
-            raise StorageError(f"no database file {target}")
-        if os.path.getsize(target) == 0:  # SQLite would take it for a new database, and write one into it
-            raise StorageError(f"{target} is empty, not a database (plyhall serve --db {target} makes one there; "
+    if "://" not in target or target.startswith("sqlite:///"):
+        path = target.removeprefix("sqlite:///")
+        check_file_path(path)  # not empty, nor a folder
+        if not os.path.isfile(path):  # (opening it would make it)
+            raise StorageError(f"no database file {path}")
+        if os.path.getsize(path) == 0:  # SQLite would take it for a new database, and write one into it
+            raise StorageError(f"{path} is empty, not a database (plyhall serve --db {path} makes one there; "
                                f"the default is {DEFAULT_FILE})")
+        tables = foreign_tables(path)
+        if tables:  # opening it would add Plyhall's tables to another program's database
+            raise StorageError(f"{path} is not a Plyhall database (its tables: {', '.join(tables[:8])})")
     try:
         return open_storage(target)
     except OSError as exc:

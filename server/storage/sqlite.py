@@ -3,6 +3,7 @@ one server that owns the file (a ``flock`` held for its life)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -37,6 +38,17 @@ def check_file_path(path: str) -> None:
         raise StorageError(f"cannot create the database {path}: {parent} is a file, not a folder")
     if not parent.is_dir():
         raise StorageError(f"cannot create the database {path}: folder {parent} does not exist")
+
+
+def foreign_tables(path: str) -> list[str]:
+    """The tables of the SQLite file ``path`` when it is another program's database (it has tables, and no Plyhall
+    schema version among them); none for a Plyhall database, and for what SQLite cannot read (said on opening)."""
+    try:  # read-only: looking must not write (nor make the file a database)
+        with contextlib.closing(sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)) as conn:
+            names = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.Error:
+        return []
+    return [] if not names or "schema_version" in names else sorted(names)
 
 
 CATCH_UP_PASSES = 12
