@@ -5,6 +5,10 @@ Every message is a JSON-compatible map with a ``type``. Requests may carry an
 of every message both ways; :func:`validate` checks an incoming map and returns
 either the map or a :class:`ProtocolError` value naming the problem. It never
 raises on bad input. docs/PROTOCOL.md is the reference for people.
+
+The module is long because it is the protocol's one catalogue: every message's
+schema and its builder, both ways, beside the checks that hold a client's
+message to those schemas (split, a message's shape and its check would live apart).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import math
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final, TypeVar
 
@@ -60,9 +64,7 @@ class ProtocolError:
         return msg
 
 
-MAX_ROOM_NAME = 40
-"""The longest room name (generated names stay below it too)."""
-
+MAX_ROOM_NAME = 40  # the longest room name (generated names stay below it too)
 
 # Field kinds: each is (python types, description used in error messages).
 STR = ((str,), "a string")
@@ -347,8 +349,7 @@ def _kind_ok(value: Any, kind: tuple[tuple[type, ...], str]) -> bool:
     return isinstance(value, types)
 
 
-MAX_DEPTH: Final = 32
-"""How deep a message's maps and lists may nest."""
+MAX_DEPTH: Final = 32  # how deep a message's maps and lists may nest
 
 
 def json_compatible(value: Any, depth: int = 0) -> bool:
@@ -452,12 +453,7 @@ def validate_request(obj: Any) -> ClientMessage | ProtocolError:
             check = _CLIENT_CHECKS.get(kind)
             if check is not None and check(obj):
                 return obj  # type: ignore[return-value]
-    found = _walk(obj, CLIENT_MESSAGES)
-    if isinstance(found, ProtocolError) and type(obj) is dict:
-        room = obj.get("room")  # the error names the room the request named (a name a room can have)
-        if type(room) is str and len(room) <= MAX_ROOM_NAME:
-            return ProtocolError(found.code, found.message, found.id, room)
-    return found  # type: ignore[return-value]
+    return _walk(obj, CLIENT_MESSAGES)  # type: ignore[return-value]
 
 
 def validate(obj: Any, schemas: dict[str, Schema] = CLIENT_MESSAGES) -> dict[str, Any] | ProtocolError:
@@ -468,7 +464,14 @@ def validate(obj: Any, schemas: dict[str, Schema] = CLIENT_MESSAGES) -> dict[str
 
 
 def _walk(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolError:
-    """The generic check of :func:`validate`: the schema's fields walked one by one, the problem worded."""
+    """The generic check of :func:`validate`: the schema's fields walked one by one, the problem worded; an error
+    names the room the request named (a name a room can have)."""
+    found = _walk_fields(obj, schemas)
+    room = obj.get("room") if isinstance(found, ProtocolError) and type(obj) is dict else None
+    return replace(found, room=room) if type(room) is str and len(room) <= MAX_ROOM_NAME else found
+
+
+def _walk_fields(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolError:
     if not isinstance(obj, dict):
         return ProtocolError("bad_message", f"a message must be a map with a 'type', not {type(obj).__name__}")
     msg_id = obj.get("id")

@@ -139,11 +139,11 @@ def test_a_tournaments_margin_is_in_its_settings_and_every_games_record():
     room = next(r for r in desk.hall.rooms.values() if r.tournament == "course")
     assert room.listing()["time_control"] == {"per_move": 30.0, "margin": 2.0}
     assert view["running"][0]["time_control"] == {"per_move": 30.0, "margin": 2.0}
-    seat = room.game.to_move(room.state)
-    desk.send(room.seats[seat], {"type": "move", "room": room.name, "move": "4"}, dt=31.0)  # 1 s into the margin
+    seat, players = room.game.to_move(room.state), list(room.seats)  # (the entrants leave the room at the end)
+    desk.send(players[seat], {"type": "move", "room": room.name, "move": "4"}, dt=31.0)  # 1 s into the margin
     assert len(room.moves) == 1 and room.status == "playing"
     desk.tick(32.5)  # the other seat spends its 30 s and its margin
-    assert room.status == "finished" and room.last_result["reason"] == f"{room.seats[1 - seat]} ran out of time"
+    assert room.status == "finished" and room.last_result["reason"] == f"{players[1 - seat]} ran out of time"
     storage = SQLiteStorage(":memory:")
     storage.apply(desk.writes)
     (record,) = storage.list_games(10, tournament="course", status="all")
