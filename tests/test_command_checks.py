@@ -301,6 +301,12 @@ def test_the_data_commands_leave_alone_what_they_should_only_read(capsys, clean:
     assert code == 1 and errors == ["plyhall export: notes.db is not a Plyhall database (its tables: notes)"], errors
     with contextlib.closing(sqlite3.connect(clean / "notes.db")) as conn:
         assert [row[0] for row in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+    from server.storage.schema import MIGRATIONS
+
+    with contextlib.closing(sqlite3.connect(clean / "first.db")) as conn, conn:  # made before versions were kept
+        for statement in MIGRATIONS[0]:
+            conn.execute(statement)
+    assert run(capsys, "export", "--db", "first.db") == (0, ["exported 0 games"])  # a Plyhall database all the same
     server = SQLiteStorage(str(clean / "games.db"))
     server.own()  # as plyhall serve holds its file
     try:

@@ -41,14 +41,15 @@ def check_file_path(path: str) -> None:
 
 
 def foreign_tables(path: str) -> list[str]:
-    """The tables of the SQLite file ``path`` when it is another program's database (it has tables, and no Plyhall
-    schema version among them); none for a Plyhall database, and for what SQLite cannot read (said on opening)."""
+    """The tables of the SQLite file ``path`` when it is another program's database (it has tables, but neither a
+    Plyhall schema version nor, as one made before versions were recorded has, games and moves); none for a Plyhall
+    database, and for what SQLite cannot read (said on opening)."""
     try:  # read-only: looking must not write (nor make the file a database)
         with contextlib.closing(sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)) as conn:
             names = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     except sqlite3.Error:
         return []
-    return [] if not names or "schema_version" in names else sorted(names)
+    return [] if not names or "schema_version" in names or {"games", "moves"} <= set(names) else sorted(names)
 
 
 CATCH_UP_PASSES = 12
