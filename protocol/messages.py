@@ -467,8 +467,11 @@ def _walk(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolErro
     """The generic check of :func:`validate`: the schema's fields walked one by one, the problem worded; an error
     names the room the request named (a name a room can have)."""
     found = _walk_fields(obj, schemas)
-    room = obj.get("room") if isinstance(found, ProtocolError) and type(obj) is dict else None
-    return replace(found, room=room) if type(room) is str and len(room) <= MAX_ROOM_NAME else found
+    if isinstance(found, ProtocolError) and type(obj) is dict:
+        room = obj.get("room")
+        if type(room) is str and len(room) <= MAX_ROOM_NAME:
+            return replace(found, room=room)
+    return found
 
 
 def _walk_fields(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolError:
