@@ -29,9 +29,12 @@ def register(subparsers: Any) -> None:
 def _is_the_database(output: str, db: str) -> bool:
     """Whether the file ``output`` is the SQLite database ``db`` or one of its side files (writing it would empty
     the database, under a running server too)."""
-    if "://" in db and not db.startswith("sqlite:///"):
+    from server.storage import sqlite_path
+
+    file = sqlite_path(db)
+    if file is None:
         return False
-    path = os.path.realpath(db.removeprefix("sqlite:///"))
+    path = os.path.realpath(file)
     return os.path.realpath(output) in (path, path + "-wal", path + "-shm", path + "-journal")
 
 

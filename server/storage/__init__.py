@@ -17,20 +17,26 @@ from .sql import SQLStorage
 from .sqlite import SQLiteStorage
 
 
+def sqlite_path(target: str) -> str | None:
+    """The file a ``--db`` value names when it is a SQLite database (a path, or ``sqlite:///path``); else None."""
+    if target.startswith("sqlite:///"):
+        return target.removeprefix("sqlite:///")
+    return None if "://" in target else target
+
+
 def open_storage(target: str, node: str = "main") -> SQLStorage:
     """The storage a ``--db`` value names: a SQLite file path (or ``sqlite:///path``), or a PostgreSQL
     URL (``postgresql://user:password@host/dbname``); ``node`` names this server among those sharing it."""
-    if target.startswith("sqlite:///"):
-        return SQLiteStorage(target.removeprefix("sqlite:///"), node)
+    path = sqlite_path(target)
+    if path is not None:
+        return SQLiteStorage(path, node)
     if target.startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStorage
 
         return PostgresStorage(target, node)
-    if "://" in target:
-        scheme = target.split("://", 1)[0]
-        raise StorageError(f"unknown database {scheme}://...; use a SQLite file path, sqlite:///PATH or "
-                           "postgresql://USER:PASSWORD@HOST/DBNAME")
-    return SQLiteStorage(target, node)
+    scheme = target.split("://", 1)[0]
+    raise StorageError(f"unknown database {scheme}://...; use a SQLite file path, sqlite:///PATH or "
+                       "postgresql://USER:PASSWORD@HOST/DBNAME")
 
 
 def open_existing(target: str) -> SQLStorage:
@@ -40,8 +46,8 @@ def open_existing(target: str) -> SQLStorage:
 
     from .sqlite import DEFAULT_FILE, check_file_path, foreign_tables
 
-    if "://" not in target or target.startswith("sqlite:///"):
-        path = target.removeprefix("sqlite:///")
+    path = sqlite_path(target)
+    if path is not None:
         check_file_path(path)  # not empty, nor a folder
         if not os.path.isfile(path):  # (opening it would make it)
             raise StorageError(f"no database file {path}")
@@ -58,4 +64,4 @@ def open_existing(target: str) -> SQLStorage:
 
 
 __all__ = ["TABLES", "Deposed", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_existing",
-           "open_storage"]
+           "open_storage", "sqlite_path"]
