@@ -596,7 +596,9 @@ class PlayerRunner:
             return
         game = room["game"]
         form = game.format_move(move, client.coords) if game.is_move(move) else move
-        answer = Answer(room["record"], turn.moves, seat, {"type": "move", "room": room_name, "move": form})
+        # the game's number: a move that crosses the game's end (its clock ran out) is refused, not played in the next
+        answer = Answer(room["record"], turn.moves, seat,
+                        {"type": "move", "room": room_name, "move": form, "game_no": room["game_no"]})
         if self._moved_on(client, room_name, room, seq, answer):
             return
         answer.sent_on = client

@@ -97,9 +97,11 @@ class Leave(RoomRequest):
 
 
 class Move(RoomRequest):
-    """Play a move: notation text or the structured form in your coordinates."""
+    """Play a move: notation text or the structured form in your coordinates (``game_no``: in that game only, not
+    the room's next one)."""
 
     move: Any
+    game_no: NotRequired[int]
 
 
 class LegalMoves(RoomRequest):

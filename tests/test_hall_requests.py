@@ -141,9 +141,10 @@ def test_a_request_refused_by_its_shape_names_its_room():
     assert reply["message"].endswith("booleans and null, nested at most 32 deep")
 
 
-def test_a_resignation_or_draw_offer_that_crossed_its_game_s_end_is_not_given_to_the_next_game():
-    """A three-game room: bob resigns (and offers a draw) as ann's winning move ends game 1, and game 2 starts at
-    once. Sent with their game's number they are refused; they resigned or drew game 2 without a move before."""
+def test_a_move_resignation_or_draw_offer_that_crossed_its_game_s_end_is_not_given_to_the_next_game():
+    """A three-game room: bob moves, resigns and offers a draw as ann's winning move ends game 1, and game 2 starts at
+    once, bob to move first. Sent with their game's number they are refused; before, the move was played as game 2's
+    first (where it was never chosen) and the resignation or draw offer decided game 2 without a move."""
     desk = HallDriver()
     desk.login("ann")
     desk.login("bob")
@@ -156,10 +157,14 @@ def test_a_resignation_or_draw_offer_that_crossed_its_game_s_end_is_not_given_to
     ended = desk.send("ann", {"type": "move", "room": "Series", "move": "1"})
     assert [(m["type"], m.get("game_no")) for m in ended if m["type"] in ("game_over", "game_start")] == [
         ("game_over", 1), ("game_start", 2)]
-    for kind in ("resign", "offer_draw"):
-        reply = refused(desk, "bob", {"type": kind, "room": "Series", "game_no": 1}, "game_not_running")
+    assert [m["to_move"] for m in ended if m["type"] == "game_start"] == [1]  # bob moves first in game 2
+    for kind, extra in (("move", {"move": "4"}), ("resign", {}), ("offer_draw", {})):
+        reply = refused(desk, "bob", {"type": kind, "room": "Series", "game_no": 1, **extra}, "game_not_running")
         assert reply["message"] == "game 1 is not running in Series"
-    assert desk.hall.registry.find("Series").game_no == 2 and desk.hall.registry.find("Series").draw_offer is None
+    series = desk.hall.registry.find("Series")
+    assert series.game_no == 2 and series.draw_offer is None and series.moves == []
+    played = desk.send("bob", {"type": "move", "room": "Series", "move": "4", "game_no": 2})  # its own game: played
+    assert [(m["type"], m["seq"]) for m in played] == [("moved", 1)] and len(series.moves) == 1
     over = desk.send("bob", {"type": "resign", "room": "Series", "game_no": 2})  # its own game's number: resigned
     assert [(m["game_no"], m["reason"]) for m in over if m["type"] == "game_over"] == [(2, "bob resigned")]
 

@@ -78,7 +78,7 @@ RoomMethod = Callable[[Room, str, Any, float], Outbox]
 # Requests about one room: the room method that answers each.
 ROOM_REQUESTS: dict[str, RoomMethod] = {
     "leave": lambda room, name, msg, now: room.leave(name, now),
-    "move": lambda room, name, msg, now: room.move(name, msg["move"], now),
+    "move": lambda room, name, msg, now: room.move(name, msg["move"], now, msg.get("game_no")),
     "legal_moves": lambda room, name, msg, now: room.legal_moves(name),
     "state": lambda room, name, msg, now: room.send_state(name, now),
     "resign": lambda room, name, msg, now: room.resign(name, now, msg.get("game_no")),
@@ -557,7 +557,7 @@ class Hall(Floor):
         if room is None:
             self._room_request(out, conn, msg, now)  # which refuses it, as for any room request
         else:
-            self._apply(out, room, room.move(self.sessions[conn].name, msg["move"], now))
+            self._apply(out, room, room.move(self.sessions[conn].name, msg["move"], now, msg.get("game_no")))
 
     def _room(self, out: HallOutbox, session: Session, msg: RoomRequest | Join) -> Room | None:
         room = self.registry.find(msg["room"])

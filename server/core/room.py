@@ -216,29 +216,30 @@ class Room(RoomState):
 
     # Play -------------------------------------------------------------------------------
 
-    def move(self, name: str, obj: Any, now: float) -> Outbox:
-        """A player sends a move: check turn, parse in the sender's coordinates, validate, relay. The common case
-        (:meth:`~RoomState._mover`) goes straight to the rules' one call; anything else takes the general path."""
+    def move(self, name: str, obj: Any, now: float, game_no: int | None = None) -> Outbox:
+        """A player sends a move (for game ``game_no``, when given): check turn, parse in the sender's coordinates,
+        validate, relay. The common case (:meth:`~RoomState._mover`) goes straight to the rules' one call; anything
+        else takes the general path."""
         seat = self._mover(name, now)
-        if seat is not None:
+        if seat is not None and (game_no is None or game_no == self.game_no):
             try:
                 move, new_state = self.game.checked_move(obj, self.state, self.coords[name])
             except IllegalMove:
-                return self._move(name, obj, now)  # which refuses it, as the room's rule says
+                return self._move(name, obj, now, None)  # which refuses it, as the room's rule says
             out = Outbox()
             self._play(out, seat, move, new_state, now)
             return out
-        return self._move(name, obj, now)
+        return self._move(name, obj, now, game_no)
 
-    def _move(self, name: str, obj: Any, now: float) -> Outbox:
+    def _move(self, name: str, obj: Any, now: float, game_no: int | None) -> Outbox:
         """:meth:`move`'s general path: time first, then who sends what."""
         out = self.tick(now)
         seat = self.seat_of(name)
         if seat is None:
             kind = "not_a_player" if name in self.spectators else "not_in_room"
             return out.error(name, kind, f"you hold no seat in {self.name}", self.name)
-        if self.status != PLAYING:
-            return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
+        if self._not_running(out, name, game_no):
+            return out
         if self.paused:
             return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"the game in {self.name} is paused until both players "
                              "are back after the server restarted; a game_start follows when it resumes", self.name)
@@ -407,9 +408,7 @@ class Room(RoomState):
         if seat is None:
             out.error(name, ErrorCode.NOT_A_PLAYER, f"you hold no seat in {self.name}", self.name)
             return None
-        if self.status != PLAYING or game_no not in (None, self.game_no):  # a resign sent as game 1 ended, say
-            which = "no game is running" if game_no is None else f"game {game_no} is not running"
-            out.error(name, ErrorCode.GAME_NOT_RUNNING, f"{which} in {self.name}", self.name)
+        if self._not_running(out, name, game_no):
             return None
         return seat
 

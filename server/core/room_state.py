@@ -200,6 +200,15 @@ class RoomState:
             return seat
         return None
 
+    def _not_running(self, out: Outbox, name: str, game_no: int | None) -> bool:
+        """Refuse (True) when no game runs, or game ``game_no`` is not the one running: a move or resignation sent as
+        its game ended (a flag fell, the opponent resigned) is refused rather than played in the room's next game."""
+        if self.status == PLAYING and game_no in (None, self.game_no):
+            return False
+        which = "no game is running" if game_no is None else f"game {game_no} is not running"
+        out.error(name, ErrorCode.GAME_NOT_RUNNING, f"{which} in {self.name}", self.name)
+        return True
+
     def _idle_deadline(self) -> float | None:
         """When the player to move, if ``idle`` names it, has sat on its move too long."""
         if self.idle is None or self.paused or self.clocks is None or self.clocks.running is None:

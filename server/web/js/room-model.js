@@ -363,7 +363,8 @@ export class RoomModel extends EventTarget {
     this.sending = true;
     this.notice = null;
     this.changed();
-    this.session.request({ type: "move", room: this.name, move }).catch((error) => {
+    // the game's number: a move that crosses the game's end (a flag fell) is refused, not played in the next game
+    this.session.request({ type: "move", room: this.name, move, game_no: this.gameNo }).catch((error) => {
       this.sending = false;
       if (this.picker) this.picker.chosen = [];
       this.tell(error.message, "error");

@@ -35,6 +35,8 @@ public final class CourseGame {
     public final String room;
     /** The game's record id on the server. */
     public final String record;
+    /** The game's number in its room (1 for the room's first game), or null when the server did not say. */
+    public final Integer gameNo;
     /** This player's seat (0 or 1), or null for a spectator. */
     public final Integer seat;
     /** The seat that moves first in this game. */
@@ -54,9 +56,10 @@ public final class CourseGame {
     /** This player's move sent but not yet confirmed (the wire form), to send again after a reconnect. */
     final AtomicReference<Map<String, Object>> pending = new AtomicReference<>();
 
-    CourseGame(String room, String record, Integer seat, int first, List<String> players) {
+    CourseGame(String room, String record, Integer gameNo, Integer seat, int first, List<String> players) {
         this.room = room;
         this.record = record;
+        this.gameNo = gameNo;
         this.seat = seat;
         this.first = first;
         this.players = players;

@@ -76,7 +76,8 @@ final class GameFeed {
         for (Object player : wirePlayers) {
             players.add(session.display(player));
         }
-        CourseGame fresh = new CourseGame(String.valueOf(msg.get("room")), record, seat, first, players);
+        Integer gameNo = msg.get("game_no") == null ? null : Json.toInt(msg.get("game_no"));
+        CourseGame fresh = new CourseGame(String.valueOf(msg.get("room")), record, gameNo, seat, first, players);
         fresh.seq = moves.size();
         game = fresh;
         announce(fresh, msg, moves.size());
@@ -173,6 +174,13 @@ final class GameFeed {
         return list;
     }
 
+    /** A move names its game: one that crosses the game's end (a flag fell) is refused, not played in the next. */
+    private static void gameNo(Map<String, Object> move, CourseGame current) {
+        if (current.gameNo != null) {
+            move.put("game_no", current.gameNo);
+        }
+    }
+
     private void announce(CourseGame fresh, Map<String, Object> msg, int played) {
         Log.info(session.name, "game " + msg.get("game_no") + " in " + fresh.room + ": " + fresh.black()
                 + " (black) against " + fresh.white() + " (white); "
@@ -218,6 +226,7 @@ final class GameFeed {
             move.put("type", "move");
             move.put("room", current.room);
             move.put("move", lost);
+            gameNo(move, current);
             session.sendMove(move, "(sent again after the reconnect) " + lost);
         }
     }
@@ -327,6 +336,7 @@ final class GameFeed {
         move.put("type", "move");
         move.put("room", current.room);
         move.put("move", wire);
+        gameNo(move, current);
         current.pending.set(wire);
         if (!session.sendMove(move, description)) {
             Log.warn(session.name, "the connection is down: the move " + description + " is sent once it is back");
