@@ -293,6 +293,27 @@ def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--nodes must be" in bad.stderr
 
 
+def test_plyhall_analyse_refuses_a_game_with_no_moves_and_leaves_a_tournament_s_forfeits_out(tmp_path: Path) -> None:
+    """An aborted game or a forfeit has nothing to analyse: said so (the API answers 409 the same), not an empty
+    table; a tournament's analysis leaves such games out and says how many."""
+    from server.storage import open_storage
+    from tests.helpers import game_record
+
+    db = str(tmp_path / "plyhall.db")
+    storage = open_storage(db)
+    storage.save_game(game_record("empty", status="aborted", moves=0))
+    storage.save_game(game_record("forfeit", status="forfeit", moves=0, tournament="cup"))
+    storage.close()
+    run = [sys.executable, "-m", "plyhall", "analyse", "--db", db]
+    empty = subprocess.run([*run, "--id", "empty"], capture_output=True, text=True, timeout=120)
+    assert empty.returncode == 1 and empty.stdout == ""
+    assert "game empty has no moves (aborted): there is nothing to analyse" in empty.stderr
+    cup = subprocess.run([*run, "--tournament", "cup"], capture_output=True, text=True, timeout=120)
+    assert cup.returncode == 1 and cup.stdout == "", cup.stderr
+    assert "1 of the tournament's 1 games have no moves (forfeits, aborted games): left out" in cup.stderr
+    assert "has a move to analyse" in cup.stderr
+
+
 def http_json_moves(db: str, game_id: str) -> list[dict]:
     from server.storage import open_existing
 

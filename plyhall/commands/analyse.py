@@ -66,16 +66,25 @@ def _games(storage: Any, args: argparse.Namespace) -> list[dict[str, Any]] | str
             return f"no game with id {args.game_id} in {args.db}"
         if record["status"] == "running":
             return f"game {args.game_id} is still running: it can be analysed once it has ended"
+        if not record["moves"]:
+            return f"game {args.game_id} has no moves ({record['status']}): there is nothing to analyse"
         return [record]
     try:
         key = tournament_id(storage, args.tournament, args.db)
     except NoSuchTournament as exc:  # (games kept of a tournament the database no longer lists are still found)
-        games = list(storage.iter_games(tournament=args.tournament))
-        return games or str(exc)
-    games = list(storage.iter_games(tournament=key))
+        key = args.tournament
+        games = list(storage.iter_games(tournament=key))
+        if not games:
+            return str(exc)
+    else:
+        games = list(storage.iter_games(tournament=key))
     if not games:
         return f"the tournament {key} has no finished games in {args.db} yet"
-    return games
+    played = [g for g in games if g["moves"]]
+    if len(played) < len(games):
+        print(f"plyhall analyse: {len(games) - len(played)} of the tournament's {len(games)} games have no moves "
+              "(forfeits, aborted games): left out", file=sys.stderr)
+    return played or f"none of the tournament {key}'s games in {args.db} has a move to analyse"
 
 
 async def _analyse_all(games: list[dict[str, Any]], stored: dict[str, Any], args: argparse.Namespace) -> int:
