@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/ladder_churn.py                        # 150 churning names, 20 s a phase
     .venv/bin/python benchmarks/ladder_churn.py --names 150 --seconds 30 --tables 2 --think 0.1
 
-A real ``plyhall serve`` process (``--max-ladder-names-per-address 0``: the attacker is let in with all its
-names, to measure the pairing's cost, not the limit that would refuse it). Bystanders on 127.0.0.1: ``--watchers``
+A real ``plyhall serve`` process (``--max-ladder-names-per-address 0`` and ``--rated-networks 127.0.0.2/32``: the
+attacker is let in with all its names, and they may play each other, to measure the pairing's cost, not the limits
+that would refuse it). Bystanders on 127.0.0.1: ``--watchers``
 logged-in clients send a ``ping`` every 20 ms and time the ``pong``, and ``--tables`` Connect Four rooms whose two
 players answer each move after ``--think`` seconds (a long series: game after game). First ``--seconds`` alone
 (the quiet run), then as long again while ``--names`` claimed names from one address (127.0.0.2, in a process of
@@ -220,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the server's --ladder-games-per-address (default: the server's default; 0 lifts the "
                              "limit, to measure what the churn costs without it)")
     args = parser.parse_args(argv)
-    extra = ["--max-ladder-names-per-address", "0", "--max-connections-per-address", "0"]
+    # the attacker let in with all its names, and its address taken for a network of many people: else its names,
+    # linked, are never paired with each other (their games could not be rated), and nothing would churn
+    extra = ["--max-ladder-names-per-address", "0", "--max-connections-per-address", "0",
+             "--rated-networks", "127.0.0.2/32"]
     if args.games_per_address is not None:
         extra += ["--ladder-games-per-address", args.games_per_address]
     try:

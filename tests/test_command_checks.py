@@ -83,14 +83,16 @@ def test_analyse_finds_a_tournament_by_its_name_and_says_which_there_are(capsys,
     import json
 
     from server.storage import open_storage
-    from server.storage.records import AnalysisSaved, GameEnded, TournamentSaved
+    from server.storage.records import AnalysisSaved, GameEnded, MovePlayed, TournamentSaved
     from tests.helpers import game_record
 
     analysis = {"version": 2, "nodes": 1000, "moves": [], "summary": {}}  # stored: read back, not analysed again
     storage = open_storage(str(clean / "cup.db"))
+    played = game_record("g1", tournament="spring-cup")
     storage.apply([TournamentSaved({"id": "spring-cup", "name": "Spring Cup", "status": "finished",
                                     "created_at": 50.0}),
-                   GameEnded(game_record("g1", tournament="spring-cup")), AnalysisSaved("g1", analysis)])
+                   GameEnded(played), *(MovePlayed("g1", move) for move in played.moves),
+                   AnalysisSaved("g1", analysis)])
     storage.close()
     for key in ("spring-cup", "Spring Cup"):
         assert main(["analyse", "--db", "cup.db", "--tournament", key, "--json"]) == 0

@@ -8,6 +8,7 @@ bots of games nor makes the pairing work per pass grow (counted by the server's 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import random
 import time
@@ -21,6 +22,10 @@ from server.core.hall import Hall, Limits
 from server.core.ladder import GAMES_BURST, GAMES_PER_ADDRESS, PAIRS_PER_TURN, Ladder, LadderConfig
 from tests.conftest import free_port
 from tests.helpers import HallDriver, assert_clear_error, start_server, stop
+
+CLASSROOM = (ipaddress.ip_network("10.0.0.0/8"),)
+"""--rated-networks for the tests whose names of one address play each other: each address holds many people (a
+classroom behind one NAT), else names of one address are never paired, their game not being rated."""
 
 GAME = "connect4"
 
@@ -103,7 +108,7 @@ def _seek(desk: HallDriver, name: str) -> dict:
 
 
 def test_one_address_may_hold_a_bounded_number_of_names_on_the_ladder():
-    desk = HallDriver(Hall(Env.fixed(), limits=Limits(max_ladder_names_per_address=3)))
+    desk = HallDriver(Hall(Env.fixed(), limits=Limits(max_ladder_names_per_address=3, rated_networks=CLASSROOM)))
     _claimed_from(desk, "10.0.0.2", "a1", "a2", "a3", "a4")
     _claimed_from(desk, "10.0.0.3", "b1")
     assert [_seek(desk, name)["type"] for name in ("a1", "a2", "a3")] == ["seeking", "joined", "seeking"]
@@ -120,7 +125,7 @@ def test_one_address_may_hold_a_bounded_number_of_names_on_the_ladder():
 def test_the_names_of_one_address_start_a_bounded_number_of_games_and_others_are_not_held_up():
     """30 names of one address on the ladder at once start GAMES_BURST games between them (each name in a game
     counts), then wait for the address's allowance to come back; two bots of other addresses meet at once."""
-    desk = HallDriver(Hall(Env.fixed(), limits=Limits(max_ladder_names_per_address=0)))
+    desk = HallDriver(Hall(Env.fixed(), limits=Limits(max_ladder_names_per_address=0, rated_networks=CLASSROOM)))
     churn = [f"c{i:02d}" for i in range(30)]
     _claimed_from(desk, "10.0.0.2", *churn)
     _claimed_from(desk, "10.0.0.3", "by1")
@@ -180,7 +185,8 @@ def _metrics(port: int) -> dict[str, float]:
 
 async def test_a_churning_crowd_on_a_real_server_neither_starves_others_nor_grows_the_pairing_work(tmp_path: Path):
     port = free_port()
-    server = start_server(tmp_path / "plyhall.db", port, "--max-ladder-names-per-address", "12")
+    server = start_server(tmp_path / "plyhall.db", port, "--max-ladder-names-per-address", "12",
+                          "--rated-networks", "127.0.0.0/8")  # (a classroom: CLASSROOM's reason)
     url = f"ws://127.0.0.1:{port}/ws"
     stop_at = asyncio.Event()
     churn_games, bystander_games = [0], [[0], [0]]

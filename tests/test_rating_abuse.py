@@ -120,6 +120,34 @@ async def test_names_of_one_address_cannot_farm_a_name_nor_sink_one(tmp_path: Pa
             await client.close()
 
 
+async def test_games_that_end_together_share_what_an_address_may_move_a_name_by(tmp_path: Path):
+    """Eight names of one address each sit in a rated room with a target, play their opening, and resign at the same
+    moment: the games end before any of their results is stored. Each was weighed against the stored changes only,
+    so each moved the target by up to the whole 100 points (+361 in all, in a second); together they now move it by
+    at most 100, and the operator's check agrees with what was stored."""
+    async with serving(tmp_path / "p.db") as (server, url):
+        target = await login(url, "target", secret="t", source="127.0.0.6")
+        sybils = [await login(url, f"sybil{i}", secret="s", source="127.0.0.7") for i in range(8)]
+        for i, sybil in enumerate(sybils):
+            await sybil.request({"type": "create_room", "game": "connect4", "name": f"Burst {i}", "rated": True,
+                                 "time_control": {"per_move": 30}})
+            await sybil.request({"type": "join", "room": f"Burst {i}", "seat": 0})
+            await target.request({"type": "join", "room": f"Burst {i}", "seat": 1})
+            start = await target.expect("game_start", room=f"Burst {i}", timeout=30)
+            await open_game({0: sybil, 1: target}, f"Burst {i}", start["to_move"])
+        await asyncio.gather(*(sybil.send({"type": "resign", "room": f"Burst {i}"}) for i, sybil in enumerate(sybils)))
+        overs = [await target.expect("game_over", room=f"Burst {i}", timeout=30) for i in range(8)]
+        changes = [over["ratings"][1]["change"] for over in overs if "ratings" in over]
+        rating = {row["name"]: row for row in (await board(server))["players"]}["target"]["rating"]
+        assert changes and all(change > 0 for change in changes)
+        assert sum(changes) <= MOVE_LIMIT + 0.5 and rating - 1500 <= MOVE_LIMIT + 0.5, (changes, rating)
+        for client in (target, *sybils):
+            await client.close()
+    check = subprocess.run([sys.executable, "-m", "plyhall", "ratings", "--recompute", "--db",
+                            str(tmp_path / "p.db")], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and "every stored rating matches" in check.stdout, check.stdout
+
+
 async def test_an_address_has_a_daily_budget_of_rated_games(tmp_path: Path):
     async with serving(tmp_path / "p.db", rated_games_per_address=3) as (server, url):
         busy = await login(url, "busy", secret="b", source="127.0.0.2")

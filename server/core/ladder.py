@@ -19,7 +19,9 @@ The pairing rules (docs/RATINGS.md states them for bot authors):
   holds (then the one who waited longest, then by name);
 * **variety**: a bot never meets the opponent of its previous ladder game again while anybody else waits for
   that game (an anchor's previous opponent does not count: a bot alone with anchors goes round them);
-* two **anchors** never meet (both ratings are pinned: their game would move nothing);
+* two **anchors** never meet (both ratings are pinned: their game would move nothing), nor two names whose game
+  would not be rated (names one person may control, an address whose day of rated play with a name is used up:
+  ``server.core.rated``);
 * **colours** alternate per pair: the seek desk seats first whoever had seat 1 when the two last met.
 
 The time of a ladder game is a time per move for each game (``plyhall serve --ladder-time``, else
@@ -153,6 +155,9 @@ class Ladder:
         self.rate = config.games_per_address / 60.0  # games a second an address may start (0: no limit)
         self.buckets: dict[str, tuple[float, float]] = {}  # address -> (games it may start, as of when)
         self.candidates = 0  # candidate opponents they looked at (for the metrics)
+        self.unrated: Callable[[str, tuple[str, str], float], str | None] | None = None
+        """Why a game of a game between two names would not be rated now, or None (the hall's rules of rated play:
+        :meth:`~server.core.rated_games.RatedGames.pair_unrated`); such names are never paired."""
 
     # Who is on it ---------------------------------------------------------------------------------
 
@@ -309,13 +314,15 @@ class Ladder:
         """The rating points between two rungs' players."""
         return abs(self.rating(a.game, a.name)[0] - self.rating(b.game, b.name)[0])
 
-    def may_meet(self, a: Rung, b: Rung, waiting: int) -> bool:
-        """True when ``a`` and ``b`` may be paired whatever their ratings (``waiting``: how many rungs wait, these two
-        included): not two anchors, and not a bot's previous opponent again while anybody else waits for it. Only a
-        bot's own last opponent counts (an anchor plays whoever comes: it has no say), so a bot alone with anchors
-        goes round them rather than stopping."""
+    def may_meet(self, a: Rung, b: Rung, waiting: int, now: float) -> bool:
+        """True when ``a`` and ``b`` may be paired at ``now`` whatever their ratings (``waiting``: how many rungs wait,
+        these two included): not two anchors, a game that would be rated (:attr:`unrated`), and not a bot's previous
+        opponent again while anybody else waits for it. Only a bot's own last opponent counts (an anchor plays
+        whoever comes: it has no say), so a bot alone with anchors goes round them rather than stopping."""
         a_anchor, b_anchor = anchor_level(a.name, a.game) is not None, anchor_level(b.name, b.game) is not None
         if a_anchor and b_anchor:
+            return False
+        if self.unrated is not None and self.unrated(a.game, (a.name, b.name), now) is not None:
             return False
         if waiting <= 2:
             return True
@@ -417,7 +424,7 @@ class Ladder:
 
     def _meets(self, a: Rung, b: Rung, count: int, now: float) -> bool:
         """True when ``a`` and ``b`` may meet (``count`` waiting) and their addresses may start the game now."""
-        return self.may_meet(a, b, count) and (a.address != b.address or self.allowance(a.address, now) >= 2)
+        return self.may_meet(a, b, count, now) and (a.address != b.address or self.allowance(a.address, now) >= 2)
 
     def _soonest(self, waiting: list[Rung], now: float) -> float:
         """When the first pair of ``waiting`` (rungs of one game whose addresses may start a game) will be acceptable,

@@ -39,8 +39,8 @@ class PairingRules(Protocol):
     def long_waiter(self, rung: Rung, now: float) -> bool:
         """True when ``rung`` has waited long enough to meet anybody it may meet."""
 
-    def may_meet(self, a: Rung, b: Rung, waiting: int) -> bool:
-        """True when ``a`` and ``b`` may be paired whatever their ratings (``waiting`` rungs wait)."""
+    def may_meet(self, a: Rung, b: Rung, waiting: int, now: float) -> bool:
+        """True when ``a`` and ``b`` may be paired at ``now`` whatever their ratings (``waiting`` rungs wait)."""
 
     def allowance(self, address: str, now: float) -> float:
         """Ladder games the names of ``address`` may start now."""
@@ -114,8 +114,8 @@ class PairingPass:
         waited long) and the variety rule."""
         gap = abs(self.rating[a.name] - self.rating[b.name])
         close = gap <= min(self.window[a.name], self.window[b.name]) or self.long[a.name] or self.long[b.name]
-        return close and self.ladder.may_meet(a, b, self.left) and self.may_start(b, 2.0 if a.address == b.address
-                                                                                   else 1.0)
+        return close and self.ladder.may_meet(a, b, self.left, self.now) and self.may_start(
+            b, 2.0 if a.address == b.address else 1.0)
 
     def may_start(self, rung: Rung, games: float) -> bool:
         """True when the address of ``rung`` may start ``games`` more ladder games in this pass."""

@@ -15,9 +15,10 @@ as many names as it likes, so, by default:
   play weighs games) that keeps the most it could move that name (its worse outcome, from both ratings as the hall
   knows them) within what is left of :data:`MOVE_LIMIT`, and is not rated once less than a point is left: however
   many names an address has, and however their ratings were sunk, they move a third name's rating by at most that
-  in a day, newcomers' included. (Games that end at the same moment are weighed against the changes stored before
-  them; the hall's deviations and a newcomer's volatility stand in for the stored ones, so the bound is as exact
-  as they are.)
+  in a day, newcomers' included. A game rated is counted at once with the most it could move that name, and with
+  what it did move once its result is stored, so games that end at the same moment share what is left rather than
+  each taking all of it. (The hall's deviations and a newcomer's volatility stand in for the stored ones, so the
+  bound is as exact as they are.)
 * **A budget per address.** The names playing from one address play at most ``budget`` rated games in 24 hours.
 
 The operator lifts the address rules where they are wrong: ``networks`` hold many independent people (a
@@ -100,13 +101,13 @@ def weight_within(points: float, mine: tuple[float, float], theirs: tuple[float,
     return low
 
 
-def _moved(changes: deque[tuple[float, float]] | None, now: float) -> float:
+def _moved(changes: deque[list[float]] | None, now: float) -> float:
     """The rating points of ``changes`` ((when, points) oldest first) within a day of ``now``, forgetting older ones."""
     if changes is None:
         return 0.0
     while changes and changes[0][0] <= now - DAY:
         changes.popleft()
-    return sum(points for _, points in changes)
+    return sum(entry[1] for entry in changes)
 
 
 @dataclass
@@ -121,8 +122,11 @@ class RatedPlay:
     plays_from: dict[str, str] = field(default_factory=dict)  # claimed name -> the address of its latest login
     _day: dict[str, deque[float]] = field(default_factory=dict)  # address -> its rated games in the last day
     _against: dict[tuple[str, str], deque[float]] = field(default_factory=dict)  # (address, name) -> ... against it
-    _moves: dict[tuple[str, str], deque[tuple[float, float]]] = field(default_factory=dict)  # (address, name) ->
-    # the rating points the names of that address moved that name by, and when
+    _moves: dict[tuple[str, str], deque[list[float]]] = field(default_factory=dict)  # (address, name) -> [when,
+    # points]: the rating points the names of that address moved that name by (the most a game could, until its
+    # result is stored)
+    _unsettled: dict[str, list[tuple[int, list[float]]]] = field(default_factory=dict)  # game record -> (seat, its
+    # entry in _moves) for each name whose rating it counted the most a game could move, until it is stored
     _since_sweep: int = 0
 
     def restore(self, claimed_from: dict[str, str], registered: Iterable[str]) -> None:
@@ -188,8 +192,11 @@ class RatedPlay:
             weight = min(weight, weight_within(left, ratings[1 - seat], ratings[seat]))
         return weight
 
-    def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float) -> None:
-        """A game between ``players`` was rated at ``now``: count it against their addresses' days."""
+    def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float, record: str = "",
+              ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER), weight: float = 1.0) -> None:
+        """Game ``record`` between ``players`` (``ratings`` as :meth:`reason` had them) was rated at ``now`` with
+        ``weight``: count it against their addresses' days, and each opponent's rating as moved by the most it could
+        move it until :meth:`moved` says what it did."""
         for seat, name in enumerate(players):
             address = self.plays_from.get(name)
             if anchors[seat] or name in self.registered or not self._counted(address):
@@ -197,20 +204,19 @@ class RatedPlay:
             assert address is not None
             self._day.setdefault(address, deque()).append(now)
             self._against.setdefault((address, players[1 - seat]), deque()).append(now)
+            entry = [now, worst_change(ratings[1 - seat], ratings[seat], weight)]
+            self._moves.setdefault((address, players[1 - seat]), deque()).append(entry)
+            self._unsettled.setdefault(record, []).append((seat, entry))
         self._since_sweep += 1
         if self._since_sweep >= 1024:
             self._since_sweep = 0
             self.sweep(now)
 
-    def moved(self, players: Sequence[str], changes: Sequence[float], anchors: Sequence[bool], now: float) -> None:
-        """A rated game between ``players`` (stored) changed their ratings by ``changes``: count what each one's
-        address moved the other by."""
-        for seat, name in enumerate(players):
-            address = self.plays_from.get(name)
-            if anchors[seat] or name in self.registered or not self._counted(address):
-                continue
-            assert address is not None
-            self._moves.setdefault((address, players[1 - seat]), deque()).append((now, abs(changes[1 - seat])))
+    def moved(self, record: str, changes: Sequence[float] | None) -> None:
+        """Game ``record``, rated, is stored: it changed its players' ratings by ``changes`` (by seat; None: storage
+        did not rate it after all), which now count instead of the most it could have moved them."""
+        for seat, entry in self._unsettled.pop(record, ()):
+            entry[1] = 0.0 if changes is None else abs(changes[1 - seat])
 
     def sweep(self, now: float) -> None:
         """Forget the counts of addresses with no rated game in the last day (memory stays bounded)."""

@@ -35,6 +35,7 @@ class RatedGames:
     def __init__(self, rated: RatedPlay, ladder: Ladder) -> None:
         self.rated = rated
         self.ladder = ladder
+        ladder.unrated = self.pair_unrated
 
     def judge(self, rated_room: bool, records: list[GameRecord], claims: Container[str], now: float) -> None:
         """Mark each of ``records``, games that just ended in a room (``rated_room``: one that rates its games),
@@ -67,8 +68,14 @@ class RatedGames:
         reason = self.rated.reason(names, anchors, now, known)
         if reason is None:
             record.rating_weight = self.rated.weight(names, anchors, now, known)
-            self.rated.rated(names, anchors, now)
+            self.rated.rated(names, anchors, now, record.id, known, record.rating_weight)
         return reason
+
+    def pair_unrated(self, game: str, names: tuple[str, str], now: float) -> str | None:
+        """Why a game of ``game`` between two ladder ``names`` would not be rated if it ended now, or None: the
+        ladder never pairs names whose game could not be rated (one person's names, an address's day used up)."""
+        anchors = [anchor_level(name, game) is not None for name in names]
+        return self.rated.reason(names, anchors, now, [self.ladder.rating(game, name) for name in names])
 
     def learned(self, out: HallOutbox, now: float) -> set[str]:
         """``out``'s results are stored, with the ratings storage made of the rated ones: they go into the ladder's
@@ -79,8 +86,8 @@ class RatedGames:
             crashed.update(name for name in record.players if record.reason == house_stopped(name))
             if record.ratings is not None:
                 self.ladder.learn(record.game, record.players, record.ratings)
-                self.rated.moved(record.players, [r["change"] for r in record.ratings],
-                                 [anchor_level(name, record.game) is not None for name in record.players], now)
+            if record.rated:
+                self.rated.moved(record.id, None if record.ratings is None else [r["change"] for r in record.ratings])
             tell_rating(out, record)
         return crashed
 
