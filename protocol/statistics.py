@@ -304,6 +304,8 @@ def _check_sprt(alpha: float, beta: float, elo0: float, elo1: float) -> tuple[fl
             raise ValueError(f"{name} must be a finite number, not {value!r}")
     if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0):
         raise ValueError(f"alpha and beta must lie strictly between 0 and 1 (got alpha={alpha}, beta={beta})")
+    if alpha + beta >= 1.0:  # the bounds would meet or cross: any first game would decide, either way
+        raise ValueError(f"alpha + beta must be below 1 (got alpha={alpha}, beta={beta}; 0.05 each is usual)")
     if not elo0 < elo1:
         raise ValueError(f"elo0 must be below elo1 (got elo0={elo0}, elo1={elo1})")
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)

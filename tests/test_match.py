@@ -252,6 +252,8 @@ def test_an_sprt_between_fixed_depth_levels_needs_openings() -> None:
         ("elo0=0,elo1=5,gamma=1", "use elo0=E,elo1=E"),
         ("elo0=5,elo1=0", "elo0 must be below elo1"),
         ("elo0=0,elo1=5,alpha=0", "alpha and beta"),
+        ("elo0=0,elo1=20,alpha=0.5,beta=0.5", "beta must be below 1"),  # (a traceback: bounds of 0)
+        ("elo0=0,elo1=20,alpha=0.6,beta=0.6", "beta must be below 1"),  # (bounds crossed: H1 on a loss)
         ("elo0=0,elo1=5,model=bayeselo", "normalized or logistic"),
     ],
 )
