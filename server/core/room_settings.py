@@ -66,6 +66,9 @@ class RoomSettings:
         rated = defaults.get("rated", False) if rated is None else rated
         if not isinstance(rated, bool):
             raise OptionError("rated must be true or false")
+        if rated and not control.timed:  # a losing player could sit on its move for ever, never taking the loss
+            raise OptionError('a rated game needs a clock: time_control {"per_move": S} or {"initial": S, '
+                              '"increment": S}, not untimed (or rated: false for an untimed game)')
         return cls(game, dict(options), control, policy, grace, games, rated)
 
     def to_json(self) -> dict[str, Any]:
