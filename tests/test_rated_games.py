@@ -314,15 +314,17 @@ def test_the_ladder_never_pairs_names_whose_game_would_not_be_rated_and_plays_on
 def test_a_rated_game_needs_a_clock():
     """An untimed rated game never forces a result: a losing player who stays connected could sit on its move for
     ever and never take the loss. A rated room or seek without a clock is refused, saying what is accepted; an
-    unrated untimed room is still made."""
+    untimed seek is unrated unless it asks (seeks are rated by default), and an unrated untimed room is made."""
     desk = HallDriver()
     for name, address in (("ann", "10.0.0.2"), ("bob", "10.0.0.3")):
         desk.connect(name, address)
         assert desk.login(name, secret=f"{name}'s secret")["claimed"]
     untimed = {"time_control": {"untimed": True}}
-    for msg in ({"type": "seek", "game": "connect4", **untimed},
+    for msg in ({"type": "seek", "game": "connect4", "rated": True, **untimed},
                 {"type": "create_room", "game": "connect4", "name": "Slow", "rated": True, **untimed}):
         refused = assert_clear_error(desk.send("ann", msg)[0], "bad_option", msg)
-        assert refused["message"].startswith("a rated game needs a clock") and "rated: false" in refused["message"]
+        assert refused["message"].startswith("a rated game needs a clock") and "rated false" in refused["message"]
     made = desk.send("ann", {"type": "create_room", "game": "connect4", "name": "Slow", "rated": False, **untimed})
     assert made[0]["type"] == "room" and made[0]["room"]["time_control"] == {"untimed": True}
+    seeking = desk.send("bob", {"type": "seek", "game": "connect4", **untimed})
+    assert seeking[0]["type"] == "seeking" and seeking[0]["seek"]["rated"] is False

@@ -448,7 +448,7 @@ class Hall(Floor):
             return
         try:
             settings = RoomSettings.parse(msg["game"], msg.get("options"), msg.get("time_control"), None, None,
-                                          msg.get("games"), self.room_defaults, msg.get("rated", True))
+                                          msg.get("games"), {**self.room_defaults, "rated": True}, msg.get("rated"))
         except OptionError as exc:
             out.error(conn, ErrorCode.BAD_OPTION, str(exc))
             return

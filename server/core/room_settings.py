@@ -40,7 +40,7 @@ class RoomSettings:
         rated: Any = None,
     ) -> RoomSettings:
         """Validate everything ``create_room`` may carry; raises ``OptionError`` with the reason. ``rated`` defaults
-        to ``defaults["rated"]``, else False."""
+        to ``defaults["rated"]`` for a timed room, else False."""
         defaults = defaults or {}
         try:
             game = get_game(game_id)
@@ -63,12 +63,13 @@ class RoomSettings:
         games = 1 if games is None else games
         if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES_PER_ROOM:
             raise OptionError(f"games must be from 1 to {MAX_GAMES_PER_ROOM}")
-        rated = defaults.get("rated", False) if rated is None else rated
+        if rated is None:  # by default an untimed room is not rated (a rated one needs a clock: below)
+            rated = defaults.get("rated", False) and control.timed
         if not isinstance(rated, bool):
             raise OptionError("rated must be true or false")
         if rated and not control.timed:  # a losing player could sit on its move for ever, never taking the loss
             raise OptionError('a rated game needs a clock: time_control {"per_move": S} or {"initial": S, '
-                              '"increment": S}, not untimed (or rated: false for an untimed game)')
+                              '"increment": S}, not untimed (an untimed game is unrated: rated false)')
         return cls(game, dict(options), control, policy, grace, games, rated)
 
     def to_json(self) -> dict[str, Any]:
