@@ -271,6 +271,10 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     assert board.returncode == 0, board.stderr
     lines = board.stdout.splitlines()
     assert lines[0] == "connect4: 3 rated players" and "W-D-L" in lines[1]
+    first = ratings("--game", "connect4", "--limit", "1").stdout.splitlines()  # it said "1 rated player"
+    assert first[0] == "connect4: 3 rated players, the first 1 shown (--limit)" and first[3].startswith("? "), first
+    anchor = ratings("--player", "house-master-connect4").stdout.splitlines()[0]
+    assert anchor.startswith(f"house-master-connect4 in connect4: {anchor_rating('master', 'connect4'):.0f}* +/- ")
     assert lines[2].split()[:2] == ["1", "house-master-connect4"]
     assert f"{anchor_rating('master', 'connect4'):.0f}*" in lines[2]
     assert lines[3].split()[1] == "bob" and "3-0-0" in lines[3] and "?" in lines[3]

@@ -50,13 +50,15 @@ def _when(stamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
 
 
-def board_text(game: str, rows: list[dict[str, Any]]) -> str:
+def board_text(game: str, rows: list[dict[str, Any]], total: int | None = None) -> str:
     """A leaderboard as a table for the terminal (``?`` marks a provisional rating, ``*`` an anchor); one line when
-    nobody is rated yet."""
+    nobody is rated yet. ``total``: how many are rated, when ``rows`` are the first of them."""
     if not rows:
         return (f"{game}: no rated players yet (rated games are played on the ladder, plyhall bot --ladder, or in "
                 "rated rooms, by claimed names)")
-    lines = [f"{game}: {len(rows)} rated player{'' if len(rows) == 1 else 's'}",
+    total = len(rows) if total is None else total
+    shown = f", the first {len(rows)} shown (--limit)" if len(rows) < total else ""
+    lines = [f"{game}: {total} rated player{'' if total == 1 else 's'}{shown}",
              f"{'rank':>4}  {'name':<32} {'rating':>8} {'dev':>5} {'games':>6} {'W-D-L':>13}  last played"]
     for row in rows:
         mark = "?" if row["provisional"] else "*" if row["anchor"] else " "
@@ -74,8 +76,10 @@ def _player_text(storage: Any, name: str, limit: int) -> str | None:
     now = time.time()
     lines = []
     for game, (standing, history) in found.items():
-        row = standing.to_json(now, pinned=anchor_level(name, game) is not None)
-        lines.append(f"{name} in {game}: {row['rating']:.0f}{'?' if row['provisional'] else ''} "
+        anchor = anchor_level(name, game) is not None
+        row = standing.to_json(now, pinned=anchor)
+        mark = "?" if row["provisional"] else "*" if anchor else ""  # as on the board
+        lines.append(f"{name} in {game}: {row['rating']:.0f}{mark} "
                      f"+/- {row['deviation']:.0f}, {row['games']} games ({row['wins']}-{row['draws']}-{row['losses']})")
         for event in reversed(history[-limit:]):
             score = {1.0: "won", 0.5: "drew", 0.0: "lost"}[event["score"]]
@@ -111,8 +115,8 @@ def run_ratings(args: argparse.Namespace) -> int:
                 return 1
             print(text)
             return 0
-        rows = leaderboard_json(storage.leaderboard(args.game), time.time())[:args.limit]
-        print(board_text(args.game, rows))
+        rows = leaderboard_json(storage.leaderboard(args.game), time.time())
+        print(board_text(args.game, rows[:args.limit], len(rows)))
         unrated = storage.unrated_games(args.game, UNRATED_SHOWN)
         if unrated:
             print("latest games of rated rooms that were not rated (docs/RATINGS.md):")
