@@ -172,3 +172,50 @@ def test_the_analysis_says_how_the_game_ended_at_its_end(own_server, open_page):
                                          r"[1-7] \(.+\)\.$"))
     expect(best).not_to_contain_text("to move")
     expect(verdict).to_have_text(re.compile(r"^3\. 3\S* by ann-endquit \(red\), "))  # what the last move did
+
+
+def test_odd_addresses_and_stepping_leave_the_replay_whole_and_still(own_server, open_page):  # noqa: F811
+    """A stray "%" in the address left "Loading…" for ever (an uncaught URIError); a move number such as 2.5 or abc
+    replaced the replay with "Cannot read properties of undefined", and its key handler then threw on every arrow
+    key of later pages. Stepping through an analysed replay moved its graph by the length of the text above it (a
+    click on the graph then landed on its legend), and on a phone the move shown fell outside the move strip once the
+    analysis had marked the moves."""
+    moves, _ = a_blunder_game()
+    opening_table()
+    port = own_server("--analyse-finished", "--analysis-nodes", "4000000")
+    record = record_game(port, "steps", list(moves))
+    base = f"http://127.0.0.1:{port}/"
+    page = open_page("stepper", width=1280, height=800)
+    page.goto(f"{base}#/rules/%E0%A4%A")  # (open_page fails the test on any uncaught error)
+    expect(page.locator(".rules-page .notice")).to_have_text("There is no game %E0%A4%A: choose one of these.")
+    page.goto(f"{base}#/replay/{record}/2.5")
+    expect(page.locator(".where")).to_have_text(re.compile(rf"^Move 2 of {len(moves)}: "))
+    page.goto(f"{base}#/replay/{record}/abc")
+    expect(page.locator(".where")).to_have_text(f"Start position · {len(moves)} moves")
+    page.goto(f"{base}#/replay?offset=abc")
+    expect(page.locator("table.games")).to_be_visible()
+    page.keyboard.press("ArrowRight")  # no replay's handler is left behind
+    page.goto(f"{base}#/replay/{record}/0")
+    graph = page.locator(".eval-graph svg.eval")
+    expect(graph).to_be_visible(timeout=120_000)
+    tops = set()
+    for ply in range(1, 8):
+        page.keyboard.press("ArrowRight")
+        expect(page.locator(".where")).to_have_text(re.compile(rf"^Move {ply} of "))
+        box = graph.bounding_box()
+        assert box is not None
+        tops.add(round(box["y"]))
+    assert len(tops) == 1, f"the graph moved as the moves were stepped through: its top at {sorted(tops)}"
+    phone = open_page("phone", width=390, height=844)
+    shown = len(moves) - 3
+    phone.goto(f"{base}#/replay/{record}/{shown}")
+    expect(phone.locator(".eval-graph svg.eval")).to_be_visible(timeout=60_000)
+    expect(phone.locator("button.move.label-blunder").first).to_be_attached()
+    phone.wait_for_timeout(200)  # the list refitted after the marks
+    inside = phone.evaluate("""(seq) => {
+        const list = document.querySelector("ol.replay-moves").getBoundingClientRect();
+        const item = document.querySelector(`button.move[data-seq="${seq}"]`).getBoundingClientRect();
+        return item.left >= list.left - 1 && item.right <= list.right + 1 && item.top >= list.top - 1
+          && item.bottom <= list.bottom + 1;
+    }""", shown)
+    assert inside, "the move shown is outside the move strip"

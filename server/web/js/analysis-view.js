@@ -147,7 +147,7 @@ export class AnalysisView {
           h("td", { class: "num", text: String(s.inaccuracies) }));
       })));
     this.drawGraph();
-    replace(this.body, this.best, this.verdict, this.graph);
+    replace(this.body, this.graph, this.best, this.verdict);
     replace(this.figures, h("h2", { text: "Accuracy" }), summary,
       h("p", { class: "muted small", text: `Master engine, ${analysis.method || `${analysis.nodes.toLocaleString("en")} nodes a position`}; exact values where it can prove them.` }));
     this.figures.hidden = false;
@@ -162,7 +162,7 @@ export class AnalysisView {
     });
     const list = buttons.length ? buttons[0].closest("ol") : null;
     if (list) fitRows(/** @type {HTMLElement} */ (list)); // the marks may make a move too long for two columns
-    this.show(this.at);
+    this.hooks.goTo(this.at); // which shows it, and brings the move shown back into view in the refitted list
   }
 
   /** A move as the replay shows it (the player's convention). */

@@ -13,6 +13,7 @@
  */
 
 import { h, replace } from "./dom.js";
+import { wholeNumber } from "./format.js";
 import { mountLeaderboard, mountPlayer } from "./leaderboard.js";
 import { identityMenu, mountLogin } from "./login.js";
 import { mountLobby } from "./lobby.js";
@@ -64,15 +65,24 @@ const app = {
  */
 
 /** Which view a hash names, with its parameters. */
+/** A part of the address as typed: a stray "%" (a malformed escape) is kept as it is, not an error that stops the page. */
+function decoded(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function parse(hash) {
   const [path, search] = hash.replace(/^#/, "").split("?");
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = path.split("/").filter(Boolean).map(decoded);
   const params = new URLSearchParams(search || "");
   switch (parts[0]) {
     case "room":
       return parts[1] ? { view: "room", login: true, name: parts.slice(1).join("/") } : { view: "lobby", login: true };
     case "replay":
-      return parts[1] ? { view: "replay", id: parts[1], move: Number(parts[2] || 0) } : { view: "replays", params };
+      return parts[1] ? { view: "replay", id: parts[1], move: wholeNumber(parts[2]) } : { view: "replays", params };
     case "tournaments":
       return parts[1] ? { view: "tournament", id: parts[1] } : { view: "tournaments" };
     case "leaderboard":

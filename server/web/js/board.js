@@ -30,6 +30,8 @@ export class BoardView {
     this.flipped = Boolean(options.flipped); // turned half a turn: the last rank at the bottom (Amazons' flip)
     /** @type {any} what the last update() was given, to draw again after a flip */
     this.view = {};
+    /** @type {string[]} the squares showBest() outlines, to outline again after a flip */
+    this.best = [];
     this.squares = new Map();
     this.pieces = new Map(); // the pieces off the board (Quarto), by token
     this.element = h("div", { class: `board-wrap game-${game.id}` });
@@ -133,10 +135,12 @@ export class BoardView {
     this.grid.replaceWith(grid);
     this.grid = grid;
     if (this.state) this.update(this.state, this.view);
+    this.showBest(this.best);
   }
 
   /** Outline the squares of a suggested move (the analysis' best move); `[]` clears them. */
   showBest(squares) {
+    this.best = [...squares];
     const best = new Set(squares);
     for (const [name, button] of this.squares) button.classList.toggle("best", best.has(name));
   }

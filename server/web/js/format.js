@@ -56,3 +56,9 @@ export function formatPoints(value) {
   if (Number.isInteger(value * 2)) return `${Math.floor(value) || ""}½`;
   return String(Math.round(value * 100) / 100);
 }
+
+/** A number from the address (a move, an offset): a whole number ("2.5" is 2), 0 for none or what is no number ("abc"). */
+export function wholeNumber(part) {
+  const number = Math.trunc(Number(part || 0));
+  return Number.isFinite(number) ? number : 0;
+}

@@ -9,7 +9,7 @@ import { AnalysisView } from "./analysis-view.js";
 import { getJson, query } from "./api.js";
 import { BoardView } from "./board.js";
 import { drawInto, field, h, replace, scrollWithin } from "./dom.js";
-import { formatClock, formatDate, resultText } from "./format.js";
+import { formatClock, formatDate, resultText, wholeNumber } from "./format.js";
 import { showMove } from "./games/common.js";
 import { GAMES, gameOf } from "./games/index.js";
 import { fitRows, moveItem, refitOnResize } from "./room-log.js";
@@ -44,7 +44,7 @@ export function mountReplayList(main, params, app) {
   const gameSelect = h("select", { name: "game" }, h("option", { value: "", text: "all games" }),
     games.map((game) => h("option", { value: game.id, text: game.title, selected: params.get("game") === game.id })));
   const player = h("input", { name: "player", value: params.get("player") || "", maxlength: "32", autocomplete: "off" });
-  const offset = Number(params.get("offset") || 0);
+  const offset = Math.max(0, wholeNumber(params.get("offset")));
   const list = h("div", { class: "table-wrap" }, h("p", { text: "Loading…" }));
   const pager = h("nav", { class: "pager", "aria-label": "Pages" });
 
@@ -192,7 +192,6 @@ export function mountReplay(main, id, start, app) {
         actions[event.key]();
       }
     }
-    document.addEventListener("keydown", key);
 
     const players = record.players.map((name, seat) => (game.seats[seat] ? `${name} (${game.seats[seat].toLowerCase()})` : name)).join(" vs ");
     replace(main, h("section", { class: "replay" },
@@ -220,6 +219,7 @@ export function mountReplay(main, id, start, app) {
     fitRows(moveList);
     goTo(at);
     const unfit = refitOnResize(moveList, () => moveList.querySelector("button.current")?.parentElement ?? null);
+    document.addEventListener("keydown", key); // last: a replay that failed to show leaves no handler behind
     return () => {
       unfit();
       document.removeEventListener("keydown", key);
