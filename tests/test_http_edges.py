@@ -184,3 +184,33 @@ def test_quotas_count_by_the_client_behind_a_trusted_proxy_and_ipv6_by_its_netwo
     assert client_address("::ffff:192.0.2.1", Headers(), []) == "192.0.2.1"
     with pytest.raises(ValueError, match="not an IP address"):
         parse_networks("localhost")
+
+
+async def test_a_tournament_s_games_by_its_name_and_an_analysis_request_flag_that_is_not_one(tmp_path):
+    """``/api/games?tournament=Spring Cup`` answered [] where /api/tournaments/Spring Cup found the event (its id is
+    spring-cup); ``/api/games/ID/analysis?request=false`` (or ``abc``) queued an analysis: only 1 or 0 (true or
+    false) are accepted, anything else is a 400 saying so."""
+    from server.storage.records import GameEnded, MovePlayed, TournamentSaved
+    from tests.helpers import game_record
+
+    storage = SQLiteStorage(tmp_path / "cup.db")
+    played = game_record("g1", tournament="spring-cup")
+    storage.apply([TournamentSaved({"id": "spring-cup", "name": "Spring Cup", "status": "finished",
+                                    "created_at": 50.0}), GameEnded(played),
+                   *(MovePlayed("g1", move) for move in played.moves)])
+    server = PlyhallServer(storage, host="127.0.0.1", port=0)
+    await server.start()
+    try:
+        for key in ("spring-cup", "Spring%20Cup"):
+            status, body = await asyncio.to_thread(http_json, server, f"/api/games?tournament={key}")
+            assert status == 200 and [g["id"] for g in body["games"]] == ["g1"], (key, body)
+        status, body = await asyncio.to_thread(http_json, server, "/api/games?tournament=Autumn")
+        assert status == 200 and body["games"] == []
+        for flag in ("false", "0", ""):
+            status, body = await asyncio.to_thread(http_json, server, f"/api/games/g1/analysis?request={flag}")
+            assert status == 200 and body["status"] == "none", (flag, body)
+        status, body = await asyncio.to_thread(http_json, server, "/api/games/g1/analysis?request=abc")
+        assert status == 400 and body["error"] == "request must be 1 (analyse the game if it has no analysis) or " \
+            "0, not 'abc'"
+    finally:
+        await server.stop()

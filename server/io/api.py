@@ -114,8 +114,11 @@ class Api:
         offset = int_param(query, "offset", 0, 0, 10**9)
         game, status = game_param(query), status_param(query)
         storage = self.server.storage
+        tournament = query.get("tournament")
+        if tournament is not None:  # its id, or its name as /api/tournaments/NAME takes it
+            tournament = await self._tournament_id(tournament) or tournament
         games = await self._read(lambda: storage.list_games(limit, offset, game, query.get("player"), status,
-                                                            query.get("tournament")))
+                                                            tournament))
         return await self._read(json_response, 200, {"games": games, "limit": limit, "offset": offset})  # off the loop
 
     async def _api_game(self, path: str, query: dict[str, str]) -> Response:
@@ -136,7 +139,11 @@ class Api:
         if stored is not None:
             return json_response(200, {"game": game_id, "status": "done", "analysis": stored})
         status = queue.status(game_id)
-        asked = query.get("request") not in (None, "", "0")
+        flag = query.get("request")
+        if flag not in (None, "", "0", "1", "false", "true"):
+            return json_response(400, {"error": f"request must be 1 (analyse the game if it has no analysis) or 0, "
+                                                f"not {flag[:20]!r}"})
+        asked = flag in ("1", "true")
         if asked and status is not None and status["status"] == "queued":  # asked again while it waits: the game
             queue.request(game_id, CLIENT.get())  # being looked at goes to the front of this address's line
             status = queue.status(game_id)
@@ -171,13 +178,22 @@ class Api:
         listing = [live.pop(snap["id"], None) or _stored_summary(snap) for snap in stored]
         return json_response(200, {"tournaments": listing + list(live.values())})
 
+    async def _tournament_id(self, key: str) -> str | None:
+        """The id of the tournament ``key`` names (its id, or its name), or None when there is none."""
+        director = self.server.hall.tournaments.get(key) or self.server.hall.tournaments.get(slug(key))
+        if director is not None:
+            return director.id
+        for candidate in dict.fromkeys((key, slug(key))):
+            if await self._read(self.server.storage.tournament, candidate) is not None:
+                return candidate
+        return None
+
     async def _api_tournament(self, path: str, query: dict[str, str]) -> Response:
         key = unquote(path.removeprefix("/api/tournaments/"))
         if key.endswith("/analysis"):  # each entrant's accuracy over the event's analysed games
             key = key.removesuffix("/analysis")
-            director = self.server.hall.tournaments.get(key) or self.server.hall.tournaments.get(slug(key))
-            tournament_id = director.id if director is not None else slug(key)
-            if director is None and await self._read(self.server.storage.tournament, tournament_id) is None:
+            tournament_id = await self._tournament_id(key)
+            if tournament_id is None:
                 return json_response(404, {"error": f"no tournament {key[:40]!r}; /api/tournaments lists them"})
             players = await self._read(self.server.storage.tournament_accuracy, tournament_id)
             return json_response(200, {"tournament": tournament_id, "players": players})
