@@ -59,6 +59,9 @@ BLUNDER, MISTAKE, INACCURACY = 0.3, 0.15, 0.06
 """Expected score lost by a move from which it is labelled a blunder, a mistake, an inaccuracy."""
 
 OUTCOME_VALUE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+RESULTS_BEFORE_THE_END = frozenset({"amazons"})
+"""Games whose master engine proves a result before the game ends (Amazons' decided races: ``game_result`` in
+``bots/engine/amazons/endgame.py``): its mate distances count plies to the proof, not to the end, so none is given."""
 
 
 @dataclass(frozen=True)
@@ -174,10 +177,14 @@ class Analyser:
         result = self.engine.think(state)
         best = self.engine.reference_move(self.engine.engine_position(state), result.move)
         score = int(result.score)
+        # a proven result's distance is the plies to the end of the game, except where the engine proves results
+        # before the end: Amazons' decided races (separated regions whose turn counts already say who runs out
+        # first), where it is only the plies to the proof (a "win in 1" with the opponent to move): none is given
+        plies: Callable[[int], int | None] = (lambda _: None) if self.game.id in RESULTS_BEFORE_THE_END else int
         if score > MATE_BOUND:
-            return Value(1.0, True, "win", MATE - score, best, score, result.depth)
+            return Value(1.0, True, "win", plies(MATE - score), best, score, result.depth)
         if score < -MATE_BOUND:
-            return Value(0.0, True, "loss", MATE + score, best, score, result.depth)
+            return Value(0.0, True, "loss", plies(MATE + score), best, score, result.depth)
         if self.game.id == "quarto" and result.depth >= _empty_squares(state):
             return Value(0.5, True, "draw", None, best, score, result.depth)  # searched to the end: a proven draw
         return Value(expected_score(score, self.scale), False, None, None, best, score, result.depth)

@@ -368,6 +368,31 @@ async def test_a_tournaments_games_are_analysed_with_each_entrants_accuracy(tmp_
     assert made == {game["id"] for game in games["games"]} - {game["id"] for game in long}  # the server's read back
 
 
+def test_a_proven_amazons_result_gives_no_distance_it_cannot_vouch_for() -> None:
+    """Amazons' engine proves a race decided before the game ends (separated regions whose turn counts say who runs
+    out first), and its mate distance counted plies to that proof: a position with white to move read "black wins
+    in 1", which no game can do (a win takes an odd number of plies from the winner's turn, a loss an even one). A
+    random game to its end, analysed: every distance given keeps that parity (at the end, 0), and the proven
+    results before the end give none."""
+    import random as random_module
+
+    from protocol.games import get_game
+
+    game, rng = get_game("amazons"), random_module.Random(1)
+    state, moves = game.initial_state(), []
+    while legal := game.legal_moves(state):
+        move = rng.choice(legal)
+        moves.append(game.notation(move))
+        state = game.apply(state, move)
+    positions = analyse("amazons", moves, nodes=5000)["positions"]
+    exact = [(i, p["outcome"], p["plies"]) for i, p in enumerate(positions) if p["exact"]]
+    assert len(exact) > 1 and exact[-1] == (len(moves), "loss", 0), exact  # proven before the end, and at it
+    wrong = [(i, outcome, plies) for i, outcome, plies in exact
+             if plies is not None and (plies % 2 == 1) != (outcome == "win")]
+    assert wrong == [], f"distances no game can have: {wrong}"
+    assert all(plies is None for _, _, plies in exact[:-1])
+
+
 @pytest.mark.parametrize("game_id", ["magnetic-cave", "amazons"])
 def test_the_engines_own_moves_are_best_and_lose_nothing(game_id: str) -> None:
     """A game in which every move is the analysing engine's own best move: every verdict is "best" with no loss

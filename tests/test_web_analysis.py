@@ -146,7 +146,8 @@ def test_the_analysis_says_how_the_game_ended_at_its_end(own_server, open_page):
     expect(best).to_have_text(re.compile(rf"^{re.escape(ann)} to move\. Engine's best here: [15] \({re.escape(ann)} "
                                          r"wins in 1, exact\)$"))
     expect(verdict).to_contain_text(f"by {bob}")
-    expect(verdict).to_contain_text(f"{ann} wins in 2")  # bob's move let ann win: not the end yet
+    expect(verdict).to_contain_text(f"{ann} wins in 1.")  # bob's move let ann win: not the end yet (counted from
+    # the position after it, as the line above: it said "in 2", from before the move, under "wins in 1")
     expect(verdict).not_to_contain_text("has won")
 
     lost = record_game(port, "endlost", ["1", "4", "1", "3", "1", "2", "7", "5"])  # ann misses her win: bob's
@@ -157,7 +158,7 @@ def test_the_analysis_says_how_the_game_ended_at_its_end(own_server, open_page):
     expect(best).to_have_text(f"Game over: {yellow} has won.")
     page.locator('button.move[data-seq="7"]').click()  # next to the end: the blunder that lost, and its better move
     red = "ann-endlost (red)"
-    expect(verdict).to_have_text(f"7. 7?? by {red}, a blunder: {red} wins in 1 → {yellow} wins in 2. Better: 1 ({red} "
+    expect(verdict).to_have_text(f"7. 7?? by {red}, a blunder: {red} wins in 1 → {yellow} wins in 1. Better: 1 ({red} "
                                  "wins in 1).")
     expect(best).to_have_text(re.compile(rf"^{re.escape(yellow)} to move\. Engine's best here: 5 \({re.escape(yellow)} "
                                          r"wins in 1, exact\)$"))

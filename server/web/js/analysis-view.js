@@ -185,8 +185,14 @@ export class AnalysisView {
       const end = endFor(names, verdict.seat, verdict.outcome_after);
       change = verdict.outcome_before === verdict.outcome_after ? end : `${before} → ${end}`;
     } else {
-      const after = valueFor(names, verdict.seat, verdict.after, verdict.outcome_after, verdict.plies_after);
-      change = before === after ? `still ${after}` : `${before} → ${after}`;
+      // the distance after the move counted from the position after it, as the line above says it (the analysis
+      // counts both from before the move, the mover's turn: "wins in 40" over a line that said "wins in 39")
+      const plies = verdict.plies_after ? verdict.plies_after - 1 : verdict.plies_after;
+      const after = valueFor(names, verdict.seat, verdict.after, verdict.outcome_after, plies);
+      const kept = verdict.outcome_before
+        ? verdict.outcome_before === verdict.outcome_after && verdict.plies_before === verdict.plies_after
+        : before === after;
+      change = kept ? `still ${after}` : `${before} → ${after}`;
     }
     let text = `${verdict.ply}. ${this.move(verdict.move)}${MARKS[verdict.label] || ""} by ${names[verdict.seat]}, ${kind}`
       + `${verdict.only ? " (the only move)" : ""}: ${change}.`;
