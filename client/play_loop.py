@@ -589,7 +589,7 @@ class PlayerRunner:
                 return
             self.status(f"resigning game in {room_name}: {exc}")
             # the game's number: a resignation that crosses the game's end is refused, not given to the next game
-            await client.send({"type": "resign", "room": room_name, "game_no": room["game_no"]})
+            await client.send({"type": "resign", "room": room_name, **_game_no(client, room)})
             return
         except NoMove as exc:
             self.status(f"no move in {room_name}: {exc}")
@@ -598,7 +598,7 @@ class PlayerRunner:
         form = game.format_move(move, client.coords) if game.is_move(move) else move
         # the game's number: a move that crosses the game's end (its clock ran out) is refused, not played in the next
         answer = Answer(room["record"], turn.moves, seat,
-                        {"type": "move", "room": room_name, "move": form, "game_no": room["game_no"]})
+                        {"type": "move", "room": room_name, "move": form, **_game_no(client, room)})
         if self._moved_on(client, room_name, room, seq, answer):
             return
         answer.sent_on = client
@@ -625,6 +625,12 @@ class PlayerRunner:
         self._answers[room_name] = answer  # sent_on None: not sent yet
         answer.heard = news  # sent before the move is: their reading asks nothing more
         return any(msg.get("paused") for msg in news)
+
+
+def _game_no(client: Client, room: dict[str, Any]) -> dict[str, int]:
+    """``game_no`` for a request about ``room``'s game, where the server takes it (``welcome.features``: an older
+    server refuses a field it does not know, and every move with it)."""
+    return {"game_no": room["game_no"]} if "game_no" in client.welcome.get("features", ()) else {}
 
 
 @dataclass

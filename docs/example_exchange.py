@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.sdk import JSON, Client  # noqa: E402
-from protocol.codec import Codec  # noqa: E402
+from protocol.codec import MAX_MESSAGE_BYTES, Codec  # noqa: E402
 from server.io.server import PlyhallServer  # noqa: E402
 from server.storage import SQLiteStorage  # noqa: E402
 
@@ -40,9 +40,9 @@ class Tap(Codec):
         print(f"{self.who} -> {frame}")
         return frame
 
-    def decode(self, data: bytes | str) -> Any:
+    def decode(self, data: bytes | str, limit: int = MAX_MESSAGE_BYTES) -> Any:
         print(f"{self.who} <- {data}")
-        return self.inner.decode(data)
+        return self.inner.decode(data, limit)
 
 
 async def connect(url: str, who: str) -> Client:

@@ -153,17 +153,24 @@ def _server(kind: str, doc: str, required: dict | None = None, optional: dict | 
     return register
 
 
+FEATURES: Final[tuple[str, ...]] = ("game_no",)
+"""What a client may use that an older server refuses (an unknown field is a ``bad_message``), as ``welcome.features``
+names it: ``game_no`` on ``move``, ``resign`` and ``offer_draw``. A client sends such a field only to a server that
+names it here."""
+
+
 @_server("welcome", "Login accepted: your name and convention, the server's version, whether the name is "
-         "claimed, the game ids, the rooms where you hold a seat (resumed at once), and a resume token that "
-         "proves this identity when you log in again; house: the levels of house bots the server can start.",
+         "claimed, the game ids, the rooms where you hold a seat (resumed at once), a resume token that "
+         "proves this identity when you log in again, and the features a client may use (FEATURES); house: the "
+         "levels of house bots the server can start.",
          {"name": STR, "coords": STR, "server": STR, "claimed": BOOL, "games": LIST, "rooms": LIST,
-          "resume": STR},
+          "resume": STR, "features": LIST},
          {"organiser": BOOL, "house": LIST})
 def welcome(name: str, coords: str, server: str, claimed: bool, games: list[str], rooms: list[str],
             resume: str, organiser: bool = False, house: list[str] | None = None) -> dict[str, Any]:
     """The reply to ``login``."""
     msg = {"type": "welcome", "name": name, "coords": coords, "server": server, "claimed": claimed,
-           "games": games, "rooms": rooms, "resume": resume}
+           "games": games, "rooms": rooms, "resume": resume, "features": list(FEATURES)}
     if organiser:
         msg["organiser"] = True
     if house:

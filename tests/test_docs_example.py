@@ -115,6 +115,18 @@ def test_quoted_exchanges_fit_the_schemas():
     assert {"login", "welcome", "game_start", "move", "moved", "game_over", "error"} <= seen
 
 
+def test_the_script_that_makes_the_quoted_exchange_runs_and_gives_its_message_types():
+    """docs/example_exchange.py, which PROTOCOL.md says to run "to see the messages of the current version", ended
+    in a TypeError once the client passed a size limit to its codec: it runs, and says what the quote says."""
+    run = subprocess.run([sys.executable, str(PROTOCOL_MD.parent / "example_exchange.py")], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    printed = {json.loads(text)["type"] for text in re.findall(r"^\w+ (?:->|<-) (\{.*\})$", run.stdout, re.M)}
+    quoted = {json.loads(text)["type"]
+              for text in re.findall(r"^\w+ (?:->|<-) (\{.*\})$", PROTOCOL_MD.read_text(encoding="utf-8"), re.M)}
+    assert {"login", "welcome", "game_start", "move", "moved", "game_over"} <= printed <= quoted
+
+
 def test_the_reference_lists_every_message_and_error_code():
     text = PROTOCOL_MD.read_text(encoding="utf-8")
     for name in [*CLIENT_MESSAGES, *SERVER_MESSAGES, *ERROR_CODES]:

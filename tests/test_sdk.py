@@ -456,3 +456,17 @@ async def test_a_bot_whose_every_login_is_dropped_at_once_gives_up_after_its_att
         with pytest.raises(ConnectionError, match="gave up after 2 reconnection attempts"):
             await asyncio.wait_for(bot, 60)
     assert logins == 3
+
+
+def test_the_game_s_number_goes_only_to_a_server_that_takes_it():
+    """A server from before ``game_no`` refuses a move that carries it (an unknown field), so a bot of today lost
+    every game there on time: the number is sent only where ``welcome.features`` names it, as today's server does."""
+    from client.connection import Client as Connection
+    from client.play_loop import _game_no
+    from protocol.messages import FEATURES
+
+    room = {"game_no": 3}
+    today, older = Connection("ws://127.0.0.1:1/ws"), Connection("ws://127.0.0.1:1/ws")
+    today.welcome = {"type": "welcome", "features": list(FEATURES)}
+    older.welcome = {"type": "welcome"}  # (no features: every field it takes is the base protocol's)
+    assert _game_no(today, room) == {"game_no": 3} and _game_no(older, room) == {}

@@ -175,8 +175,8 @@ final class GameFeed {
     }
 
     /** A move names its game: one that crosses the game's end (a flag fell) is refused, not played in the next. */
-    private static void gameNo(Map<String, Object> move, CourseGame current) {
-        if (current.gameNo != null) {
+    private void gameNo(Map<String, Object> move, CourseGame current) {
+        if (current.gameNo != null && session.gameNumbers) {
             move.put("game_no", current.gameNo);
         }
     }

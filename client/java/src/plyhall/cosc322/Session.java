@@ -58,6 +58,8 @@ public final class Session {
 
     private volatile WebSocketLink link;
     private volatile boolean closed;
+    /** The server takes {@code game_no} on a move (its {@code welcome.features} says so). */
+    volatile boolean gameNumbers;
     private volatile boolean loggedIn;
     private volatile List<Room> rooms;
     private volatile Consumer<List<Room>> roomsListener;
@@ -411,6 +413,8 @@ public final class Session {
         nameInUse = 0;
         retryMs = 1000;
         resume = msg.get("resume") instanceof String ? (String) msg.get("resume") : null;
+        // an older server refuses a field it does not know (and every move with it): game_no only where it says so
+        gameNumbers = msg.get("features") instanceof List && ((List<?>) msg.get("features")).contains("game_no");
         List<?> held = msg.get("rooms") instanceof List ? (List<?>) msg.get("rooms") : new ArrayList<>();
         if (!first) {
             Log.info(name, "connected again");
