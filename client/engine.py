@@ -33,7 +33,7 @@ from protocol.games import IllegalMove, get_game
 from protocol.games.base import check_coords
 
 from .engine_process import EngineCrashed, EngineError, EngineLineTooLong, EngineProcess, EngineTimeout, split_command
-from .player import GameResult, NoMove, Player, Resign, Turn
+from .player import GameResult, NoMove, Player, Resign, StopPlaying, Turn
 
 PROTOCOL_VERSION = 1
 START_TIMEOUT = 60.0
@@ -44,6 +44,12 @@ MAX_ILLEGAL = 3
 """Illegal moves in a row in one turn after which the game is resigned."""
 MAX_CRASHED_GAMES = 3
 """Games in a row resigned because the engine crashed twice, after which the bot stops with an error."""
+
+
+class EngineBroken(EngineError, StopPlaying):
+    """The engine crashed in game after game: its game is resigned, then the bot stops with this error."""
+
+
 @dataclass
 class Identity:
     """What an engine said about itself in the handshake."""
@@ -182,8 +188,8 @@ class EnginePlayer(Player):
                 if self._crashes >= 2:
                     self._crashed_games += 1
                     if self._crashed_games >= MAX_CRASHED_GAMES:  # broken, not unlucky: it would resign for ever
-                        raise EngineError(f"the engine crashed twice in each of {self._crashed_games} games in a row; "
-                                          "the bot stops (mend the engine, then start the bot again)") from None
+                        raise EngineBroken(f"the engine crashed twice in each of {self._crashed_games} games in a "
+                                           "row; the bot stops (mend the engine, then start the bot again)") from None
                     self._start()
                     self._game = turn.room  # the game is over for it: no second restart in this game
                     raise Resign("the engine crashed twice in this game") from None

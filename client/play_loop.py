@@ -40,7 +40,7 @@ from .connection import (
     check_url,
     describe_connect_error,
 )
-from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, Turn
+from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, StopPlaying, Turn
 from .thinker import Thinker
 from .tournament import http_base
 
@@ -594,6 +594,10 @@ class PlayerRunner:
         except NoMove as exc:
             self.status(f"no move in {room_name}: {exc}")
             return
+        except StopPlaying:  # the player can play no more: its game is resigned, not left to the opponent's wait
+            if not self._moved_on(client, room_name, room, seq):
+                await client.send({"type": "resign", "room": room_name, **_game_no(client, room)})
+            raise
         game = room["game"]
         form = game.format_move(move, client.coords) if game.is_move(move) else move
         # the game's number: a move that crosses the game's end (its clock ran out) is refused, not played in the next

@@ -48,6 +48,12 @@ class NoMove(Exception):  # noqa: N818 - it is an instruction, not an error
     time if nothing else comes (an engine that did not answer in time). The message says why."""
 
 
+class StopPlaying(Exception):  # noqa: N818 - it is an instruction, not an error
+    """Raised by :meth:`Player.choose` when the player can play no more (an engine that crashes in every game): the
+    game is resigned, rather than left to the opponent's wait for a player who never comes back, and the bot then
+    stops with this error."""
+
+
 class Player:
     """Subclass and write :meth:`choose`; everything else is done for you."""
 

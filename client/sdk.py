@@ -44,8 +44,8 @@ from .connection import (
     check_url,
 )
 from .play_loop import CannotPlay, RunOptions, run, run_player
-from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, Turn
+from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, StopPlaying, Turn
 
 __all__ = ["CannotPlay", "Client", "FunctionPlayer", "GameResult", "JSON", "MSGPACK", "NoMove", "NoServer", "Player",
-           "Resign", "RunOptions", "ServerError", "ServerURLError", "TakenOver", "TryLater", "Turn", "check_url",
-           "run", "run_player"]
+           "Resign", "RunOptions", "ServerError", "ServerURLError", "StopPlaying", "TakenOver", "TryLater", "Turn",
+           "check_url", "run", "run_player"]

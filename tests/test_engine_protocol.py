@@ -303,3 +303,20 @@ def test_the_docs_position_block_is_what_the_driver_sends() -> None:
     now = Turn(game=game, state=game.start("4"), seat=1, room="r", players=["ann", "bob"], moves=["4"],
                time_left=29.874, per_move=30.0, increment=0.0)
     assert shown == [*player.position(now), "go"]
+
+
+def test_a_bot_whose_engine_crashes_in_every_game_resigns_the_last_before_it_stops(server: int) -> None:
+    """It stopped in its third game without a word to the server, and its opponent waited out the grace period (30
+    s by default) for a player who would never come back: it resigns that game, then stops with the error. The
+    opponent's room is a series, so the three games are one room's; its clock is long, so no flag decides them."""
+    game = ["--game", "connect4", "--series", "3", "--per-move", "600"]  # (whichever bot makes the room)
+    opponent = bot(server, "witness", "breaks", *game, "--games", "3", "--level", "random")
+    broken = plyhall("bot", "--name", "breaker", "--room", "breaks", "--games", "3", "--url",
+                     f"ws://127.0.0.1:{server}/ws", *game, "--engine", " ".join(fake("--crash-at-move", "0")))
+    out, err = broken.communicate(timeout=240)
+    assert broken.returncode == 1 and "crashed twice in each of 3 games in a row; the bot stops" in out + err
+    out_witness, _ = opponent.communicate(timeout=60)  # its third game ended at once: it played all three
+    assert opponent.returncode == 0, out_witness
+    status, games = http_json(server, "/api/games?limit=200")
+    reasons = [g["reason"] for g in games["games"] if g["room"] == "breaks"]
+    assert len(reasons) == 3 and all("resigned" in reason for reason in reasons), reasons
