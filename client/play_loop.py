@@ -128,6 +128,7 @@ class PlayerRunner:
         self._failures = 0  # failed attempts in a row: since the last session that got somewhere
         self._logged_in_at: float | None = None  # when the session now running logged in (the loop's clock)
         self._answers: dict[str, Answer] = {}  # room -> the move chosen for its position now, and where it went
+        self._alone_in: set[str] = set()  # rooms where the bot holds a seat and waits for a second player
 
     def status(self, text: str) -> None:
         """Say what the bot is doing, once per change (to ``on_status`` and the log)."""
@@ -242,8 +243,20 @@ class PlayerRunner:
                 if exc.code == "cluster_unavailable":
                     raise TryLater(f"the server says: {exc.message}", CLUSTER_RETRY) from None
                 raise
+            except asyncio.CancelledError:  # stopped (Ctrl-C): a seat where nobody came yet is given back at once,
+                await self._leave_empty_rooms(client)  # not kept for the grace period against the bot's return
+                raise
         finally:
             await client.close()
+
+    async def _leave_empty_rooms(self, client: Client) -> None:
+        """Leave the rooms where the bot waits alone (a second, then it gives up: the seat is kept as before)."""
+        try:
+            async with asyncio.timeout(1.0):
+                for room in sorted(self._alone_in):
+                    await client.send({"type": "leave", "room": room})
+        except (TimeoutError, OSError, ConnectionError, ConnectionClosed):
+            pass
 
     async def _play(self, client: Client, welcome: dict[str, Any]) -> None:
         """Find the next game if the bot has none, then follow what the server sends until the bot is done."""
@@ -368,6 +381,7 @@ class PlayerRunner:
     async def _joined(self, joined: dict[str, Any]) -> None:
         seats = joined["settings"]["seats"]
         if joined["seat"] is not None and None in seats:
+            self._alone_in.add(joined["room"])
             self.status(f"waiting in {joined['room']} for a second player ({self._plan()})")
 
     async def _on_message(self, client: Client, msg: dict[str, Any]) -> None:
@@ -405,6 +419,7 @@ class PlayerRunner:
                              f"start it with --game {msg['game']}")
         game = get_game(msg["game"])
         self._next_game_in.discard(msg["room"])
+        self._alone_in.discard(msg["room"])
         self.rooms[msg["room"]] = {
             "game": game, "state": game.decode_state(msg["state"], client.coords), "seat": msg["seat"],
             "players": msg["players"], "clocks": msg["clocks"], "moves": list(msg["moves"]),

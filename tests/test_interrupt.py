@@ -146,3 +146,27 @@ class _Silent:
 
     async def send(self, data: bytes) -> None:
         pass
+
+
+def test_a_bot_stopped_while_it_waits_alone_in_a_room_gives_its_seat_back(tmp_path: Path):
+    """Ctrl-C on ``plyhall bot --room R`` while nobody had come yet kept its seat for the grace period, so the same
+    command run again was refused ("still held by a seat kept for the connection that just went away"): the seat
+    is given back as it stops, and the command runs again at once."""
+    import signal
+
+    from tests.helpers import http_json, plyhall, read_until, running_server, stop
+
+    with running_server(tmp_path) as port:
+        command = ("bot", "--game", "connect4", "--name", "ci", "--room", "Lonely Room", "--games", "1",
+                   "--level", "random", "--url", f"ws://127.0.0.1:{port}/ws")
+        first = plyhall(*command)
+        read_until(first, "waiting in Lonely Room for a second player")
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=60) == 130
+        status, listing = http_json(port, "/api/rooms")
+        assert status == 200 and listing["rooms"] == [], listing  # the room closed with its only member gone
+        again = plyhall(*command)
+        try:
+            read_until(again, "waiting in Lonely Room for a second player")
+        finally:
+            stop(again)
