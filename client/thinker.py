@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import multiprocessing
+import pickle
 import signal
 import time
 import traceback
@@ -21,6 +22,10 @@ def _make(player: Player | Callable[[], Player]) -> Player:
 
 GRACE = 2.0
 """Seconds past the end of its clock a player thinking in a process is waited for before it is given up on."""
+ENDED = ("the bot's thinking process ended before it answered (its error, if any, is printed above); a script "
+         'that calls run() must call it under `if __name__ == "__main__":`, since that process imports the script '
+         "again (docs/BOTS.md)")
+"""What a bot says when its thinking process is gone: most often a script without the ``__main__`` guard."""
 WARM_UP = "warm-up"
 """What the thinking process is sent to warm its player up (instead of a Turn)."""
 
@@ -77,11 +82,20 @@ class Thinker:
         self._channel, child = context.Pipe()
         self._process = context.Process(target=_worker_main, args=(child, self.player), daemon=True,
                                         name="plyhall-thinker")
-        self._process.start()
-        child.close()
+        try:
+            self._process.start()  # (which pickles the player, to send it)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise TypeError(f"the player cannot be sent to its thinking process ({exc}): make it a function or a "
+                            "class defined at the top of a module, holding no lock, file or connection, or run it "
+                            'with think="thread" (docs/BOTS.md)') from exc
+        finally:
+            child.close()
 
     def _ask(self, turn: Turn | GameResult | str, timeout: float | None = None) -> Any:
-        self._channel.send(turn)
+        try:
+            self._channel.send(turn)
+        except (BrokenPipeError, ConnectionResetError):
+            raise RuntimeError(ENDED) from None
         if timeout is not None and not self._channel.poll(timeout):
             # the player never answers in time (an agent stuck in a loop): its process is replaced, the move lost
             self._stop_process()
@@ -89,8 +103,8 @@ class Thinker:
             raise NoMove(f"the player did not answer within {timeout:.1f} s; its process was started again")
         try:
             kind, value = self._channel.recv()
-        except EOFError:
-            raise RuntimeError("the thinking process ended") from None
+        except (EOFError, ConnectionResetError):
+            raise RuntimeError(ENDED) from None
         if kind == "error":
             raise RuntimeError(f"the bot failed while thinking:\n{value}")
         if kind == "raise":

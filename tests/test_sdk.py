@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import subprocess
@@ -470,3 +471,23 @@ def test_the_game_s_number_goes_only_to_a_server_that_takes_it():
     today.welcome = {"type": "welcome", "features": list(FEATURES)}
     older.welcome = {"type": "welcome"}  # (no features: every field it takes is the base protocol's)
     assert _game_no(today, room) == {"game_no": 3} and _game_no(older, room) == {}
+
+
+@pytest.mark.parametrize(("script", "said"), [
+    ('from client.sdk import run\n\ndef choose(turn):\n    return None\n\n'
+     'run(choose, name="noguard", game="connect4", url="ws://127.0.0.1:9/ws")\n',
+     'a script that calls run() must call it under `if __name__ == "__main__":`'),
+    ('from client.sdk import run\n\nif __name__ == "__main__":\n'
+     '    run(lambda turn: None, name="lam", game="connect4", url="ws://127.0.0.1:9/ws")\n',
+     'the player cannot be sent to its thinking process'),
+])
+def test_a_script_s_usual_mistakes_end_in_a_line_that_says_what_to_do(tmp_path, script: str, said: str):
+    """A script without the ``__main__`` guard ended in ``ConnectionResetError: Connection reset by peer`` (read as a
+    network fault), and a lambda player in a raw ``PicklingError``: each ends in a line that says what to change."""
+    from pathlib import Path
+
+    (tmp_path / "mybot.py").write_text(script, encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "mybot.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode != 0 and said in done.stderr.strip().splitlines()[-1], done.stderr[-1500:]
