@@ -46,6 +46,12 @@ MAX_CRASHED_GAMES = 3
 """Games in a row resigned because the engine crashed twice, after which the bot stops with an error."""
 
 
+def _game_key(record: str | None, room: str) -> str:
+    """Which game a turn or a result is of: its record id (a room plays game after game; a server that starts again
+    on another database plays a new game in a room of the same name), else its room."""
+    return record if record is not None else f"room:{room}"
+
+
 class EngineBroken(EngineError, StopPlaying):
     """The engine crashed in game after game: its game is resigned, then the bot stops with this error."""
 
@@ -127,7 +133,8 @@ class EnginePlayer(Player):
         self.identity = Identity()
         self.warms_up = "the engine"
         self._process: EngineProcess | None = None
-        self._game: str | None = None  # the room of the game the engine was told about
+        self._told: str | None = None  # the game (record, else room) the running engine was told of by newgame
+        self._crash_game: str | None = None  # the game whose crashes _crashes counts
         self._crashes = 0  # crashes in the current game
         self._crashed_games = 0  # games in a row resigned because the engine crashed twice
         self._closed = False  # the bot is stopping: no engine is started again
@@ -141,7 +148,7 @@ class EnginePlayer(Player):
         if self._closed:
             raise EngineError("the bot is stopping: the engine is not started again")
         self._process = EngineProcess(self.argv, self.say)
-        self._game = None
+        self._told = None  # a fresh engine knows no game
         try:
             self.identity = handshake(self._process, self.start_timeout)
             games = self.identity.games
@@ -175,8 +182,9 @@ class EnginePlayer(Player):
         """The engine's move for ``turn``, checked against the rules (an illegal one is sent back to it)."""
         if self._process is None:
             self._start()
-        if self._game != turn.room:
-            self._crashes = 0
+        game = _game_key(turn.record, turn.room)
+        if self._crash_game != game:
+            self._crash_game, self._crashes = game, 0
         while True:
             try:
                 move = self._play_turn(turn)
@@ -191,27 +199,25 @@ class EnginePlayer(Player):
                         raise EngineBroken(f"the engine crashed twice in each of {self._crashed_games} games in a "
                                            "row; the bot stops (mend the engine, then start the bot again)") from None
                     self._start()
-                    self._game = turn.room  # the game is over for it: no second restart in this game
                     raise Resign("the engine crashed twice in this game") from None
                 self._start()
             except EngineTimeout:
                 self.say("the engine did not answer before its clock ran out; it loses on time, and is restarted")
                 self._start()
-                self._game = turn.room
                 raise NoMove("the engine did not answer in time") from None
             except EngineLineTooLong as exc:
                 self.say(f"{exc}; its game is resigned, and it is restarted")
                 self._start()
-                self._game = turn.room
                 raise Resign(str(exc)) from None
 
     def _play_turn(self, turn: Turn) -> Any:
         process = self._process
         assert process is not None
-        if self._game != turn.room:
+        game = _game_key(turn.record, turn.room)
+        if self._told != game:  # a new game, or an engine started again (after a crash: it knows no game)
             names = " ".join(turn.players)
             process.send(f"newgame {turn.game.id} {turn.seat} {names}")
-            self._game = turn.room
+            self._told = game
         deadline = None if turn.time_left is None else time.monotonic() + turn.time_left + self.grace
         for stale in process.drain():  # an answer to an earlier turn must not be taken for this one's
             process.relay(f"engine: ignoring {stale.strip()!r}, written before this turn's 'go'")
@@ -286,8 +292,8 @@ class EnginePlayer(Player):
 
     def game_over(self, result: GameResult) -> None:
         """Tell the engine the result (``result win|loss|draw|aborted REASON``)."""
-        if self._process is None or self._game != result.room:
-            return
+        if self._process is None or self._told != _game_key(result.record, result.room):
+            return  # a game this engine was never told of (it was started again since): no result for it
         if not result.played:
             word = "aborted"
         else:
@@ -297,5 +303,5 @@ class EnginePlayer(Player):
         except EngineCrashed as exc:
             self.say(f"engine crashed: {exc}; it is restarted for the next game")
             self._stop_engine()
-        self._game = None
+        self._told = None
         self._crashes = 0

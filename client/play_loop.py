@@ -593,7 +593,7 @@ class PlayerRunner:
         turn = Turn(
             game=room["game"], state=room["state"], seat=seat, room=room_name, players=room["players"],
             moves=list(room["moves"]), time_left=time_left,
-            per_move=control.get("per_move"), increment=control.get("increment", 0.0),
+            per_move=control.get("per_move"), increment=control.get("increment", 0.0), record=room["record"],
         )
         seq = len(room["moves"])
         assert self.thinker is not None

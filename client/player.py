@@ -23,6 +23,7 @@ class Turn:
     time_left: float | None
     per_move: float | None
     increment: float
+    record: str | None = None  # the game's record id (a room plays game after game, each its own record)
     _legal: list[Any] | None = field(default=None, repr=False)
 
     @property

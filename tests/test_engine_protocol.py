@@ -156,6 +156,33 @@ def test_a_hanging_engine_loses_on_time_and_is_replaced(said: list[str]) -> None
         player.close()
 
 
+def test_each_game_is_told_by_its_record_and_a_restarted_engine_gets_no_old_result(tmp_path: Path,
+                                                                                      said: list[str]) -> None:
+    """Games were told apart by their room: an engine started again after a timeout was sent the ``result`` of a game
+    it never saw, and a room's next game after a server that started again on another database (a new record, no
+    game_over) got no ``newgame``. Now: ``newgame`` for each record the running engine has not been told of, and a
+    result only for the game it was told of."""
+    log = tmp_path / "engine.log"
+    player = EnginePlayer(fake("--log", str(log), "--hang-at-move", "1"), "connect4", say=said.append, grace=0.2)
+
+    def of(record: str, *moves: str, time_left: float | None = None) -> Turn:
+        made = turn(moves=moves, room="r", time_left=time_left)
+        made.record = record
+        return made
+
+    try:
+        assert player.choose(of("g1"))
+        with pytest.raises(NoMove):  # hangs: restarted
+            player.choose(of("g1", "4", time_left=0.1))
+        player.game_over(GameResult("r", 1, 0, "bob ran out of time", ["ann", "bob"], "g1"))  # not the new one's
+        assert player.choose(of("g2"))  # the room's next game
+        assert player.choose(of("g3"))  # the same room after a server started on another database
+    finally:
+        player.close()
+    told = [line.split()[0] for line in sent(log) if line.split()[0] in ("newgame", "result")]
+    assert told == ["newgame", "newgame", "newgame"], told
+
+
 def test_an_engine_that_stops_reading_loses_on_time_and_never_blocks_the_bot(said: list[str]) -> None:
     """An engine that no longer reads its input, sent positions bigger than a pipe holds (Amazons with its legal
     moves as cosc322 JSON: about 90 KB): the driver waits only for its clock, and stopping it waits for nothing."""
