@@ -499,6 +499,25 @@ def test_game_client_main_lists_the_rooms_of_the_server(jar: Path, live: int):
         in usage.stderr
 
 
+def test_a_spectator_of_a_room_that_is_not_there_is_told_the_rooms_that_are(jar: Path, live: int):
+    """"there is no room Nowhere Lake to watch; rooms now: [[Room: Nowhere Lake, ...new]" named the very room that is
+    not there (the course's room list adds the rooms a player's join would make): only the server's rooms now."""
+    async def one_room() -> None:
+        owner = await login(f"ws://127.0.0.1:{live}/ws", "watch-owner")
+        await owner.request({"type": "create_room", "game": "amazons", "name": "Watched Lake", "grace": 60})
+        await owner.request({"type": "join", "room": "Watched Lake", "seat": 0})
+        done = subprocess.run([JAVA, "-Djava.awt.headless=true", "-cp", str(jar), "ygraph.ai.smartfox.games.Spectator",
+                               "watcher"], capture_output=True, text=True, timeout=60,
+                              env=environment(live, PLYHALL_ROOM="Nowhere Lake"))
+        await owner.close()
+        assert done.returncode == 1, done.stdout + done.stderr
+        line = next(line for line in done.stderr.splitlines() if "to watch" in line)
+        assert "there is no room Nowhere Lake to watch; rooms now: " in line and "Watched Lake" in line
+        assert "Nowhere Lake" not in line.split("rooms now: ")[1] and "new" not in line, line
+
+    asyncio.run(one_room())
+
+
 @needs_javac
 def test_a_course_bot_says_whether_the_host_is_unknown_or_refused_the_connection(jar: Path, bots: Path, spawn):
     """The words of ``plyhall bot``: "(unknown host)" for a name no DNS knows, "(connection refused)" for a port

@@ -236,3 +236,32 @@ def test_every_command_that_reads_the_database_honours_plyhall_db(tmp_path, comm
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, (out, err)
     assert str(db) in err and "plyhall.db" not in err.replace(str(db), ""), err
+
+
+def test_a_url_written_with_a_slash_after_ws_reaches_the_endpoint(live):
+    """``ws://HOST:PORT/ws/`` (as a URL is often written) got a bare "HTTP 404", from plyhall bot and the COSC 322
+    library alike: the server takes ``/ws/`` for its endpoint too."""
+    proc = plyhall("bot", "--game", "connect4", "--name", "slash", "--url", f"ws://127.0.0.1:{live}/ws/")
+    try:
+        read_until(proc, "waiting for an opponent")
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--engine", "x", "--engine-start-timeout", "nan"], "--engine-start-timeout must be a positive number"),
+    (["--engine", "x", "--engine-start-timeout", "inf"], "--engine-start-timeout must be a positive number"),
+    (["--tournament", "cup", "--room", "R"], "--tournament cannot go with --room"),
+])
+def test_plyhall_bot_refuses_flags_it_would_quietly_get_wrong(flags: list[str], said: str):
+    """``--engine-start-timeout nan`` was taken, and an engine that never said ready then hung the bot for ever;
+    ``--tournament T --room R`` dropped --room without a word."""
+    import argparse
+
+    from client.runner import bot
+    from plyhall.commands import bot as bot_command
+
+    parser = argparse.ArgumentParser()
+    bot_command.register(parser.add_subparsers())
+    args = parser.parse_args(["bot", "--game", "connect4", "--name", "x", *flags])
+    assert (bot._usage_problem(args) or "").startswith(said)

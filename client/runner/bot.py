@@ -8,6 +8,7 @@ game (on the same time control and series length), or keeps it waiting until one
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from typing import Any
@@ -145,8 +146,10 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
         return "--agent names the function of a --kaggle agent file: give --kaggle FILE too"
     if args.kaggle is not None and args.game != "connect4":
         return "a Kaggle ConnectX agent plays connect4: give --game connect4"
-    if args.engine_start_timeout <= 0:
-        return "--engine-start-timeout must be positive"
+    if not 0 < args.engine_start_timeout < math.inf:  # (nan too: an engine that never said ready hung the bot)
+        return "--engine-start-timeout must be a positive number of seconds"
+    if args.tournament is not None and args.room is not None:
+        return "--tournament cannot go with --room: the tournament seats its entrants in its own rooms"
     if args.ladder:
         clash = [flag for flag, value in (("--room", args.room), ("--tournament", args.tournament),
                                           ("--per-move", args.per_move)) if value is not None]

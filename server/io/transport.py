@@ -168,14 +168,17 @@ def _within(address: str, networks: Sequence[Network]) -> bool:
 
 
 WEBSOCKET_PATH = "/ws"
-"""The WebSocket endpoint: every other path is plain HTTP."""
+"""The WebSocket endpoint (``/ws/`` too, as a URL is often written): every other path is plain HTTP."""
+
+
+def _at_endpoint(request: Request) -> bool:
+    return request.path.split("?", 1)[0] in (WEBSOCKET_PATH, WEBSOCKET_PATH + "/")
 
 
 def is_upgrade(request: Request) -> bool:
     """True for a WebSocket opening handshake to the endpoint (as opposed to a plain HTTP request, even one that
     asks for an upgrade elsewhere)."""
-    return request.path.split("?", 1)[0] == WEBSOCKET_PATH and \
-        "websocket" in request.headers.get("Upgrade", "").lower()
+    return _at_endpoint(request) and "websocket" in request.headers.get("Upgrade", "").lower()
 
 
 def select_subprotocol(connection: ServerConnection, offered: Sequence[str]) -> str | None:
@@ -199,7 +202,7 @@ def endpoint_misuse(request: Request) -> Response | None:
     or the endpoint without one (426); None for any other request."""
     if "websocket" in request.headers.get("Upgrade", "").lower():
         return json_response(404, {"error": "the WebSocket endpoint is /ws"})
-    if request.path.split("?", 1)[0] == WEBSOCKET_PATH:
+    if _at_endpoint(request):
         return text_response(426, "this is the WebSocket endpoint: connect with a WebSocket client (ws://HOST:PORT/ws);"
                              " the web page is at /\n")
     return None

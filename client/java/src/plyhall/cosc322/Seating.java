@@ -1,5 +1,6 @@
 package plyhall.cosc322;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,9 +88,20 @@ final class Seating {
         }
     }
 
+    /** The names of the rooms the server has (the course's list adds rooms a player's join would create). */
+    private String watchable() {
+        List<String> names = new ArrayList<>();
+        for (Object room : session.getRoomList()) {
+            if (room instanceof CourseRoom && ((CourseRoom) room).exists()) {
+                names.add(((CourseRoom) room).getName());
+            }
+        }
+        return names.isEmpty() ? "none yet" : String.join(", ", names);
+    }
+
     private void autoJoin() {
         if (session.spectator && session.settings.room == null) {
-            session.fail("set PLYHALL_ROOM to the room to watch; rooms now: " + session.getRoomList());
+            session.fail("set PLYHALL_ROOM to the room to watch; rooms now: " + watchable());
             return;
         }
         go(session.settings.room);
@@ -256,7 +268,7 @@ final class Seating {
         if (code.equals("no_such_room") && !session.spectator) {
             create(room);
         } else if (code.equals("no_such_room")) {
-            session.fail("there is no room " + room + " to watch; rooms now: " + session.getRoomList());
+            session.fail("there is no room " + room + " to watch; rooms now: " + watchable());
         } else if (code.equals("game_not_running") && attempt < FINISHED_ROOM_TRIES) {
             if (attempt == 0) {
                 Log.info(session.name, room + " has played its games; waiting for it to close to set it up again");
