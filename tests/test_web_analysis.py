@@ -220,3 +220,37 @@ def test_odd_addresses_and_stepping_leave_the_replay_whole_and_still(own_server,
           && item.bottom <= list.bottom + 1;
     }""", shown)
     assert inside, "the move shown is outside the move strip"
+
+
+def test_flipping_the_board_keeps_the_engine_s_best_move_outlined(own_server, open_page):  # noqa: F811
+    """Amazons' board turns half a turn ("Flip the board"), and rebuilt its squares without the engine's best move:
+    its outline was gone until the next step, while the words still named it."""
+    port = own_server("--analyse-finished", "--analysis-nodes", "5000")
+
+    async def play(players: list[Client]) -> dict[str, Any]:
+        return await play_out(players, "Flips", random.Random(3))
+
+    async def run() -> str:
+        url = f"ws://127.0.0.1:{port}/ws"
+        ann, bob = await sdk_login(url, "ann-flips"), await sdk_login(url, "bob-flips")
+        await ann.request({"type": "create_room", "game": "amazons", "name": "Flips"})
+        await ann.request({"type": "join", "room": "Flips", "seat": 0})
+        await bob.request({"type": "join", "room": "Flips"})
+        over = await play([ann, bob])
+        await ann.close()
+        await bob.close()
+        return over["record"]
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        record = pool.submit(asyncio.run, run()).result()
+    page = open_page("flipper", width=1280, height=800)
+    page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/10")
+    expect(page.locator(".eval-graph svg.eval")).to_be_visible(timeout=120_000)
+    best = page.locator(".sq.best")
+    expect(best.first).to_be_visible()  # the queen's square, where it goes and where its arrow lands
+    outlined = sorted(best.evaluate_all("squares => squares.map((square) => square.dataset.sq)"))
+    assert len(outlined) >= 2, outlined
+    page.get_by_role("button", name="Flip the board").click()
+    expect(page.get_by_role("button", name="Flip the board")).to_have_attribute("aria-pressed", "true")
+    expect(best).to_have_count(len(outlined))
+    assert sorted(best.evaluate_all("squares => squares.map((square) => square.dataset.sq)")) == outlined
