@@ -167,6 +167,31 @@ def test_a_round_robin_of_course_bots_each_in_one_process(jar: Path, bots: Path,
     assert "6 of 6 games played" in organiser.out.read_text()
 
 
+@needs_javac
+def test_course_bots_run_without_settings_play_every_game_they_are_seated_in(  # noqa: F811
+        jar: Path, bots: Path, server: int, spawn):  # noqa: F811
+    """A student who runs a bot as the guide's three commands do (no PLYHALL_TOURNAMENT, no PLYHALL_GAMES) into a
+    running event: it played one game and stopped, while the server had already started its next, which it lost on
+    time as a game played. The bot the server seats plays every game of the event, then stops."""
+    argv = [sys.executable, "-m", "plyhall", "tournament", "run", "--url", f"ws://127.0.0.1:{server}/ws",
+            "--secret", ORGANISER, "--name", "plain", "--game", "amazons", "--format", "round-robin",
+            "--players", "pia,quin", "--games-per-pairing", "3", "--time-control", "5", "--time-margin", "500",
+            "--grace", "20"]
+    organiser = spawn("organiser", argv, environment(server), cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while "running" not in organiser.out.read_text():  # the event runs before the students start their bots
+        assert organiser.proc.poll() is None and time.monotonic() < deadline, organiser.err.read_text()
+        time.sleep(0.05)
+    runs = {name: java_bot(spawn, [jar, bots], "COSC322Test", name, server) for name in ("pia", "quin")}
+    assert organiser.wait(EVENT_TIMEOUT)[0] == 0, organiser.out.read_text() + organiser.err.read_text()
+    for run in runs.values():
+        code, _, err = run.wait(60)
+        assert code == 0 and "the bot plays every game of it" in err and "the tournament plain is finished" in err, err
+    status, games = http_json(server, "/api/games?tournament=plain&status=all")
+    assert status == 200 and len(games["games"]) == 3, games
+    assert all("time" not in game["reason"] and game["status"] == "finished" for game in games["games"]), games
+
+
 def entrant_runner(start, classpath: list[Path], port: int, name: str, main: str) -> Run:
     """``plyhall cosc322 entrant --tournament class --name NAME -- java ... NAME NAME-password``."""
     argv = [sys.executable, "-m", "plyhall", "cosc322", "entrant", "--tournament", "class", "--name", name,

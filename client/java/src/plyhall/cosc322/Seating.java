@@ -41,8 +41,10 @@ final class Seating {
     private boolean wasSeeking;
     private boolean idle;
     private int gamesDone;
-    /** The tournament this bot plays in (PLYHALL_TOURNAMENT), or null. */
-    final TournamentEntry entry;
+    /** The tournament this bot plays in (PLYHALL_TOURNAMENT, or the one the server seated it for), or null. */
+    TournamentEntry entry;
+    /** The entry was taken up when the server seated the bot (no PLYHALL_TOURNAMENT): it plays every game of it. */
+    private boolean adopted;
     /** The current room is a tournament game's: the server seated us there, and we stay. */
     private boolean tournamentRoom;
     /** Seated in a tournament game without PLYHALL_TOURNAMENT: said which variable to set (once). */
@@ -223,8 +225,8 @@ final class Seating {
     void seekWithdrawn(String message) {
         seeking = false;
         Log.warn(session.name, "the server says: " + message + ". It seats the bot in each of its tournament games: "
-                + "waiting for the next" + (entry == null ? ". To play every game of the event in this run, set "
-                + "PLYHALL_TOURNAMENT to the tournament's name" : ""));
+                + "waiting for the next" + (entry == null && session.settings.gamesSet ? ". To play every game of the "
+                + "event in this run, set PLYHALL_TOURNAMENT to the tournament's name" : ""));
     }
 
     private void cancelSeek() {
@@ -322,7 +324,17 @@ final class Seating {
     }
 
     private void tournamentSeat(String tournament, Map<?, ?> settings) {
-        if (entry == null && !saidVariable) {
+        if (entry == null && !session.settings.gamesSet) {
+            // an entrant the server seats: it plays every game of the event, as with PLYHALL_TOURNAMENT (stopping
+            // after one game left the next, already started, to be lost on time as a game played)
+            entry = new TournamentEntry(session, tournament);
+            adopted = true;
+            entry.watch();
+            Log.warn(session.name, "the server seated " + session.wireName + " in " + currentRoom + ", a game of the "
+                    + "tournament " + tournament + " (" + session.wireName + " is one of its entrants): the bot plays "
+                    + "every game of it, then stops (PLYHALL_TOURNAMENT=" + tournament + " says so from the start; "
+                    + "PLYHALL_GAMES=N stops after N games)");
+        } else if (entry == null && !saidVariable) {
             saidVariable = true;
             Log.warn(session.name, "the server seated " + session.wireName + " in " + currentRoom + ", a game of the "
                     + "tournament " + tournament + " (" + session.wireName + " is one of its entrants): the bot plays "
@@ -354,7 +366,7 @@ final class Seating {
     /** A game ended: end the program after the last game, else wait for the next one or find it. */
     void afterGame(Map<String, Object> over) {
         gamesDone++;
-        int wanted = session.settings.games;
+        int wanted = adopted ? 0 : session.settings.games;
         if (tournamentRoom) {
             afterTournamentGame(wanted);
             return;

@@ -54,6 +54,8 @@ public final class Settings {
     public final String tournament;
     /** Games to play before the library ends the program; 0 plays on (in a tournament: until it ends). */
     public final int games;
+    /** PLYHALL_GAMES (or plyhall.games) was set: else a bot the server seats in a tournament plays all of it. */
+    public final boolean gamesSet;
     /** Seconds per move for seeks and the rooms this library creates, or null for the server's default. */
     public final Double perMove;
     /** The board display: auto, window, console or off. */
@@ -72,6 +74,7 @@ public final class Settings {
         this.seek = seek;
         this.tournament = tournament;
         this.games = games;
+        this.gamesSet = lookup("games") != null;
         this.perMove = perMove;
         this.gui = gui;
         this.verbose = verbose;
