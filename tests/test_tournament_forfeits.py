@@ -9,6 +9,8 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from client.tournament import new_forfeits
 from server.core.outbox import HallOutbox
 from server.storage import SQLiteStorage
@@ -122,6 +124,31 @@ def test_an_entrant_that_disconnects_and_never_comes_back_forfeits_after_the_gra
     assert view["status"] == "finished"
     game = view["schedule"][0]
     assert game["status"] == "finished" and f"{gone} disconnected and did not come back in time" == game["reason"]
+
+
+@pytest.mark.parametrize(("per_move", "grace", "first_gap"), [(15, 60, 0.0), (30, 5, 0.01)])
+def test_a_game_whose_two_entrants_are_both_gone_is_aborted_and_played_again(per_move: int, grace: int,
+                                                                               first_gap: float):
+    """OPERATING.md: "if both are gone, the game is aborted and played again later". Both entrants' machine drops
+    mid-game: the side to move's clock ran out first (a short clock) and the other won, or the first grace to end
+    (a short grace; the two disconnects a moment apart) gave the other, just as gone, the win."""
+    desk = organiser_desk()
+    desk.login("ann")
+    desk.login("bob")
+    desk.send("org", {"type": "tournament_create", "name": "Both", "game": "connect4", "format": "round-robin",
+                      "players": ["ann", "bob"], "games_per_pairing": 1, "grace": grace, "start": True,
+                      "time_control": {"per_move": per_move}})
+    room = next(r for r in desk.hall.rooms.values() if r.tournament == "both")
+    assert room.status == "playing"
+    desk.send(room.seats[room.game.to_move(room.state)], {"type": "move", "room": room.name, "move": "4"})
+    desk.disconnect("ann")
+    desk.tick(first_gap)
+    desk.disconnect("bob")
+    desk.tick(min(per_move, grace) + 1.0)
+    [ended] = [w.record for w in desk.writes if type(w).__name__ == "GameEnded"]
+    assert ended.status == "aborted" and ended.winner is None, (ended.status, ended.reason)
+    game = event(desk, "both")["schedule"][0]
+    assert game["status"] == "playing" and game["room"] != room.name  # opened again, for when they come back
 
 
 def test_two_absent_entrants_both_forfeit_and_a_lost_room_is_played_again():

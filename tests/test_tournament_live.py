@@ -19,6 +19,7 @@ import pytest
 from client.play_loop import PlayerRunner, RunOptions
 from client.player import FunctionPlayer
 from client.thinker import Thinker
+from protocol.messages import FEATURES
 from server.core.env import Env
 from server.core.hall import Hall
 from server.storage import SQLiteStorage
@@ -648,6 +649,7 @@ class Relay:
     """A bot's connection driven by hand: what it sends goes to the hall as ``name``."""
 
     coords = "algebraic"
+    welcome: dict[str, Any] = {"type": "welcome", "features": list(FEATURES)}  # as today's server greets a client
 
     def __init__(self, desk: HallDriver, name: str) -> None:
         self.desk, self.name = desk, name

@@ -42,8 +42,7 @@ MAX_CHAT = 500
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Room(RoomState):
-    """A room and its transitions: built as its :class:`~server.core.room_state.RoomState` (name, settings, the
-    seats it keeps for whom)."""
+    """A room and its transitions, built as its :class:`~server.core.room_state.RoomState` (name, settings, seats)."""
 
     __slots__ = ()
 
@@ -328,7 +327,8 @@ class Room(RoomState):
         if self.status == PLAYING and self.clocks is not None and self.clocks.flagged(now):
             seat = self.clocks.running
             assert seat is not None
-            out.extend(self._finish(Outcome(1 - seat, words.ran_out_of_time(self.players, seat)), now))
+            out.extend(self.abort(now, "neither player was connected") if self._both_gone()  # played again later
+                       else self._finish(Outcome(1 - seat, words.ran_out_of_time(self.players, seat)), now))
         idle = self._idle_deadline() if self.status == PLAYING else None
         if idle is not None and now >= idle and self.idle is not None and self.clocks is not None:
             seat = self.clocks.running
@@ -342,7 +342,7 @@ class Room(RoomState):
             return out
         if self.status == PLAYING:
             seat = expired[0]
-            if len(expired) == 2:
+            if len(expired) == 2 or self._both_gone():  # (the other's grace not over yet: neither is back)
                 out.extend(self._finish(Outcome(None, "neither player came back"), now, status=GameStatus.ABORTED))
             else:
                 out.extend(self._finish(Outcome(1 - seat, words.disconnected(self.players, seat)), now))

@@ -200,6 +200,11 @@ class RoomState:
             return seat
         return None
 
+    def _both_gone(self) -> bool:
+        """A tournament game whose two entrants are both away: time decides nothing between them (the game is
+        aborted, and the event plays it again), where a flag or a grace would give one of two absent bots a win."""
+        return self.tournament is not None and len(self.away) == 2
+
     def _not_running(self, out: Outbox, name: str, game_no: int | None) -> bool:
         """Refuse (True) when no game runs, or game ``game_no`` is not the one running: a move or resignation sent as
         its game ended (a flag fell, the opponent resigned) is refused rather than played in the room's next game."""
