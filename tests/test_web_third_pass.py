@@ -497,3 +497,31 @@ def test_picks_made_survive_a_late_second_answer_of_legal_moves(own_server, open
         expect(page.locator('button.move[data-seq="1"], ol.moves li .mv').first).to_be_visible()
     finally:
         bob.close()
+
+
+def test_an_untimed_series_shows_no_clock_and_a_resign_question_ends_with_its_game(own_server, open_page):  # noqa: F811
+    """An untimed game showed a red "0.0" on the clock of the side to move, as if its time were out; and a "Yes,
+    resign" left standing when the opponent resigned game 1 of a series stood in game 2, where one click resigned
+    it."""
+    port = own_server()
+    base = f"http://127.0.0.1:{port}"
+    ann = open_page("ann-untimed", width=1280, height=800)
+    bob = open_page("bob-untimed", width=1280, height=800)
+    login(ann, base, "ann-untimed")
+    login(bob, base, "bob-untimed")
+    create_room(ann, "connect4", "Slow Pair", **{"Time control": "untimed", "Games in the series": "2"})
+    bob.goto(f"{base}/#/room/Slow%20Pair")
+    bob.get_by_role("button", name="Take this seat").first.click()
+    expect(ann.locator(".play .player .clock").first).to_be_attached()
+    for page in (ann, bob):
+        expect(page.get_by_role("button", name="Resign…")).to_be_visible()
+        clocks = page.locator(".play .player .clock")
+        assert [clocks.nth(i).text_content() for i in range(clocks.count())] == ["", ""]
+        expect(page.locator(".play .player .clock.low")).to_have_count(0)
+    ann.get_by_role("button", name="Resign…").click()
+    expect(ann.get_by_role("button", name="Yes, resign")).to_be_visible()
+    bob.get_by_role("button", name="Resign…").click()
+    bob.get_by_role("button", name="Yes, resign").click()
+    expect(ann.get_by_text("Game 2", exact=False).first).to_be_attached()
+    expect(ann.get_by_role("button", name="Resign…")).to_be_visible()  # game 2 asks again
+    expect(ann.get_by_role("button", name="Yes, resign")).to_have_count(0)

@@ -19,7 +19,8 @@ export function roomActions({ rerender, leave }) {
   const offer = h("div", { class: "offer" });
   const result = h("div", { class: "result" });
   const actions = h("div", { class: "actions" });
-  let confirmResign = false;
+  /** @type {number | null} the game whose resignation waits for "Yes, resign" (never the next game of a series) */
+  let confirmResign = null;
 
   /** @param {RoomModel} model */
   function buildOffer(model) {
@@ -54,13 +55,13 @@ export function roomActions({ rerender, leave }) {
     if (playing) {
       const offered = model.drawOffer === model.seat;
       actions.append(h("button", { type: "button", text: "Offer a draw", disabled: offered || model.drawOffer !== null, onclick: () => model.act("offer_draw").catch(() => {}) }));
-      if (confirmResign) {
+      if (confirmResign === model.gameNo) {
         actions.append(
-          h("button", { type: "button", class: "danger", text: "Yes, resign", onclick: () => { confirmResign = false; model.act("resign").catch(() => {}); } }),
-          h("button", { type: "button", text: "Keep playing", onclick: () => { confirmResign = false; rerender(); } }));
+          h("button", { type: "button", class: "danger", text: "Yes, resign", onclick: () => { confirmResign = null; model.act("resign").catch(() => {}); } }),
+          h("button", { type: "button", text: "Keep playing", onclick: () => { confirmResign = null; rerender(); } }));
       } else {
         actions.append(h("button", { type: "button", text: "Resign…", onclick: () => {
-          confirmResign = true;
+          confirmResign = model.gameNo;
           rerender();
           /** @type {HTMLElement} */ (actions.querySelector(".danger")).focus();
         } }));
@@ -80,7 +81,9 @@ export function roomActions({ rerender, leave }) {
     keyed(offer, `${model.status}|${model.drawOffer}|${model.isPlayer}|${model.seat}`, () => buildOffer(model));
     const shown = model.result && model.status !== "playing";
     keyed(result, shown ? JSON.stringify([model.result, model.seats, model.seat, model.role]) : "", () => buildResult(model));
-    keyed(actions, `${model.status}|${model.role}|${model.paused}|${model.drawOffer}|${confirmResign}`, () => buildActions(model));
+    if (model.status !== "playing") confirmResign = null; // a game ended: its question with it
+    keyed(actions, `${model.status}|${model.role}|${model.paused}|${model.drawOffer}|${confirmResign === model.gameNo}|${model.gameNo}`,
+      () => buildActions(model));
   }
 
   return { offer, result, actions, render };

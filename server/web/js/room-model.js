@@ -134,7 +134,7 @@ export class RoomModel extends EventTarget {
   /** Seconds left on each clock now (null for an untimed game). */
   clockNow() {
     const clocks = this.clocks;
-    if (!clocks || !clocks.left) return null;
+    if (!clocks || !clocks.left || clocks.left.every((left) => left === null)) return null; // untimed: no clock
     const elapsed = (performance.now() - this.clocksAt) / 1000;
     return clocks.left.map((left, seat) => (seat === clocks.running && !this.paused ? Math.max(0, left - elapsed) : left));
   }

@@ -68,7 +68,8 @@ export function playerBars(onTakeSeat) {
       bar.clock.classList.toggle("running", Boolean(model.clocks && model.clocks.running === seat && !model.paused));
       bar.clock.classList.toggle("low", clocks !== null && lowClock(clocks[seat]));
       const away = model.away.get(seat);
-      setText(bar.away, away ? `lost the connection: ${Math.max(0, Math.ceil((away.until - now) / 1000))} s to come back` : "");
+      // (once the time to come back is over, the seat is given up: nothing is left to count down)
+      setText(bar.away, away && away.until > now ? `lost the connection: ${Math.ceil((away.until - now) / 1000)} s to come back` : "");
     }
   }
 
