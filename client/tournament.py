@@ -366,8 +366,9 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     event = json.loads(fetch_event(args))
     print(describe_progress(event) + f" ({event['status']})")
-    for room in event.get("running", []):
-        print(f"  playing: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
+    for room in event.get("running", []):  # a room waits while an entrant has not come (or come back) yet
+        state = "playing" if room.get("status") == "playing" else "waiting for its players"
+        print(f"  {state}: {room['name']}: {room['seats'][0]} - {room['seats'][1]}")
     for line in new_forfeits(event, set()):
         print(f"  {line}")
     return 0

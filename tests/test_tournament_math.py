@@ -308,7 +308,7 @@ def test_text_and_csv_renderings():
     # right-aligned numeric columns end at the same place on every row
     assert len({line.index("W-D-L") + len("W-D-L") for line in lines[:1]} | {
         lines[k].index(row) + len(row) for k, row in ((1, "2-1-1"), (2, "1-2-1"), (3, "1-1-2"))}) == 1
-    assert lines[-1].startswith("6 of 8 games played, about ")
+    assert lines[-1].startswith("6 of 8 games done: 5 played, 1 forfeited, about ")  # (small_event has a forfeit)
     rows = list(csv.DictReader(io.StringIO(table.to_csv())))
     assert [r["name"] for r in rows] == ["beta", "alpha", "gamma"]
     assert rows[0]["points"] == "2.5" and rows[0]["sonneborn-berger"] == "4.0"

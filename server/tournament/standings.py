@@ -62,6 +62,7 @@ class Progress:
     done: int
     total: int
     seconds_left: float | None = None
+    forfeits: int = 0  # of the games done, those forfeited (no game played: an entrant never came, or left)
 
     @property
     def fraction(self) -> float:
@@ -70,7 +71,14 @@ class Progress:
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values."""
-        return {"done": self.done, "total": self.total, "fraction": self.fraction, "seconds_left": self.seconds_left}
+        return {"done": self.done, "total": self.total, "fraction": self.fraction, "seconds_left": self.seconds_left,
+                "forfeits": self.forfeits}
+
+    def words(self) -> str:
+        """``6 of 8 games played``, or with forfeits ``6 of 8 games done: 4 played, 2 forfeited``."""
+        if not self.forfeits:
+            return f"{self.done} of {self.total} games played"
+        return f"{self.done} of {self.total} games done: {self.done - self.forfeits} played, {self.forfeits} forfeited"
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,7 @@ class Standings:
         lines = ["  ".join(cell.ljust(widths[k]) if k in left else cell.rjust(widths[k])
                            for k, cell in enumerate(line)).rstrip() for line in [header, *body]]
         if self.progress is not None:
-            text = f"{self.progress.done} of {self.progress.total} games played"
+            text = self.progress.words()
             if self.progress.seconds_left is not None and self.progress.done < self.progress.total:
                 text += f", about {format_duration(self.progress.seconds_left)} left"
             lines.append(text)
@@ -198,10 +206,11 @@ def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (
     progress = None
     if total_games is not None:
         done = sum(1 for r in results if not r.is_bye)
+        forfeits = sum(1 for r in results if not r.is_bye and not r.is_played)
         durations = [r.duration for r in results if r.is_played and r.duration is not None]
         seconds = estimate_time_left(durations, total_games - done, concurrency, running_elapsed) if estimate \
             else None
-        progress = Progress(done, total_games, seconds)
+        progress = Progress(done, total_games, seconds, forfeits)
     return Standings(tuple(rows), crosstable, tiebreak, progress)
 
 

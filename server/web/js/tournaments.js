@@ -40,7 +40,9 @@ export function timeLeftText(secondsLeft, elapsed = 0) {
 /** "3 of 12 games played · about 4 min left"; `elapsed`: seconds since the server sent `progress`. */
 export function progressText(progress, elapsed = 0) {
   if (!progress) return "";
-  let text = `${progress.done} of ${progress.total} games played`;
+  let text = progress.forfeits
+    ? `${progress.done} of ${progress.total} games done: ${progress.done - progress.forfeits} played, ${progress.forfeits} forfeited`
+    : `${progress.done} of ${progress.total} games played`;
   if (progress.seconds_left && progress.done < progress.total) text += ` · ${timeLeftText(progress.seconds_left, elapsed)}`;
   return text;
 }
