@@ -525,3 +525,18 @@ def test_an_untimed_series_shows_no_clock_and_a_resign_question_ends_with_its_ga
     expect(ann.get_by_text("Game 2", exact=False).first).to_be_attached()
     expect(ann.get_by_role("button", name="Resign…")).to_be_visible()  # game 2 asks again
     expect(ann.get_by_role("button", name="Yes, resign")).to_have_count(0)
+
+
+@pytest.mark.parametrize("game", ["connect4", "quarto", "amazons"])
+def test_a_phone_held_sideways_gets_a_board_it_can_play_on(own_server, open_page, game: str):  # noqa: F811
+    """At 844×390 (a phone held sideways) the board fitted the height left over by the bars and shrank to a sliver:
+    about 60 px in Connect Four, 54 px in Amazons, 34 px in Quarto with 2 px pieces. It keeps a size to play on, and
+    the page scrolls."""
+    port = own_server("--house-bots", "1")
+    page = open_page(f"side-{game}", width=844, height=390)
+    login(page, f"http://127.0.0.1:{port}", f"side-{game}")
+    play_a_house_bot(page, game, "random")
+    board = page.locator(".play .board")
+    expect(board).to_be_visible()
+    box = drawn_box(board)
+    assert box["width"] >= 250, f"a {box['width']:.0f} px board"
