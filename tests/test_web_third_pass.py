@@ -540,3 +540,19 @@ def test_a_phone_held_sideways_gets_a_board_it_can_play_on(own_server, open_page
     expect(board).to_be_visible()
     box = drawn_box(board)
     assert box["width"] >= 250, f"a {box['width']:.0f} px board"
+
+
+def test_a_long_room_name_without_spaces_wraps_on_a_phone(own_server, open_page):  # noqa: F811
+    """A 40-character room name with no space ("Saturday_Connect4_...") ran past a phone's screen: its title was cut
+    and the room page (409-1034 px) and the lobby's row (835 px) scrolled sideways at 390 px."""
+    port = own_server()
+    base = f"http://127.0.0.1:{port}"
+    page = open_page("long-name", width=390, height=844)
+    login(page, base, "long-name")
+    name = "Saturday_Connect4_Club_Final_Rounds_1234"
+    create_room(page, "connect4", name)
+    wide = "document.documentElement.scrollWidth"
+    assert page.evaluate(wide) <= 390, f"the room page is {page.evaluate(wide)} px wide"
+    page.goto(f"{base}/#/lobby")
+    expect(page.locator(f'.room-row[data-room="{name}"]')).to_be_visible()
+    assert page.evaluate(wide) <= 390, f"the lobby is {page.evaluate(wide)} px wide"

@@ -406,7 +406,8 @@ def _say_started(args: argparse.Namespace, server: Any, storage: Any) -> None:
     rooms, running = server.restored
     if rooms:
         print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
-              f"game{'' if running == 1 else 's'} (players have {args.grace:g} s to come back)", flush=True)
+              f"game{'' if running == 1 else 's'} (players have each room's grace to come back: {args.grace:g} s "
+              "unless the room or its tournament set another)", flush=True)
     if compiled.LAST is not None and compiled.LAST not in compiled.UNSAID:  # the plain default, or as asked
         print(f"plyhall: {compiled.LAST}", flush=True)
     node = f"node {args.node} of cluster {cluster_shown(args.cluster)}, " if args.cluster else ""
