@@ -332,3 +332,13 @@ def test_a_rated_game_needs_a_clock():
     assert made[0]["type"] == "room" and made[0]["room"]["time_control"] == {"untimed": True}
     seeking = desk.send("bob", {"type": "seek", "game": "connect4", **untimed})
     assert seeking[0]["type"] == "seeking" and seeking[0]["seek"]["rated"] is False
+
+
+def test_an_anchor_s_rating_in_game_over_is_a_number_like_the_others(tmp_path):
+    """game_over.ratings gave an anchor's pinned rating as an integer (1200) beside the players' floats."""
+    storage = open_storage(str(tmp_path / "anchor.db"))
+    record = result(9, ("house-master-connect4", "ann"), winner=0, at=2000.0)
+    storage.apply([GameEnded(record)])
+    storage.close()
+    assert record.ratings is not None and [type(r[key]) for r in record.ratings for key in ("rating", "change")] == \
+        [float] * 4, record.ratings

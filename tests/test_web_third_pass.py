@@ -556,3 +556,10 @@ def test_a_long_room_name_without_spaces_wraps_on_a_phone(own_server, open_page)
     page.goto(f"{base}/#/lobby")
     expect(page.locator(f'.room-row[data-room="{name}"]')).to_be_visible()
     assert page.evaluate(wide) <= 390, f"the lobby is {page.evaluate(wide)} px wide"
+
+
+def test_an_empty_square_picked_for_a_queen_is_called_empty(own_server, open_page):  # noqa: F811
+    """Picking an empty square when a queen is asked for said "e5 holds an empty square"."""
+    with seated(own_server, open_page, "amazons", "Empty Pick", "erin-empty") as (page, _):
+        page.locator('.sq[data-sq="e5"]').click()
+        expect(page.locator(".play .notice")).to_have_text("e5 is empty: pick one of your own queens (black).")

@@ -104,8 +104,9 @@ def _event_json(row: Sequence[Any], name: str) -> dict[str, Any]:
 
 def rating_json(players: tuple[str, str], change: RatingChange) -> list[dict[str, Any]]:
     """Each seat's rating after a rated game, as ``game_over.ratings`` shows it."""
-    return [{"name": name, "rating": round(standing.rating.rating, 1), "deviation": round(standing.rating.deviation, 1),
-             "change": round(delta, 1), "provisional": standing.rating.deviation > PROVISIONAL_DEVIATION}
+    return [{"name": name, "rating": round(float(standing.rating.rating), 1),  # (an anchor's pinned one is an int)
+             "deviation": round(float(standing.rating.deviation), 1), "change": round(float(delta), 1),
+             "provisional": standing.rating.deviation > PROVISIONAL_DEVIATION}
             for name, standing, delta in zip(players, change.after, change.change, strict=True)]
 
 

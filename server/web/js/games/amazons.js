@@ -74,7 +74,8 @@ export default {
     const here = at(state.cells, square);
     if (tokens.length === 0) {
       if (here === state.toMove + 1) return `The queen on ${say(square)} has no move.`;
-      return `${say(square)} holds ${NAMES[here]}: pick one of your own queens (${this.seats[state.toMove].toLowerCase()}).`;
+      const what = here ? `holds ${NAMES[here]}` : "is empty"; // never "holds an empty square"
+      return `${say(square)} ${what}: pick one of your own queens (${this.seats[state.toMove].toLowerCase()}).`;
     }
     if (tokens.length === 1) {
       return `The queen on ${say(tokens[0])} cannot go to ${say(square)}: a queen moves in a straight line over empty squares.`;
