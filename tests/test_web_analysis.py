@@ -21,7 +21,7 @@ from client.sdk import Client
 from tests.helpers import login as sdk_login
 from tests.helpers import play_out
 from tests.test_analysis import a_blunder_game
-from tests.test_web import browser, open_page, own_server  # noqa: F401 - the browser tests' fixtures
+from tests.test_web import browser, open_page, own_server, record_an_amazons_game  # noqa: F401 - fixtures
 from tests.web_helpers import CHROMIUM
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
@@ -226,23 +226,7 @@ def test_flipping_the_board_keeps_the_engine_s_best_move_outlined(own_server, op
     """Amazons' board turns half a turn ("Flip the board"), and rebuilt its squares without the engine's best move:
     its outline was gone until the next step, while the words still named it."""
     port = own_server("--analyse-finished", "--analysis-nodes", "5000")
-
-    async def play(players: list[Client]) -> dict[str, Any]:
-        return await play_out(players, "Flips", random.Random(3))
-
-    async def run() -> str:
-        url = f"ws://127.0.0.1:{port}/ws"
-        ann, bob = await sdk_login(url, "ann-flips"), await sdk_login(url, "bob-flips")
-        await ann.request({"type": "create_room", "game": "amazons", "name": "Flips"})
-        await ann.request({"type": "join", "room": "Flips", "seat": 0})
-        await bob.request({"type": "join", "room": "Flips"})
-        over = await play([ann, bob])
-        await ann.close()
-        await bob.close()
-        return over["record"]
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        record = pool.submit(asyncio.run, run()).result()
+    record = record_an_amazons_game(port)
     page = open_page("flipper", width=1280, height=800)
     page.goto(f"http://127.0.0.1:{port}/#/replay/{record}/10")
     expect(page.locator(".eval-graph svg.eval")).to_be_visible(timeout=120_000)
