@@ -192,8 +192,8 @@ class RatedPlay:
             weight = min(weight, weight_within(left, ratings[1 - seat], ratings[seat]))
         return weight
 
-    def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float, record: str = "",
-              ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER), weight: float = 1.0) -> None:
+    def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float, record: str,
+              ratings: Sequence[tuple[float, float]], weight: float) -> None:
         """Game ``record`` between ``players`` (``ratings`` as :meth:`reason` had them) was rated at ``now`` with
         ``weight``: count it against their addresses' days, and each opponent's rating as moved by the most it could
         move it until :meth:`moved` says what it did."""
