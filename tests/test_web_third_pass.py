@@ -23,6 +23,7 @@ from playwright.sync_api import Page, expect
 from bots.engine.connect4.book import opening_table
 from protocol.games import GAMES
 from tests.helpers import login as sdk_login
+from tests.sdk_thread import SdkClient
 from tests.test_analysis import a_blunder_game
 from tests.test_web import browser, open_page, own_server, record_an_amazons_game  # noqa: F401 - fixtures
 from tests.test_web_analysis import record_game
@@ -563,3 +564,41 @@ def test_an_empty_square_picked_for_a_queen_is_called_empty(own_server, open_pag
     with seated(own_server, open_page, "amazons", "Empty Pick", "erin-empty") as (page, _):
         page.locator('.sq[data-sq="e5"]').click()
         expect(page.locator(".play .notice")).to_have_text("e5 is empty: pick one of your own queens (black).")
+
+
+def test_a_spectators_chat_and_a_left_series_stay_as_they_were_after_a_new_login(own_server, open_page):  # noqa: F811
+    """A spectator who changed coordinates from the menu (a new login) got an empty chat, and the lobby's "Your games"
+    went on listing a series its player had left, as a game of theirs."""
+    port = own_server()
+    base = f"http://127.0.0.1:{port}"
+    ann, bob = SdkClient(port, "ann-chat"), SdkClient(port, "bob-chat")
+    try:
+        ann.request({"type": "create_room", "game": "connect4", "name": "Talk"})
+        ann.request({"type": "join", "room": "Talk", "seat": 0})
+        bob.request({"type": "join", "room": "Talk", "seat": 1})
+        sam = open_page("sam-chat", width=1280, height=800)
+        login(sam, base, "sam-chat")
+        sam.goto(f"{base}/#/room/Talk")
+        ann.request({"type": "move", "room": "Talk", "move": "4"})
+        expect(sam.locator("ol.moves li .mv")).to_have_text(["4"])
+        ann.request({"type": "chat", "room": "Talk", "text": "good luck"})
+        expect(sam.locator(".chat-log")).to_contain_text("good luck")
+        sam.locator(".identity summary").click()
+        sam.get_by_label("Coordinates").select_option("matrix")
+        expect(sam.locator("ol.moves li .mv")).to_have_text(["3"])  # watching again, under the new login
+        bob.request({"type": "chat", "room": "Talk", "text": "thanks"})
+        expect(sam.locator(".chat-log li")).to_have_count(2)
+        expect(sam.locator(".chat-log")).to_contain_text("good luck")
+
+        # sam plays in a series of three and leaves during its first game: the series is not sam's any more
+        ann.request({"type": "create_room", "game": "connect4", "name": "Series", "games": 3})
+        ann.request({"type": "join", "room": "Series", "seat": 0})
+        sam.goto(f"{base}/#/room/Series")
+        sam.get_by_role("button", name="Take this seat").first.click()
+        sam.get_by_role("button", name="Leave (loses the game)").click()
+        expect(sam.locator("main h1")).to_have_text("Lobby")
+        expect(sam.locator(".rooms-section")).to_contain_text("Series")  # the listing has come
+        expect(sam.locator(".yours")).not_to_contain_text("Series")
+    finally:
+        ann.close()
+        bob.close()

@@ -236,8 +236,10 @@ export function mountLobby(main, app) {
   function renderYours() {
     const me = session.me.name;
     const seatedNames = new Set(store.seated().map((model) => model.name));
+    // a room you played in counts as yours once finished; before that only while you hold its seat (a series you
+    // left goes on listing you among its players)
     const mine = listed.filter((room) => seatedNames.has(room.name) || room.seats.includes(me)
-      || (room.players || []).includes(me));
+      || (room.status === "finished" && (room.players || []).includes(me)));
     const open = mine.filter((room) => room.status !== "finished");
     const finished = mine.filter((room) => room.status === "finished").reverse().slice(0, YOURS_FINISHED_SHOWN);
     // a room the store knows before the listing says so (just joined)

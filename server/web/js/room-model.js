@@ -387,6 +387,9 @@ export class RoomStore {
   constructor(session) {
     this.session = session;
     this.rooms = new Map();
+    /** @type {Map<string, {chat: {from: string, text: string}[], finished: any[]}>} what a watched room's page had shown
+     * before a new login (a change of coordinates, a claim), for the model its view joins again */
+    this.carried = new Map();
     session.on("*", (msg) => {
       if (!ROOM_MESSAGES.has(msg.type) || typeof msg.room !== "string") return;
       this.get(msg.room).handle(msg); // a room left stays (without a role) until the next login
@@ -398,12 +401,26 @@ export class RoomStore {
     session.addEventListener("welcome", (event) => {
       // a new login resends joined and game_start for the seats it holds; a room that was only
       // watched is joined again by its view
-      for (const name of [...this.rooms.keys()]) if (!event.detail.rooms.includes(name)) this.rooms.delete(name);
+      this.carried.clear();
+      for (const [name, model] of [...this.rooms]) {
+        if (event.detail.rooms.includes(name)) continue;
+        this.rooms.delete(name);
+        if (model.role) this.carried.set(name, { chat: model.chat, finished: model.finished });
+      }
     });
   }
 
   get(name) {
-    if (!this.rooms.has(name)) this.rooms.set(name, new RoomModel(name, this.session));
+    if (!this.rooms.has(name)) {
+      const model = new RoomModel(name, this.session);
+      const carried = this.carried.get(name);
+      if (carried) { // the chat and the games seen so far stay on the page of a room watched again
+        this.carried.delete(name);
+        model.chat = carried.chat;
+        model.finished = carried.finished;
+      }
+      this.rooms.set(name, model);
+    }
     return this.rooms.get(name);
   }
 
