@@ -216,7 +216,8 @@ def seated(room: str, seats: list[str | None]) -> dict[str, Any]:
 
 
 @_server("game_start", "A game starts, or its full state on joining, resuming or asking for the state while "
-         "it runs.", {**_GAME_FIELDS, **_POSITION_FIELDS}, {"paused": BOOL, "last_move": MAP})
+         "it runs.", {**_GAME_FIELDS, **_POSITION_FIELDS}, {"paused": BOOL, "last_move": MAP, "idle": NUM,
+                                                          "idle_left": NUM})
 def game_start(**fields: Any) -> dict[str, Any]:
     """A running game's full state (fields as the schema lists them)."""
     return {"type": "game_start", **fields}

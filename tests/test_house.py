@@ -135,9 +135,14 @@ def test_a_person_who_sits_on_a_move_against_a_house_bot_loses_and_the_room_ends
     assert too_many["code"] == "bad_option" and "at most 10 games" in too_many["message"]
     room = desk.send("ann", {"type": "create_room", "game": "connect4", "opponent": "random", "games": 10,
                              "time_control": {"per_move": 86400}, "options": {"first": 0}})[0]["room"]["name"]
-    bot_arrives(desk, room)
-    assert desk.last("ann", "game_start")["to_move"] == 0
-    desk.tick(59)
+    bot = bot_arrives(desk, room)
+    start = desk.last("ann", "game_start")
+    assert start["to_move"] == 0 and start["idle"] == 60 and start["idle_left"] == 60  # the limit, said to ann
+    assert "idle" not in desk.last(bot, "game_start")  # (only the person has it)
+    desk.tick(20)
+    desk.send("ann", {"type": "state", "room": room})
+    assert desk.last("ann", "game_start")["idle_left"] == pytest.approx(40)
+    desk.tick(39)
     assert desk.hall.rooms[room].status == "playing"
     desk.tick(2)
     over = desk.last("ann", "game_over")

@@ -197,6 +197,12 @@ def _house_and_tournaments(rec: HallDriver) -> None:
     rec.send(10, {"type": "login", "name": "hugo"})
     room = rec.send(10, {"type": "create_room", "game": "quarto", "opponent": "novice"})
     assert room[0]["type"] == "room" and room[1]["type"] == "joined"
+    name = room[0]["room"]["name"]
+    bot = rec.hall.rooms[name].seats[1]  # its process logs in with the server's own secret, and sits down
+    rec.send(20, {"type": "login", "name": bot, "secret": rec.hall.house_secret})
+    rec.send(20, {"type": "join", "room": name})
+    assert rec.last(10, "game_start")["idle"] == 180
+    rec.send(10, {"type": "resign", "room": name})
     assert rec.send(9, {"type": "list_tournaments", "id": 1})[0] == {"type": "tournaments", "tournaments": [], "id": 1}
     made = rec.send(9, {"type": "tournament_create", "name": "Cup", "game": "quarto", "format": "gauntlet",
                         "players": ["hugo", "ann", "bob"], "sprt": {"elo0": 0, "elo1": 50}, "id": 2})[0]

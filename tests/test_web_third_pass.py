@@ -602,3 +602,20 @@ def test_a_spectators_chat_and_a_left_series_stay_as_they_were_after_a_new_login
     finally:
         ann.close()
         bob.close()
+
+
+def test_a_person_playing_a_house_bot_is_warned_before_a_move_left_too_long_loses(own_server, open_page):  # noqa: F811
+    """A person who left a move against a house bot for 3 minutes lost the game with nothing on the page saying such a
+    limit existed: the room says it, and the last minute counts down under the status."""
+    port = own_server("--house-bots", "1", "--house-idle", "30")
+    page = open_page("ida-idle", width=1280, height=800)
+    login(page, f"http://127.0.0.1:{port}", "ida-idle")
+    card = page.locator("form", has=page.get_by_role("heading", name="Play a bot"))
+    card.get_by_label("Time").select_option(label="5 min + 3 s")
+    play_a_house_bot(page, "connect4", "random", first="0")
+    expect(page.locator(".room .meta")).to_contain_text("a move left 30 s loses")
+    warning = page.locator(".play .idle-warning")
+    expect(warning).to_contain_text(re.compile(r"Move within [0-9]+ s, or you lose the game"))
+    page.locator('.sq[data-sq="d1"]').click()  # the move is made: the warning goes until the next turn
+    expect(warning).to_be_hidden()
+    expect(warning).to_contain_text("or you lose the game", timeout=20_000)  # the bot's reply: the next turn's

@@ -277,6 +277,11 @@ class RoomState:
         if self.status == PLAYING:
             if self.paused:
                 fields["paused"] = True
+            if self.idle is not None and name in self.idle[1]:  # a person playing a house bot: how long a move may wait
+                fields["idle"] = self.idle[0]
+                deadline = self._idle_deadline()
+                if deadline is not None:
+                    fields["idle_left"] = max(0.0, deadline - now)
             if self.last_move is not None and self.moves:
                 # what a bot seated mid-game needs to answer, as the moved message it missed gave it
                 last = self.moves[-1]

@@ -81,6 +81,10 @@ export class RoomModel extends EventTarget {
     this.record = null;
     this.gameNo = 0;
     this.paused = false;
+    /** @type {number | null} seconds a move of yours may wait before you lose (a game against a house bot) */
+    this.idle = null;
+    /** @type {number | null} when (performance.now() ms) the move you are to make has waited that long */
+    this.idleUntil = null;
     /** @type {Map<number, {name: string, until: number}>} */
     this.away = new Map(); // seat -> {name, until (performance.now() ms)}
     /** @type {number | null} */
@@ -182,6 +186,8 @@ export class RoomModel extends EventTarget {
     this.record = msg.record;
     this.gameNo = msg.game_no;
     this.paused = Boolean(msg.paused);
+    this.idle = typeof msg.idle === "number" ? msg.idle : null;
+    this.idleUntil = typeof msg.idle_left === "number" ? performance.now() + msg.idle_left * 1000 : null;
     this.drawOffer = null;
     this.notice = this.paused ? { kind: "info", text: "The server restarted: the game waits until both players are back." } : null;
     this.picker = null;
@@ -222,6 +228,7 @@ export class RoomModel extends EventTarget {
     }
     this.moves.push(msg.notation);
     this.toMove = msg.to_move;
+    this.idleUntil = this.idle !== null && msg.to_move === this.seat ? performance.now() + this.idle * 1000 : null;
     this.setClocks(msg.clocks);
     if (this.drawOffer !== msg.seat) this.drawOffer = null; // moving declines the opponent's offer
     this.picker = null;

@@ -25,11 +25,39 @@ export function roomMeta(model, game) {
   const bits = [game.title, describeTimeControl(settings.time_control)];
   if (settings.games > 1) bits.push(`game ${Math.max(1, model.gameNo)} of ${settings.games}`);
   if (settings.illegal_move === "lose") bits.push("an illegal move loses");
+  const perMove = settings.time_control && settings.time_control.per_move;
+  if (model.idle !== null && model.status === "playing" && !(perMove && perMove <= model.idle)) {
+    bits.push(`a move left ${spanText(model.idle)} loses`); // (unless the clock runs out first)
+  }
   if (!model.isPlayer && model.role) bits.push("you are watching");
   if (model.score && Object.keys(model.score).length) {
     bits.push(`score ${Object.entries(model.score).map(([who, points]) => `${who} ${formatPoints(points)}`).join(", ")}`);
   }
   return bits.join(" · ");
+}
+
+/** "3 min", "90 s": a span of seconds in words. */
+function spanText(seconds) {
+  return seconds >= 60 && seconds % 60 === 0 ? `${seconds / 60} min` : `${Math.round(seconds)} s`;
+}
+
+/** The seconds before a warning that your move is about to lose the game on the idle limit. */
+const IDLE_WARNING = 60;
+
+/**
+ * A warning while your move has waited long enough to near the idle limit of a game against a house bot, which would
+ * lose you the game: "Move within 42 s, or you lose the game." Empty otherwise.
+ * @param {RoomModel} model
+ * @param {number} now performance.now()
+ * @returns {string}
+ */
+export function idleWarning(model, now) {
+  if (model.idleUntil === null || model.idle === null || !model.myTurn || model.paused) return "";
+  const left = Math.max(0, Math.ceil((model.idleUntil - now) / 1000));
+  const clocks = model.clockNow();
+  // (a clock that runs out first says so itself, in red)
+  if (left > IDLE_WARNING || (clocks && model.seat !== null && clocks[model.seat] <= left)) return "";
+  return `Move within ${left} s, or you lose the game.`; // (the line under the room's name says why)
 }
 
 /**

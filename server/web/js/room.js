@@ -14,7 +14,7 @@ import { h, replace, setText } from "./dom.js";
 import { roomActions } from "./room-actions.js";
 import { chat, movesList, seriesList } from "./room-log.js";
 import { playerBars } from "./room-players.js";
-import { roomMeta, statusText, waitingOnOther } from "./room-status.js";
+import { idleWarning, roomMeta, statusText, waitingOnOther } from "./room-status.js";
 
 /** @typedef {import("./app.js").App} App */
 /** @typedef {import("./room-model.js").RoomModel} RoomModel */
@@ -47,6 +47,7 @@ export function mountRoom(main, name, app) {
   const notice = h("p", { class: "notice", role: "alert" });
   const boardSlot = h("div", { class: "board-slot" }, notice);
   const status = h("p", { class: "status", "aria-live": "polite" });
+  const idle = h("p", { class: "idle-warning", role: "timer" }); // a countdown: read when asked, not every second
   /** the board turned half a turn (Amazons: black's queens start at the top, as the coordinates have it) */
   let flipped = false;
   const flip = h("button", { type: "button", class: "small flip", hidden: true, "aria-pressed": "false", text: "Flip the board",
@@ -60,7 +61,7 @@ export function mountRoom(main, name, app) {
     h("section", { class: "room" },
       h("header", { class: "room-head" }, title, meta, h("p", { class: "room-tools" }, rulesLink, flip)),
       h("div", { class: "room-body" },
-        h("div", { class: "play" }, players.top, boardSlot, players.bottom, status),
+        h("div", { class: "play" }, players.top, boardSlot, players.bottom, status, idle),
         h("aside", { class: "side" }, panels.offer, panels.result, panels.actions, series.element,
           h("section", { class: "panel" }, h("h2", { text: "Moves" }), moves.element),
           h("section", { class: "panel" }, h("h2", { text: "Chat" }), talk.log, talk.form)))));
@@ -113,7 +114,9 @@ export function mountRoom(main, name, app) {
   }
 
   function tick() {
-    if (model) players.tick(model);
+    if (!model) return;
+    players.tick(model);
+    setText(idle, idleWarning(model, performance.now()));
   }
 
   /** @param {number} seat */
