@@ -619,3 +619,30 @@ def test_a_person_playing_a_house_bot_is_warned_before_a_move_left_too_long_lose
     page.locator('.sq[data-sq="d1"]').click()  # the move is made: the warning goes until the next turn
     expect(warning).to_be_hidden()
     expect(warning).to_contain_text("or you lose the game", timeout=20_000)  # the bot's reply: the next turn's
+
+
+def test_a_name_kept_for_its_away_player_is_explained_to_a_person_in_a_persons_words(own_server, open_page):  # noqa: F811
+    """Logging in from another browser under an unclaimed name whose seat waited for its page gave the sentence meant
+    for bot operators ("a bot restarted within its room's grace period ... start the bot with --secret S")."""
+    port = own_server()
+    base = f"http://127.0.0.1:{port}"
+    bob = SdkClient(port, "bob-kept")
+    try:
+        bob.request({"type": "create_room", "game": "connect4", "name": "Kept"})
+        bob.request({"type": "join", "room": "Kept", "seat": 1})
+        first = open_page("ann-kept-1", width=1280, height=800)
+        login(first, base, "ann-kept")
+        first.goto(f"{base}/#/room/Kept")
+        first.get_by_role("button", name="Take this seat").first.click()
+        expect(first.get_by_role("button", name="Resign…")).to_be_visible()
+        first.close()  # the page goes away mid-game: its seat waits for it
+        second = open_page("ann-kept-2", width=1280, height=800)
+        second.goto(f"{base}/#/lobby")
+        second.get_by_label("Name").fill("ann-kept")
+        second.get_by_role("button", name="Enter").click()
+        said = second.locator(".login .form-status")
+        expect(said).to_contain_text(re.compile(r"ann-kept is kept for the browser or program that was using it a "
+                                                r"moment ago: its seat in a game waits [0-9]+ s for it to come back"))
+        assert "--secret" not in said.inner_text() and "bot restarted" not in said.inner_text()
+    finally:
+        bob.close()

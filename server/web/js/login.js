@@ -15,9 +15,22 @@ function conventionSelect(value) {
     Object.entries(CONVENTIONS).map(([id, text]) => h("option", { value: id, text, selected: id === value })));
 }
 
-function explain(error) {
+/**
+ * A refused login in a person's words. The server's own sentence for a name kept for its away owner speaks to bot
+ * operators (a bot restarted too soon, resume tokens, --secret): a person in a browser gets the same facts plainly.
+ * @param {any} error
+ * @param {string} name
+ */
+function explain(error, name) {
   if (error.code === "wrong_secret") return `${error.message}. If the name is yours, enter its secret.`;
-  if (error.code === "resume_required") return `${error.message}. Choose another name, or come back from the browser that holds it.`;
+  if (error.code === "resume_required") {
+    const kept = `${name} is kept for the browser or program that was using it a moment ago`;
+    if (typeof error.retryAfter === "number") {
+      const seconds = Math.max(1, Math.ceil(error.retryAfter));
+      return `${kept}: its seat in a game waits ${seconds} s for it to come back. Come back from that browser, try again in ${seconds} s, or choose another name.`;
+    }
+    return `${kept}, and it may come back. Come back from that browser, or choose another name.`;
+  }
   if (error.code === "throttled") return `${error.message}.`;
   return error.message;
 }
@@ -43,7 +56,7 @@ export function mountLogin(main, app, done, why = "") {
       await app.session.login({ name: name.value.trim(), secret: secret.value, remember: remember.checked, coords: coords.value });
       done();
     } catch (error) {
-      status.textContent = explain(error);
+      status.textContent = explain(error, name.value.trim());
       status.classList.add("error");
       button.disabled = false;
       if (error.code === "wrong_secret") secret.focus();
@@ -82,7 +95,7 @@ export function identityMenu(app) {
       status.textContent = success;
       app.refresh();
     } catch (error) {
-      status.textContent = explain(error);
+      status.textContent = explain(error, me.name);
     }
   }
 
