@@ -389,13 +389,19 @@ def test_the_entrant_runner_says_what_is_wrong_with_its_arguments(capsys, args: 
 def test_names_registers_lists_and_refuses_in_one_line_each(capsys, clean: Path) -> None:
     """``plyhall names``: a token for each name added, a name claimed already or not a name refused."""
     assert main(["names", "add", "alice", "bob", "--db", "p.db"]) == 0
-    tokens = dict(line.split() for line in capsys.readouterr().out.splitlines())
+    said = capsys.readouterr()
+    tokens = dict(line.split() for line in said.out.splitlines())
     assert set(tokens) == {"alice", "bob"} and len(set(tokens.values())) == 2
+    assert "p.db did not exist: made a new database there" in said.err  # a mistyped --db is seen at once
+    assert main(["names", "add", "carol", "--db", "p.db"]) == 0 and "did not exist" not in capsys.readouterr().err
+    sqlite3.connect(clean / "other.db").execute("CREATE TABLE invoices (n)").connection.commit()
+    code, errors = run(capsys, "names", "add", "dave", "--db", "other.db")
+    assert code == 1 and "not a Plyhall database (its tables: invoices)" in errors[0], errors
     code, errors = run(capsys, "names", "add", "alice", "--db", "p.db")
     assert code == 1 and "alice is claimed already" in " ".join(errors), errors
     code, errors = run(capsys, "names", "add", "house-x", "no spaces", "--db", "p.db")
     assert code == 2 and "house-" in " ".join(errors) and "'no spaces' is not a name" in " ".join(errors), errors
-    assert main(["names", "list", "--db", "p.db"]) == 0 and capsys.readouterr().out.split() == ["alice", "bob"]
+    assert main(["names", "list", "--db", "p.db"]) == 0 and capsys.readouterr().out.split() == ["alice", "bob", "carol"]
 
 
 def test_db_copy_moves_a_database_into_an_empty_one_only(capsys, clean: Path) -> None:

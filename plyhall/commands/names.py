@@ -13,6 +13,7 @@ the server runs on the same database: it looks a name it does not know up there 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import secrets
 import sys
@@ -90,7 +91,7 @@ def name_problem(name: str) -> str | None:
 def run_add(args: argparse.Namespace) -> int:
     """Register the names, printing each one's token; exit 1 when any could not be registered."""
     from server.core.identity import Claim
-    from server.storage import StorageError, open_storage
+    from server.storage import StorageError, open_existing, open_storage, sqlite_path
 
     problems = [p for p in map(name_problem, args.names) if p is not None]
     if len(set(args.names)) != len(args.names):
@@ -99,11 +100,16 @@ def run_add(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"plyhall names add: {problem}", file=sys.stderr)
         return 2
-    try:
-        storage = open_storage(args.db)
+    path = sqlite_path(args.db)
+    new = path is not None and path != ":memory:" and not os.path.exists(path)
+    try:  # an existing file must be a Plyhall database (not another program's, nor empty); a new one is made
+        storage = open_storage(args.db) if new else open_existing(args.db)
     except (StorageError, OSError) as exc:
         print(f"plyhall names add: {exc}", file=sys.stderr)
         return 1
+    if new:
+        print(f"plyhall names add: {path} did not exist: made a new database there (the server must run with "
+              f"--db {path} for these names to count)", file=sys.stderr)
     failed = 0
     try:
         for name in args.names:
