@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import re
 import sys
@@ -82,13 +83,31 @@ def parse_sprt(text: str) -> dict[str, float | str]:
         if key not in ("elo0", "elo1", "alpha", "beta"):
             raise TournamentCliError(f"--sprt: unknown parameter {key[:40]!r}; use elo0=E,elo1=E,alpha=P,beta=P,"
                                      f"model=M (M: {', '.join(SPRT_MODELS)})")
-        try:
-            values[key] = float(value)
-        except ValueError:
-            raise TournamentCliError(f"--sprt: {key} must be a number, not {value[:40]!r}") from None
+        values[key] = _sprt_number(key, value)
+    return _sprt_complete(values)
+
+
+def _sprt_number(key: str, value: Any) -> float:
+    """An SPRT parameter: a finite number (NaN or infinity would leave the test nothing to decide)."""
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise TournamentCliError(f"--sprt: {key} must be a finite number, not {str(value)[:40]!r}")
+    return number
+
+
+def _sprt_complete(values: dict[str, Any]) -> dict[str, Any]:
     if not {"elo0", "elo1"} <= set(values):
         raise TournamentCliError("--sprt needs elo0 and elo1, e.g. --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05")
     return values
+
+
+def _sprt_table(table: dict[str, Any]) -> dict[str, Any]:
+    """An SPRT written as a TOML table: its numbers checked as on the command line (the server says the rest)."""
+    return _sprt_complete({key: value if key not in ("elo0", "elo1", "alpha", "beta") else _sprt_number(key, value)
+                           for key, value in table.items()})
 
 
 def _names(value: Any, what: str) -> list[str]:
@@ -127,6 +146,9 @@ def definition(args: argparse.Namespace) -> dict[str, Any]:
     request.update(_clock_and_test(settings))
     if settings.get("openings"):
         request["openings"] = _openings(base / settings["openings"], settings.get("plies"))
+    elif settings.get("plies") is not None:
+        raise TournamentCliError("--plies says how many plies of each opening to play: it needs --openings FILE "
+                                 "(or openings = \"FILE\" in the TOML file)")
     return request
 
 
@@ -197,12 +219,12 @@ def _setting(key: str, value: Any) -> Any:
     return value
 
 
-def _whole_number(key: str, value: Any) -> int:
+def _whole_number(key: str, value: Any, example: int = 3) -> int:
     if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and value.strip().isascii():
         return int(value)  # a sign too: "-1" is then said to be out of its range, not not a number
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = 3), not {value!r}")
+    raise TournamentCliError(f"{key} must be a whole number (e.g. {key} = {example}), not {value!r}")
 
 
 MAX_TIME_MARGIN_MS = 60_000
@@ -210,7 +232,7 @@ MAX_TIME_MARGIN_MS = 60_000
 
 def _time_margin(value: Any) -> int:
     """Milliseconds, a whole number from 0 to MAX_TIME_MARGIN_MS."""
-    margin = _whole_number("time_margin", value)
+    margin = _whole_number("time_margin", value, 3000)  # (milliseconds: 3 would be 3 ms)
     if not 0 <= margin <= MAX_TIME_MARGIN_MS:
         raise TournamentCliError(f"time_margin is whole milliseconds from 0 to {MAX_TIME_MARGIN_MS} (e.g. "
                                  f"--time-margin 3000), not {value!r}")
@@ -219,8 +241,8 @@ def _time_margin(value: Any) -> int:
 
 def _grace(value: Any) -> float:
     try:
-        if not isinstance(value, bool):
-            return float(value)
+        if not isinstance(value, bool) and math.isfinite(grace := float(value)):
+            return grace
     except (TypeError, ValueError):
         pass
     raise TournamentCliError(f"grace must be a number of seconds (e.g. grace = 60), not {value!r}")
@@ -234,7 +256,7 @@ def _parsed(key: str, value: Any) -> Any:
     if isinstance(value, str):
         return parse(value)
     if isinstance(value, dict):
-        return value
+        return _sprt_table(value) if key == "sprt" else value
     raise TournamentCliError(f"{key} is {accepted}, not {value!r}")
 
 

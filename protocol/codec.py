@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import msgpack
 
-from .messages import ProtocolError
+from .messages import ProtocolError, request_id
 
 _get_ident: Final = threading.get_ident
 _unpackb: Final = msgpack.unpackb  # compiled, a Final is a C static: no look-up of msgpack and its attribute a message
@@ -75,7 +75,7 @@ class JsonCodec(Codec):
                 data = data.decode("utf-8")
             value = json.loads(data, parse_constant=_reject_constant, parse_float=_finite_float)
         except (ValueError, RecursionError) as exc:  # UnicodeError is a ValueError
-            return ProtocolError("bad_encoding", f"not valid JSON: {str(exc)[:120]}")
+            return ProtocolError("bad_encoding", f"not valid JSON: {str(exc)[:120]}", _lenient_id(data))
         if _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(value):
             # "\ud800" is valid JSON syntax but no character: it could never be sent on as UTF-8
             return ProtocolError("bad_encoding", "not valid JSON: a \\u escape names half a surrogate pair")
@@ -83,6 +83,17 @@ class JsonCodec(Codec):
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lenient_id(data: bytes | str) -> str | int | None:
+    """The request id of JSON text refused for a NaN, an infinity or a number too large (valid JSON otherwise), so
+    that the refusal answers the request that is waiting for it; None for text that is not JSON at all."""
+    if not isinstance(data, str):
+        return None
+    try:
+        return request_id(json.loads(data, parse_constant=lambda _: None, parse_float=lambda _: 0.0))
+    except (ValueError, RecursionError):
+        return None
 
 
 def _reject_constant(name: str) -> Any:
@@ -155,7 +166,7 @@ class MsgpackCodec(Codec):
         except Exception as exc:  # msgpack raises assorted errors on hostile input
             return ProtocolError("bad_encoding", f"not valid msgpack: {type(exc).__name__}")
         if data.translate(_MARKED) is not data and _has_bad_value(value):  # the same bytes back: none was marked
-            return ProtocolError("bad_encoding", "NaN, infinity, bin and ext values are not allowed")
+            return ProtocolError("bad_encoding", "NaN, infinity, bin and ext values are not allowed", request_id(value))
         return value
 
 

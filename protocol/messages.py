@@ -482,14 +482,21 @@ def _walk(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolErro
     return found
 
 
+def request_id(obj: Any) -> str | int | None:
+    """The ``id`` of a request ``obj`` when it is a map with a valid one (a string of at most 64 characters or an
+    integer within 2^53): what an error about the request answers to. None otherwise."""
+    msg_id = obj.get("id") if type(obj) is dict else None
+    if (isinstance(msg_id, str) and len(msg_id) <= 64) or (
+            isinstance(msg_id, int) and not isinstance(msg_id, bool) and abs(msg_id) <= MAX_SAFE_INTEGER):
+        return msg_id
+    return None
+
+
 def _walk_fields(obj: Any, schemas: dict[str, Schema]) -> dict[str, Any] | ProtocolError:
     if not isinstance(obj, dict):
         return ProtocolError("bad_message", f"a message must be a map with a 'type', not {type(obj).__name__}")
     msg_id = obj.get("id")
-    if msg_id is not None and not (
-        (isinstance(msg_id, str) and len(msg_id) <= 64)
-        or (isinstance(msg_id, int) and not isinstance(msg_id, bool) and abs(msg_id) <= MAX_SAFE_INTEGER)
-    ):
+    if msg_id is not None and request_id(obj) is None:
         return ProtocolError("bad_message", "'id' must be a string of at most 64 characters or an integer")
     if not json_compatible(obj):
         return ProtocolError(

@@ -229,3 +229,18 @@ def test_random_bytes_never_raise(codec):
             assert validate(value) is value or isinstance(validate(value), ProtocolError)
             json.dumps(value, allow_nan=False)
             msgpack.packb(value)
+
+
+@pytest.mark.parametrize("codec", [JSON_CODEC, MSGPACK_CODEC], ids=["json", "msgpack"])
+def test_a_request_refused_for_a_nan_answers_its_id(codec):
+    """A request holding a NaN or an infinity (``plyhall tournament create --grace nan``) was refused without its
+    ``id``, so the program waiting for the answer waited its whole timeout and ended in a traceback."""
+    request = {"type": "tournament_create", "game": "connect4", "format": "round-robin", "grace": float("nan"),
+               "sprt": {"elo1": float("inf")}}
+    for msg_id, answered in ((7, 7), ("a-1", "a-1"), ("x" * 65, None), (True, None), (None, None)):
+        sent = {**request, "id": msg_id}
+        data = json.dumps(sent) if codec is JSON_CODEC else msgpack.packb(sent)
+        error = codec.decode(data)
+        assert isinstance(error, ProtocolError) and error.code == "bad_encoding" and error.id == answered, msg_id
+        assert error.to_message().get("id") == answered
+    assert JSON_CODEC.decode('{"id": 3, "x": NaN').id is None  # not JSON at all: no id to answer

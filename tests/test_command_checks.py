@@ -270,6 +270,40 @@ def test_a_value_that_is_the_wrong_kind_of_thing_is_said_to_be_that(capsys, monk
         assert code == 2 and errors == [line], (argv, errors)
 
 
+TOURNAMENT_VALUE_MISTAKES = [
+    (["--grace", "nan"], "grace must be a number of seconds (e.g. grace = 60), not 'nan'"),
+    (["--grace", "inf"], "grace must be a number of seconds (e.g. grace = 60), not 'inf'"),
+    (["--grace", "1e400"], "grace must be a number of seconds (e.g. grace = 60), not '1e400'"),
+    (["--format", "gauntlet", "--sprt", "elo0=nan,elo1=20"], "--sprt: elo0 must be a finite number, not 'nan'"),
+    (["--format", "gauntlet", "--sprt", "elo0=0,elo1=inf"], "--sprt: elo1 must be a finite number, not 'inf'"),
+    (["--format", "gauntlet", "--sprt", "elo0=0,elo1=20,alpha=nan"], "--sprt: alpha must be a finite number, not "
+                                                                      "'nan'"),
+    (["--time-margin", "1.5"], "time_margin must be a whole number (e.g. time_margin = 3000), not '1.5'"),
+    (["--plies", "3"], "--plies says how many plies of each opening to play: it needs --openings FILE"),
+]
+"""``plyhall tournament create`` values that were sent to the server (a NaN: a 60 s wait, then a traceback), taken
+silently (--plies alone) or explained with an example meaning 3 ms."""
+
+
+@pytest.mark.parametrize(("args", "words"), TOURNAMENT_VALUE_MISTAKES)
+def test_tournament_values_are_checked_before_anything_is_sent(capsys, monkeypatch: pytest.MonkeyPatch,
+                                                               args: list[str], words: str) -> None:
+    monkeypatch.delenv("PLYHALL_ORGANISER_SECRET", raising=False)
+    base = {"--game": "connect4", "--format": "round-robin", "--players": "a,b,c", "--url": "ws://127.0.0.1:1/ws"}
+    for flag, value in zip(args[::2], args[1::2], strict=True):
+        base[flag] = value
+    code, errors = run(capsys, "tournament", "create", *(part for pair in base.items() for part in pair))
+    assert code == 2 and len(errors) == 1 and words in errors[0], errors
+
+
+def test_a_tournament_files_sprt_table_is_checked_too(capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("PLYHALL_ORGANISER_SECRET", raising=False)
+    definition = tmp_path / "g.toml"
+    definition.write_text('game = "connect4"\nformat = "gauntlet"\nplayers = "a,b"\nsprt = { elo0 = 0, elo1 = inf }\n')
+    code, errors = run(capsys, "tournament", "create", "--file", str(definition), "--url", "ws://127.0.0.1:1/ws")
+    assert code == 2 and errors == ["plyhall tournament: --sprt: elo1 must be a finite number, not 'inf'"], errors
+
+
 def test_the_data_commands_leave_alone_what_they_should_only_read(capsys, clean: Path) -> None:
     """Each of these changed or made a file it should only have read: export -o naming the database emptied it (under
     a running server too); export --id of no game emptied an existing output file; a sqlite:/// source that did not

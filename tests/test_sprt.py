@@ -158,3 +158,15 @@ def test_an_sprt_between_fixed_depth_levels_needs_openings() -> None:
         gauntlet({"elo0": 0, "elo1": 20}, local)
     assert gauntlet({"elo0": 0, "elo1": 20}, local, openings="4 4\n3 4\n").settings.openings
     assert gauntlet({"elo0": 0, "elo1": 20}, {"house-master-1": "master", "house-minimax-4-1": "minimax-4"})
+
+
+def test_an_sprt_on_game_pairs_needs_an_even_number_of_games_a_pairing() -> None:
+    """With one game a pairing the pentanomial stayed 0-0-0-0-0: all 60 games were played and the test never decided."""
+    for per in (1, 3):
+        obj = {"game": "connect4", "format": "gauntlet", "name": "Odd", "sprt": {"elo0": 0, "elo1": 50},
+               "games_per_pairing": per}
+        with pytest.raises(TournamentError, match=f"{per} games? a pairing leave a game without its pair"):
+            define(obj, ["alpha", "beta"], {}, 0.0)
+        single = define({**obj, "sprt": {"elo0": 0, "elo1": 50, "model": "bayeselo"}}, ["alpha", "beta"], {}, 0.0)
+        assert single.sprt is not None and single.sprt.model == "bayeselo"  # single games: any number a pairing
+    assert define({**obj, "games_per_pairing": 4}, ["alpha", "beta"], {}, 0.0).sprt is not None

@@ -38,7 +38,7 @@ def _add_definition(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plies", type=int, help="with --openings: play only the first N plies of each line")
     parser.add_argument("--illegal-move", choices=["lose", "reject"], help="an illegal move loses (default) or is "
                                                                           "refused")
-    parser.add_argument("--grace", type=float, help="seconds an absent entrant has before it forfeits (default 60)")
+    parser.add_argument("--grace", help="seconds an absent entrant has before it forfeits (default 60)")
     parser.add_argument("--sprt", help="stop a gauntlet early: elo0=0,elo1=20,alpha=0.05,beta=0.05[,model=M], M one "
                         "of normalized (the default), logistic, bayeselo")
 

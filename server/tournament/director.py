@@ -483,6 +483,11 @@ def define(obj: dict[str, Any], entrants: list[str], local: dict[str, str], now:
             raise TournamentError("an SPRT stops a gauntlet: use --format gauntlet (the first entrant is tested "
                                   "against the others)")
         test = Sprt.parse(obj["sprt"])
+        if test.model != SprtModel.BAYESELO and spec.games_per_pairing % 2:
+            raise TournamentError(f"an SPRT with the {test.model} model counts colour-swapped pairs of games, and "
+                                  f"{spec.games_per_pairing} game{'' if spec.games_per_pairing == 1 else 's'} a "
+                                  "pairing leave a game without its pair: use an even --games-per-pairing (2, the "
+                                  "default, or 4, ...), or model=bayeselo, which counts single games")
         tested = local.get(entrants[0], "") if entrants else ""
         fixed = sorted({level for e in entrants[1:] if (level := local.get(e, "")).startswith("minimax-")})
         if not openings and tested.startswith("minimax-") and fixed:
