@@ -10,6 +10,7 @@ wrong address or a failed connection into one line saying what to do.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import socket
@@ -135,6 +136,8 @@ class Client:
         self._arrivals: deque[float] = deque()  # when each message of the inbox arrived, on the event loop's clock
         self.received_at = 0.0  # when the message :meth:`recv` gave last arrived, on the event loop's clock
         self._arrived = asyncio.Event()
+        self.kept = 0  # pushed messages kept so far (for :meth:`news`)
+        self._news = asyncio.Event()
         self._reader: asyncio.Task | None = None
         self.closed = asyncio.Event()
 
@@ -173,6 +176,7 @@ class Client:
         finally:
             self.closed.set()
             self._arrived.set()
+            self._news.set()
             error = TakenOver(TAKEOVER_REASON) if self.taken_over else ConnectionError("connection closed")
             for future in self._pending.values():
                 if not future.done():
@@ -183,6 +187,19 @@ class Client:
         self._inbox.append(msg)
         self._arrivals.append(asyncio.get_running_loop().time())
         self._arrived.set()
+        self.kept += 1
+        self._news.set()
+
+    async def news(self, since: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a pushed message after the first ``since`` (:attr:`kept` when the wait
+        began), or for the connection to close: True if one came. Nothing is taken from the inbox: a wait that must
+        not hold up what the server pushes meanwhile (a game that starts) ends as soon as something arrives."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while self.kept == since and not self.closed.is_set():
+                    self._news.clear()
+                    await self._news.wait()
+        return self.kept != since
 
     async def send(self, msg: dict[str, Any]) -> None:
         """Send one message as is."""

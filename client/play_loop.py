@@ -308,13 +308,16 @@ class PlayerRunner:
         """Watch the tournament (waiting for it to be created); the server seats the bot in its games."""
         opts = self.options
         while True:
+            since = client.kept
             try:
                 reply = await client.request({"type": "watch_tournament", "tournament": opts.tournament})
             except ServerError as exc:
                 if exc.code != "no_such_tournament":
                     raise
                 self.status(f"waiting for the tournament {opts.tournament} to be created")
-                await asyncio.sleep(TOURNAMENT_POLL)
+                # looked at again at once when the server sends anything: an event created with this bot among its
+                # entrants starts its first game at once, whose clock would otherwise run out the wait
+                await client.news(since, TOURNAMENT_POLL)
                 continue
             # The answer is news of the event too, and waits in the inbox behind what the server sent before it (a
             # game_start, a game_over of a game the event seated this bot in between two looks): read in that order,

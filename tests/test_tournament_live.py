@@ -719,3 +719,39 @@ def hand_driven_bot(options: RunOptions) -> PlayerRunner:
 
 def _first_legal(turn: Any) -> Any:
     return turn.game.legal_moves(turn.state)[0]
+
+
+def test_entrants_waiting_for_their_event_hear_its_first_game_start_at_once(tournament_server, monkeypatch):
+    """Bots waiting for an event to be created looked for it every 2 s and read nothing meanwhile, while the event,
+    created with them among its entrants, started their first game at once: its clock ran for the rest of the wait
+    (0.3-1.2 s of a first move, a lost game under a 1 s clock). With a wait of an hour between two looks, the bots
+    here play only if what the server pushes ends the wait."""
+    import client.play_loop
+    from client.connection import Client
+
+    monkeypatch.setattr(client.play_loop, "TOURNAMENT_POLL", 3600.0)
+    port, _ = tournament_server
+    url = f"ws://127.0.0.1:{port}/ws"
+
+    async def scenario() -> list[list[Any]]:
+        waiting = {name: asyncio.Event() for name in ("ww1", "ww2")}
+
+        def runner(name: str) -> PlayerRunner:
+            def said(text: str) -> None:
+                if "waiting for the tournament" in text:
+                    waiting[name].set()
+            return PlayerRunner(FunctionPlayer(_first_legal), RunOptions(
+                url=url, name=name, game="connect4", tournament="Prompt", think="thread", on_status=said))
+
+        bots = [asyncio.create_task(runner(name).run()) for name in waiting]
+        for event in waiting.values():
+            await asyncio.wait_for(event.wait(), 60)
+        async with Client(url) as org:
+            await org.login("org", organiser=SECRET)
+            await org.request({"type": "tournament_create", "name": "Prompt", "game": "connect4",
+                               "format": "round-robin", "players": list(waiting), "start": True,
+                               "time_control": {"per_move": 30}})
+            return await asyncio.wait_for(asyncio.gather(*bots), 120)
+
+    results = asyncio.run(scenario())
+    assert [len(played) for played in results] == [2, 2]  # both games of the pairing, each bot
