@@ -498,3 +498,16 @@ def test_every_commands_help_says_what_it_does_under_its_usage(capsys, words: li
     paragraphs = capsys.readouterr().out.split("\n\n")
     assert paragraphs[0].startswith(f"usage: plyhall {' '.join(words)}"), paragraphs[0]
     assert not paragraphs[1].startswith(("options:", "positional arguments:")), paragraphs[:2]
+
+
+def test_serve_leaves_another_programs_database_alone(capsys, clean: Path) -> None:
+    """``plyhall serve --db`` of another program's SQLite file added Plyhall's eleven tables to it and turned it to
+    write-ahead logging (a file with its own ``games`` table was rewritten, then refused for a missing column)."""
+    for name, schema in (("invoices.db", "CREATE TABLE invoices (n)"), ("scores.db", "CREATE TABLE games (id)")):
+        with contextlib.closing(sqlite3.connect(clean / name)) as conn, conn:
+            conn.execute(schema)
+        before = (clean / name).read_bytes()
+        code, errors = run(capsys, "serve", "--db", name, "--port", "1")
+        table = schema.split()[2]
+        assert code == 1 and errors == [f"plyhall serve: {name} is not a Plyhall database (its tables: {table})"]
+        assert (clean / name).read_bytes() == before and not (clean / f"{name}-wal").exists()

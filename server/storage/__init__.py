@@ -29,6 +29,7 @@ def open_storage(target: str, node: str = "main") -> SQLStorage:
     URL (``postgresql://user:password@host/dbname``); ``node`` names this server among those sharing it."""
     path = sqlite_path(target)
     if path is not None:
+        _refuse_foreign(path)
         return SQLiteStorage(path, node)
     if target.startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStorage
@@ -39,12 +40,25 @@ def open_storage(target: str, node: str = "main") -> SQLStorage:
                        "postgresql://USER:PASSWORD@HOST/DBNAME")
 
 
+def _refuse_foreign(path: str) -> None:
+    """StorageError when ``path`` is another program's SQLite database: opening it would add Plyhall's tables to it
+    (and turn it to write-ahead logging) before anything noticed; a mistyped ``--db`` must leave such a file alone."""
+    import os
+
+    from .sqlite import foreign_tables
+
+    if path != ":memory:" and os.path.isfile(path) and os.path.getsize(path) > 0:
+        tables = foreign_tables(path)
+        if tables:
+            raise StorageError(f"{path} is not a Plyhall database (its tables: {', '.join(tables[:8])})")
+
+
 def open_existing(target: str) -> SQLStorage:
     """:func:`open_storage` for a command that reads a database which must exist already (``export``,
     ``ratings``, ``analyse``): ``StorageError`` with a one-line reason when it cannot be opened."""
     import os
 
-    from .sqlite import DEFAULT_FILE, check_file_path, foreign_tables
+    from .sqlite import DEFAULT_FILE, check_file_path
 
     path = sqlite_path(target)
     if path is not None:
@@ -54,9 +68,6 @@ def open_existing(target: str) -> SQLStorage:
         if os.path.getsize(path) == 0:  # SQLite would take it for a new database, and write one into it
             raise StorageError(f"{path} is empty, not a database (plyhall serve --db {path} makes one there; "
                                f"the default is {DEFAULT_FILE})")
-        tables = foreign_tables(path)
-        if tables:  # opening it would add Plyhall's tables to another program's database
-            raise StorageError(f"{path} is not a Plyhall database (its tables: {', '.join(tables[:8])})")
     try:
         return open_storage(target)
     except OSError as exc:
