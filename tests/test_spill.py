@@ -77,3 +77,28 @@ def test_counted_words_say_one_in_the_singular() -> None:
     from protocol.wording import counted
     assert [counted(n, "game") for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
     assert counted(2, "inaccuracy") == "2 inaccuracies" and counted(2, "day") == "2 days"
+
+
+def test_a_spill_file_that_cannot_be_written_is_said_lost_and_leaves_nothing(tmp_path: Path, monkeypatch) -> None:
+    """On a full disk the stop's last line said the writes were "kept in ....spill, stored at the next start" right
+    after the log said they were lost, and an empty ``.spill.tmp`` stayed behind."""
+    import errno
+    import os
+
+    from server.io.closing import keep_unsaved
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    storage = SQLiteStorage(tmp_path / "plyhall.db")
+    try:
+        monkeypatch.setattr(os, "fsync", full)
+        said = keep_unsaved(storage, writes_of_a_game("g1", moves=1))
+        assert said.startswith("3 writes: 1 move") and "(lost: the spill file" in said and "No space left" in said, said
+        assert "kept in" not in said
+        assert list(tmp_path.glob("*.spill*")) == []
+        monkeypatch.undo()
+        said = keep_unsaved(storage, writes_of_a_game("g1", moves=1))
+        assert said.endswith(f"(kept in {storage.spill_path}, stored at the next start)"), said
+    finally:
+        storage.close()

@@ -391,9 +391,7 @@ async def _serve(args: argparse.Namespace, storage: Any, stopped: dict[str, bool
     await server.stop()
     stopped["stuck"] = server.stuck
     if server.unsaved:
-        print(f"plyhall: stopped; the database refused {server.unsaved}"
-              + (f" (kept in {storage.spill_path}, stored at the next start)" if storage.spill_path else ""),
-              flush=True)
+        print(f"plyhall: stopped; the database refused {server.unsaved}", flush=True)
         return 1
     count = server.games_recorded
     print(f"plyhall: stopped; {count} game{'' if count == 1 else 's'} ended this run", flush=True)

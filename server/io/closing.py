@@ -40,21 +40,22 @@ async def close_all(connections: list[Connection], server: Any, timeout: float) 
 
 def keep_unsaved(storage: Storage, writes: list[Write]) -> str:
     """The database refused ``writes`` until the end: keep them in the spill file, and say so. Returns what they
-    were (for the stop's last words)."""
+    were and where they are now, for the stop's last words ("1 move (kept in F, stored at the next start)", or
+    "(lost: ...)" when the spill file could not be written either)."""
     unsaved = describe(writes)
     path = storage.spill_path
-    if path is not None:
-        try:
-            spill(path, writes)
-        except OSError as exc:
-            log.error("could not store %s: the database refused them and the spill file %s could not be "
-                      "written either (%s): they are lost", unsaved, path, exc)
-            return unsaved
-        log.error("the database refused %s; they are kept in %s and stored when the server starts again",
-                  unsaved, path)
-    else:
+    if path is None:
         log.error("the database refused %s: they are lost", unsaved)
-    return unsaved
+        return f"{unsaved} (lost)"
+    try:
+        spill(path, writes)
+    except OSError as exc:
+        log.error("could not store %s: the database refused them and the spill file %s could not be "
+                  "written either (%s): they are lost", unsaved, path, exc)
+        return f"{unsaved} (lost: the spill file {path} could not be written either: {exc.strerror or exc})"
+    log.error("the database refused %s; they are kept in %s and stored when the server starts again",
+              unsaved, path)
+    return f"{unsaved} (kept in {path}, stored at the next start)"
 
 
 async def take_back(storage: Storage, hall: Hall, reads: Any, now: float) -> tuple[str | None, tuple[int, int]]:

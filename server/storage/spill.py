@@ -10,6 +10,7 @@ that ignores duplicates, so replaying writes that did reach the database after a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -36,12 +37,17 @@ def spill(path: str, writes: Sequence[Write]) -> None:
     """Keep ``writes`` in ``path`` (after any the file holds already), replacing the file in one step."""
     kept = load(path) if os.path.exists(path) else []
     temporary = f"{path}.tmp"
-    with open(temporary, "w", encoding="utf-8") as out:
-        for write in [*kept, *writes]:
-            out.write(json.dumps(write_to_json(write)) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "w", encoding="utf-8") as out:
+            for write in [*kept, *writes]:
+                out.write(json.dumps(write_to_json(write)) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except OSError:  # a full disk: no half-written file is left behind as if it held something
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
 
 
 def load(path: str) -> list[Write]:
