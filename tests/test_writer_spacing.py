@@ -65,3 +65,30 @@ def test_writes_right_after_a_commit_share_the_next_one_and_an_idle_servers_go_a
         assert committed == [1, 3, 4]
     finally:
         storage.close()
+
+
+def test_the_retries_at_a_stop_are_logged_at_the_pace_they_are_made(caplog, monkeypatch) -> None:
+    """A database down for a while had backed the retries off to 5 s; at the stop the log went on saying "retrying
+    in 5.0 s" while the stop retried after 0.1, 0.2, 0.4 s."""
+    import asyncio
+    import logging
+
+    from server.storage.writer import MAX_BACKOFF
+
+    class Down:
+        def apply(self, writes: Any) -> None:
+            raise OSError("database or disk is full")
+
+    slept: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    writer = LoopWriter(Down(), HandLoop(), lambda seq: None)  # type: ignore[arg-type]
+    writer._delay = MAX_BACKOFF  # what a long outage left
+    writer._queue = [RoomRemoved("Lake")]
+    with caplog.at_level(logging.ERROR, "server.storage.writer"):
+        assert asyncio.run(writer.aclose(1.0)) is False
+    said = [float(r.getMessage().rsplit("retrying in ", 1)[1].split()[0]) for r in caplog.records]
+    assert slept and said[:len(slept)] == slept and slept[0] == 0.1, (said, slept)

@@ -164,14 +164,14 @@ class LoopWriter(Writer):
     async def aclose(self, timeout: float) -> bool:
         """Commit what is left, retrying (without blocking the loop) until ``timeout``."""
         deadline = time.monotonic() + timeout
-        delay = 0.1
+        self._delay = 0.1  # (the retries' own pace from here: the log's "retrying in" says it)
         self._closing = True  # a timed retry of _commit left behind does nothing from now on
         while self._queue:
             self._commit_now()
-            if not self._queue or time.monotonic() + delay > deadline:
+            if not self._queue or time.monotonic() + self._delay > deadline:
                 break
-            await asyncio.sleep(delay)
-            delay = min(MAX_BACKOFF, delay * 2)
+            await asyncio.sleep(self._delay)
+            self._delay = min(MAX_BACKOFF, self._delay * 2)
         return not self._queue
 
 
