@@ -375,3 +375,47 @@ def test_the_seek_limit_counts_games_being_played_not_finished_rooms_left_unatte
     assert desk.last("bob", "game_over")["room"] == start["room"]
     again = desk.send("ann", {"type": "seek", "game": "quarto"})[0]  # the room is finished, though not left
     assert again["type"] == "seeking", again
+
+
+def _restarted(desk: HallDriver) -> HallDriver:
+    """The hall as a restarted server rebuilds it from what ``desk`` stored; its players log in again with their
+    resume tokens (an unclaimed name's seat waits for its own connection)."""
+    from server.core.env import Env
+    from server.core.hall import Hall
+    from server.storage import SQLiteStorage
+
+    storage = SQLiteStorage(":memory:")
+    storage.apply(desk.writes)
+    restored = storage.load()
+    storage.close()
+    again = HallDriver(Hall(Env.fixed()))
+    again.hall.restore(restored, 0.0)
+    for name in ("ann", "bob"):
+        token = next(m["resume"] for m in reversed(desk.inbox[name]) if m["type"] == "welcome")
+        again.login(name, resume=token, coords="matrix" if name == "bob" else "algebraic")
+    return again
+
+
+@pytest.mark.parametrize("declined", [False, True])
+def test_a_draw_offer_stands_across_a_restart_until_the_opponent_moves(declined: bool):
+    """An offer was forgotten by a restart: the opponent's offer_draw to accept it became a new offer, and the game
+    went on. ann offers, then moves (her own move leaves the offer standing); ``declined``: bob moves after her."""
+    desk = hall_with_a_game()
+    desk.send("ann", {"type": "move", "room": "Wood Lake", "move": "4"})
+    desk.send("bob", {"type": "move", "room": "Wood Lake", "move": "3"})  # (matrix coordinates: column d)
+    desk.send("ann", {"type": "offer_draw", "room": "Wood Lake"})
+    desk.send("ann", {"type": "move", "room": "Wood Lake", "move": "4"})
+    if declined:
+        desk.send("bob", {"type": "move", "room": "Wood Lake", "move": "3"})
+    again = _restarted(desk)
+    told = [m for m in again.inbox["bob"] if m["type"] in ("game_start", "draw_offered")]
+    assert len(again.hall.rooms["Wood Lake"].moves) == (4 if declined else 3)
+    if declined:
+        assert told[-1]["type"] == "game_start"
+    else:
+        assert told[-2]["type"] == "game_start" and told[-1] == {"type": "draw_offered", "room": "Wood Lake", "seat": 0}
+    answer = again.send("bob", {"type": "offer_draw", "room": "Wood Lake"})[-1]
+    if declined:
+        assert answer == {"type": "draw_offered", "room": "Wood Lake", "seat": 1}  # a new offer: ann's was declined
+    else:
+        assert answer["type"] == "game_over" and answer["reason"] == "draw agreed"

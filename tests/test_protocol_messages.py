@@ -99,7 +99,9 @@ def test_a_whole_session_fits_the_server_schemas():
     away = rec.last(ANN, "player_away")
     assert away["seat"] == 1 and away["name"] == "bob" and away["grace"] == 20
     back = rec.send(BOB, {"type": "login", "name": "bob", "secret": "bob-pw", "coords": "cosc322"})
-    assert [m["type"] for m in back] == ["welcome", "joined", "game_start"] and back[0]["rooms"] == ["Wood Lake"]
+    # (ann's offer stands: it follows the game's state)
+    assert [m["type"] for m in back] == ["welcome", "joined", "game_start", "draw_offered"]
+    assert back[0]["rooms"] == ["Wood Lake"]
     assert rec.last(ANN, "player_back")["name"] == "bob"
     rec.send(BOB, {"type": "move", "room": "Wood Lake", "move": {"column": 1}})
     # the second game starts at once after bob resigns the first

@@ -302,6 +302,7 @@ class Room(RoomState):
             return out.extend(self._finish(Outcome(None, "draw agreed"), now))
         again = self.draw_offer == seat  # an offer made again while it stands: said to its maker only
         self.draw_offer = seat
+        self._save(out)  # the offer stands across a restart
         msg = m.draw_offered(self.name, seat)
         for member in ([name] if again else self.members):
             out.send(member, msg)

@@ -288,6 +288,8 @@ class RoomState:
                 fields["last_move"] = {"seq": last.seq, "seat": last.seat, "notation": last.notation,
                                        "move": self.game.format_move(self.last_move, coords)}
             out.send(name, m.game_start(**fields))
+            if self.draw_offer is not None and not self.paused:  # an offer made before a restart (or a reconnect)
+                out.send(name, m.draw_offered(self.name, self.draw_offer))
             return
         if self.last_result is not None:
             fields["last_result"] = self.last_result
@@ -325,6 +327,9 @@ class RoomState:
             "record": self.record_id if self.status == PLAYING else None, "points": self.points,
             "last_result": self.last_result, "created_at": self.created_at,
             "idle": None if self.idle is None else [self.idle[0], list(self.idle[1])],
+            # a draw offer stands across a restart (until the opponent moves): its seat and the moves before it
+            "draw_offer": None if self.draw_offer is None or self.status != PLAYING else [self.draw_offer,
+                                                                                        len(self.moves)],
         }
 
     @classmethod
@@ -355,6 +360,9 @@ class RoomState:
                 room.status = RoomStatus.WAITING  # its game could not be found: treat the room as between games
             else:
                 room._restore_game(running, now)
+                offer = snapshot.get("draw_offer")
+                if offer and all(move.seat == offer[0] for move in room.moves[offer[1]:]):  # none by the opponent
+                    room.draw_offer = offer[0]
         return room
 
     def _restore_game(self, record: GameRecord, now: float) -> None:
