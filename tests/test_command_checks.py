@@ -511,3 +511,27 @@ def test_serve_leaves_another_programs_database_alone(capsys, clean: Path) -> No
         table = schema.split()[2]
         assert code == 1 and errors == [f"plyhall serve: {name} is not a Plyhall database (its tables: {table})"]
         assert (clean / name).read_bytes() == before and not (clean / f"{name}-wal").exists()
+
+
+def test_a_database_on_read_only_storage_is_said_to_be_that_not_damaged(capsys, clean: Path, monkeypatch) -> None:
+    """``plyhall export`` of a database on a read-only mount said it "is not a usable Plyhall database: unable to
+    open database file", as of a damaged file. (Root writes through permissions, so the folder's are stood in for.)"""
+    import os
+    import sqlite3
+
+    from server.storage import open_storage
+    from server.storage.sql import SQLStorage
+
+    open_storage(str(clean / "backup.db")).close()
+    folder = str(clean)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == folder else real_access(p, mode))
+
+    def refused(self: object, node: str = "main") -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(SQLStorage, "__init__", refused)
+    code, errors = run(capsys, "export", "--db", "backup.db")
+    assert code == 1 and errors == [f"plyhall export: backup.db cannot be opened: its folder {folder} is read-only, "
+                                    "and SQLite writes beside a database even to read it (unable to open database "
+                                    "file); copy it somewhere writable"], errors

@@ -115,6 +115,19 @@ WAL_KEPT_BYTES = 64 << 20
 back once they catch up. A second of 5,000 games writes about 36 MB of it."""
 
 
+def _unusable(path: str, exc: sqlite3.DatabaseError) -> str:
+    """Why the SQLite file ``path`` could not be opened, in words: a file on read-only storage (SQLite needs to
+    write beside it, even to read, for its write-ahead log) is not a damaged one."""
+    if path != ":memory:" and os.path.exists(path):
+        folder = os.path.dirname(os.path.abspath(path))
+        mounted_read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)  # (root may write anything else)
+        if mounted_read_only or not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
+            where = "the file" if not mounted_read_only and not os.access(path, os.W_OK) else f"its folder {folder}"
+            return (f"cannot be opened: {where} is read-only, and SQLite writes beside a database even to read it "
+                    f"({exc}); copy it somewhere writable")
+    return f"is not a usable Plyhall database: {exc}"
+
+
 class SQLiteStorage(SQLStorage):
     """The embedded default: one SQLite file in WAL mode, one writer."""
 
@@ -131,7 +144,7 @@ class SQLiteStorage(SQLStorage):
         try:
             super().__init__(node)
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"{self.path} is not a usable Plyhall database: {exc}") from None
+            raise StorageError(f"{self.path} {_unusable(self.path, exc)}") from None
 
     def _reader(self) -> Any:
         if self.path == ":memory:":  # every connection to :memory: is a database of its own
