@@ -264,3 +264,19 @@ def test_a_seek_left_waiting_by_a_new_events_entrant_is_withdrawn():
     assert told["code"] == "in_tournament" and "amazons is withdrawn" in told["message"] and "Later" in told["message"]
     assert desk.send("bob", {"type": "seek", "game": "amazons"})[0]["type"] == "seeking"  # ann's seek is gone
     assert not desk.hall.rooms
+
+
+def test_the_listing_of_events_counts_forfeits_apart():
+    """The tournament list's progress had no forfeits: the page said "12 of 12 games played" where the event's own
+    page said "6 played, 6 forfeited"."""
+    from server.tournament.director import Director, define
+
+    director = Director(define({"game": "connect4", "format": "round-robin", "name": "Cup", "games_per_pairing": 1},
+                               ["ann", "bob", "cy"], {}, 0.0))
+    director.control("start")
+    statuses = iter(["forfeit", "finished", "forfeit"])
+    while director.status == "running":
+        for game in director.due():
+            director.opened(game.number, f"room{game.number}", 0.0)
+            director.ended(game.number, 0, next(statuses), f"g{game.number}", 1.0)
+    assert director.summary()["progress"] == {"done": 3, "total": 3, "fraction": 1.0, "forfeits": 2}

@@ -335,3 +335,39 @@ def test_the_player_page_leaderboard_and_replays_read_well_at_every_size(own_ser
         assert wrapped(page, "table.games td.date, table.games td.players") == []
         shot(page, "replays")
     expect(page.locator("table.games td.players .won").first).to_be_visible()
+
+
+def test_a_gauntlet_stopped_by_its_sprt_says_so_numbers_openings_from_1_and_counts_forfeits(own_server, open_page):  # noqa: F811
+    """The event page showed "36 of 36 games played" for a gauntlet its SPRT had stopped after 36 of 200, with no
+    word of the test; the schedule hid the first opening and numbered the others from 0; the list said "12 of 12
+    games played" of an event with 6 forfeits."""
+    from server.tournament.director import Director, define
+    from tests.test_sprt import play_out
+
+    event = Director(define({"game": "connect4", "format": "gauntlet", "name": "Test", "cycles": 100,
+                             "sprt": {"elo0": 0, "elo1": 20}, "openings": {"text": "4 4\n3 4\n", "plies": 2}},
+                            ["alpha", "beta"], {}, 0.0))
+    event.control("start")
+    played = play_out(event, lambda game: 0 if game.white == "alpha" else None)
+    view = event.to_json(2.0)
+    assert view["progress"]["total"] == played < 200
+    port = own_server()
+    page = open_page("fan-sprt", width=1280, height=800)
+    page.goto(f"http://127.0.0.1:{port}/#/tournaments")
+    expect(page.get_by_role("heading", name="Tournaments")).to_be_visible()
+    render(page, "tournaments.js", "renderTournament", view)
+    expect(page.locator(".tournament .stopped-early")).to_have_text(f"Stopped early: SPRT accepted H1 after {played} "
+                                                                    "games.")
+    expect(page.locator(".tournament .sprt")).to_contain_text("alpha against the others: SPRT (normalized Elo, "
+                                                               "pentanomial")
+    expect(page.locator(".tournament .sprt")).to_contain_text("H1 was accepted")
+    openings = page.locator(".schedule tbody tr").evaluate_all(
+        "rows => rows.slice(0, 4).map((row) => row.children[4].textContent)")
+    assert openings == ["1", "1", "2", "2"], openings  # a colour-swapped pair a opening, the first one numbered 1
+    listed = page.evaluate("""async (progress) => {
+        const { progressText } = await import("/static/js/tournaments.js");
+        return progressText(progress);
+    }""", {**view["progress"], "done": 12, "total": 12, "forfeits": 6})
+    assert listed == "12 of 12 games done: 6 played, 6 forfeited"
+    summary = event.summary()["progress"]
+    assert summary["forfeits"] == 0 and summary["done"] == played  # (the list's answer carries the count)

@@ -352,7 +352,7 @@ class Director:
                 "upper_bound": state.upper_bound, "status": str(state.status.value),
                 "games": wins + draws + losses, "wins": wins, "draws": draws, "losses": losses,
                 "pentanomial": list(state.pentanomial) if state.pentanomial is not None else None,
-                "waiting": state.waiting or None}
+                "waiting": state.waiting or None, "line": state.describe()}
 
     # Storage ------------------------------------------------------------------------------
 
@@ -385,9 +385,12 @@ class Director:
         """The short form: for listings."""
         total = self.schedule.total_games if not self.stopped_early else len(self.ended_games)
         done = len(self.ended_games)
+        forfeits = sum(1 for ended in self.ended_games.values()
+                       if not ended.result.is_bye and not ended.result.is_played)
         return {"id": self.id, "name": self.settings.name, "game": self.settings.game,
                 "format": self.settings.spec.format, "status": self.status.value, "entrants": list(self.entrants),
-                "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0}}
+                "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0,
+                             "forfeits": forfeits}}
 
     def standings(self, now: float) -> Standings:
         """The standings now: points, W-D-L, Elo, tie-break, crosstable and progress."""

@@ -129,7 +129,7 @@ function scheduleTable(schedule) {
       h("td", { class: "num", text: String(game.round) }),
       h("td", {}, playerLink(game.white)),
       h("td", {}, playerLink(game.black)),
-      h("td", { text: game.opening || "" }),
+      h("td", { class: "num", text: typeof game.opening === "number" ? String(game.opening + 1) : "" }), // (0 is the first)
       h("td", { text: game.status }),
       h("td", { text: game.result || "" }),
       h("td", {}, link));
@@ -164,6 +164,8 @@ export function renderTournament(tournament, accuracy = null) {
       h("h1", { text: tournament.name }),
       h("p", { class: "meta", text: `${gameTitle(tournament.game)} · ${tournament.format} · ${tournament.status} · ${(tournament.entrants || []).length} entrants` })),
     h("div", { class: "progress" }, progressBar(tournament.progress), h("span", { class: "progress-text", text: progressText(tournament.progress) })),
+    tournament.stopped_early ? h("p", { class: "stopped-early", text: `Stopped early: ${tournament.stopped_early}.` }) : null,
+    tournament.sprt ? h("p", { class: "sprt" }, playerLink((tournament.entrants || [])[0] || ""), ` against the others: ${tournament.sprt.line}`) : null,
     tournament.status === "finished" ? winnerText(standings.rows) : null,
     over ? null : h("section", { class: "panel live" }, h("h2", { text: "Playing now" }),
       live.length
