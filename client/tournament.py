@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 import tomllib
 import urllib.error
@@ -416,6 +417,10 @@ async def _run(args: argparse.Namespace) -> int:
                           f"--tournament {event['id']} --url {args.url}", flush=True)
                 return 0
             return await _follow(client, args, event["id"])
+        if args.command == "follow":
+            event = (await client.request({"type": "watch_tournament", "tournament": args.tournament}))["tournament"]
+            print(f"following tournament {event['name']} (id {event['id']}): {event['status']}", flush=True)
+            return await _follow(client, args, event["id"])
         try:
             event = (await client.request({"type": "tournament_control", "tournament": args.tournament,
                                            "action": args.command}))["tournament"]  # start, pause, resume, cancel
@@ -495,5 +500,10 @@ def run_tournament(args: argparse.Namespace) -> int:
         print(f"plyhall tournament: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("interrupted (the tournament goes on on the server)", file=sys.stderr)
+        again = ""
+        if args.command in ("run", "follow"):
+            key = getattr(args, "tournament", None) or getattr(args, "name", None)
+            url = f" --url {shlex.quote(args.url)}" if args.url != DEFAULT_URL else ""
+            again = f"; plyhall tournament follow {shlex.quote(key)}{url} follows it again" if key else ""
+        print(f"interrupted (the tournament goes on on the server{again})", file=sys.stderr)
         return 130

@@ -760,3 +760,35 @@ def test_entrants_waiting_for_their_event_hear_its_first_game_start_at_once(tour
 
     results = asyncio.run(scenario())
     assert [len(played) for played in results] == [2, 2]  # both games of the pairing, each bot
+
+
+def test_an_interrupted_run_is_followed_again_with_follow(tournament_server):
+    """After Ctrl-C, ``run`` said "interrupted (the tournament goes on on the server)", and the same command run
+    again was refused ("exists already; choose another name"), with no way to follow the event to its end."""
+    port, _ = tournament_server
+    url = f"ws://127.0.0.1:{port}/ws"
+    base = [*PLYHALL, "tournament"]
+    tail = ["--url", url, "--secret", SECRET]
+    run = subprocess.Popen([*base, "run", "--name", "Again", "--game", "connect4", "--format", "round-robin",
+                            "--players", "x1,x2", *tail], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "tournament Again (id again)" in run.stdout.readline()
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and f"plyhall tournament follow Again --url {url} follows it again" in err, err
+    again = subprocess.run([*base, "run", "--name", "Again", "--game", "connect4", "--format", "round-robin",
+                            "--players", "x1,x2", *tail], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and "exists already (running)" in again.stderr
+    assert "plyhall tournament follow again" in again.stderr, again.stderr
+    follow = subprocess.Popen([*base, "follow", "Again", *tail], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        assert follow.stdout.readline().startswith("following tournament Again (id again): running")
+        cancel = subprocess.run([*base, "cancel", "again", *tail], capture_output=True, text=True, timeout=60)
+        assert cancel.returncode == 0, cancel.stderr
+        out, err = follow.communicate(timeout=60)
+    finally:
+        follow.kill()
+    assert follow.returncode == 1 and "(cancelled)" in out, (out, err)  # followed to its end, with the results

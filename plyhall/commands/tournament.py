@@ -67,7 +67,9 @@ def register(subparsers: Any) -> None:
     common(run)
     for action, text in (("start", "start a created tournament"), ("pause", "open no new games"),
                          ("resume", "go on after a pause"), ("cancel", "stop for good (running games are aborted)"),
-                         ("status", "progress and running games")):
+                         ("status", "progress and running games"),
+                         ("follow", "follow a tournament to its end and print the results, as run does (after a "
+                                    "run was interrupted)")):
         p = sub.add_parser(action, help=text, description=text[0].upper() + text[1:] + ".")
         p.add_argument("tournament", help="the tournament's name or id")
         common(p)

@@ -135,8 +135,10 @@ class TournamentDesk:
             out.error(conn, ErrorCode.BAD_OPTION, str(exc))
             return None
         if settings.id in self.tournaments:
-            out.error(conn, ErrorCode.BAD_OPTION, f"a tournament called {self.tournaments[settings.id].settings.name} "
-                      "exists already; choose another name")
+            there = self.tournaments[settings.id]
+            out.error(conn, ErrorCode.BAD_OPTION, f"a tournament called {there.settings.name} exists already "
+                      f"({there.status.value}); choose another name, or follow that one to its end with: plyhall "
+                      f"tournament follow {there.id}")
             return None
         director = Director(settings)
         if msg.get("start") and not self._start(out, conn, director, house):
