@@ -296,6 +296,12 @@ def test_tournament_values_are_checked_before_anything_is_sent(capsys, monkeypat
     assert code == 2 and len(errors) == 1 and words in errors[0], errors
 
 
+def test_tournament_results_takes_one_form(capsys) -> None:
+    """``results --json --csv`` printed only the CSV."""
+    code, errors = run(capsys, "tournament", "results", "cup", "--json", "--csv")
+    assert code == 2 and "argument --csv: not allowed with argument --json" in errors[0], errors
+
+
 def test_a_tournament_files_sprt_table_is_checked_too(capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("PLYHALL_ORGANISER_SECRET", raising=False)
     definition = tmp_path / "g.toml"

@@ -76,8 +76,9 @@ def register(subparsers: Any) -> None:
     results = sub.add_parser("results", help="standings, crosstable, Elo and pairings",
                              description="Print the standings (text table by default).")
     results.add_argument("tournament", help="the tournament's name or id")
-    results.add_argument("--json", action="store_true", help="everything as JSON")
-    results.add_argument("--csv", action="store_true", help="the standings as CSV")
+    form = results.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="everything as JSON")
+    form.add_argument("--csv", action="store_true", help="the standings as CSV")
     common(results)
     listing = sub.add_parser("list", help="the server's tournaments", description="List the server's tournaments.")
     common(listing)
