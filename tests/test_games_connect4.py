@@ -129,3 +129,16 @@ def test_board_printout_and_encoding():
     floating["board"][2][0] = 1
     with pytest.raises(ValueError, match="floating"):
         C4.decode_state(floating, "algebraic")
+    # no game of turns gives six stones against none, or seat 0 to move after its own stone (either may be to move
+    # with equal counts: it depends on who began)
+    uneven = C4.encode_state(C4.initial_state(), "algebraic")
+    uneven["board"][0] = [1, 1, 1, 0, 1, 1, 1]
+    with pytest.raises(ValueError, match="with 6 stones of seat 0 and 0 of seat 1, seat 1 cannot be to move"):
+        C4.decode_state({**uneven, "to_move": 1}, "algebraic")
+    one = C4.encode_state(C4.start("4"), "algebraic")
+    assert C4.decode_state(one, "algebraic").to_move == 1
+    with pytest.raises(ValueError, match="seat 0 cannot be to move"):
+        C4.decode_state({**one, "to_move": 0}, "algebraic")
+    two = C4.encode_state(C4.start("4", "4"), "algebraic")
+    for to_move in (0, 1):
+        assert C4.decode_state({**two, "to_move": to_move}).to_move == to_move

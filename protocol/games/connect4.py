@@ -217,6 +217,12 @@ class ConnectFour(Game[C4State, Drop]):
             column = [board[r * WIDTH + col] for r in range(HEIGHT)]
             if 0 in column and any(column[column.index(0) :]):
                 raise ValueError(f"column {col + 1} has a stone floating above an empty square")
+        counts = board.count(1), board.count(2)
+        if abs(counts[0] - counts[1]) > 1 or (counts[0] != counts[1] and counts[1 - to_move] != counts[to_move] + 1):
+            # the players take turns: equal counts (either may be to move, by who began), or one stone more for the
+            # seat that just moved
+            raise ValueError(f"with {counts[0]} stones of seat 0 and {counts[1]} of seat 1, seat {to_move} cannot be "
+                             "to move")
         return C4State(board, to_move, _scan_result(board))
 
     def from_picture(self, text: str, to_move: int | None = None) -> C4State:  # type: ignore[override]
