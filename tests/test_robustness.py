@@ -787,3 +787,36 @@ async def test_fuzzed_messages_never_break_the_server(server, url, opened, caplo
     assert status == 200 and health["ok"] is True and connections >= 5
     status, games = await asyncio.to_thread(http_json, server, "/api/games?limit=500")
     assert status == 200 and any(g["id"] == over["record"] for g in games["games"])
+
+
+# Frames in their order, and text that is not UTF-8 ---------------------------------------------
+
+
+@pytest.mark.parametrize("subprotocol", [MSGPACK, JSON])
+async def test_a_fragmented_message_is_handled_in_its_place_and_text_that_is_not_utf8_is_refused(
+        make_server, opened, subprotocol):
+    """A login sent in two fragments, then a whole list_rooms, in one write: the list_rooms was answered first
+    (not_logged_in), the login after it, as a fragmented move would be played after a resign sent behind it. And a
+    text frame that is not UTF-8 dropped the connection without a close frame, with a traceback in the log."""
+    from websockets.frames import Frame, Opcode
+
+    srv = await make_server()
+    client = await connect(ws_url(srv), opened, subprotocol)
+    opcode = Opcode.BINARY if subprotocol == MSGPACK else Opcode.TEXT
+
+    def raw(msg: dict[str, Any]) -> bytes:
+        frame = encode(subprotocol, msg)
+        return frame if isinstance(frame, bytes) else frame.encode()
+
+    login_bytes = raw({"type": "login", "name": f"frag-{subprotocol[-4:]}", "id": "L"})
+    frames = [Frame(opcode, login_bytes[:5], fin=False), Frame(Opcode.CONT, login_bytes[5:]),
+              Frame(opcode, raw({"type": "list_rooms", "id": "R"}))]
+    client.ws.transport.write(b"".join(frame.serialize(mask=True) for frame in frames))
+    first, second = await client.recv(), await client.recv()
+    assert (first["type"], first.get("id"), second["type"], second.get("id")) == ("welcome", "L", "rooms", "R")
+    client.ws.transport.write(Frame(Opcode.TEXT, b'{"type":"ping","id":"\xff"}').serialize(mask=True))
+    refused = await client.recv()
+    assert refused["type"] == "error" and refused["code"] == "bad_encoding", refused
+    assert ("UTF-8" in refused["message"] or "utf-8" in refused["message"]) if subprotocol == JSON else \
+        "binary frames" in refused["message"]
+    assert (await client.request({"type": "ping"}))["type"] == "pong"  # the connection is kept

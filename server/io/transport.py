@@ -46,7 +46,7 @@ from websockets.protocol import CONNECTING, OPEN, Protocol
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
-from protocol.codec import SUBPROTOCOLS
+from protocol.codec import MSGPACK, SUBPROTOCOLS
 
 from .frames import whole_frame
 from .http import json_response, text_response
@@ -467,16 +467,45 @@ class DirectMessages:
             else:
                 self.process_event(event)
 
+    fragments: tuple[Opcode, list[bytes]] | None = None
+    """A fragmented message being received: its opcode and its parts so far (websockets' parser has checked their
+    order and their total size)."""
+
     def process_event(self, event: Any) -> None:
-        """A whole data frame goes to ``on_message``; everything else to websockets."""
-        if self.on_message is not None and type(event) is Frame and event.fin:
-            if event.opcode is Opcode.BINARY:
-                self.on_message(bytes(event.data))
+        """A data frame goes to ``on_message``: a whole message at once, a fragmented one once its last part has
+        come (in its place among the messages: through websockets' own queue it came after the whole messages
+        sent behind it); everything else to websockets."""
+        if self.on_message is not None and type(event) is Frame:
+            opcode = event.opcode
+            if opcode is Opcode.BINARY or opcode is Opcode.TEXT:
+                if event.fin:
+                    self._deliver(opcode, bytes(event.data))
+                else:
+                    self.fragments = (opcode, [bytes(event.data)])
                 return
-            if event.opcode is Opcode.TEXT:  # websockets has checked that it is valid UTF-8
-                self.on_message(bytes(event.data).decode())
+            if opcode is Opcode.CONT and self.fragments is not None:
+                self.fragments[1].append(bytes(event.data))
+                if event.fin:
+                    kind, parts = self.fragments
+                    self.fragments = None
+                    self._deliver(kind, b"".join(parts))
                 return
         super().process_event(event)  # type: ignore[misc]
+
+    def _deliver(self, opcode: Opcode, data: bytes) -> None:
+        """One whole message to ``on_message``: a text message as text. Text that is not UTF-8 is refused as any
+        bad message is, the connection kept: the JSON codec is handed its bytes (it says they are not UTF-8), the
+        msgpack codec a text (it takes binary frames only)."""
+        assert self.on_message is not None
+        if opcode is Opcode.BINARY:
+            self.on_message(data)
+            return
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            self.on_message("" if self.subprotocol == MSGPACK else data)  # type: ignore[attr-defined]
+            return
+        self.on_message(text)
 
 
 class DirectConnection(DirectMessages, ServerConnection):
