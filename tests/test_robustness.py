@@ -820,3 +820,35 @@ async def test_a_fragmented_message_is_handled_in_its_place_and_text_that_is_not
     assert ("UTF-8" in refused["message"] or "utf-8" in refused["message"]) if subprotocol == JSON else \
         "binary frames" in refused["message"]
     assert (await client.request({"type": "ping"}))["type"] == "pong"  # the connection is kept
+
+
+async def test_a_burst_of_large_legal_moves_answers_costs_its_size_of_the_rate_limit(make_server, opened):
+    """A spectator's burst of 200 ``legal_moves`` of an Amazons opening (97 KB and 5 ms of the event loop each) was
+    answered in full: eight such connections of one address held every room for seconds, and an honest player lost
+    on time. Now each answer costs its size of the rate limit: a handful are answered, then the flood is dropped and
+    its connection closed, while the players' room goes on."""
+    srv = await make_server(rate_limit=RateLimit(rate=50, burst=200))
+    url = ws_url(srv)
+    ann, bob = await logged_in(url, opened, "ann-lm"), await logged_in(url, opened, "bob-lm")
+    await ann.request({"type": "create_room", "game": "amazons", "name": "Big", "time_control": {"untimed": True}})
+    await ann.request({"type": "join", "room": "Big", "seat": 0})
+    await bob.request({"type": "join", "room": "Big", "seat": 1})
+    first = await ann.request({"type": "legal_moves", "room": "Big"})
+    assert len(first["moves"]) == 2176  # a player's own ask is answered
+    flood = await logged_in(url, opened, "flood-lm")
+    await flood.request({"type": "join", "room": "Big", "role": "spectator"})
+    frame = msgpack.packb({"type": "legal_moves", "room": "Big"})
+    from websockets.frames import Frame, Opcode
+
+    flood.ws.transport.write(Frame(Opcode.BINARY, frame).serialize(mask=True) * 200)
+    await closed_with(flood, 30)
+    answered = 0
+    while True:
+        try:
+            msg = await flood.recv(timeout=1)
+        except (ConnectionError, TimeoutError):
+            break
+        answered += msg["type"] == "legal_moves"
+    assert 1 <= answered <= 10, answered
+    assert (await ann.request({"type": "move", "room": "Big", "move": "d10-d7/g7"}))["type"] == "moved"
+    assert (await bob.request({"type": "legal_moves", "room": "Big"}))["moves"] != first["moves"]  # the new position

@@ -77,7 +77,7 @@ class RoomState:
     __slots__ = ("name", "settings", "game", "env", "creator", "address", "reserved", "tournament", "tournament_game",
                  "opening", "idle", "created_at", "seats", "spectators", "coords", "away", "status", "paused",
                  "game_no", "state", "clocks", "moves", "notations", "last_move", "record_id", "started_at", "players",
-                 "game_options", "draw_offer", "last_result", "points", "ever_entered")
+                 "game_options", "draw_offer", "last_result", "points", "ever_entered", "legal_cache")
 
     def __init__(
         self,
@@ -125,6 +125,9 @@ class RoomState:
         self.last_result: dict[str, Any] | None = None
         self.points: dict[str, float] = {}  # the series so far: 1 a win, ½ a draw; aborted and forfeits count no draw
         self.ever_entered = False
+        # the last legal_moves answer: (game, moves played, coordinates) and its moves, formatted once for every
+        # member who asks about that position in those coordinates (an Amazons answer is 2,176 moves)
+        self.legal_cache: tuple[tuple[str, int, str], list[Any]] | None = None
 
     # Queries ----------------------------------------------------------------------------
 
@@ -231,9 +234,12 @@ class RoomState:
             return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
         if self.status != PLAYING:
             return out.error(name, ErrorCode.GAME_NOT_RUNNING, f"no game is running in {self.name}", self.name)
-        coords = self.coords[name]
-        out.send(name, m.legal_moves(self.name, [self.game.format_move(mv, coords)
-                                                 for mv in self.game.legal_moves(self.state)]))
+        key = (self.record_id, len(self.moves), self.coords[name])
+        cached = self.legal_cache
+        if cached is None or cached[0] != key:
+            cached = self.legal_cache = (key, [self.game.format_move(mv, key[2])
+                                               for mv in self.game.legal_moves(self.state)])
+        out.send(name, m.legal_moves(self.name, cached[1]))
         return out
 
     def send_state(self, name: str, now: float) -> Outbox:

@@ -85,6 +85,11 @@ class TokenBucket:
         if self.tokens < self.limit.burst:
             self.tokens = min(self.limit.burst, self.tokens + 1)
 
+    def charge(self, tokens: float) -> None:
+        """Spend ``tokens`` more for a request whose answer is large (it may run the bucket below zero: the
+        messages after it are dropped until it has filled up again)."""
+        self.tokens -= tokens
+
     def take(self, now: float) -> bool:
         """Spend a token if there is one; count a strike if not.
 

@@ -33,6 +33,10 @@ from .metrics import Metrics
 from .supervisor import HouseBots
 
 log = logging.getLogger("plyhall.server")
+LEGAL_MOVES_A_TOKEN = 80
+"""Moves of a ``legal_moves`` answer that cost a request more of the rate limit: an Amazons opening's 2,176 cost 27
+more, so that a connection's burst of 200 buys about seven of them, where it bought 200 answers of 97 KB (1 s of the
+event loop), and then one every half second."""
 _WAITED: Final = WAITED  # compiled, a C static: no look-up in the module's dictionary a commit
 
 
@@ -115,7 +119,11 @@ class Delivery:
             self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
                                                    msg.get("id")))
             return
-        if msg["type"] == "move":
+        if msg["type"] == "legal_moves":  # an answer of thousands of moves costs what many small ones do
+            for _, reply in out.messages:
+                if reply["type"] == "legal_moves":
+                    connection.bucket.charge(len(reply["moves"]) / LEGAL_MOVES_A_TOKEN)
+        elif msg["type"] == "move":
             played = 0
             for write in out.writes:  # no generator's frames (sum over one): this runs every move
                 played += type(write) is MovePlayed

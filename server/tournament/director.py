@@ -385,8 +385,7 @@ class Director:
         """The short form: for listings."""
         total = self.schedule.total_games if not self.stopped_early else len(self.ended_games)
         done = len(self.ended_games)
-        forfeits = sum(1 for ended in self.ended_games.values()
-                       if not ended.result.is_bye and not ended.result.is_played)
+        forfeits = sum(not e.result.is_bye and not e.result.is_played for e in self.ended_games.values())
         return {"id": self.id, "name": self.settings.name, "game": self.settings.game,
                 "format": self.settings.spec.format, "status": self.status.value, "entrants": list(self.entrants),
                 "progress": {"done": done, "total": total, "fraction": done / total if total else 1.0,
@@ -486,11 +485,10 @@ def define(obj: dict[str, Any], entrants: list[str], local: dict[str, str], now:
             raise TournamentError("an SPRT stops a gauntlet: use --format gauntlet (the first entrant is tested "
                                   "against the others)")
         test = Sprt.parse(obj["sprt"])
-        if test.model != SprtModel.BAYESELO and spec.games_per_pairing % 2:
+        if test.model != SprtModel.BAYESELO and (per := spec.games_per_pairing) % 2:
             raise TournamentError(f"an SPRT with the {test.model} model counts colour-swapped pairs of games, and "
-                                  f"{spec.games_per_pairing} game{'' if spec.games_per_pairing == 1 else 's'} a "
-                                  "pairing leave a game without its pair: use an even --games-per-pairing (2, the "
-                                  "default, or 4, ...), or model=bayeselo, which counts single games")
+                                  f"{per} game{'' if per == 1 else 's'} a pairing leave a game without its pair: use "
+                                  "an even --games-per-pairing (2, the default, or 4, ...), or model=bayeselo")
         tested = local.get(entrants[0], "") if entrants else ""
         fixed = sorted({level for e in entrants[1:] if (level := local.get(e, "")).startswith("minimax-")})
         if not openings and tested.startswith("minimax-") and fixed:
