@@ -369,6 +369,7 @@ def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(serve):
     out, err = second.communicate(timeout=60)
     assert second.returncode == 1
     assert f"{first.db} is in use by another Plyhall server (process {first.proc.pid}:" in err, err
+    assert ORGANISER not in err  # the other server's command line, its secrets hidden
     assert urllib.request.urlopen(f"http://127.0.0.1:{first.port}/healthz", timeout=5).status == 200
 
 

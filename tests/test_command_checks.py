@@ -541,3 +541,14 @@ def test_a_database_on_read_only_storage_is_said_to_be_that_not_damaged(capsys, 
     assert code == 1 and errors == [f"plyhall export: backup.db cannot be opened: its folder {folder} is read-only, "
                                     "and SQLite writes beside a database even to read it (unable to open database "
                                     "file); copy it somewhere writable"], errors
+
+
+def test_a_command_line_shown_in_a_message_hides_its_secrets() -> None:
+    """A second server on one database printed the first one's whole command line, its --organiser-secret too."""
+    from server.storage.sqlite import command_shown
+
+    argv = ["python", "-m", "plyhall", "serve", "--organiser-secret", "cup-secret", "--secret=abc", "--cluster",
+            "redis://user:pw@10.0.0.5:6379/0", "--db", "postgresql://plyhall:PW@db/plyhall", "--port", "8765"]
+    assert command_shown(argv) == ("python -m plyhall serve --organiser-secret *** --secret=*** --cluster "
+                                   "redis://user:***@10.0.0.5:6379/0 --db postgresql://plyhall:***@db/plyhall "
+                                   "--port 8765")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -258,6 +259,30 @@ class SQLiteStorage(SQLStorage):
         return f"<SQLiteStorage {self.path}>"
 
 
+SECRET_WORDS = ("secret", "password", "token")
+"""Options whose values :func:`command_shown` hides (``--organiser-secret``, ``--secret``, ...)."""
+
+
+def command_shown(argv: list[str]) -> str:
+    """A process's command line for a message anybody may read: the values of its secret options (see
+    :data:`SECRET_WORDS`, as ``--option VALUE`` or ``--option=VALUE``) and the passwords in its URLs as ``***``."""
+    shown: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            shown.append("***")
+            hide_next = False
+            continue
+        option, equals, _ = arg.partition("=")
+        secret = arg.startswith("-") and any(word in option.lower() for word in SECRET_WORDS)
+        if secret and equals:
+            shown.append(f"{option}=***")
+            continue
+        hide_next = secret
+        shown.append(re.sub(r"(://[^/:@\s]*:)[^@/\s]*@", r"\1***@", arg))
+    return " ".join(shown)
+
+
 def _lock_holder(path: str) -> str:
     """Who holds the lock on ``path``, as well as Linux tells (``/proc/locks``): its process id and command."""
     import os
@@ -270,8 +295,8 @@ def _lock_holder(path: str) -> str:
                 if len(parts) > 5 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == str(inode):
                     pid = parts[4]
                     with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                        command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
-                    return f"process {pid}: {command[:160]}"
+                        argv = cmdline.read().decode(errors="replace").strip("\0").split("\0")
+                    return f"process {pid}: {command_shown(argv)[:160]}"
     except OSError:
         pass
     return "another process"
