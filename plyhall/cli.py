@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import protocol
 from plyhall import compiled
@@ -48,6 +48,21 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print ``message`` and the command's ``--help`` to look at, and exit with status 2 (as argparse does)."""
         self.exit(2, f"{self.prog}: error: {message} (every option: {self.prog} --help)\n")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
+        """argparse's, noting in the namespace the innermost (sub)command that parsed (``_parser``): arguments
+        nobody took are that command's mistake (``plyhall serve --prot 1`` is said of ``plyhall serve``)."""
+        if namespace is None:
+            namespace = argparse.Namespace()
+        namespace._parser = self  # a subcommand's parser sets it after its parent's, and it is copied up
+        return super().parse_known_args(args, namespace)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
+        """argparse's, with arguments nobody took said to be the mistake of the command they were given to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            getattr(parsed, "_parser", self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def build_parser() -> argparse.ArgumentParser:

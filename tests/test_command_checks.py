@@ -552,3 +552,17 @@ def test_a_command_line_shown_in_a_message_hides_its_secrets() -> None:
     assert command_shown(argv) == ("python -m plyhall serve --organiser-secret *** --secret=*** --cluster "
                                    "redis://user:***@10.0.0.5:6379/0 --db postgresql://plyhall:***@db/plyhall "
                                    "--port 8765")
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["serve", "--prot", "18932"], "plyhall serve: error: unrecognized arguments: --prot 18932 (every option: "
+                                   "plyhall serve --help)"),
+    (["tournament", "run", "--secrt", "x"], "plyhall tournament run: error: unrecognized arguments: --secrt x "
+                                            "(every option: plyhall tournament run --help)"),
+    (["--bogus"], "plyhall: error: unrecognized arguments: --bogus (every option: plyhall --help)"),
+])
+def test_an_unknown_option_is_said_of_the_command_it_was_given_to(capsys, argv: list[str], said: str) -> None:
+    """``plyhall serve --prot 1`` said "plyhall: error: ... (every option: plyhall --help)", whose help lists no
+    option of serve."""
+    code, errors = run(capsys, *argv)
+    assert code == 2 and errors == [said], errors
