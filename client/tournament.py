@@ -95,8 +95,10 @@ def new_forfeits(event: dict[str, Any], reported: set[int]) -> list[str]:
 
 
 async def _organiser(args: argparse.Namespace) -> Client:
+    """A connection logged in as the organiser; ``follow``, which only watches, needs no secret (a watcher's login
+    without one)."""
     secret = args.secret or os.environ.get("PLYHALL_ORGANISER_SECRET")
-    if not secret:
+    if not secret and args.command != "follow":
         raise TournamentCliError("give the server's organiser secret: --secret, or $PLYHALL_ORGANISER_SECRET "
                                  "(the one plyhall serve --organiser-secret was started with)")
     client = Client(args.url)
@@ -104,7 +106,10 @@ async def _organiser(args: argparse.Namespace) -> Client:
         await client.connect()
     except OSError as exc:
         raise TournamentCliError(describe_connect_error(args.url, exc, False)[0]) from None
-    await client.login(f"organiser-{os.getpid()}", organiser=secret)
+    if secret:
+        await client.login(f"organiser-{os.getpid()}", organiser=secret)
+    else:
+        await client.login(f"follower-{os.getpid()}")
     return client
 
 

@@ -53,8 +53,8 @@ def register(subparsers: Any) -> None:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
-        p.add_argument("--secret", help="the organiser secret (default $PLYHALL_ORGANISER_SECRET; results, status "
-                                        "and list need none)")
+        p.add_argument("--secret", help="the organiser secret (default $PLYHALL_ORGANISER_SECRET; results, status, "
+                                        "list and follow need none)")
 
     create = sub.add_parser("create", help="define a tournament", description="Define a tournament.")
     _add_definition(create)
