@@ -595,7 +595,13 @@ def test_a_spectators_chat_and_a_left_series_stay_as_they_were_after_a_new_login
         ann.request({"type": "join", "room": "Series", "seat": 0})
         sam.goto(f"{base}/#/room/Series")
         sam.get_by_role("button", name="Take this seat").first.click()
-        sam.get_by_role("button", name="Leave (loses the game)").click()
+        sam.get_by_role("button", name="Leave (loses the game)…").click()
+        sam.get_by_role("button", name="Stay").click()  # asked first: staying keeps the game
+        expect(sam.get_by_role("button", name="Resign…")).to_be_visible()
+        sam.get_by_role("button", name="Leave (loses the game)…").click()
+        expect(sam.get_by_role("button", name="Yes, leave and lose")).to_be_focused()
+        sam.get_by_role("button", name="Yes, leave and lose").click()
+        expect(sam).to_have_url(re.compile("#/lobby$"))
         expect(sam.locator("main h1")).to_have_text("Lobby")
         expect(sam.locator(".rooms-section")).to_contain_text("Series")  # the listing has come
         expect(sam.locator(".yours")).not_to_contain_text("Series")

@@ -21,6 +21,8 @@ export function roomActions({ rerender, leave }) {
   const actions = h("div", { class: "actions" });
   /** @type {number | null} the game whose resignation waits for "Yes, resign" (never the next game of a series) */
   let confirmResign = null;
+  /** @type {number | null} the game that leaving would lose, while "Yes, leave and lose" waits */
+  let confirmLeave = null;
 
   /** @param {RoomModel} model */
   function buildOffer(model) {
@@ -69,7 +71,19 @@ export function roomActions({ rerender, leave }) {
     }
     if (model.role) {
       const forfeit = model.isPlayer && model.status === "playing";
-      actions.append(h("button", { type: "button", text: forfeit ? "Leave (loses the game)" : "Leave the room", onclick: leave }));
+      if (forfeit && confirmLeave === model.gameNo) { // leaving loses the game at once: asked first, as resigning is
+        actions.append(
+          h("button", { type: "button", class: "danger", text: "Yes, leave and lose", onclick: () => { confirmLeave = null; leave(); } }),
+          h("button", { type: "button", text: "Stay", onclick: () => { confirmLeave = null; rerender(); } }));
+      } else if (forfeit) {
+        actions.append(h("button", { type: "button", text: "Leave (loses the game)…", onclick: () => {
+          confirmLeave = model.gameNo;
+          rerender();
+          /** @type {HTMLElement} */ (actions.querySelector(".danger")).focus();
+        } }));
+      } else {
+        actions.append(h("button", { type: "button", text: "Leave the room", onclick: leave }));
+      }
     }
   }
 
@@ -81,8 +95,8 @@ export function roomActions({ rerender, leave }) {
     keyed(offer, `${model.status}|${model.drawOffer}|${model.isPlayer}|${model.seat}`, () => buildOffer(model));
     const shown = model.result && model.status !== "playing";
     keyed(result, shown ? JSON.stringify([model.result, model.seats, model.seat, model.role]) : "", () => buildResult(model));
-    if (model.status !== "playing") confirmResign = null; // a game ended: its question with it
-    keyed(actions, `${model.status}|${model.role}|${model.paused}|${model.drawOffer}|${confirmResign === model.gameNo}|${model.gameNo}`,
+    if (model.status !== "playing") confirmResign = confirmLeave = null; // a game ended: its questions with it
+    keyed(actions, `${model.status}|${model.role}|${model.paused}|${model.drawOffer}|${confirmResign === model.gameNo}|${confirmLeave === model.gameNo}|${model.gameNo}`,
       () => buildActions(model));
   }
 
