@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -29,6 +30,7 @@ class HouseBots:
         self.on_exit = on_exit
         self.running: dict[str, subprocess.Popen] = {}
         self._logs: dict[str, IO[bytes]] = {}  # each bot's stderr, in a file so that it never blocks on a pipe
+        self._stopped: set[str] = set()  # bots the hall asked to stop (their SIGTERM is no failure)
 
     def start(self, request: HouseStart) -> bool:
         """Start a bot process; False (and logged) when the process cannot be started."""
@@ -57,6 +59,7 @@ class HouseBots:
             proc = self.running.get(name)
             if proc is not None and proc.poll() is None:
                 proc.terminate()
+                self._stopped.add(name)
         return failed
 
     async def reap_forever(self, every: float = 0.5) -> None:
@@ -79,10 +82,13 @@ class HouseBots:
             errors.seek(0)
             tail = errors.read().decode(errors="replace").strip().splitlines()[-3:]
             errors.close()
-            if code:
-                log.warning("house bot %s ended with code %s: %s", name, code, " | ".join(tail))
+            if name in self._stopped and code == -signal.SIGTERM:  # ended as the hall asked: nothing went wrong
+                log.info("house bot %s stopped", name)
+            elif code:
+                log.warning("house bot %s ended with code %s%s", name, code, f": {' | '.join(tail)}" if tail else "")
             else:
                 log.info("house bot %s finished", name)
+            self._stopped.discard(name)
             self.on_exit(name, code)
 
     def stop_all(self, timeout: float = 5.0) -> None:
