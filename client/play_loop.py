@@ -40,7 +40,7 @@ from .connection import (
     check_url,
     describe_connect_error,
 )
-from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, StopPlaying, Turn
+from .player import FunctionPlayer, GameResult, NoMove, Player, Resign, Turn
 from .thinker import Thinker
 from .tournament import http_base
 
@@ -612,7 +612,8 @@ class PlayerRunner:
         except NoMove as exc:
             self.status(f"no move in {room_name}: {exc}")
             return
-        except StopPlaying:  # the player can play no more: its game is resigned, not left to the opponent's wait
+        except Exception:  # the player can play no more (StopPlaying; a crash, which ends the bot): its game is
+            # resigned, not left to the opponent's wait for a player that will never come back
             if not self._moved_on(client, room_name, room, seq):
                 await client.send({"type": "resign", "room": room_name, **_game_no(client, room)})
             raise

@@ -793,3 +793,27 @@ def test_an_interrupted_run_is_followed_again_with_follow(tournament_server):
     finally:
         follow.kill()
     assert follow.returncode == 1 and "(cancelled)" in out, (out, err)  # followed to its end, with the results
+
+
+def _crashes(turn: Any) -> Any:
+    return 1 // 0
+
+
+def test_a_player_that_crashes_in_choose_resigns_its_game_before_the_bot_stops():
+    """A ``choose`` that raised ended the bot with the game left standing: the opponent waited out the grace
+    ("crasher lost the connection; it has 30 s to come back"), and the game ended on time. It is resigned first."""
+    desk = organiser_desk()
+    welcome = desk.login("crasher")
+    desk.login("opp")
+    desk.send("opp", {"type": "create_room", "game": "connect4", "name": "Lake", "options": {"first": 0}})
+    desk.send("opp", {"type": "join", "room": "Lake", "seat": 1})
+    desk.send("crasher", {"type": "join", "room": "Lake", "seat": 0})
+    runner = PlayerRunner(FunctionPlayer(_crashes), RunOptions(name="crasher", game="connect4", room="Lake"))
+    runner.thinker = Thinker(runner.player, mode="thread")
+    relay = InboxRelay(desk, "crasher")
+    relay.read = 1  # after the welcome
+    with pytest.raises(ZeroDivisionError):
+        asyncio.run(asyncio.wait_for(runner._play(relay, {**welcome, "rooms": ["Lake"]}), 30))
+    runner.thinker.close()
+    over = desk.last("opp", "game_over")
+    assert over["winner"] == 1 and "crasher resigned" in over["reason"], over
