@@ -442,3 +442,18 @@ def test_legal_moves_are_formatted_once_a_position_and_convention():
         desk.send("bob", {"type": "move", "room": "Big", "move": column})
     after = desk.send("eve", {"type": "legal_moves", "room": "Big"})[0]["moves"]
     assert after is not asked["eve"] and len(after) == 5  # a new position: two columns full
+
+
+def test_a_new_seek_is_told_only_to_the_seekers_whose_message_would_list_it():
+    """Every seek was told to every other seeker of the game, each message listing the others: one address's 150
+    names with 150 more seeks made 22,500 messages (25 MB) and held every room for 2 s."""
+    desk = HallDriver()
+    names = [f"s{n}" for n in range(14)]
+    for n, name in enumerate(names):
+        desk.login(name)
+        desk.inbox[name].clear()
+        desk.send(name, {"type": "seek", "game": "quarto", "time_control": {"per_move": 10 + n}})  # none pair
+    told = {name: sum(m["type"] == "seeking" for m in desk.inbox[name]) for name in names}
+    # s0 hears of s1 ... s10 (its message lists 10 others), and nothing after; s12 and s13 hear of nobody newer
+    assert told["s0"] == 1 + 10 and told["s13"] == 1 and told["s12"] == 1, told
+    assert len(desk.last("s13", "seeking")["others"]) == 10  # the newest still sees the ten oldest

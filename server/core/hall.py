@@ -468,7 +468,7 @@ class Hall(Floor):
             return
         out.send(conn, m.seeking(found.to_json(), self.seeks.describe_others(found, self.by_name)))
         self._lobby_changed(out)  # the lobby lists who seeks
-        for other in self.seeks.others(found, self.by_name):  # they learn that someone waits on other settings too
+        for other in self.seeks.shown_to(found, self.by_name):  # they learn that someone waits on other settings too
             out.send(self.by_name[other.name].conn, m.seeking(other.to_json(),
                                                               self.seeks.describe_others(other, self.by_name)))
 

@@ -81,6 +81,27 @@ class SeekDesk:
         return [other for key, waiting in self.seeks.items() if key != seek.key for other in waiting
                 if other.settings.game is seek.settings.game and other.name != seek.name and other.name in connected]
 
+    def shown_to(self, found: Seek, connected: Container[str]) -> list[Seek]:
+        """The other waiting seeks whose ``seeking`` message would now list ``found`` among its first
+        :data:`OTHERS_SHOWN`: those to tell of it. (Everybody seeking the game was told of every new seek, each
+        message listing the others: a name of 150 seeks made 22,500 messages and held the server for 2 s.)"""
+        ordered = [seek for waiting in self.seeks.values() for seek in waiting
+                   if seek.settings.game is found.settings.game and seek.name in connected]
+        told = []
+        for other in ordered:
+            if other.key == found.key or other.name == found.name:
+                continue
+            shown = 0
+            for seek in ordered:  # other's others in their order, up to found or the last one its message lists
+                if seek is found:
+                    told.append(other)
+                    break
+                if seek.key != other.key and seek.name != other.name:
+                    shown += 1
+                    if shown == OTHERS_SHOWN:
+                        break
+        return told
+
     def describe_others(self, seek: Seek, connected: Container[str]) -> list[dict[str, Any]]:
         """What a ``seeking`` message says of the seeks that wait for the same game but cannot pair with ``seek``."""
         return [{"name": other.name, **other.to_json()} for other in self.others(seek, connected)[:OTHERS_SHOWN]]
