@@ -83,6 +83,9 @@ def test_unknown_option_is_rejected(game_id: str) -> None:
         game.initial_state(colour="purple")
     with pytest.raises(ValueError, match="first"):
         game.initial_state(first=2)
+    for not_a_seat in (1.0, True):  # (1.0 was taken, and the room's listing showed 1.0)
+        with pytest.raises(ValueError, match=r"first' must be 0 or 1"):
+            game.initial_state(first=not_a_seat)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

@@ -491,7 +491,7 @@ def first_seat_option(value: Any, colours: tuple[str, str] | None = None) -> int
         raise OptionError(
             f"option 'first' must be 0 or 1, or {colours[0]!r} or {colours[1]!r}, not {value!r}"
         )
-    if isinstance(value, bool) or value not in (0, 1):
+    if type(value) is not int or value not in (0, 1):  # (1.0 is no seat: PROTOCOL.md §2's integers are integers)
         accepted = "0 or 1" + (f", or {colours[0]!r} or {colours[1]!r}" if colours else "")
         raise OptionError(f"option 'first' must be {accepted} (the seat that moves first), not {value!r}")
     return int(value)
