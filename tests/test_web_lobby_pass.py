@@ -371,3 +371,15 @@ def test_a_gauntlet_stopped_by_its_sprt_says_so_numbers_openings_from_1_and_coun
     assert listed == "12 of 12 games done: 6 played, 6 forfeited"
     summary = event.summary()["progress"]
     assert summary["forfeits"] == 0 and summary["done"] == played  # (the list's answer carries the count)
+
+
+def test_an_empty_lobby_points_to_the_finished_games(own_server, open_page):  # noqa: F811
+    """After 30 finished games the lobby said "No rooms yet: create one, or find an opponent.", as if nothing had been
+    played: a room closes once its players leave, and its games are under Replays."""
+    port = own_server()
+    page = open_page("newbie", width=1280, height=800)
+    login(page, f"http://127.0.0.1:{port}", "newbie")
+    empty = page.locator(".rooms-section .empty")
+    expect(empty).to_contain_text("No open rooms")
+    empty.get_by_role("link", name="Replays").click()
+    expect(page.locator("main h1")).to_have_text("Recorded games")

@@ -620,6 +620,8 @@ def test_a_person_playing_a_house_bot_is_warned_before_a_move_left_too_long_lose
     card.get_by_label("Time").select_option(label="5 min + 3 s")
     play_a_house_bot(page, "connect4", "random", first="0")
     expect(page.locator(".room .meta")).to_contain_text("a move left 30 s loses")
+    expect(page.get_by_role("button", name="Resign…")).to_be_visible()
+    expect(page.get_by_role("button", name="Offer a draw")).to_have_count(0)  # a house bot never answers one
     warning = page.locator(".play .idle-warning")
     expect(warning).to_contain_text(re.compile(r"Move within [0-9]+ s, or you lose the game"))
     page.locator('.sq[data-sq="d1"]').click()  # the move is made: the warning goes until the next turn

@@ -293,7 +293,9 @@ export function mountLobby(main, app) {
     const rows = [...group("Live now", live), ...group("Waiting for players", waiting),
       ...group(finished.length > shownFinished.length ? `Latest finished (${shownFinished.length} of ${finished.length})` : "Finished", shownFinished)];
     if (rows.length) roomList.replaceChildren(...rows);
-    else roomList.replaceChildren(h("li", { class: "empty", text: "No rooms yet: create one, or find an opponent." }));
+    // (a room closes once its players leave: its games are under Replays)
+    else roomList.replaceChildren(h("li", { class: "empty" }, "No open rooms: create one, or find an opponent. Finished games are under ",
+      h("a", { href: "#/replay", text: "Replays" }), "."));
     renderYours();
     if (!performance.getEntriesByName("plyhall-lobby-ready").length) performance.mark("plyhall-lobby-ready"); // benchmarks/web_load.py
   }

@@ -56,7 +56,11 @@ export function roomActions({ rerender, leave }) {
     const playing = model.status === "playing" && model.isPlayer && !model.paused;
     if (playing) {
       const offered = model.drawOffer === model.seat;
-      actions.append(h("button", { type: "button", text: "Offer a draw", disabled: offered || model.drawOffer !== null, onclick: () => model.act("offer_draw").catch(() => {}) }));
+      const opponent = model.seat === null ? null : model.seats[1 - model.seat];
+      // a house bot never answers an offer (our bots play on): no button that leaves "You offered a draw." for ever
+      if (!(typeof opponent === "string" && opponent.startsWith("house-"))) {
+        actions.append(h("button", { type: "button", text: "Offer a draw", disabled: offered || model.drawOffer !== null, onclick: () => model.act("offer_draw").catch(() => {}) }));
+      }
       if (confirmResign === model.gameNo) {
         actions.append(
           h("button", { type: "button", class: "danger", text: "Yes, resign", onclick: () => { confirmResign = null; model.act("resign").catch(() => {}); } }),
