@@ -68,6 +68,9 @@ def endpoint_path(path: str) -> str:
     ``/ws``; a proxy's prefix kept: ``/plyhall/`` -> ``/plyhall/ws``), ``path`` itself when it already ends so."""
     if path.rstrip("/").endswith("/ws"):
         return path.rstrip("/")
+    folder, _, last = path.rstrip("/").rpartition("/")
+    if last.lower().startswith(("ws", "websocket")) or last.lower() == "w":  # a slip for ws itself (/wss, /WS/): ws
+        return f"{folder}/ws"
     return path.rstrip("/") + "/ws"
 
 
@@ -97,8 +100,11 @@ def describe_connect_error(url: str, exc: BaseException, connected_before: bool)
             body = bytes(exc.response.body or b"").decode(errors="replace").strip()
             return f"the server at {url} is busy (HTTP {status}{': ' + body[:160] if body else ''})", False
         if status == 404 and not parts.path.rstrip("/").endswith("/ws"):
-            fixed = urlunsplit((parts.scheme, parts.netloc, endpoint_path(parts.path), "", ""))
-            return f"the server at {url} has no WebSocket endpoint there: add /ws ({fixed})", True
+            path = endpoint_path(parts.path)
+            fixed = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+            if path == parts.path.rstrip("/") + "/ws":
+                return f"the server at {url} has no WebSocket endpoint there: add /ws ({fixed})", True
+            return f"the server at {url} has no WebSocket endpoint there: its endpoint is /ws ({fixed})", True
         return f"the server at {url} refused the WebSocket handshake (HTTP {status})", True
     if parts.scheme == "wss" and not connected_before and isinstance(
             exc, (ssl.SSLError, ConnectionResetError, EOFError, InvalidHandshake)):

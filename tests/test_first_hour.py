@@ -180,6 +180,7 @@ def test_the_same_name_and_secret_twice_says_who_logged_in_elsewhere(live):
     ("http://127.0.0.1:{port}/", ["is a web address", "use ws://127.0.0.1:{port}/ws "]),
     ("127.0.0.1:{port}/ws", ["has no ws:// scheme", "use ws://127.0.0.1:{port}/ws"]),
     ("ws://127.0.0.1:{port}", ["add /ws", "ws://127.0.0.1:{port}/ws"]),
+    ("ws://127.0.0.1:{port}/wss", ["its endpoint is /ws (ws://127.0.0.1:{port}/ws)"]),  # (it said add: .../wss/ws)
     ("wss://127.0.0.1:{port}/ws", ["TLS", "ws://127.0.0.1:{port}/ws"]),
 ])
 def test_wrong_urls_get_one_clear_line(live, url, words):
