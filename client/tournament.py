@@ -58,10 +58,10 @@ def fetch(url: str, path: str) -> str:
         except ValueError:
             reason = exc.reason
         raise TournamentCliError(str(reason), exc.code) from None
-    except OSError as exc:
+    except OSError as exc:  # no server there: exit 1, as a bot that cannot reach it (2 is for bad arguments)
         reason = getattr(exc, "reason", exc)
-        raise TournamentCliError(describe_connect_error(url, reason if isinstance(reason, BaseException) else exc,
-                                                        False)[0]) from None
+        raise ConnectionError(describe_connect_error(url, reason if isinstance(reason, BaseException) else exc,
+                                                     False)[0]) from None
 
 
 def describe_progress(event: dict[str, Any]) -> str:
@@ -105,7 +105,7 @@ async def _organiser(args: argparse.Namespace) -> Client:
     try:
         await client.connect()
     except OSError as exc:
-        raise TournamentCliError(describe_connect_error(args.url, exc, False)[0]) from None
+        raise ConnectionError(describe_connect_error(args.url, exc, False)[0]) from None
     if secret:
         await client.login(f"organiser-{os.getpid()}", organiser=secret)
     else:
@@ -144,7 +144,7 @@ def control_hint(args: argparse.Namespace) -> str | None:
     nothing better to say, or the server cannot tell)."""
     try:
         event = json.loads(fetch_event(args))
-    except (TournamentCliError, ValueError):
+    except (TournamentCliError, ConnectionError, ValueError):
         return None
     words, action = NEXT_STEP.get(event.get("status"), (None, None))
     if words is None or action == args.command:
