@@ -201,7 +201,8 @@ class PlayerRunner:
             reason, fatal = describe_connect_error(self.options.url, exc, False)
             if fatal:
                 raise ServerURLError(reason) from None
-            self.status(f"{reason}; trying again when the bot is ready")
+            what = getattr(self.player, "warms_up", None)  # (an engine may take a minute to build first)
+            self.status(f"{reason}; trying again {'once ' + what + ' is ready' if what else 'in a moment'}")
         except InvalidURI as exc:
             raise ServerURLError(f"bad server address {self.options.url!r}: {exc}") from None
         finally:

@@ -207,7 +207,7 @@ def test_no_server_says_so_and_keeps_trying_within_the_backoff_bound():
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
-    assert lines[0].endswith("trying again when the bot is ready"), lines[0]  # said at once, before any warm-up
+    assert lines[0].endswith("trying again in a moment"), lines[0]  # said at once, before any warm-up
     for line in lines:
         assert line.startswith(f"early: no server at {url} (connection refused)"), line
         assert "connection lost" not in line

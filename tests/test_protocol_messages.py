@@ -44,7 +44,10 @@ def test_a_whole_session_fits_the_server_schemas():
     rec.send(BOB, {"type": "login", "name": "bob", "secret": "bob-pw", "coords": "matrix", "client": "test"})
     rec.send(SUE, {"type": "login", "name": "sue", "coords": "cosc322"})
     assert rec.send(SUE, {"type": "login", "name": "sue"})[0]["code"] == "already_logged_in"
-    assert rec.send(4, {"type": "login", "name": "ann", "secret": "wrong"})[0]["code"] == "wrong_secret"
+    wrong = rec.send(4, {"type": "login", "name": "ann", "secret": "wrong"})[0]
+    assert wrong["code"] == "wrong_secret" and wrong["message"].startswith("wrong secret for ann, a claimed name")
+    without = rec.send(4, {"type": "login", "name": "ann"})[0]  # (no secret given: told the name needs its own)
+    assert without["code"] == "wrong_secret" and without["message"].startswith("the name ann is claimed; log in")
     assert rec.send(4, {"type": "login", "name": "sue"})[0]["code"] == "name_in_use"
     assert rec.send(4, {"type": "login", "name": "-x"})[0]["code"] == "bad_name"
     assert rec.send(SUE, {"type": "watch_lobby", "id": 5})[0]["rooms"] == []

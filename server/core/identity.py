@@ -140,6 +140,8 @@ def refusal_text(verdict: Verdict, name: str, holder: Holder, proof: Proof, free
     kept for the name is given up, when this server knows it (it says the time actually left)."""
     if verdict is Verdict.RESUME_REQUIRED and proof is Proof.NOTHING and holder in RESTARTED_TOO_SOON:
         return RESTARTED_TOO_SOON[holder].format(name=name, when=_when_free(free_in))
+    if verdict is Verdict.WRONG_SECRET and proof is Proof.SECRET:  # a secret was given: it was the wrong one
+        return f"wrong secret for {name}, a claimed name; give its secret (or your resume token) or choose another name"
     return REFUSAL_TEXT[verdict].format(name=name, holder=holder.value)
 
 

@@ -261,8 +261,7 @@ class Logins:
         if result is False:
             self._failed(name, address, now)
             log.info("login refused: wrong secret for %s from %s", name, address)
-            return Refuse(ErrorCode.WRONG_SECRET,
-                          REFUSAL_TEXT[Verdict.WRONG_SECRET].format(name=name, holder=holder.value))
+            return Refuse(ErrorCode.WRONG_SECRET, refusal_text(Verdict.WRONG_SECRET, name, holder, Proof.SECRET))
         self.pairs.forgive((address, name))
         if not alive:
             return Refuse(ErrorCode.NOT_LOGGED_IN, "the connection closed before its login was checked")
