@@ -119,17 +119,18 @@ class Delivery:
             self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
                                                    msg.get("id")))
             return
-        if msg["type"] == "legal_moves":  # an answer of thousands of moves costs what many small ones do
-            for _, reply in out.messages:
-                if reply["type"] == "legal_moves":
-                    connection.bucket.charge(len(reply["moves"]) / LEGAL_MOVES_A_TOKEN)
-        elif msg["type"] == "move":
+        kind = msg["type"]
+        if kind == "move":
             played = 0
             for write in out.writes:  # no generator's frames (sum over one): this runs every move
                 played += type(write) is MovePlayed
             if played:
                 self.metrics.moves += played
                 connection.bucket.refund()
+        elif kind == "legal_moves":  # an answer of thousands of moves costs what many small ones do
+            for _, reply in out.messages:
+                if reply["type"] == "legal_moves":
+                    connection.bucket.charge(len(reply["moves"]) / LEGAL_MOVES_A_TOKEN)
         self.dispatch(out)
 
     def _refuse(self, connection: Connection, error: ProtocolError) -> None:
