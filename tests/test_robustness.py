@@ -852,3 +852,31 @@ async def test_a_burst_of_large_legal_moves_answers_costs_its_size_of_the_rate_l
     assert 1 <= answered <= 10, answered
     assert (await ann.request({"type": "move", "room": "Big", "move": "d10-d7/g7"}))["type"] == "moved"
     assert (await bob.request({"type": "legal_moves", "room": "Big"}))["moves"] != first["moves"]  # the new position
+
+
+async def test_floods_of_frames_that_are_no_message_are_closed(make_server, opened):
+    """Frames escaped every limit: four million empty continuation frames of one open message held every room for
+    17 s and grew memory by 35 MB; pings sent without ever reading the pongs grew memory to 477 MB of unsent pongs.
+    Now a message comes in 64 parts at most (1009), and pings and parts count against the rate limit (1008)."""
+    from websockets.frames import Frame, Opcode
+
+    srv = await make_server(rate_limit=RateLimit(rate=50, burst=200))
+    url = ws_url(srv)
+    bystander = await logged_in(url, opened, "calm-frames")
+    parts = await connect(url, opened)
+    parts.ws.transport.write(Frame(Opcode.BINARY, b"\x81", fin=False).serialize(mask=True)
+                             + Frame(Opcode.CONT, b"", fin=False).serialize(mask=True) * 10_000)
+    assert (await closed_with(parts))[0] == 1009
+    pings = await connect(url, opened)
+    pings.ws.transport.write(Frame(Opcode.PING, b"x" * 125).serialize(mask=True) * 10_000)
+    code, reason = await closed_with(pings)
+    assert code == 1008 and reason == "rate limit exceeded"
+    assert (await bystander.request({"type": "ping"}))["type"] == "pong"
+    # a few parts, and a few pings, are what clients send: answered as ever
+    honest = await logged_in(url, opened, "parts-ok")
+    data = msgpack.packb({"type": "list_rooms", "id": "P"})
+    honest.ws.transport.write(b"".join(Frame(op, data[i:i + 4], fin=i + 4 >= len(data)).serialize(mask=True)
+                                       for i, op in zip(range(0, len(data), 4),
+                                                        [Opcode.BINARY] + [Opcode.CONT] * 20, strict=False)))
+    assert (await honest.recv())["id"] == "P"
+    assert await honest.ws.ping() is not None

@@ -48,6 +48,7 @@ from websockets.streams import StreamReader
 
 from protocol.codec import MSGPACK, SUBPROTOCOLS
 
+from .connections import MAX_UNSENT_BYTES
 from .frames import whole_frame
 from .http import json_response, text_response
 
@@ -424,6 +425,11 @@ class Pipelined(Response):
         return b"".join(parts)
 
 
+MAX_FRAGMENTS = 64
+"""Parts a fragmented message may come in (a 64 KB message in 1 KB pieces): more, even empty ones, close the
+connection (1009). Four million empty continuation frames held every room for 17 s, and their parts grew memory."""
+
+
 class DirectMessages:
     """Mixed into a websockets connection class: each whole incoming message goes to ``on_message`` as
     soon as it is parsed, instead of being queued for a ``recv()`` coroutine to pick up (a future, a
@@ -431,6 +437,9 @@ class DirectMessages:
     way, as does everything while ``on_message`` is None."""
 
     on_message: Callable[[bytes | str], None] | None = None
+    charge: Callable[[float], bool] | None = None
+    """Spends the rate limit's tokens for frames that are no message (a ping; each part of a fragmented message):
+    False once the connection is too deep in debt, and it is closed (1008)."""
 
     def data_received(self, data: bytes) -> None:
         """websockets' own ``data_received`` (``asyncio.Connection``, websockets 17) without its per-message steps
@@ -457,6 +466,10 @@ class DirectMessages:
                 if self.debug:  # type: ignore[attr-defined]
                     self.logger.debug("! error while sending data", exc_info=True)  # type: ignore[attr-defined]
                 self.set_connection_exc(exc)  # type: ignore[attr-defined]
+            transport = self.transport  # type: ignore[attr-defined]
+            if transport.get_write_buffer_size() > MAX_UNSENT_BYTES:  # pongs to pings a client never reads on:
+                transport.abort()  # dropped as any client that far behind (websockets answers every ping)
+                return
         if protocol._state is not OPEN and protocol.close_expected() and self.close_deadline is None and \
                 self.close_timeout is not None:  # type: ignore[attr-defined]
             self.close_deadline = self.loop.time() + self.close_timeout  # type: ignore[attr-defined]
@@ -467,6 +480,8 @@ class DirectMessages:
             else:
                 self.process_event(event)
 
+    frames_refused = False
+    """The connection was closed over frames it may not send (:meth:`_refuse_frames`)."""
     fragments: tuple[Opcode, list[bytes]] | None = None
     """A fragmented message being received: its opcode and its parts so far (websockets' parser has checked their
     order and their total size)."""
@@ -477,6 +492,13 @@ class DirectMessages:
         sent behind it); everything else to websockets."""
         if self.on_message is not None and type(event) is Frame:
             opcode = event.opcode
+            if self.frames_refused:  # closed below over a flood of frames: the rest of the read is dropped
+                return
+            charge = self.charge
+            if (opcode is Opcode.PING or opcode is Opcode.CONT or not event.fin) and charge is not None \
+                    and not charge(1.0):  # a frame that is no message costs as one: floods of them are closed
+                self._refuse_frames(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
+                return
             if opcode is Opcode.BINARY or opcode is Opcode.TEXT:
                 if event.fin:
                     self._deliver(opcode, bytes(event.data))
@@ -484,13 +506,28 @@ class DirectMessages:
                     self.fragments = (opcode, [bytes(event.data)])
                 return
             if opcode is Opcode.CONT and self.fragments is not None:
-                self.fragments[1].append(bytes(event.data))
+                parts = self.fragments[1]
+                if len(parts) >= MAX_FRAGMENTS:
+                    self._refuse_frames(CloseCode.MESSAGE_TOO_BIG, f"a message in more than {MAX_FRAGMENTS} "
+                                                                   "fragments")
+                    return
+                parts.append(bytes(event.data))
                 if event.fin:
-                    kind, parts = self.fragments
+                    kind = self.fragments[0]
                     self.fragments = None
                     self._deliver(kind, b"".join(parts))
                 return
         super().process_event(event)  # type: ignore[misc]
+
+    def _refuse_frames(self, code: CloseCode, reason: str) -> None:
+        """Close the connection (``code``, ``reason``) over frames it may not send, dropping what was received."""
+        self.fragments = None
+        self.frames_refused = True
+        self.protocol.fail(code, reason)  # type: ignore[attr-defined]
+        try:
+            self.send_data()  # type: ignore[attr-defined]
+        except Exception as exc:
+            self.set_connection_exc(exc)  # type: ignore[attr-defined]
 
     def _deliver(self, opcode: Opcode, data: bytes) -> None:
         """One whole message to ``on_message``: a text message as text. Text that is not UTF-8 is refused as any
@@ -560,6 +597,7 @@ def release(ws: DirectConnection) -> None:
     bound method of the transport itself). ``tests/test_server_memory.py`` checks that nothing is left.
     """
     ws.on_message = None  # a closure holding our Connection, which holds ws
+    ws.charge = None  # a bound method of its rate limit, which it holds too
     protocol = ws.protocol
     parser = getattr(protocol, "parser", None)
     if parser is not None:
