@@ -880,3 +880,32 @@ async def test_floods_of_frames_that_are_no_message_are_closed(make_server, open
                                                         [Opcode.BINARY] + [Opcode.CONT] * 20, strict=False)))
     assert (await honest.recv())["id"] == "P"
     assert await honest.ws.ping() is not None
+
+
+async def test_long_answers_are_budgeted_for_all_the_connections_of_an_address(make_server, opened, monkeypatch):
+    """Each connection paid for its own long answers, so 150 connections of one address, each within its limit,
+    asking for an Amazons room's legal moves (or a listing of 500 rooms) held every room for seconds. An address's
+    connections now share a budget for them: past it, such requests are refused with ``retry_after``."""
+    import server.io.delivery
+
+    # the address's budget as the server has it, but refilled slowly, so that the count does not hang on the pace
+    monkeypatch.setattr(server.io.delivery, "ADDRESS_LARGE", RateLimit(rate=1.0, burst=1000.0))
+    srv = await make_server()  # (connections' own limits relaxed: the address's budget is what binds)
+    url = ws_url(srv)
+    ann, bob = await logged_in(url, opened, "ann-budget"), await logged_in(url, opened, "bob-budget")
+    await ann.request({"type": "create_room", "game": "amazons", "name": "Wide", "time_control": {"untimed": True}})
+    await ann.request({"type": "join", "room": "Wide", "seat": 0})
+    await bob.request({"type": "join", "room": "Wide", "seat": 1})
+    askers = []
+    for n in range(20):
+        asker = await logged_in(url, opened, f"asker-{n}")
+        await asker.request({"type": "join", "room": "Wide", "role": "spectator"})
+        askers.append(asker)
+    answers = await asyncio.gather(*(asker.request({"type": "legal_moves", "room": "Wide"}, check=False)
+                                     for asker in askers for _ in range(5)))
+    answered = [a for a in answers if a["type"] == "legal_moves"]
+    refused = [a for a in answers if a["type"] == "error"]
+    assert 36 <= len(answered) <= 40, len(answered)  # a budget of 1,000 at 27 an answer
+    assert refused and all(a["code"] == "rate_limited" and a["retry_after"] > 0 for a in refused), refused[:2]
+    assert "too many long answers (legal_moves) for your address" in refused[0]["message"]
+    assert (await ann.request({"type": "move", "room": "Wide", "move": "d10-d7/g7"}))["type"] == "moved"

@@ -90,6 +90,13 @@ class TokenBucket:
         messages after it are dropped until it has filled up again)."""
         self.tokens -= tokens
 
+    def level(self, now: float) -> float:
+        """The tokens there are at ``now``, the bucket filled up to then."""
+        limit = self.limit
+        self.tokens = min(limit.burst, self.tokens + (now - self.updated) * limit.rate)
+        self.updated = now
+        return self.tokens
+
     def spend(self, tokens: float) -> bool:
         """Spend ``tokens`` for a frame that is no message (a ping, a part of a fragmented message), the bucket
         filled up to now first; False once it is more than a burst in debt: the connection is to be closed."""

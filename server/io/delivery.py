@@ -28,15 +28,21 @@ from ..storage.writer import Writer
 from .analysis import AnalysisQueue
 from .checks import Checks
 from .cluster import ClusterLink
-from .connections import Connection, RateLimit
+from .connections import Connection, RateLimit, TokenBucket
 from .metrics import Metrics
 from .supervisor import HouseBots
 
 log = logging.getLogger("plyhall.server")
-LEGAL_MOVES_A_TOKEN = 80
-"""Moves of a ``legal_moves`` answer that cost a request more of the rate limit: an Amazons opening's 2,176 cost 27
-more, so that a connection's burst of 200 buys about seven of them, where it bought 200 answers of 97 KB (1 s of the
-event loop), and then one every half second."""
+LARGE_ANSWERS: Final = {"legal_moves": ("moves", 80.0), "list_rooms": ("rooms", 25.0),
+                         "watch_lobby": ("rooms", 25.0), "list_tournaments": ("tournaments", 25.0)}
+"""Requests whose answer is a list that may be long: the list's field, and the items of it that cost one more token
+of the rate limit. An Amazons opening's 2,176 legal moves cost 27 more (a connection's burst of 200 bought 200 answers
+of 97 KB, a second of the event loop), a listing of 500 rooms 20."""
+ADDRESS_LARGE: Final = RateLimit(rate=250.0, burst=1000.0)
+"""What the connections of one address together may spend on :data:`LARGE_ANSWERS` (150 connections of one address,
+each within its own limit, held every room for seconds): about nine Amazons answers a second, then refused
+(``rate_limited``, with ``retry_after``) until the address's budget has filled up again."""
+ADDRESSES_KEPT: Final = 4096  # addresses whose budget is kept before full ones are forgotten
 _WAITED: Final = WAITED  # compiled, a C static: no look-up in the module's dictionary a commit
 
 
@@ -59,6 +65,7 @@ class Delivery:
     games_recorded: int
     stopping: bool
     rate_limit: RateLimit
+    large_answers: dict[str, TokenBucket]  # each address's budget for LARGE_ANSWERS
     _held: deque[tuple[int, HallOutbox, float]]
     _timer_wakeup: asyncio.Event
     _timer_until: float | None
@@ -112,6 +119,16 @@ class Delivery:
 
     def handle(self, connection: Connection, msg: ClientMessage, now: float) -> None:
         """Let the hall answer a validated message of ``connection``."""
+        kind = msg["type"]
+        budget = None
+        if kind != "move" and kind in LARGE_ANSWERS:
+            budget = self._address_budget(connection, now)
+            if budget.tokens < 0:
+                wait = -budget.tokens / ADDRESS_LARGE.rate
+                self._refuse(connection, ProtocolError(
+                    "rate_limited", f"too many long answers ({kind}) for your address; try again in "
+                                    f"{max(1, round(wait))} s", msg.get("id")), round(wait, 1))
+                return
         try:
             out = self.hall.handle(connection.id, msg, now)
         except Exception:  # a bug must cost one reply, never the server
@@ -119,7 +136,6 @@ class Delivery:
             self._refuse(connection, ProtocolError("bad_message", "the server could not handle this message",
                                                    msg.get("id")))
             return
-        kind = msg["type"]
         if kind == "move":
             played = 0
             for write in out.writes:  # no generator's frames (sum over one): this runs every move
@@ -127,18 +143,35 @@ class Delivery:
             if played:
                 self.metrics.moves += played
                 connection.bucket.refund()
-        elif kind == "legal_moves":  # an answer of thousands of moves costs what many small ones do
-            for _, reply in out.messages:
-                if reply["type"] == "legal_moves":
-                    connection.bucket.charge(len(reply["moves"]) / LEGAL_MOVES_A_TOKEN)
+        elif budget is not None:  # a long answer costs what many short ones do, to its connection and its address
+            field, per = LARGE_ANSWERS[kind]
+            for conn, reply in out.messages:
+                items = reply.get(field) if conn == connection.id else None
+                if type(items) is list:
+                    connection.bucket.charge(len(items) / per)
+                    budget.charge(len(items) / per)
         self.dispatch(out)
 
-    def _refuse(self, connection: Connection, error: ProtocolError) -> None:
+    def _address_budget(self, connection: Connection, now: float) -> TokenBucket:
+        """The budget for :data:`LARGE_ANSWERS` of ``connection``'s address, filled up to ``now``."""
+        address = self.hall.addresses.get(connection.id, "?")
+        budget = self.large_answers.get(address)
+        if budget is None:
+            if len(self.large_answers) >= ADDRESSES_KEPT:  # forget the addresses whose budget is whole again
+                for kept, other in list(self.large_answers.items()):
+                    if other.level(now) >= ADDRESS_LARGE.burst:
+                        del self.large_answers[kept]
+            budget = self.large_answers[address] = TokenBucket(ADDRESS_LARGE, now)
+        budget.level(now)
+        return budget
+
+    def _refuse(self, connection: Connection, error: ProtocolError, retry_after: float | None = None) -> None:
         """An error found before the hall saw the message (undecodable, invalid, rate-limited): sent behind the
         answers that still wait for their commit, so that a client hears its messages answered in their order."""
         self.metrics.errors[error.code] += 1
         out = HallOutbox()
-        out.send(connection.id, error.to_message())
+        extra = {} if retry_after is None else {"retry_after": retry_after}
+        out.send(connection.id, error.to_message(**extra))
         self.dispatch(out)
 
     def dispatch(self, out: HallOutbox) -> None:

@@ -96,6 +96,7 @@ class PlyhallServer(Delivery):
         self.host = host
         self.port = port
         self.rate_limit = rate_limit or RateLimit()
+        self.large_answers = {}
         self.reuse_port = reuse_port  # several servers share the port (plyhall serve --workers)
         self.cluster_url = cluster  # redis://...: this server is a node of a cluster (server.io.cluster)
         self.cluster: ClusterLink | None = None
