@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import zipfile
+import zlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -169,7 +171,8 @@ class Book:
 
     @classmethod
     def load(cls, path: Path) -> Book:
-        """The book saved at ``path`` by :func:`write_book` (``ValueError`` or ``OSError`` when it is not one)."""
+        """The book saved at ``path`` by :func:`write_book` (``ValueError``, ``OSError`` or, for a file cut short,
+        ``zipfile.BadZipFile``, ``EOFError`` or ``zlib.error`` when it is not one)."""
         with np.load(path) as data:
             return cls(data["keys"], data["scores"])
 
@@ -224,7 +227,7 @@ def opening_table() -> Book:
     """The opening table, loaded once a process from the cache, made there first if it is missing or unreadable."""
     try:
         return Book.load(table_path())
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):  # (a file cut short: a zip's)
         return make_table()
 
 
