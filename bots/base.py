@@ -44,8 +44,8 @@ class TimeBudget:
         The plan is simple: a fixed per-move limit less ``margin`` (time to
         send the move); on a clock, a ``1/MOVES_TO_GO`` share of what remains
         plus most of the increment, never more than the clock less ``margin``.
-        The answer is never below ``MIN_THINK_SECONDS``: a bot always gets to
-        produce some move.
+        The answer is never below ``MIN_THINK_SECONDS``, or half the clock when that is less: a bot always
+        gets to produce some move, and to send it.
         """
         limits: list[float] = []
         if self.per_move is not None:
@@ -55,7 +55,9 @@ class TimeBudget:
             limits.append(min(share, self.remaining - margin))
         if not limits:
             return None
-        return max(min(limits), MIN_THINK_SECONDS)
+        whole = min(limit for limit in (self.per_move, self.remaining) if limit is not None)
+        # the least a move gets, but never the whole of a tiny clock (0.05 s a move): half is kept to send it
+        return max(min(limits), min(MIN_THINK_SECONDS, whole / 2))
 
 
 class Bot(ABC):

@@ -137,8 +137,11 @@ class TestTimeBudget:
 
     def test_never_beyond_the_clock_nor_below_the_floor(self) -> None:
         assert TimeBudget(remaining=1.0, increment=5.0).move_deadline_seconds() == pytest.approx(0.8)
-        assert TimeBudget(remaining=0.01).move_deadline_seconds() == MIN_THINK_SECONDS
         assert TimeBudget(per_move=0.1).move_deadline_seconds() == MIN_THINK_SECONDS
+        # but never the whole of a tiny clock: a master at 0.05 s a move lost every game on its first move
+        assert TimeBudget(remaining=0.01).move_deadline_seconds() == pytest.approx(0.005)
+        assert TimeBudget(per_move=0.05).move_deadline_seconds(margin=0.0125) == pytest.approx(0.0375)
+        assert TimeBudget(per_move=0.05).move_deadline_seconds() == pytest.approx(0.025)
 
     def test_is_a_frozen_value(self) -> None:
         budget = TimeBudget(per_move=1.0)

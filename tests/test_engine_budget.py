@@ -20,7 +20,9 @@ def test_a_short_per_move_limit_keeps_a_quarter_back() -> None:
 
 def test_overshoot_comes_off_but_never_below_the_least_time() -> None:
     assert thinking_seconds(TimeBudget(per_move=0.2), 1.0, overshoot=0.05) == pytest.approx(0.10)
-    assert thinking_seconds(TimeBudget(per_move=0.01), 1.0, overshoot=0.05) == pytest.approx(MIN_THINK_SECONDS)
+    assert thinking_seconds(TimeBudget(per_move=0.1), 1.0, overshoot=0.05) == pytest.approx(MIN_THINK_SECONDS)
+    # the least time is never the whole of a tiny clock (it was 0.05 s of a 0.01 s one): its limit less the margin
+    assert thinking_seconds(TimeBudget(per_move=0.01), 1.0, overshoot=0.05) == pytest.approx(0.0075)
 
 
 def test_a_clock_is_shared_over_the_moves_to_go() -> None:
