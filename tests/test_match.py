@@ -111,7 +111,8 @@ def test_time_per_move_is_passed_on_and_overruns_only_counted() -> None:
         ({"game_id": "chess"}, "unknown game 'chess'; games: connect4"),
         ({"level_a": "minimax-x"}, "unknown level 'minimax-x'; levels: random, novice, minimax-N"),
         ({"level_b": "grandmaster"}, "unknown level 'grandmaster'"),
-        ({"games": 0}, "at least 1"),
+        ({"games": 0}, "from 1 to 100,000"),
+        ({"games": 10_000_000}, "from 1 to 100,000, not 10000000"),  # (each game's arguments were made first: 1.4 GB)
         ({"jobs": 0}, "jobs must be"),
         ({"time_per_move": -1.0}, "positive number of seconds"),
         ({"opening_plies": -1}, "0 or more"),

@@ -37,6 +37,10 @@ from protocol.statistics import SprtStatus
 
 from .match_result import MatchGame, MatchResult, MatchSprt
 
+MAX_GAMES = 100_000
+"""The most games a match plays (with ``--sprt``, the most it may play): each game's arguments are made at the start,
+and ten million of them took 1.4 GB before the first game."""
+
 
 class MatchError(RuntimeError):
     """A bot failed during a game (an exception or an illegal move): a bug in the bot."""
@@ -172,8 +176,8 @@ def check_match_options(
     for level in (level_a, level_b):
         kind, depth = parse_level(level)
         names.append(kind if depth is None else f"{kind}-{depth}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"the number of games must be a whole number of at least 1, not {games!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"the number of games must be a whole number from 1 to {MAX_GAMES:,}, not {games!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"the number of jobs must be a whole number of at least 1, not {jobs!r}")
     if time_per_move is not None and not (isinstance(time_per_move, (int, float)) and time_per_move > 0):

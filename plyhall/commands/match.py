@@ -64,7 +64,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("level_a", metavar="LEVEL_A",
                         help=f"level of bot A: {LEVELS_HELP}")
     parser.add_argument("level_b", metavar="LEVEL_B", help="level of bot B (the same choices)")
-    parser.add_argument("--games", type=_at_least_one, default=10, help="number of games (default 10)")
+    parser.add_argument("--games", type=_at_least_one, default=10, help="number of games, at most 100,000 (default 10)")
     parser.add_argument(
         "--time-per-move",
         type=_positive_seconds,
