@@ -220,8 +220,8 @@ class MatchResult:
             lines.append(f"distinct games: {self.distinct_games()} of {len(self.records)}")
             if self.opening_plies:
                 lines[-1] += (
-                    f" (each pair of games, one per seating, starts with the same {self.opening_plies} "
-                    "random moves)"
+                    f" (each pair of games, one per seating, starts with the same "
+                    f"{counted(self.opening_plies, 'random move')})"
                 )
             longest = [max(r.longest_think[side] for r in self.records) for side in (0, 1)]
             lines.append(f"longest move: A {longest[0]:.2f} s, B {longest[1]:.2f} s")

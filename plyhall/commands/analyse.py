@@ -116,7 +116,7 @@ async def _analyse(worker: Any, record: dict[str, Any], nodes: int | None, which
             print(f"\ranalysing game {which} ({record['game']}, {record['id']}): position {done} of {total}",
                   end="", file=sys.stderr, flush=True)
 
-    print(f"analysing game {which} ({record['game']}, {record['id']}, {len(record['moves'])} moves)…",
+    print(f"analysing game {which} ({record['game']}, {record['id']}, {counted(len(record['moves']), 'move')})…",
           file=sys.stderr, flush=True)
     request = {"id": record["id"], "game": record["game"], "options": record.get("options") or {},
                "moves": [m["move"] for m in record["moves"]], "nodes": nodes}
@@ -142,7 +142,7 @@ def annotated(record: dict[str, Any], analysis: dict[str, Any]) -> str:
     players = record["players"]
     winner = "a draw" if record["winner"] is None else f"won by {players[record['winner']]}"
     lines = [f"{record['game']} game {record['id']}: {players[0]} vs {players[1]}, {winner} ({record['reason']}), "
-             f"{len(record['moves'])} moves; master, {budget_words(record['game'], analysis['nodes'])}",
+             f"{counted(len(record['moves']), 'move')}; master, {budget_words(record['game'], analysis['nodes'])}",
              f"{'ply':>4}  {'player':<16} {'move':<12} {'best':<12} {'before':>11}  {'after':>11}  verdict"]
     for v in analysis["moves"]:
         before = describe_value(v["before"], v["outcome_before"], v["plies_before"])

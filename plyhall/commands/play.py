@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         help="play a bot in the terminal",
         description=f"Play one game against a bot in the terminal. Levels: {LEVELS_HELP}.",
     )
-    parser.add_argument("--game", required=True, help=f"game id: {', '.join(GAMES)}")
+    parser.add_argument("--game", required=True, type=str.lower, help=f"game id: {', '.join(GAMES)} (any case)")
     parser.add_argument("--level", default="minimax-2",
                         help=f"the bot's level: {LEVELS_HELP} (default minimax-2)")
     parser.add_argument("--seat", type=_seat, default=0, help="your seat: 0 moves first (default), 1 second")
