@@ -624,9 +624,17 @@ def test_a_person_playing_a_house_bot_is_warned_before_a_move_left_too_long_lose
     expect(page.get_by_role("button", name="Offer a draw")).to_have_count(0)  # a house bot never answers one
     warning = page.locator(".play .idle-warning")
     expect(warning).to_contain_text(re.compile(r"Move within [0-9]+ s, or you lose the game"))
-    page.locator('.sq[data-sq="d1"]').click()  # the move is made: the warning goes until the next turn
-    expect(warning).to_be_hidden()
-    expect(warning).to_contain_text("or you lose the game", timeout=20_000)  # the bot's reply: the next turn's
+    page.locator('.sq[data-sq="d1"]').click()
+    expect(page.locator("ol.moves li .mv")).to_have_count(2, timeout=20_000)  # the bot's reply: the next turn's
+    expect(warning).to_contain_text("or you lose the game")
+    # while the other side moves, nothing is said (the page's own function, on the model as it is then)
+    said = page.evaluate("""async () => {
+        const { idleWarning } = await import("/static/js/room-status.js");
+        const waiting = { idle: 30, idleUntil: performance.now() + 5000, myTurn: false, paused: false, seat: 0,
+                          clockNow: () => [100, 100] };
+        return [idleWarning(waiting, performance.now()), idleWarning({ ...waiting, myTurn: true }, performance.now())];
+    }""")
+    assert said == ["", "Move within 5 s, or you lose the game."], said
 
 
 def test_a_name_kept_for_its_away_player_is_explained_to_a_person_in_a_persons_words(own_server, open_page):  # noqa: F811
