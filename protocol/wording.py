@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import urllib.parse
+
 
 def counted(number: int, noun: str) -> str:
     """``number`` and ``noun``, in the plural unless the number is one: ``1 game``, ``3 games``, ``2 entries``."""
@@ -10,3 +12,15 @@ def counted(number: int, noun: str) -> str:
     if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
         return f"{number} {noun[:-1]}ies"
     return f"{number} {noun}s"
+
+
+def without_password(url: str) -> str:
+    """``url`` with the password it may carry shown as ``***`` (``redis://user:***@host/0``), for a message or a log."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        if parts.password is None:
+            return url
+    except ValueError:  # not a URL that splits (a path, a port that is no number)
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{netloc}"))

@@ -11,12 +11,12 @@ import re
 import signal
 import socket
 import sys
-import urllib.parse
 from typing import Any
 
 from plyhall import compiled
 from plyhall.commands import names
 from plyhall.database import add_db_option
+from protocol.wording import without_password
 from server.core.hall import Limits
 from server.core.house import HOUSE_LEVELS
 from server.core.ladder import (
@@ -257,11 +257,7 @@ def _url_shown(url: str) -> str:
 
 def cluster_shown(url: str) -> str:
     """A ``--cluster`` URL for the log: its password, if any, hidden."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{netloc}"))
+    return without_password(url)
 
 
 def serve_limits(args: argparse.Namespace) -> Limits:

@@ -100,11 +100,8 @@ class TokenBucket:
     def spend(self, tokens: float) -> bool:
         """Spend ``tokens`` for a frame that is no message (a ping, a part of a fragmented message), the bucket
         filled up to now first; False once it is more than a burst in debt: the connection is to be closed."""
-        now = time.monotonic()
-        limit = self.limit
-        self.tokens = min(limit.burst, self.tokens + (now - self.updated) * limit.rate) - tokens
-        self.updated = now
-        return self.tokens > -limit.burst
+        self.tokens = self.level(time.monotonic()) - tokens
+        return self.tokens > -self.limit.burst
 
     def take(self, now: float) -> bool:
         """Spend a token if there is one; count a strike if not.

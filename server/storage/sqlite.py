@@ -6,13 +6,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from protocol.wording import without_password
 
 from .base import StorageError
 from .records import Write
@@ -279,7 +280,7 @@ def command_shown(argv: list[str]) -> str:
             shown.append(f"{option}=***")
             continue
         hide_next = secret
-        shown.append(re.sub(r"(://[^/:@\s]*:)[^@/\s]*@", r"\1***@", arg))
+        shown.append(without_password(arg) if "://" in arg else arg)
     return " ".join(shown)
 
 
