@@ -193,6 +193,7 @@ class Backing:
         self.db = self.pg.new_database()
         self.redis.flushall()
         flags = ["--rate-limit", "100000", "--http-rate", "0", "--max-connections-per-address", "0",
+                 "--max-opening-per-address", "0",
                  "--max-rooms-per-address", "0", "--max-rooms-per-name", "1000",
                  "--max-rooms", str(max(5000, 2 * self.args.games))]
         if self.args.event_loop:

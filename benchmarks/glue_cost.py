@@ -131,7 +131,7 @@ class Bench:
 
     def __init__(self, rooms: int, seed: int, directory: str, spectators: int = 0) -> None:
         limits = Limits(max_rooms=max(rooms, Limits().max_rooms), max_connections_per_address=0,
-                        max_rooms_per_address=0)
+                        max_opening_per_address=0, max_rooms_per_address=0)
         self.server = PlyhallServer(SQLiteStorage(Path(directory) / "glue.db"), port=0, limits=limits)
         self.writer = CommitEachMove()
         self.server.writer = self.writer  # type: ignore[assignment]

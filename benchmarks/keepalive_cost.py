@@ -72,7 +72,7 @@ async def measure(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as folder:
         server = PlyhallServer(SQLiteStorage(Path(folder) / "keepalive.db"), port=0, ping_interval=interval,
                                ping_timeout=args.interval if interval is not None else None,
-                               limits=Limits(max_connections_per_address=0))
+                               limits=Limits(max_connections_per_address=0, max_opening_per_address=0))
         await server.start()
         client = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--hold", str(server.port), "--connections", str(args.connections),

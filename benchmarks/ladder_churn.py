@@ -224,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     # the attacker let in with all its names, and its address taken for a network of many people: else its names,
     # linked, are never paired with each other (their games could not be rated), and nothing would churn
     extra = ["--max-ladder-names-per-address", "0", "--max-connections-per-address", "0",
+             "--max-opening-per-address", "0",
              "--rated-networks", "127.0.0.2/32"]
     if args.games_per_address is not None:
         extra += ["--ladder-games-per-address", args.games_per_address]

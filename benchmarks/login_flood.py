@@ -181,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--storm", type=int, default=200,
                         help="seated players reconnecting at once from one address after a restart (default 200)")
     args = parser.parse_args(argv)
-    with scratch("flood") as tmp, Server(tmp / "flood.db", "--max-connections-per-address", "0") as server:
+    with scratch("flood") as tmp, Server(tmp / "flood.db", "--max-connections-per-address", "0",
+                                                "--max-opening-per-address", "0") as server:
         url = server.url
         asyncio.run(run(args, url))
         tokens = asyncio.run(seat_storm(url, args.storm))

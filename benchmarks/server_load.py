@@ -254,7 +254,7 @@ def plyhall_server_main(db: str, rate: float | None, rooms: int, loop: str, clie
         limit = RateLimit() if rate is None else RateLimit(rate=rate, burst=2 * rate)
         # one address (127.0.0.1) plays every game here: the per-address quotas are off, as for a trusted proxy
         limits = Limits(max_rooms=max(rooms, Limits().max_rooms), max_connections_per_address=0,
-                        max_rooms_per_address=0)
+                        max_opening_per_address=0, max_rooms_per_address=0)
         srv = PlyhallServer(open_storage(db), host="127.0.0.1", port=0, rate_limit=limit, limits=limits,
                             serving_gc=True)  # as `plyhall serve` does
         await srv.start()

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import InvalidHandshake, InvalidStatus
 
 from client.sdk import Client, ServerError
 from tests.cluster_nodes import NODES, NodeUrls, next_url
@@ -280,6 +280,66 @@ async def test_one_address_cannot_fill_the_hall(serve):
         assert re.search(rf'plyhall_refusals_total{{reason="{reason}"}} [1-9]', metrics), reason
     for c in [*hoard, *others, late, seeker]:
         await c.close()
+
+
+def _opening(port: int, address: str, count: int) -> list[socket.socket]:
+    """``count`` connections from ``address`` that send half a request and then nothing, as a slow attacker's."""
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(address, 0))
+        sock.sendall(b"GET /ws HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 4000)  # never ends its header
+        socks.append(sock)
+    return socks
+
+
+def _answer(sock: socket.socket, finish: bool = False) -> bytes:
+    """What the server sends on ``sock`` until it closes it; with ``finish``, after the request is ended."""
+    if finish:
+        sock.sendall(b"\r\n\r\n")
+    received = b""
+    while chunk := sock.recv(4096):
+        received += chunk
+    return received
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+async def test_one_address_cannot_hold_connections_that_never_finish_their_request(serve, loop):
+    """Connections that never finish their opening request each hold a socket for the handshake's 10 s, before any
+    quota sees their address: past ``--max-opening-per-address`` an address's next ones are answered 429 at once,
+    while other addresses, and the address itself once its stalled ones end, are served as before."""
+    server = serve("--max-opening-per-address", "8", "--trusted-proxies", "127.0.0.4", "--event-loop", loop)
+    stalled = await asyncio.to_thread(_opening, server.port, "127.0.0.2", 8)
+    refused = await asyncio.to_thread(_opening, server.port, "127.0.0.2", 4)
+    answers = [await asyncio.to_thread(_answer, sock) for sock in refused]
+    assert all(a.startswith(b"HTTP/1.1 429 ") and b"Retry-After: 1" in a for a in answers), answers[0][:300]
+    assert b"too many connections from your address are opening at once (the limit is 8)" in answers[0]
+    # the SDK from that address is told why
+    with pytest.raises(InvalidStatus) as told:
+        await client(server.url, "127.0.0.2")
+    assert told.value.response.status_code == 429
+    # a flood of them, never read: past as many as it may open, the refused are closed without an answer
+    flood = await asyncio.to_thread(_opening, server.port, "127.0.0.2", 40)
+    # another address plays on; a trusted proxy's connections are everybody's and never count
+    proxied = await asyncio.to_thread(_opening, server.port, "127.0.0.4", 12)
+    player, reply = await login(server.url, "honest", "127.0.0.3")
+    assert reply["type"] == "welcome"
+    assert urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5).status == 200
+    # the stalled connections, and the proxy's, were let in: ended, their requests are answered (426: no upgrade)
+    for sock in (stalled[0], proxied[-1]):
+        assert (await asyncio.to_thread(_answer, sock, True)).startswith(b"HTTP/1.1 426 ")
+    for sock in [*stalled, *refused, *proxied, *flood]:
+        sock.close()
+    for _ in range(100):  # the server sees the closed ones go as soon as it reads them
+        try:
+            again, reply = await login(server.url, "again", "127.0.0.2")
+            break
+        except InvalidHandshake:  # 429, or closed without an answer while the flood's refused ones linger
+            await asyncio.sleep(0.1)
+    assert reply["type"] == "welcome"
+    assert re.search(r'plyhall_refusals_total{reason="opening_per_address"} (4[4-9]|[5-9]\d)', server.metrics())
+    await player.close()
+    await again.close()
+    assert "Traceback" not in stop(server.proc)[1]
 
 
 async def test_house_bots_cannot_be_parked_or_hoarded(serve):

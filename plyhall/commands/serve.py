@@ -35,6 +35,8 @@ from server.io.transport import parse_networks
 
 QUOTAS: tuple[tuple[str, int, str], ...] = (
     ("max_connections_per_address", 0, "WebSocket connections open from one address"),
+    ("max_opening_per_address", 0, "connections from one address whose opening request (a WebSocket handshake or a "
+                                    "plain HTTP request) is not answered yet; past it 429 at once"),
     ("max_rooms_per_address", 0, "open rooms created from one address"),
     ("max_rooms_per_name", 1, "open rooms one name has created"),
     ("max_seek_games_per_name", 1, "rooms opened by seeks that one name sits in at once"),

@@ -19,6 +19,7 @@ class Limits:
     max_rooms_per_address: int = 50  # open rooms created from one address
     max_seek_games_per_name: int = 5  # rooms opened by seeks one name sits in at once
     max_connections_per_address: int = 200  # WebSocket connections open from one address (the I/O layer's)
+    max_opening_per_address: int = 256  # connections of one address whose opening request is not answered yet
     max_house_games_per_address: int = 2  # rooms against house bots one address has open at once
     max_house_games_per_name: int = 1  # ... one name has open at once
     max_ladder_names_per_address: int = 10  # names on the rating ladder (of any game) from one address

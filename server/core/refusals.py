@@ -13,6 +13,7 @@ class Refusal(StrEnum):
     """Why a quota or a throttle refused a request (counted in ``plyhall_refusals_total{reason}``)."""
 
     CONNECTIONS_PER_ADDRESS = "connections_per_address"
+    OPENING_PER_ADDRESS = "opening_per_address"
     ROOMS_SERVER = "rooms_server"
     ROOMS_PER_NAME = "rooms_per_name"
     ROOMS_PER_ADDRESS = "rooms_per_address"

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -65,6 +66,92 @@ class ConnectionQuota:
         """What a refused handshake is told."""
         return (f"too many connections from your address ({self.open[address]}, the limit is "
                 f"{self.limits.max_connections_per_address}); close some and try again\n")
+
+
+OPENING_RETRY_SECONDS: Final = 1  # what a connection past the opening quota is told to wait
+REFUSED_LINGER: Final = 2.0  # seconds a refused connection's last bytes are read before it is closed regardless
+
+
+class OpeningQuota:
+    """The TCP connections of each client address that have not finished their opening request (a WebSocket
+    handshake, or a plain HTTP request not yet answered), against ``limits.max_opening_per_address`` (0: none).
+
+    Each costs a socket and its buffers for up to the handshake's 10 s timeout, before any other quota sees it:
+    without this, one address could open thousands that never finish their request and take the descriptors and
+    memory every other client needs. ``counts_as`` gives the address a peer counts as, None for a trusted proxy's
+    (whose connections are everybody's)."""
+
+    def __init__(self, limits: Limits, refused: Counter[str], counts_as: Callable[[str], str | None]) -> None:
+        self.limits = limits
+        self.opening: Counter[str] = Counter()
+        self.lingering: Counter[str] = Counter()  # refused connections being ended, by address
+        self._refused = refused
+        self._counts_as = counts_as
+
+    def admit(self, peer: str) -> tuple[str, bool]:
+        """Count a new connection from ``peer``: the address it counts as ("" when it is not counted), to give
+        back to :meth:`done` once its request is answered, and whether it may open (False: its address has as
+        many opening as it may; :meth:`refuse` it)."""
+        limit = self.limits.max_opening_per_address
+        address = self._counts_as(peer) if limit else None
+        if address is None:
+            return "", True
+        if self.opening[address] >= limit:
+            self._refused[Refusal.OPENING_PER_ADDRESS] += 1
+            return address, False
+        self.opening[address] += 1
+        return address, True
+
+    def done(self, address: str) -> None:
+        """One connection of ``address`` past its opening request (or closed before it)."""
+        if address:
+            self.opening[address] -= 1
+            if self.opening[address] <= 0:
+                del self.opening[address]
+
+    def refuse(self, address: str, transport: asyncio.Transport) -> None:
+        """Answer 429 on a refused connection and end it. The answer is followed by the end of what the server
+        sends, and what the client still sends is read and dropped until it closes (at most ``REFUSED_LINGER``
+        seconds): closed at once with its request unread, the kernel would reset the connection, and many a client
+        loses the answer with it. An address with more refused connections lingering than it may open is not
+        answered: those are closed at once."""
+        if self.lingering[address] >= self.limits.max_opening_per_address:
+            transport.set_protocol(_Refused(transport, self, ""))  # websockets' protocol never saw it opened
+            transport.abort()
+            return
+        body = (f"too many connections from your address are opening at once (the limit is "
+                f"{self.limits.max_opening_per_address}); try again in a second\n").encode()
+        transport.write(f"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                        f"Content-Length: {len(body)}\r\nRetry-After: {OPENING_RETRY_SECONDS}\r\n"
+                        f"Connection: close\r\n\r\n".encode() + body)
+        if transport.can_write_eof():
+            transport.write_eof()
+        self.lingering[address] += 1
+        transport.set_protocol(_Refused(transport, self, address))
+
+
+class _Refused(asyncio.Protocol):
+    """A connection the opening quota refused, answered and half closed: what it sends is dropped until it closes."""
+
+    def __init__(self, transport: asyncio.Transport, quota: OpeningQuota, address: str) -> None:
+        self.quota = quota
+        self.address = address  # "": not counted as lingering (aborted at once)
+        self.timer = asyncio.get_running_loop().call_later(REFUSED_LINGER, transport.abort)
+
+    def data_received(self, data: bytes) -> None:
+        """Dropped."""
+
+    def eof_received(self) -> bool:
+        """The client is done too: close."""
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """No longer lingering."""
+        self.timer.cancel()
+        if self.address:
+            self.quota.lingering[self.address] -= 1
+            if self.quota.lingering[self.address] <= 0:
+                del self.quota.lingering[self.address]
 
 
 class TokenBucket:

@@ -37,7 +37,7 @@ from .api import Api
 from .checks import Checks
 from .closing import close_all, keep_unsaved, take_back
 from .cluster import ClusterLink
-from .connections import Connection, ConnectionQuota, RateLimit, TokenBucket
+from .connections import Connection, ConnectionQuota, OpeningQuota, RateLimit, TokenBucket
 from .delivery import Delivery
 from .gc_policy import ServingGC
 from .http import CLIENT, text_response
@@ -54,6 +54,7 @@ from .transport import (
     release,
     select_subprotocol,
     subprotocol_refusal,
+    within,
 )
 
 log = logging.getLogger("plyhall.server")
@@ -120,6 +121,7 @@ class PlyhallServer(Delivery):
         self.gc = ServingGC() if serving_gc else None  # `plyhall serve` owns its process's collector
         self.metrics = Metrics(self.api.gauges)
         self.quota = ConnectionQuota(self.hall.limits, self.metrics.refusals)
+        self.opening = OpeningQuota(self.hall.limits, self.metrics.refusals, self._peer_counts_as)
         self._lag_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
@@ -157,7 +159,7 @@ class PlyhallServer(Delivery):
             select_subprotocol=select_subprotocol,
             process_request=self._process_request,
             compression=None,
-            create_connection=DirectConnection,
+            create_connection=partial(DirectConnection, opening=self.opening),  # type: ignore[arg-type]
             max_size=MAX_MESSAGE_BYTES,
             max_queue=64,
             reuse_port=self.reuse_port,
@@ -262,6 +264,12 @@ class PlyhallServer(Delivery):
         peer = connection.remote_address[0] if connection.remote_address else "?"
         headers = connection.request.headers if connection.request is not None else Headers()
         return client_address(peer, headers, self.trusted_proxies)
+
+    def _peer_counts_as(self, peer: str) -> str | None:
+        """The address a connection from ``peer`` counts as while it opens; None for a trusted proxy."""
+        if self.trusted_proxies and within(peer, self.trusted_proxies):
+            return None
+        return client_address(peer, Headers(), ())
 
     async def _connection(self, ws: DirectConnection) -> None:
         address = self._address(ws)

@@ -48,7 +48,7 @@ from websockets.streams import StreamReader
 
 from protocol.codec import MSGPACK, SUBPROTOCOLS
 
-from .connections import MAX_UNSENT_BYTES
+from .connections import MAX_UNSENT_BYTES, OpeningQuota
 from .frames import whole_frame
 from .http import json_response, text_response
 
@@ -143,10 +143,10 @@ def client_address(peer: str, headers: Headers, trusted: Sequence[Network]) -> s
     proxy, the last address in ``X-Forwarded-For`` that is not one of the trusted proxies. IPv6 addresses count
     by their /64 network, which one host usually has whole."""
     address = peer
-    if trusted and _within(peer, trusted):
+    if trusted and within(peer, trusted):
         hops = [hop.strip() for value in headers.get_all("X-Forwarded-For") for hop in value.split(",")]
         for hop in reversed([h for h in hops if h]):
-            if not _within(hop, trusted):
+            if not within(hop, trusted):
                 address = hop
                 break
     try:
@@ -160,7 +160,8 @@ def client_address(peer: str, headers: Headers, trusted: Sequence[Network]) -> s
     return str(ip)
 
 
-def _within(address: str, networks: Sequence[Network]) -> bool:
+def within(address: str, networks: Sequence[Network]) -> bool:
+    """True when ``address`` (an IP address) is in one of ``networks``."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -556,11 +557,37 @@ class DirectConnection(DirectMessages, ServerConnection):
     keepalive_unsent = 0
     """The bytes waiting in the transport, unsent, when that ping was written behind them."""
 
-    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+    opening_address: str | None = None
+    """The address this connection counts as in the server's :class:`OpeningQuota` until its opening request is
+    answered (None once it is; "" when it is not counted)."""
+
+    def __init__(self, protocol: ServerProtocol, *args: Any, opening: OpeningQuota | None = None,
+                 **kwargs: Any) -> None:
         protocol.__class__ = HttpAwareProtocol  # made by websockets' serve(); nothing was parsed yet
         protocol.parser = protocol.parse()
         next(protocol.parser)
         super().__init__(protocol, *args, **kwargs)
+        self.opening = opening
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Count the new connection against its address's opening quota; past it, answer 429 and close at once."""
+        peer = transport.get_extra_info("peername")
+        if self.opening is not None and peer:
+            address, admitted = self.opening.admit(str(peer[0]))
+            if not admitted:  # answered and ended by the quota; websockets never sees it
+                self.opening.refuse(address, transport)  # type: ignore[arg-type]  # uvloop's is no asyncio.Transport
+                return
+            self.opening_address = address
+        super().connection_made(transport)
+
+    async def handshake(self, *args: Any, **kwargs: Any) -> None:
+        """websockets' opening handshake; the connection leaves the opening quota when it ends, however."""
+        try:
+            await super().handshake(*args, **kwargs)
+        finally:
+            if self.opening_address is not None and self.opening is not None:
+                self.opening.done(self.opening_address)
+                self.opening_address = None
 
     def acknowledge_pings(self, data: bytes) -> None:
         """A pong: the keepalive sweep's ping answered (its latency kept, as websockets keeps its own pings'),
