@@ -2,6 +2,6 @@
 
 import sys
 
-from plyhall.cli import main
+from plyhall.entry import main
 
 sys.exit(main())

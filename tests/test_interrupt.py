@@ -170,3 +170,25 @@ def test_a_bot_stopped_while_it_waits_alone_in_a_room_gives_its_seat_back(tmp_pa
             read_until(again, "waiting in Lonely Room for a second player")
         finally:
             stop(again)
+
+
+INTERRUPT_WHILE_IMPORTING = """
+import sys
+
+class Interrupt:  # a Ctrl-C that arrives while the command's modules are imported
+    def find_spec(self, name, path=None, target=None):
+        if name == "plyhall.commands":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+"""
+
+
+def test_ctrl_c_while_a_command_still_imports_says_interrupted_without_a_traceback(tmp_path: Path):
+    (tmp_path / "sitecustomize.py").write_text(INTERRUPT_WHILE_IMPORTING)
+    script = Path(sys.executable).parent / "plyhall"  # the console script pip made, as a user runs it
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "plyhall"]
+    done = subprocess.run([*command, "ratings", "--help"], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tmp_path}:{ROOT}"})
+    assert (done.returncode, done.stderr.strip()) == (130, "interrupted"), done.stderr
