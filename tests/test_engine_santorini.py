@@ -52,7 +52,8 @@ GAME = SANTORINI
 
 
 def set_up_states(count: int, seed: int) -> list[SantoriniState]:
-    """Random positions with any levels (domes and level-3 workers included), decoded by the rules."""
+    """Random positions with any levels (domes and level-3 workers included; none during setup), decoded by the
+    rules."""
     rng = random.Random(seed)
     states = []
     while len(states) < count:
@@ -62,6 +63,8 @@ def set_up_states(count: int, seed: int) -> list[SantoriniState]:
             continue
         squares = rng.sample(free, 4)
         placed = rng.random() < 0.9
+        if not placed:  # nothing is built during setup
+            levels = [0] * 25
         workers = [1 if i < 2 else 2 for i in range(4)] if placed else [1, 1]
         cells = [0] * 25
         for square, seat in zip(squares, workers, strict=False):

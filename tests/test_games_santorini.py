@@ -96,9 +96,13 @@ def test_decode_rejects_impossible_positions() -> None:
     on_dome["levels"] = [[4, 0, 0, 0, 0]] + [[0] * 5] * 4  # under seat 0's worker on a1
     early = G.encode_state(G.start("a1 b1"))
     early["to_move"] = 0  # seat 0 placed, seat 1 has not: it cannot be seat 0's turn
-    for obj in (bad_level, three, on_dome, early, {"levels": []}, "nonsense"):
+    built_early = G.encode_state(G.start())
+    built_early["levels"] = [[1, 0, 0, 0, 0]] + [[0] * 5] * 4  # a building before any worker is placed
+    for obj in (bad_level, three, on_dome, early, built_early, {"levels": []}, "nonsense"):
         with pytest.raises(ValueError):
             G.decode_state(obj)
+    with pytest.raises(ValueError, match="nothing is built before both seats have placed their workers"):
+        G.decode_state(built_early)
 
 
 # Setup ------------------------------------------------------------------------------

@@ -419,17 +419,8 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
         to_move = obj["to_move"]
         if isinstance(to_move, bool) or to_move not in (0, 1):
             raise ValueError("to_move must be 0 or 1")
-        workers: list[int] = []
-        for seat in (0, 1):
-            squares = [sq for sq in range(SQUARES) if cells[sq] == seat + 1]
-            if len(squares) not in (0, 2):
-                raise ValueError(f"seat {seat} must have two workers on the board, or none before setup")
-            workers.extend(squares or [NO_WORKER, NO_WORKER])
-        if any(sq != NO_WORKER and levels[sq] == DOME for sq in workers):
-            raise ValueError("a worker cannot stand on a dome")
+        workers = _decoded_workers(cells, levels, to_move)
         placed = [workers[2 * seat] != NO_WORKER for seat in (0, 1)]
-        if placed[to_move] and not placed[1 - to_move]:
-            raise ValueError(f"seat {1 - to_move} must place its workers before seat {to_move} moves")
         result = None
         if all(placed):
             mover = 1 - to_move
@@ -453,6 +444,26 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
             {"levels": GRID.rows_for(levels), "workers": GRID.rows_for(workers), "to_move": to_move}
         )
 
+
+
+def _decoded_workers(cells: tuple[int, ...], levels: tuple[int, ...], to_move: int) -> list[int]:
+    """The four workers' squares of a decoded board (``NO_WORKER`` for a seat that has not placed); ``ValueError``
+    when they cannot be a position's."""
+    workers: list[int] = []
+    for seat in (0, 1):
+        squares = [sq for sq in range(SQUARES) if cells[sq] == seat + 1]
+        if len(squares) not in (0, 2):
+            raise ValueError(f"seat {seat} must have two workers on the board, or none before setup")
+        workers.extend(squares or [NO_WORKER, NO_WORKER])
+    if any(sq != NO_WORKER and levels[sq] == DOME for sq in workers):
+        raise ValueError("a worker cannot stand on a dome")
+    placed = [workers[2 * seat] != NO_WORKER for seat in (0, 1)]
+    if not all(placed) and any(levels):
+        raise ValueError("nothing is built before both seats have placed their workers: a board with buildings "
+                         "has all four workers on it")
+    if placed[to_move] and not placed[1 - to_move]:
+        raise ValueError(f"seat {1 - to_move} must place its workers before seat {to_move} moves")
+    return workers
 
 
 _SQUARE_PICTURE = re.compile(r"^([0-3D])([.AB]?)$")
