@@ -97,6 +97,16 @@ def test_the_amazons_move_list_is_cut_short_with_a_hint() -> None:
     assert person.output[-1] == "You left the game."
 
 
+def test_santorini_placements_are_listed_whole_on_each_line() -> None:
+    person = ScriptedPerson("santorini", ["moves a1", "quit"])
+    play_in_terminal("santorini", "random", 0, seed=1, read=person.read, write=person.write)
+    after = person.text.split("legal moves:\n", 1)[1].splitlines()
+    listing = after[:next(i for i, line in enumerate(after) if line.startswith("You left"))]
+    assert len(listing) > 1 and all(len(line) <= 100 for line in listing)
+    for line in listing:  # 'a1 b1  a1 c1  ...': every placement is two squares, never cut between lines
+        assert re.fullmatch(r"[a-e][1-5] [a-e][1-5](  [a-e][1-5] [a-e][1-5])*", line), line
+
+
 def test_end_of_input_quits() -> None:
     def no_more_input(prompt: str) -> str:
         raise EOFError

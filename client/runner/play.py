@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +26,19 @@ QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("help", "?", "h")
 
 
+def _lines_of(names: list[str], width: int) -> str:
+    """``names`` two spaces apart, in lines of at most ``width`` characters, never breaking one (a Santorini
+    placement, ``a1 b1``, has a space of its own)."""
+    lines: list[str] = []
+    line = ""
+    for name in names:
+        if line and len(line) + 2 + len(name) > width:
+            lines.append(line)
+            line = ""
+        line = f"{line}  {name}" if line else name
+    return "\n".join([*lines, line])
+
+
 def _list_moves(game: Any, state: Any, prefix: str) -> str:
     """The legal moves in notation, those starting with ``prefix`` when it is given."""
     names = [game.notation(move) for move in game.legal_moves(state)]
@@ -34,7 +46,7 @@ def _list_moves(game: Any, state: Any, prefix: str) -> str:
         names = [name for name in names if name.lower().startswith(prefix.lower())]
         if not names:
             return f"no legal move starts with {prefix!r}"
-    shown = textwrap.fill("  ".join(names[:MOVES_SHOWN]), width=100)
+    shown = _lines_of(names[:MOVES_SHOWN], 100)
     if len(names) > MOVES_SHOWN:
         narrower = _longer_prefix(names[0], prefix)
         shown += (
