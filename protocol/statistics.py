@@ -169,9 +169,17 @@ class MatchStats:
     def describe(self, first: str, second: str) -> str:
         """cutechess-cli's two summary lines, for ``first`` (whose wins these are) against ``second``."""
         score = f"{self.score:.3f}" if self.games else "-"
-        return (f"Score of {first} vs {second}: {self.wins} - {self.losses} - {self.draws}  [{score}] {self.games}\n"
-                f"Elo difference: {self.elo_diff:.1f} +/- {self.margin:.1f}, LOS: {100 * self.los:.1f} %, "
-                f"DrawRatio: {100 * self.draw_ratio:.1f} %")
+        line = f"Score of {first} vs {second}: {self.wins} - {self.losses} - {self.draws}  [{score}] {self.games}\n"
+        if not self.games:
+            return line + "no games played yet: no Elo difference"
+        if math.isinf(self.elo_diff):  # cutechess-cli prints -inf +/- nan
+            elo = (f"Elo difference: none yet ({first if self.elo_diff > 0 else second} won every game; a "
+                   "figure needs a game it did not win)")
+        elif math.isfinite(self.margin):
+            elo = f"Elo difference: {self.elo_diff:.1f} +/- {self.margin:.1f}"
+        else:  # the 95% interval reaches past a score of 0 or 1
+            elo = f"Elo difference: {self.elo_diff:.1f} +/- ? (too few games for a margin)"
+        return line + f"{elo}, LOS: {100 * self.los:.1f} %, DrawRatio: {100 * self.draw_ratio:.1f} %"
 
 
 def match_stats(wins: int, draws: int, losses: int) -> MatchStats:

@@ -70,6 +70,12 @@ def test_match_figures_match_cutechess_formulas_by_hand():
     assert text.splitlines()[0] == "Score of alpha vs beta: 10 - 5 - 3  [0.639] 18"
     assert text.splitlines()[1].startswith("Elo difference: 99.1 +/- ")
     assert "LOS: 90.2 %" in text and "DrawRatio: 16.7 %" in text
+    # what cutechess-cli prints as "-inf +/- nan" and "+/- nan", said in words
+    assert match_stats(3, 0, 0).describe("alpha", "beta").splitlines()[1].startswith(
+        "Elo difference: none yet (alpha won every game; a figure needs a game it did not win), LOS: 95.8 %")
+    assert "(beta won every game;" in match_stats(0, 0, 2).describe("alpha", "beta")
+    assert "Elo difference: 88.7 +/- ? (too few games for a margin)" in match_stats(2, 1, 1).describe("a", "b")
+    assert match_stats(0, 0, 0).describe("a", "b").endswith("\nno games played yet: no Elo difference")
 
 
 def test_match_figures_at_the_edges():
