@@ -171,8 +171,8 @@ def too_short(game: str, plies: int) -> str | None:
     needed = RATED_PLIES.get(game, RATED_PLIES_DEFAULT)
     if plies >= needed:
         return None
-    return (f"aborted after {plies} move{'s' * (plies != 1)}: a {game} game is rated from its {needed}th move on "
-            "(two real moves by each player)")
+    return (f"too short to rate: {plies} move{'s' * (plies != 1)} played, and a {game} game is rated from its "
+            f"{needed}th move on (two real moves by each player)")
 
 
 def score_of(winner: int | None) -> float:
@@ -324,15 +324,18 @@ def replay(games: Iterable[RatedGame]) -> tuple[dict[tuple[str, str], Standing],
 
 
 def leaderboard_json(entries: Iterable[tuple[str, Standing, bool]], now: float) -> list[dict[str, Any]]:
-    """A leaderboard as the HTTP API and ``plyhall ratings`` show it: (name, standing, is an anchor) rows, highest
+    """A leaderboard as the HTTP API and ``plyhall ratings`` show it: (name, standing, is an anchor) rows, the
+    established ratings first and then the provisional ones (a name with one lucky win is no leader), each highest
     rating first, ranked 1, 2, ... (equal ratings share a rank), deviations as of ``now``."""
+    shown = [(name, standing, anchor, standing.to_json(now, pinned=anchor)) for name, standing, anchor in entries]
     rows: list[dict[str, Any]] = []
-    for name, standing, anchor in sorted(entries, key=lambda e: (-e[1].rating.rating, e[0])):
+    for name, standing, anchor, figures in sorted(shown, key=lambda e: (e[3]["provisional"], -e[1].rating.rating,
+                                                                         e[0])):
         rank = len(rows) + 1
-        if rows and rows[-1]["rating_exact"] == standing.rating.rating:
+        if rows and (rows[-1]["rating_exact"], rows[-1]["provisional"]) == (standing.rating.rating,
+                                                                            figures["provisional"]):
             rank = rows[-1]["rank"]
-        rows.append({"rank": rank, "name": name, **standing.to_json(now, pinned=anchor), "anchor": anchor,
-                     "rating_exact": standing.rating.rating})
+        rows.append({"rank": rank, "name": name, **figures, "anchor": anchor, "rating_exact": standing.rating.rating})
     for row in rows:
         del row["rating_exact"]
     return rows

@@ -35,12 +35,12 @@ def test_a_seek_between_claimed_names_is_rated_by_default_and_played_out_on_time
     room = _pair_by_seek(desk, time_control={"per_move": 5})
     desk.send("ann", {"type": "resign", "room": room})  # at move 0: aborted, whatever the room says
     first = _ended(desk)[-1]
-    assert not first.rated and first.unrated.startswith("aborted after 0 moves")
+    assert not first.rated and first.unrated.startswith("too short to rate: 0 moves played")
     assert desk.last("bob", "game_over")["unrated"] == first.unrated and "ratings" not in desk.last("bob", "game_over")
     room = _pair_by_seek(desk, time_control={"per_move": 5})
     play_moves(desk, room, 3)  # one move short of two each: still not rated
     desk.send("ann", {"type": "resign", "room": room})
-    assert not _ended(desk)[-1].rated and _ended(desk)[-1].unrated.startswith("aborted after 3 moves")
+    assert not _ended(desk)[-1].rated and _ended(desk)[-1].unrated.startswith("too short to rate: 3 moves played")
     room = _pair_by_seek(desk, time_control={"per_move": 5})
     play_moves(desk, room)
     desk.send("ann", {"type": "resign", "room": room})
@@ -258,7 +258,8 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     db = tmp_path / "ratings.db"
     storage = open_storage(str(db))
     aborted = result(10, ("cat", "dan"), rated=False, at=3000.0)
-    aborted.moves, aborted.unrated = [], "aborted after 0 moves: a connect4 game is rated from its 4th move on"
+    aborted.moves, aborted.unrated = [], ("too short to rate: 0 moves played, and a connect4 game is rated from its "
+                                          "4th move on")
     storage.apply([GameEnded(result(n, winner=1, at=1000.0 + n)) for n in range(3)]
                   + [GameEnded(result(9, ("house-master-connect4", "ann"), winner=0, at=2000.0)), GameEnded(aborted)])
     storage.close()
@@ -275,12 +276,13 @@ def test_plyhall_ratings_in_the_terminal(tmp_path):
     assert first[0] == "connect4: 3 rated players, the first 1 shown (--limit)" and first[3].startswith("? "), first
     anchor = ratings("--player", "house-master-connect4").stdout.splitlines()[0]
     assert anchor.startswith(f"house-master-connect4 in connect4: {anchor_rating('master', 'connect4'):.0f}* +/- ")
+    assert anchor.endswith(", 1 game (1-0-0)")  # it said "1 games"
     assert lines[2].split()[:2] == ["1", "house-master-connect4"]
     assert f"{anchor_rating('master', 'connect4'):.0f}*" in lines[2]
     assert lines[3].split()[1] == "bob" and "3-0-0" in lines[3] and "?" in lines[3]
     assert "0-0-4" in lines[4]
     assert lines[-2].startswith("latest games of rated rooms that were not rated") and lines[-1].endswith(
-        "g10  cat vs dan: aborted after 0 moves: a connect4 game is rated from its 4th move on")
+        "g10  cat vs dan: too short to rate: 0 moves played, and a connect4 game is rated from its 4th move on")
     player = ratings("--player", "ann")
     assert player.returncode == 0 and "ann in connect4" in player.stdout and "lost vs house-master-connect4" in \
         player.stdout
@@ -310,7 +312,7 @@ def test_the_ladder_never_pairs_names_whose_game_would_not_be_rated_and_plays_on
     assert set(desk.hall.rooms[room].players) == {"ann", "cid"}
     desk.send("ann", {"type": "resign", "room": room})
     over = desk.last("cid", "game_over")
-    assert "ratings" not in over and over["unrated"].startswith("aborted after 0 moves")
+    assert "ratings" not in over and over["unrated"].startswith("too short to rate: 0 moves played")
     assert not _ended(desk)[-1].rated and _ended(desk)[-1].unrated == over["unrated"]
     assert desk.last("cid", "joined")["room"] not in (room, None)  # paired again at once (with bob): it goes on
 

@@ -67,14 +67,14 @@ async def test_a_resignation_before_two_moves_each_is_stored_unrated_with_its_re
         ann = await login(url, "ann", secret="ann's secret", source="127.0.0.2")
         bob = await login(url, "bob", secret="bob's secret", source="127.0.0.3")
         over = await play(ann, bob, plies=0)
-        assert "ratings" not in over and over["unrated"].startswith("aborted after 0 moves")
+        assert "ratings" not in over and over["unrated"].startswith("too short to rate: 0 moves played")
         over = await play(ann, bob, plies=3)  # the third move is not enough: two by each player
-        assert "ratings" not in over and over["unrated"].startswith("aborted after 3 moves")
+        assert "ratings" not in over and over["unrated"].startswith("too short to rate: 3 moves played")
         status, record = await asyncio.to_thread(http_json, server, f"/api/games/{over['record']}")
         assert status == 200 and record["rated"] is False and record["unrated"] == over["unrated"]
         found = await board(server)
-        assert found["players"] == [] and [g["unrated"][:17] for g in found["unrated"]] == ["aborted after 3 m",
-                                                                                                "aborted after 0 m"]
+        assert found["players"] == []
+        assert [g["unrated"][:24] for g in found["unrated"]] == ["too short to rate: 3 mov", "too short to rate: 0 mov"]
         over = await play(ann, bob, plies=4)
         assert [r["name"] for r in over["ratings"]] == [*over["players"]] and "unrated" not in over
         for client in (ann, bob):
@@ -156,6 +156,77 @@ async def test_an_address_has_a_daily_budget_of_rated_games(tmp_path: Path):
         assert ["ratings" in over for over in overs] == [True, True, True, False]
         assert overs[-1]["unrated"] == "busy's address has played its 3 rated games of the last 24 hours"
         for client in (busy, *others):
+            await client.close()
+
+
+async def _seated_game(a: Client, b: Client) -> dict[str, Any]:
+    """``a`` and ``b`` seek a rated Connect Four game and play its opening; ``a``'s game_start."""
+    await a.send(SEEK)
+    await b.send(SEEK)
+    start = await a.expect("game_start", timeout=30)
+    await b.expect("game_start", room=start["room"], timeout=30)
+    await open_game({start["seat"]: a, 1 - start["seat"]: b}, start["room"], start["to_move"])
+    return start
+
+
+async def _moved_mid_game(url: str, stays: Client, moves: Client, name: str, source: str,
+                          mover_resigns: bool) -> tuple[dict[str, Any], Client]:
+    """``stays`` and ``moves`` (``name``, secret ``name[0]``) play a rated game's opening; ``name`` logs in again
+    from ``source``, its seat kept, and then it (or ``stays``) resigns: the game_over, and ``name``'s new client."""
+    start = await _seated_game(stays, moves)
+    await moves.close()
+    moved = await login(url, name, secret=name[0], source=source)
+    await (moved if mover_resigns else stays).send({"type": "resign", "room": start["room"]})
+    over = await stays.expect("game_over", room=start["room"], timeout=30)
+    assert over["winner"] == (start["seat"] if mover_resigns else 1 - start["seat"])
+    return over, moved
+
+
+async def test_a_game_counts_against_the_addresses_it_was_played_from_not_those_at_its_end(tmp_path: Path):
+    """Whether a game is rated was decided by the addresses the players held when it ended: a loser that moved to an
+    address whose day was used up before it resigned escaped its loss, and two names of one address unlinked by one
+    of them moving. A game now counts against the address each started it from, and links by every address."""
+    async with serving(tmp_path / "p.db", rated_games_per_address=1) as (server, url):
+        burned = await login(url, "burned", secret="b", source="127.0.0.2")
+        other = await login(url, "other", secret="o", source="127.0.0.3")
+        assert "ratings" in await play(burned, other)  # 127.0.0.2 has played its one rated game of the day
+        escaper = await login(url, "escaper", secret="e", source="127.0.0.4")
+        rival = await login(url, "rival", secret="r", source="127.0.0.5")
+        over, escaper = await _moved_mid_game(url, rival, escaper, "escaper", "127.0.0.2", mover_resigns=True)
+        assert "unrated" not in over
+        assert {r["name"]: r["change"] < 0 for r in over["ratings"]} == {"escaper": True, "rival": False}
+        # linked when the game starts (claimed elsewhere, both playing from .6), linked at its end
+        for name, claimed_at in (("target", "127.0.0.8"), ("sybil", "127.0.0.9")):
+            await (await login(url, name, secret=name[0], source=claimed_at)).close()
+        target = await login(url, "target", secret="t", source="127.0.0.6")
+        sybil = await login(url, "sybil", secret="s", source="127.0.0.6")
+        over, target = await _moved_mid_game(url, sybil, target, "target", "127.0.0.7", mover_resigns=False)
+        assert "ratings" not in over and "play from one address" in over["unrated"]
+        for client in (burned, other, escaper, rival, target, sybil):
+            await client.close()
+
+
+async def test_an_anchor_that_runs_out_of_time_moves_no_rating(tmp_path: Path):
+    """A house bot at a level's pinned rating is only that level under a clock it can play at: a player that sets a
+    clock too short for it and waits for its flag to fall gains nothing (a random mover reached 2,069 this way)."""
+    async with serving(tmp_path / "p.db") as (server, url):
+        flagger = await login(url, "flagger", secret="f", source="127.0.0.2")
+        anchor = await login(url, "house-minimax-8-connect4", secret=server.hall.house_secret)
+        await flagger.request({"type": "create_room", "game": "connect4", "name": "Flag", "rated": True,
+                               "time_control": {"initial": 1.0}})
+        await flagger.request({"type": "join", "room": "Flag", "seat": 0})
+        await anchor.request({"type": "join", "room": "Flag", "seat": 1})
+        start = await flagger.expect("game_start", room="Flag", timeout=30)
+        to_move = await open_game({0: flagger, 1: anchor}, "Flag", start["to_move"])
+        if to_move == 0:
+            await open_game({0: flagger, 1: anchor}, "Flag", 0, plies=1)
+        # and the anchor thinks too long
+        over = await flagger.expect("game_over", room="Flag", timeout=30)
+        assert over["winner"] == 0 and over["reason"] == "house-minimax-8-connect4 ran out of time"
+        assert "ratings" not in over and over["unrated"].startswith(
+            "house-minimax-8-connect4 ran out of time: an anchor's rating is at stake only under a clock")
+        assert (await board(server))["players"] == []
+        for client in (flagger, anchor):
             await client.close()
 
 

@@ -200,3 +200,18 @@ def test_a_game_capped_by_the_servers_rules_counts_with_that_weight_and_replays_
     assert weight_within(100.0, settled, newcomer) == 1.0 and weight_within(0.5, settled, settled) < 0.1
     _, changes = replay([replace(_game(1, "alice", "bob", 0, 100.0), cap=weight)])
     assert changes[0].weight == weight and abs(changes[0].change[1]) <= 100
+
+
+def test_the_leaderboard_lists_provisional_ratings_after_the_established_ones():
+    """Nine names with one lucky win each topped a board above every established rating: a provisional rating is
+    listed after them, ranked on from there."""
+    from protocol.ratings import Standing, leaderboard_json
+
+    now = 1_000_000.0
+    entries = [("lucky", Standing(Rating(1900.0, 300.0, 0.06), 1, 1, 0, 0, now), False),
+               ("steady", Standing(Rating(1600.0, 60.0, 0.06), 80, 50, 10, 20, now), False),
+               ("house-novice-connect4", Standing(Rating(1200.0, 50.0, 0.06), 30, 10, 0, 20, now), True),
+               ("new", Standing(Rating(1500.0, 320.0, 0.06), 1, 0, 0, 1, now), False)]
+    board = leaderboard_json(entries, now)
+    assert [(row["rank"], row["name"], row["provisional"]) for row in board] == [
+        (1, "steady", False), (2, "house-novice-connect4", False), (3, "lucky", True), (4, "new", True)]

@@ -22,6 +22,7 @@ from plyhall.database import add_db_option, open_database
 from protocol.games import GAMES
 from protocol.messages import NAME_PATTERN
 from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_json
+from protocol.wording import counted
 from server.core.logins import NAME_HELP
 
 UNRATED_SHOWN = 5
@@ -80,7 +81,8 @@ def _player_text(storage: Any, name: str, limit: int) -> str | None:
         row = standing.to_json(now, pinned=anchor)
         mark = "?" if row["provisional"] else "*" if anchor else ""  # as on the board
         lines.append(f"{name} in {game}: {row['rating']:.0f}{mark} "
-                     f"+/- {row['deviation']:.0f}, {row['games']} games ({row['wins']}-{row['draws']}-{row['losses']})")
+                     f"+/- {row['deviation']:.0f}, {counted(row['games'], 'game')} "
+                     f"({row['wins']}-{row['draws']}-{row['losses']})")
         for event in reversed(history[-limit:]):
             score = {1.0: "won", 0.5: "drew", 0.0: "lost"}[event["score"]]
             lines.append(f"  {_when(event['played_at'])}  {score:<4} vs {event['opponent']:<32} "

@@ -408,8 +408,8 @@ class Floor:
 
     def _apply_general(self, out: HallOutbox, room: Room, result: Outbox) -> None:
         """:meth:`_apply` for any outbox (a game's end, members coming and going, a listing that changed)."""
-        if result.ended:  # the GameEnded writes hold these very records: rated before they are stored
-            self.rated_games.judge(room.settings.rated, result.ended, self.logins.claims, self._now)
+        # the GameEnded writes hold the ended games' very records: rated before they are stored
+        self.rated_games.judge(room.settings.rated, result, self.logins.claims, self._now)
         out.writes.extend(result.writes)
         out.ended.extend(result.ended)
         for name in result.entered:

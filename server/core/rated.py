@@ -26,9 +26,14 @@ classroom behind one NAT: ``plyhall serve --rated-networks``), and names the org
 (``plyhall names add``) are people it vouches for: two registered names are never linked, and their games use no
 budget. ``registered_only`` rates registered names only (and anchors).
 
+**Addresses are those of the whole game.** A game is counted against the address each player played from when it
+started, and links its names by every address each logged in from while it ran: a name that starts a game from a
+fresh address and moves to one whose day is used up before it resigns does not escape its loss, and two names of one
+address do not unlink by one of them moving before the end.
+
 The counts live in memory: a restarted server starts a fresh day for the budget (never for fair play between
-names, which the stored results decide). Addresses unknown to the hall (``?``: a hall fed without them) link
-nothing.
+names, which the stored results decide), and judges the games it took back by the addresses their players log in
+from again. Addresses unknown to the hall (``?``: a hall fed without them) link nothing.
 """
 
 from __future__ import annotations
@@ -54,10 +59,21 @@ not rated)."""
 DEFAULT_BUDGET = 200
 """Rated games a day the names of one address play, by default (``plyhall serve --rated-games-per-address``)."""
 UNKNOWN = "?"
+LOGINS_KEPT = 64
+"""Logins of one name kept for the games it plays (a game links the addresses of those made while it ran)."""
 NEWCOMER = (1500.0, MAX_DEVIATION)
 """The rating and deviation of a name with no rated game."""
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a game's players played from: the address each game is counted against (``counted``, by seat; None:
+    unknown) and every address that links each (``links``, by seat)."""
+
+    counted: tuple[str | None, str | None]
+    links: tuple[frozenset[str], frozenset[str]]
 
 
 def within(address: str, networks: Sequence[Network]) -> bool:
@@ -128,6 +144,11 @@ class RatedPlay:
     _unsettled: dict[str, list[tuple[int, list[float]]]] = field(default_factory=dict)  # game record -> (seat, its
     # entry in _moves) for each name whose rating it counted the most a game could move, until it is stored
     _since_sweep: int = 0
+    _logins: int = 0  # logins of claimed names so far
+    _history: dict[str, deque[tuple[int, str]]] = field(default_factory=dict)  # name -> its last logins (number,
+    # address)
+    _started: dict[str, tuple[int, tuple[str | None, ...]]] = field(default_factory=dict)  # running game record ->
+    # the logins before it started, and each seat's address then
 
     def restore(self, claimed_from: dict[str, str], registered: Iterable[str]) -> None:
         """After a restart: where each stored claim came from, and the registered names."""
@@ -141,6 +162,34 @@ class RatedPlay:
     def seen(self, name: str, address: str) -> None:
         """A claimed ``name`` logged in from ``address``."""
         self.plays_from[name] = address
+        self._logins += 1
+        history = self._history.get(name)
+        if history is None:
+            history = self._history[name] = deque(maxlen=LOGINS_KEPT)
+        history.append((self._logins, address))
+
+    def started(self, record: str, players: Sequence[str]) -> None:
+        """Game ``record`` between ``players`` started (in a room that rates its games)."""
+        self._started[record] = (self._logins, tuple(self.plays_from.get(name) for name in players))
+
+    def where(self, record: str, players: Sequence[str]) -> Where:
+        """Where the players of game ``record``, which ended, played from (and the game forgotten): the addresses
+        they started it from, and for linking those with every address they logged in from since (a game the
+        hall did not see start, taken back after a restart: the addresses they play from now)."""
+        start = self._started.pop(record, None)
+        if start is None:
+            return self._now_where(players)
+        logins, addresses = start
+        links = []
+        for name, address in zip(players, addresses, strict=True):
+            since = {a for number, a in self._history.get(name, ()) if number > logins}
+            links.append(frozenset(a for a in (address, self.claimed_from.get(name), *since) if self._counted(a)))
+        return Where((addresses[0], addresses[1]), (links[0], links[1]))
+
+    def _now_where(self, players: Sequence[str]) -> Where:
+        """Where ``players`` play from now (a game that would start now)."""
+        return Where((self.plays_from.get(players[0]), self.plays_from.get(players[1])),
+                     (frozenset(self._addresses(players[0])), frozenset(self._addresses(players[1]))))
 
     def _counted(self, address: str | None) -> bool:
         """True when ``address`` links names and counts towards budgets (known, and not a network of many)."""
@@ -150,21 +199,22 @@ class RatedPlay:
         return {a for a in (self.plays_from.get(name), self.claimed_from.get(name)) if self._counted(a)}
 
     def reason(self, players: Sequence[str], anchors: Sequence[bool], now: float,
-               ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER)) -> str | None:
+               ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER), where: Where | None = None) -> str | None:
         """Why a game between ``players`` (``anchors``: which of them are ladder anchors, the server's own bots;
-        ``ratings``: each one's rating and deviation as the hall knows them) that the records' rules would rate is not
-        rated, or None: it is rated."""
+        ``ratings``: each one's rating and deviation as the hall knows them; ``where``: where they played from, by
+        default where they play from now) that the records' rules would rate is not rated, or None: it is rated."""
+        where = where or self._now_where(players)
         people = [name for name, anchor in zip(players, anchors, strict=True) if not anchor]
         if self.registered_only:
             for name in people:
                 if name not in self.registered:
                     return f"{name} is not a registered name, and this server rates registered names only"
         vouched = [name in self.registered for name in players]
-        if len(people) == 2 and not all(vouched) and self._addresses(people[0]) & self._addresses(people[1]):
+        if len(people) == 2 and not all(vouched) and where.links[0] & where.links[1]:
             return (f"{people[0]} and {people[1]} play from one address, or were claimed from one: names one "
                     "person may control do not rate each other")
         for seat, name in enumerate(players):
-            address = self.plays_from.get(name)
+            address = where.counted[seat]
             if anchors[seat] or vouched[seat] or not self._counted(address):
                 continue
             assert address is not None
@@ -180,12 +230,13 @@ class RatedPlay:
         return None
 
     def weight(self, players: Sequence[str], anchors: Sequence[bool], now: float,
-               ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER)) -> float:
+               ratings: Sequence[tuple[float, float]] = (NEWCOMER, NEWCOMER), where: Where | None = None) -> float:
         """The weight a game :meth:`reason` lets be rated counts with: 1, or less where it could move a name further
         than the rating points the other's address has left with that name today."""
+        where = where or self._now_where(players)
         weight = 1.0
         for seat, name in enumerate(players):
-            address = self.plays_from.get(name)
+            address = where.counted[seat]
             if anchors[seat] or name in self.registered or not self._counted(address):
                 continue
             left = MOVE_LIMIT - _moved(self._moves.get((address, players[1 - seat])), now)
@@ -193,12 +244,13 @@ class RatedPlay:
         return weight
 
     def rated(self, players: Sequence[str], anchors: Sequence[bool], now: float, record: str,
-              ratings: Sequence[tuple[float, float]], weight: float) -> None:
-        """Game ``record`` between ``players`` (``ratings`` as :meth:`reason` had them) was rated at ``now`` with
-        ``weight``: count it against their addresses' days, and each opponent's rating as moved by the most it could
-        move it until :meth:`moved` says what it did."""
+              ratings: Sequence[tuple[float, float]], weight: float, where: Where | None = None) -> None:
+        """Game ``record`` between ``players`` (``ratings`` and ``where`` as :meth:`reason` had them) was rated at
+        ``now`` with ``weight``: count it against their addresses' days, and each opponent's rating as moved by the
+        most it could move it until :meth:`moved` says what it did."""
+        where = where or self._now_where(players)
         for seat, name in enumerate(players):
-            address = self.plays_from.get(name)
+            address = where.counted[seat]
             if anchors[seat] or name in self.registered or not self._counted(address):
                 continue
             assert address is not None

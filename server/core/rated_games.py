@@ -15,10 +15,12 @@ from collections.abc import Container
 from protocol.messages import GameStatus
 from protocol.ratings import HOUSE_PREFIX, anchor_level, rateable_name, too_short
 
-from ..storage.records import GameRecord
+from ..storage.records import GameRecord, GameStarted
+from . import words
 from .ladder import Ladder
 from .outbox import HallOutbox
 from .rated import RatedPlay
+from .room_state import Outbox
 
 UNRATED_ROOM = "an unrated room"
 """Why a game of a room that does not rate its games is not rated."""
@@ -37,12 +39,17 @@ class RatedGames:
         self.ladder = ladder
         ladder.unrated = self.pair_unrated
 
-    def judge(self, rated_room: bool, records: list[GameRecord], claims: Container[str], now: float) -> None:
-        """Mark each of ``records``, games that just ended in a room (``rated_room``: one that rates its games),
-        rated or not, with why not (``claims``: the claimed names)."""
-        for record in records:  # the GameEnded writes hold these very records: rated before they are stored
+    def judge(self, rated_room: bool, result: Outbox, claims: Container[str], now: float) -> None:
+        """Mark each game that ended in a room's outbox ``result`` (``rated_room``: a room that rates its games)
+        rated or not, with why not (``claims``: the claimed names); note where the players of the games it started
+        play from."""
+        for record in result.ended:  # the GameEnded writes hold these very records: rated before they are stored
             record.unrated = self.unrated(rated_room, record, claims, now)
             record.rated = record.unrated is None
+        if rated_room:
+            for write in result.writes:
+                if isinstance(write, GameStarted) and write.record.tournament is None:
+                    self.rated.started(write.record.id, write.record.players)
 
     def unrated(self, rated_room: bool, record: GameRecord, claims: Container[str], now: float) -> str | None:
         """Why ``record``, a game that just ended in a room (``rated_room``: one that rates its games), is not a rated
@@ -50,6 +57,7 @@ class RatedGames:
         names = record.players
         if not rated_room:
             return UNRATED_ROOM
+        where = self.rated.where(record.id, names)
         if record.tournament is not None:
             return "a tournament game (tournaments rate their own entrants)"
         if record.status != GameStatus.FINISHED or record.reason in (house_stopped(name) for name in names):
@@ -64,11 +72,15 @@ class RatedGames:
         if short is not None:
             return short
         anchors = [anchor_level(name, record.game) is not None for name in names]
+        for seat, name in enumerate(names):
+            if anchors[seat] and record.winner == 1 - seat and record.reason == words.ran_out_of_time(names, seat):
+                return (f"{name} ran out of time: an anchor's rating is at stake only under a clock it has the time "
+                        "to play its level in")
         known = [self.ladder.rating(record.game, name) for name in names]  # the stored ratings, as the ladder's
-        reason = self.rated.reason(names, anchors, now, known)
+        reason = self.rated.reason(names, anchors, now, known, where)
         if reason is None:
-            record.rating_weight = self.rated.weight(names, anchors, now, known)
-            self.rated.rated(names, anchors, now, record.id, known, record.rating_weight)
+            record.rating_weight = self.rated.weight(names, anchors, now, known, where)
+            self.rated.rated(names, anchors, now, record.id, known, record.rating_weight, where)
         return reason
 
     def pair_unrated(self, game: str, names: tuple[str, str], now: float) -> str | None:
