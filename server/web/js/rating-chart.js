@@ -55,13 +55,18 @@ export function formatChange(change) {
 }
 
 /**
- * The chart of `history` (oldest first), starting from `start` (a newcomer's 1500) before the first game.
+ * The chart of `history` (oldest first, not empty), starting from the rating before its first game (a newcomer's
+ * 1500, an anchor's pinned rating, or where the games shown start when `whole` is false: older ones are left out).
  * @param {RatedGame[]} history
  * @param {string} caption what the drawing shows, for screen readers
+ * @param {boolean} whole whether `history` holds every rated game, from the first
  * @returns {SVGElement}
  */
-export function ratingChart(history, caption, start = 1500) {
-  const points = [{ rating: start, deviation: 350, label: "before the first rated game" }, ...history.map((game, i) => ({
+export function ratingChart(history, caption, whole = true) {
+  const first = history[0];
+  const start = { rating: first.rating - first.change, deviation: whole ? 350 : first.deviation,
+    label: whole ? "before the first rated game" : "before the earliest game shown" };
+  const points = [start, ...history.map((game, i) => ({
     rating: game.rating,
     deviation: game.deviation,
     label: `game ${i + 1}: ${outcomeWord(game.score)} against ${game.opponent}, ${formatChange(game.change)} to ${Math.round(game.rating)}`,
