@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from protocol.messages import NAME_PATTERN
+from protocol.wording import counted
 
 from .connection import DEFAULT_URL, ServerURLError, check_url
 from .tournament import http_base
@@ -50,6 +51,16 @@ RESTARTS = 2
 UNREACHABLE_LIMIT = 600.0
 """Seconds the runner keeps trying to reach a server that stopped answering (a restart) before it gives up."""
 OVER = ("finished", "cancelled")
+
+
+LOGIN_REFUSED = 4
+"""The exit code of a course bot whose login the server refused for good (``Session.LOGIN_REFUSED_EXIT`` in the
+Java library: a wrong password, a name it does not take): starting it again cannot help, so the runner stops."""
+
+
+def _points(points: float) -> str:
+    """``1 point``, ``2.5 points``."""
+    return f"{points:g} point{'' if points == 1 else 's'}"
 
 
 class EntrantError(Exception):
@@ -213,8 +224,13 @@ class Entrant:
                 continue
             if event["status"] in OVER:
                 points = sum({"won": 1.0, "draw": 0.5}.get(result.split(" ")[0], 0.0) for _, result in self.played)
-                self.say(f"the tournament {event['name']} is {event['status']}: {len(self.played)} games here, "
-                         f"{points:g} points (plyhall tournament results {event['id']} --url {self.options.url})")
+                rows = (event.get("standings") or {}).get("rows") or []
+                row = next((r for r in rows if r.get("name") == self.options.name), None)
+                standing = "" if row is None else (f"; in the standings: rank {row['rank']}, {_points(row['points'])} "
+                                                   f"from {counted(row['games'], 'game')}")
+                self.say(f"the tournament {event['name']} is {event['status']}: {counted(len(self.played), 'game')} "
+                         f"here, {_points(points)}{standing} (plyhall tournament results {event['id']} --url "
+                         f"{self.options.url})")
                 return 0 if event["status"] == "finished" else 1
             progress = event.get("progress", {})
             self._status(f"waiting for its next game (tournament {event['name']} {event['status']}, "
@@ -242,6 +258,12 @@ class Entrant:
             if now is None or now.get("status") not in ("waiting", "playing"):
                 break
             code = self.proc.poll() if self.proc is not None else None
+            if code == LOGIN_REFUSED:  # main() stops what is left of the process
+                raise EntrantError(
+                    f"{game}: the server refused the bot's login (exit code {code}; its own line above says why: "
+                    "a wrong password in its command, or a name the server does not take). Starting it again "
+                    "cannot help, so this runner stops: fix the bot's command and run it again (the game keeps "
+                    "the seat for the tournament's grace, then is forfeited)")
             if code is not None and starts <= RESTARTS:
                 starts += 1
                 self.say(f"the bot's process ended (exit code {code}) while its game runs; starting it again "

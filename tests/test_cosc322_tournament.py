@@ -192,11 +192,11 @@ def test_course_bots_run_without_settings_play_every_game_they_are_seated_in(  #
     assert all("time" not in game["reason"] and game["status"] == "finished" for game in games["games"]), games
 
 
-def entrant_runner(start, classpath: list[Path], port: int, name: str, main: str) -> Run:
-    """``plyhall cosc322 entrant --tournament class --name NAME -- java ... NAME NAME-password``."""
+def entrant_runner(start, classpath: list[Path], port: int, name: str, main: str, password: str = "") -> Run:
+    """``plyhall cosc322 entrant --tournament class --name NAME -- java ... NAME NAME-password`` (or ``password``)."""
     argv = [sys.executable, "-m", "plyhall", "cosc322", "entrant", "--tournament", "class", "--name", name,
             "--url", f"ws://127.0.0.1:{port}/ws", "--poll", "0.3", "--", JAVA, "-Djava.awt.headless=true", "-cp",
-            os.pathsep.join(map(str, classpath)), f"ubc.cosc322.{main}", name, f"{name}-password"]
+            os.pathsep.join(map(str, classpath)), f"ubc.cosc322.{main}", name, password or f"{name}-password"]
     return start(f"runner-{name}", argv, environment(port), cwd=ROOT)
 
 
@@ -485,3 +485,41 @@ def test_the_runner_starts_a_bot_that_died_in_its_game_again_and_it_resumes_its_
     assert "kim: game 1 in class 1.1: lost (kim ran out of time); " in kim, kim
     assert "lee: game 1 in class 1.1: won (kim ran out of time)" in lee, lee
     assert "moves are played already" in kim_err, "a fresh process was seated in the game under way"
+
+
+@needs_javac
+def test_a_bot_whose_password_is_wrong_is_not_started_again_and_the_runner_says_why(jar: Path,  # noqa: F811
+                                                                                   bots: Path,  # noqa: F811
+                                                                                   server: int,
+                                                                                   spawn):  # noqa: F811
+    """kim's name was claimed with its password; the runner's command gives another. The library ends with exit code
+    4 (a login refused for good) and the runner stops at once, saying so, instead of starting the bot three times a
+    game, every game, until each is forfeited as "did not come"."""
+    url = f"ws://127.0.0.1:{server}/ws"
+
+    async def claim_and_create() -> None:
+        kim = await login(url, "kim", secret="kim-password")
+        await kim.close()
+        organiser = await login(url, "organiser", organiser=ORGANISER)
+        await organiser.request({"type": "tournament_create", "game": "amazons", "format": "round-robin",
+                                 "name": "class", "players": ["kim", "lee"], "games_per_pairing": 1, "grace": 5,
+                                 "time_control": {"per_move": 5}, "start": True})
+        await organiser.close()
+
+    asyncio.run(claim_and_create())
+    kim = entrant_runner(spawn, [jar, bots], server, "kim", "COSC322Test", password="kim-pasword")
+    lee = entrant_runner(spawn, [jar, bots], server, "lee", "COSC322Test")
+    code, out, err = kim.wait(120)
+    assert code == 1, out + err
+    assert "the name kim is claimed with another secret" in err  # the library's own line
+    assert "game 1 in class 1.1: the server refused the bot's login (exit code 4;" in err, err
+    assert "starting it again" not in out and out.count("; starting ") == 1, out
+    code, out, _ = lee.wait(EVENT_TIMEOUT)
+    assert code == 0 and "lee: game 1 in class 1.1: won by forfeit (kim did not come)" in out, out
+    assert "the tournament class is finished: 1 game here, 1 point; in the standings: rank 1, 1 point from 1 game" \
+        in out, out
+    # an entrant started after the event is over says how it went for that name (it said "0 games here, 0 points")
+    code, out, _ = entrant_runner(spawn, [jar, bots], server, "lee", "COSC322Test").wait(60)
+    assert code == 0 and ("the tournament class is finished: 0 games here, 0 points; in the standings: rank 1, "
+                          "1 point from 1 game") in out, out
+    assert our_processes(bots) == []

@@ -275,10 +275,18 @@ public final class Session {
         Lifecycle.finished(this, code, exit);
     }
 
+    /** The exit code of a program whose login the server refused for good (a wrong secret, a name it does not take). */
+    static final int LOGIN_REFUSED_EXIT = 4;
+
     /** Ends this player after a problem it cannot get past: the program ends with exit code 1. */
     void fail(String why) {
+        fail(why, 1);
+    }
+
+    /** Ends this player after a problem it cannot get past: the program ends with exit code {@code code}. */
+    void fail(String why, int code) {
         Log.error(name, why);
-        finish(1, null, true);
+        finish(code, null, true);
     }
 
     /** Closes this session without a word: the bot connected again and a newer session replaces this one. */
@@ -401,9 +409,9 @@ public final class Session {
             String which = secret == null ? "a secret: give GameClient that password"
                     : "another secret: give GameClient the password it was first used with";
             fail("the server refused the login: the name " + wireName + " is claimed with " + which
-                    + " (or set PLYHALL_SECRET to it), or choose another name");
+                    + " (or set PLYHALL_SECRET to it), or choose another name", LOGIN_REFUSED_EXIT);
         } else {
-            fail("the server refused the login: " + message);
+            fail("the server refused the login: " + message, LOGIN_REFUSED_EXIT);
         }
     }
 

@@ -79,8 +79,8 @@ public class GameClient {
     /**
      * {@code java -cp plyhall-cosc322.jar ygraph.ai.smartfox.games.GameClient NAME [PASSWORD]}: logs in to the
      * server of PLYHALL_URL, prints its room list (one room a line: name, players, spectators) and logs out; a
-     * quick check that the server is there and the name's password is right. Exit code 0, 1 when the login
-     * fails, 2 without a name.
+     * quick check that the server is there and the name's password is right. Exit code 0; 4 when the server
+     * refuses the login (a wrong password), 1 when it cannot log in otherwise, 2 without a name.
      */
     public static void main(String[] args) {
         if (args.length < 1 || args.length > 2 || args[0].trim().isEmpty()) {
