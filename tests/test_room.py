@@ -68,6 +68,21 @@ def test_illegal_move_loses_in_strict_room():
     assert out.ended and out.ended[0].winner == 1
 
 
+def test_an_illegal_move_is_explained_in_the_movers_squares_and_the_record_in_algebraic_names():
+    """A COSC 322 bot was told "{'queen': [7, 1], 'to': [7, 2], 'arrow'…: the arrow cannot fly from b7 to d1": a
+    Python dict cut short and squares in a notation it never uses. It is told its move's fields and its own squares;
+    the record, which everybody reads, keeps the algebraic names."""
+    room = make_room("amazons", illegal_move="lose")
+    room.join("ann", "cosc322", 0.0)
+    room.join("bob", "algebraic", 0.0)
+    out = room.move("ann", {"queen": [7, 1], "to": [7, 2], "arrow": [1, 4]}, 1.0)
+    told = msgs(out, "ann", "error")[0]["message"]
+    assert told == "queen [7, 1], to [7, 2], arrow [1, 4]: the arrow cannot fly from [7, 2] to [1, 4]: that is not a " \
+                   "queen move"
+    assert out.ended[0].reason == ("illegal move by ann (queen [7, 1], to [7, 2], arrow [1, 4]: the arrow cannot fly "
+                                   "from b7 to d1: that is not a queen move)")
+
+
 def test_per_move_clock_runs_out():
     room, _ = seated(time_control={"per_move": 5})
     assert room.next_deadline() == 5.0

@@ -219,7 +219,7 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
         name = GRID.name
         if board[queen] != stone:
             contents = "it is empty" if board[queen] == EMPTY else f"it holds {CELL_NAMES[board[queen]]}"
-            raise IllegalMove(f"{name(queen)} is not one of your queens: {contents}")
+            raise IllegalMove(f"{name(queen)} is not one of your queens: {contents}", (queen,))
         _check_line(board, queen, to, "queen")
         _check_line(board, to, arrow, "arrow", vacated=queen)
         new = list(board)
@@ -330,15 +330,15 @@ def _check_line(board: tuple[int, ...], start: int, end: int, what: str, vacated
     same, not_a_line, taken, in_the_way = _LINE_REFUSALS[what]
     names = {"start": GRID.name(start), "end": GRID.name(end)}
     if end == start:
-        raise IllegalMove(same.format(**names))
+        raise IllegalMove(same.format(**names), (start,))
     path = LINES[start * SQUARES + end]
     if path is None:
-        raise IllegalMove(not_a_line.format(**names))
+        raise IllegalMove(not_a_line.format(**names), (start, end))
     for square in path:
         if board[square] and square != vacated:
             if square == end:
-                raise IllegalMove(taken.format(cell=CELL_NAMES[board[end]], **names))
-            raise IllegalMove(in_the_way.format(square=GRID.name(square), **names))
+                raise IllegalMove(taken.format(cell=CELL_NAMES[board[end]], **names), (start, end))
+            raise IllegalMove(in_the_way.format(square=GRID.name(square), **names), (start, end, square))
 
 
 def _unpack(move: Any) -> tuple[int, int, int]:

@@ -44,15 +44,32 @@ def shown(value: Any, limit: int = ECHO_LIMIT) -> str:
     return clip(repr(value), limit)
 
 
+def shown_move(value: Any) -> str:
+    """A move as a client sent it, for an error: a structured move's fields as ``queen [7, 1], to [7, 2], arrow
+    [1, 4]`` (a Python dict's repr is no notation anybody writes), anything else as :func:`shown` quotes it."""
+    if isinstance(value, dict) and 0 < len(value) <= 4 and all(isinstance(k, str) for k in value):
+        parts = []
+        for key, field in value.items():
+            if isinstance(field, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in field):
+                parts.append(f"{key} [{', '.join(map(str, field))}]")
+            else:
+                parts.append(f"{key} {shown(field, 16)}")
+        return clip(", ".join(parts), 2 * ECHO_LIMIT)
+    return shown(value)
+
+
 class IllegalMove(ValueError):
     """A move the rules do not allow, or text that is not a move at all.
 
     ``reason`` is a sentence a person understands ("column 4 is full").
     """
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, squares: tuple[int, ...] = ()) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.squares = squares
+        """The squares ``reason`` names by their algebraic names, for :meth:`Grid.named_in` (a rule's reason: a
+        reason that teaches the notation, "write b2-c3/SQUARE", gives none)."""
 
 
 class OptionError(ValueError):
@@ -178,6 +195,17 @@ class Grid:
                 return self.index(col, row)
             raise IllegalMove(f"{shown(list(obj))} is off the board; {self.squares_help(coords)}")
         raise self._not_a_square(obj, coords)
+
+    def named_in(self, text: str, squares: tuple[int, ...], coords: str) -> str:
+        """``text`` with the algebraic names of ``squares`` written in ``coords`` (``[7, 2]`` in cosc322): how a
+        rule's reason reaches a player of another convention."""
+        if coords == "algebraic":
+            return text
+        for square in squares:
+            written = self.format(square, coords)
+            shown_as = f"[{written[0]}, {written[1]}]" if isinstance(written, list) else str(written)
+            text = re.sub(rf"\b{self.name(square)}\b", shown_as, text)
+        return text
 
     def squares_help(self, coords: str) -> str:
         """The squares a convention accepts, for messages: ``"squares are [1..10, 1..10] ..."``."""

@@ -1,10 +1,9 @@
 """A room: two seats, spectators, and the games played in it.
 
-``Room`` is a plain object in the style of a sans-I/O protocol: every method takes the
-current (monotonic) time and returns an :class:`Outbox` with the messages to send
-(addressed by member name, already in each receiver's coordinates), the durable writes
-that must be committed before those messages go out, and the membership changes. It never
-touches a socket, a clock or a random source itself (ids and wall-clock time come from an
+``Room`` is a plain object in the style of a sans-I/O protocol: every method takes the current (monotonic) time
+and returns an :class:`Outbox` with the messages to send (addressed by member name, already in each receiver's
+coordinates), the durable writes that must be committed before those messages go out, and the membership changes.
+It never touches a socket, a clock or a random source itself (ids and wall-clock time come from an
 :class:`~server.core.env.Env`). Every refusal is an ``error`` message in the outbox.
 
 Here are a room's transitions: seats taken, kept and given up, moves, resignations and draw offers, time
@@ -23,7 +22,7 @@ from mypy_extensions import mypyc_attr
 
 from protocol import messages as m
 from protocol.games import COORDS, IllegalMove, Outcome
-from protocol.games.base import clip, first_seat_option, shown
+from protocol.games.base import clip, first_seat_option, shown_move
 from protocol.messages import ErrorCode, GameStatus, RoomStatus
 
 from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord
@@ -248,8 +247,9 @@ class Room(RoomState):
         try:
             move, new_state = self.game.checked_move(obj, self.state, self.coords[name])
         except IllegalMove as exc:
-            text, reason = shown(obj), clip(exc.reason, MAX_REASON)
-            out.error(name, ErrorCode.ILLEGAL_MOVE, f"{text}: {reason}", self.name)
+            text, reason, told = shown_move(obj), clip(exc.reason, MAX_REASON), clip(  # the player's squares
+                self.game.grid.named_in(exc.reason, exc.squares, self.coords[name]), MAX_REASON)
+            out.error(name, ErrorCode.ILLEGAL_MOVE, f"{text}: {told}", self.name)
             if self.settings.illegal_move == "lose":
                 out.extend(self._finish(Outcome(1 - seat, words.illegal_move(self.players, seat, text, reason)), now))
             return out
