@@ -718,7 +718,7 @@ def test_course_bots_carry_on_after_a_server_restart(jar: Path, bots: Path, spaw
     try:
         runs = [java_bot(spawn, [jar, bots, slow], "Slow", name, port) for name in ("phoenix-a", "phoenix-b")]
         for run in runs:
-            run.wait_for("game 1 in")
+            run.wait_for("the game in")
         time.sleep(1.0)
         stop(server)  # SIGTERM: the server shuts down, keeping the game for when it is back
         server = start_server(database, port)

@@ -484,7 +484,9 @@ def test_the_runner_starts_a_bot_that_died_in_its_game_again_and_it_resumes_its_
     assert kim.count("start black=lee white=kim room=class 1.1") == kim.count("crashing at my turn") >= 2, kim
     assert "kim: game 1 in class 1.1: lost (kim ran out of time); " in kim, kim
     assert "lee: game 1 in class 1.1: won (kim ran out of time)" in lee, lee
-    assert "moves are played already" in kim_err, "a fresh process was seated in the game under way"
+    assert re.search(r"\d+ moves? (are|is) played already: your bot hears of the game when it is its turn: as "
+                     r"white, the board before the opponent's last move, the start, then that move", kim_err), \
+        "a fresh process was seated in the game under way, and told how it hears of it as white (it plays white)"
 
 
 @needs_javac

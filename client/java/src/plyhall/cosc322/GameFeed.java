@@ -182,7 +182,9 @@ final class GameFeed {
     }
 
     private void announce(CourseGame fresh, Map<String, Object> msg, int played) {
-        Log.info(session.name, "game " + msg.get("game_no") + " in " + fresh.room + ": " + fresh.black()
+        Object number = msg.get("game_no"); // a room's games are numbered; a room of one game needs no number
+        String which = number == null || Json.toInt(number) == 1 ? "the game in " : "game " + number + " in ";
+        Log.info(session.name, which + fresh.room + ": " + fresh.black()
                 + " (black) against " + fresh.white() + " (white); "
                 + (fresh.seat == null ? "watching" : "you play " + fresh.colour()));
         if (fresh.mirrored) {
@@ -190,9 +192,11 @@ final class GameFeed {
                     + "mirrored (rows upside down, colours swapped) so that black moves first from rows 7 and 10, "
                     + "as in the course");
         }
-        if (played > 0) {
-            Log.info(session.name, played + " moves are played already: your bot gets the position when it is its "
-                    + "turn (white: the position before the opponent's last move, then that move)");
+        if (played > 0 && fresh.seat != null) {
+            Log.info(session.name, played + (played == 1 ? " move is" : " moves are") + " played already: your bot "
+                    + "hears of the game when it is its turn: "
+                    + (fresh.seat == fresh.first ? "as black, the board as it stands, then the start"
+                            : "as white, the board before the opponent's last move, the start, then that move"));
         }
     }
 

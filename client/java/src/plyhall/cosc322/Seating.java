@@ -77,7 +77,7 @@ final class Seating {
             return; // a GameClient without a player only logs in
         }
         if (session.feed.running()) {
-            Log.info(session.name, "back in the game it was playing in " + currentRoom);
+            Log.info(session.name, "its seat in " + currentRoom + " is waiting for it: it plays that game");
         }
         if (entry != null) {
             entry.watch(); // the server seats an entrant: it neither seeks nor joins

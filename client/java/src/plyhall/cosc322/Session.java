@@ -244,6 +244,10 @@ public final class Session {
             calls.run(where, call);
         } catch (RuntimeException | Error e) {
             Log.bug(name, where, e);
+            if (where.startsWith("handleGameMessage") && feed.current() != null) {
+                Log.info(name, "play goes on: if that was your bot's turn and it sent no move, its clock runs, and "
+                        + "it loses on time unless it sends one (a move from another thread counts too)");
+            }
         }
     }
 
@@ -556,7 +560,7 @@ public final class Session {
         }
         replies.clear();
         if (code == 1000 && reason != null && reason.contains("another connection")) {
-            fail(wireName + " logged in from another connection (" + reason + "); this one stops");
+            fail(wireName + " logged in from another connection, which plays on: this one stops");
             return;
         }
         String why = code < 0 ? "the connection broke (" + reason + ")"
