@@ -293,6 +293,7 @@ class PlyhallServer(Delivery):
         log.debug("connection %d from %s (%s)", conn_id, address, ws.subprotocol or "json")
         ws.on_message = partial(self._receive, connection)  # no Python frame of its own, as a lambda has
         ws.charge = connection.bucket.spend  # pings and fragments count against the rate limit too
+        ws.read_buffered()
         try:
             if self.keepalive is not None:
                 self.keepalive.add(connection, time.monotonic())

@@ -442,6 +442,14 @@ class DirectMessages:
     """Spends the rate limit's tokens for frames that are no message (a ping; each part of a fragmented message):
     False once the connection is too deep in debt, and it is closed (1008)."""
 
+    def read_buffered(self) -> None:
+        """Read the frames a client sent in the same packets as its opening request, once ``on_message`` is set:
+        RFC 6455 tells a client to wait for the server's answer first, but some do not, and websockets' parser reads
+        on only when more data comes, so they waited for the client's next bytes (a login that waits for nothing
+        else was never answered)."""
+        if self.protocol.reader.buffer:  # type: ignore[attr-defined]
+            self.data_received(b"")
+
     def data_received(self, data: bytes) -> None:
         """websockets' own ``data_received`` (``asyncio.Connection``, websockets 17) without its per-message steps
         that have nothing to do: the protocol's writes are sent only when there are some (a pong, a close), the
