@@ -226,8 +226,8 @@ class EnginePlayer(Player):
             text = self._await_move(process, deadline)
             try:
                 return self._parse(text, turn)
-            except IllegalMove as exc:
-                reason = " ".join(exc.reason.split())
+            except IllegalMove as exc:  # in the engine's own squares
+                reason = " ".join(turn.game.grid.named_in(exc.reason, exc.squares, self.identity.coords).split())
                 self.say(f"the engine's move {text!r} is illegal: {reason}")
                 if attempt == MAX_ILLEGAL:  # told why, and asked nothing more: the game is resigned
                     process.send(f"illegal {reason}")

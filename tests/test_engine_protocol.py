@@ -105,6 +105,22 @@ def test_illegal_moves_are_sent_back_and_three_resign(tmp_path: Path, said: list
     assert words == ["go", "illegal", "go", "illegal", "go", "illegal"]  # no fourth go: nothing left unanswered
 
 
+def test_an_illegal_move_is_explained_to_the_engine_in_its_own_squares(tmp_path: Path, said: list[str]) -> None:
+    """A cosc322 engine was told "d1 is not one of your queens" for the [1, 4] it sent: squares it never uses."""
+    log = tmp_path / "engine.log"
+    wrong = '{"queen":[1,4],"to":[2,4],"arrow":[3,4]}'  # d1: a white queen, and black moves first
+    player = EnginePlayer(fake("--log", str(log), "--coords", "cosc322", "--illegal", "1", "--illegal-move", wrong),
+                          "amazons", say=said.append)
+    try:
+        player.choose(turn("amazons"))
+        assert [line for line in sent(log) if line.startswith("illegal ")] == [
+            "illegal [1, 4] is not one of your queens: it holds a white queen"]
+        assert f"the engine's move {wrong!r} is illegal: [1, 4] is not one of your queens: it holds a white queen" \
+            in said
+    finally:
+        player.close()
+
+
 def test_a_crash_restarts_once_then_resigns(tmp_path: Path, said: list[str]) -> None:
     marker = tmp_path / "crashed"
     once = EnginePlayer(fake("--crash-at-move", "2", "--crash-once", str(marker)), "connect4", say=said.append)

@@ -83,6 +83,29 @@ def test_an_illegal_move_is_explained_in_the_movers_squares_and_the_record_in_al
                                    "from b7 to d1: that is not a queen move)")
 
 
+@pytest.mark.parametrize(("game", "coords", "moves", "wrong", "told"), [
+    ("magnetic-cave", "matrix", [], {"square": [3, 3]}, "[3, 3] is not against a wall or beside a brick"),
+    ("quarto", "cosc322", ["0000", {"square": [3, 3], "piece": "0001"}], {"square": [3, 3], "piece": "0010"},
+     "[3, 3] is taken"),
+    ("santorini", "matrix", ["a1 e5", "b2 d4"], {"worker": [2, 2], "to": [1, 1], "build": [0, 0]},
+     "[2, 2] is not one of your workers (yours are on [4, 0] and [0, 4])"),
+])
+def test_every_game_explains_an_illegal_move_in_the_movers_squares(game, coords, moves, wrong, told):
+    room = make_room(game)
+    room.join("ann", coords, 0.0)
+    room.join("bob", coords, 0.0)
+    for move in moves:
+        name = "ann" if room.game.to_move(room.state) == 0 else "bob"
+        assert not msgs(room.move(name, move, 1.0), name, "error")
+    name = "ann" if room.game.to_move(room.state) == 0 else "bob"
+    assert msgs(room.move(name, wrong, 1.0), name, "error")[0]["message"].split(": ", 1)[1].startswith(told)
+
+
+def test_a_null_is_quoted_as_a_client_wrote_it():
+    room, _ = seated()
+    assert msgs(room.move("ann", None, 1.0), "ann", "error")[0]["message"].startswith("null: null is not a Connect")
+
+
 def test_per_move_clock_runs_out():
     room, _ = seated(time_control={"per_move": 5})
     assert room.next_deadline() == 5.0

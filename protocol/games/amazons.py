@@ -266,7 +266,7 @@ class Amazons(Game[AmazonsState, AmazonsMove]):
                 raise IllegalMove(f"an Amazons move has only queen, to and arrow, not {', '.join(extra)}")
             return AmazonsMove(*(GRID.parse(obj[f], coords) for f in fields))
         raise IllegalMove(
-            f"{obj!r} is not an Amazons move; {_NOTATION_HELP}, or send an object with queen, to and arrow"
+            f"{shown(obj)} is not an Amazons move; {_NOTATION_HELP}, or send an object with queen, to and arrow"
         )
 
     def encode_state(self, state: AmazonsState, coords: str = "algebraic") -> dict[str, Any]:

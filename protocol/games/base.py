@@ -38,9 +38,15 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+_JSON_WORDS = {None: "null", True: "true", False: "false"}
+
+
 def shown(value: Any, limit: int = ECHO_LIMIT) -> str:
     """``repr(value)`` cut to ``limit`` characters: how errors quote what a client sent (a hostile client
-    may send a whole message of text; an error repeats only its start)."""
+    may send a whole message of text; an error repeats only its start). ``null``, ``true`` and ``false`` are
+    written as a client wrote them, not as Python's ``None``, ``True`` and ``False``."""
+    if value is None or isinstance(value, bool):
+        return _JSON_WORDS[value]
     return clip(repr(value), limit)
 
 
@@ -517,11 +523,11 @@ def first_seat_option(value: Any, colours: tuple[str, str] | None = None) -> int
         if colour in colours:
             return colours.index(colour)
         raise OptionError(
-            f"option 'first' must be 0 or 1, or {colours[0]!r} or {colours[1]!r}, not {value!r}"
+            f"option 'first' must be 0 or 1, or {colours[0]!r} or {colours[1]!r}, not {shown(value)}"
         )
     if type(value) is not int or value not in (0, 1):  # (1.0 is no seat: PROTOCOL.md §2's integers are integers)
         accepted = "0 or 1" + (f", or {colours[0]!r} or {colours[1]!r}" if colours else "")
-        raise OptionError(f"option 'first' must be {accepted} (the seat that moves first), not {value!r}")
+        raise OptionError(f"option 'first' must be {accepted} (the seat that moves first), not {shown(value)}")
     return int(value)
 
 

@@ -183,11 +183,11 @@ class MagneticCave(Game[CaveState, Brick]):
         board = state.board
         name = GRID.name(square)
         if board[square]:
-            raise IllegalMove(f"{name} is taken")
+            raise IllegalMove(f"{name} is taken", (square,))
         if not is_open(board, square):
             raise IllegalMove(
                 f"{name} is not against a wall or beside a brick: "
-                "bricks stick to the side walls or to a brick on their left or right"
+                "bricks stick to the side walls or to a brick on their left or right", (square,)
             )
         stone = state.to_move + 1
         new_board = board[:square] + (stone,) + board[square + 1 :]

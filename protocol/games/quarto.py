@@ -242,13 +242,14 @@ class Quarto(Game[QuartoState, QuartoMove]):
             raise IllegalMove(f"{shown(square)} is not a square; squares run from a1 to d4")
         name = GRID.name(square)
         if board[square] != EMPTY:
-            raise IllegalMove(f"{name} is taken")
+            raise IllegalMove(f"{name} is taken", (square,))
         placed = board[:square] + (state.in_hand,) + board[square + 1 :]
         line = _win_through(placed, square)
         if line is not None or EMPTY not in placed:
             if piece is not None:
                 why = "wins" if line is not None else "fills the board"
-                raise IllegalMove(f"placing {given} on {name} {why}, so no piece is handed over: write just {name}")
+                raise IllegalMove(f"placing {given} on {name} {why}, so no piece is handed over: write just {name}",
+                                  (square,))
             if line is not None:
                 result = Outcome(seat, _win_reason(placed, line))
             else:
@@ -459,7 +460,7 @@ def _decode_piece(value: Any) -> int:
         return EMPTY
     if isinstance(value, str) and re.fullmatch(r"[01]{4}", value):
         return int(value, 2)
-    raise ValueError(f"{value!r} is not a piece; pieces are four binary digits, or null for none")
+    raise ValueError(f"{shown(value)} is not a piece; pieces are four binary digits, or null for none")
 
 
 QUARTO = Quarto()

@@ -174,6 +174,11 @@ def _name(square: Any) -> str:
     return GRID.name(square) if isinstance(square, int) and 0 <= square < SQUARES else repr(square)
 
 
+def _on(*squares: Any) -> tuple[int, ...]:
+    """The squares among ``squares`` that are squares: those a reason names, for :meth:`Grid.named_in`."""
+    return tuple(sq for sq in squares if isinstance(sq, int) and not isinstance(sq, bool) and 0 <= sq < SQUARES)
+
+
 def _check_square(square: Any) -> None:
     if isinstance(square, bool) or not isinstance(square, int) or not 0 <= square < SQUARES:
         raise IllegalMove(f"{shown(square)} is not a square; squares run from a1 to e5")
@@ -195,31 +200,32 @@ def _check_step(state: SantoriniState, frm: int, to: int) -> None:
     mine = state.workers[2 * state.to_move : 2 * state.to_move + 2]
     if frm not in mine:
         yours = " and ".join(GRID.name(sq) for sq in mine)
-        raise IllegalMove(f"{_name(frm)} is not one of your workers (yours are on {yours})")
+        raise IllegalMove(f"{_name(frm)} is not one of your workers (yours are on {yours})", _on(frm, *mine))
     levels = state.levels
     if to == frm:
-        raise IllegalMove(f"the worker on {_name(frm)} must move to another square")
+        raise IllegalMove(f"the worker on {_name(frm)} must move to another square", _on(frm))
     if to not in ADJACENT[frm]:
-        raise IllegalMove(f"{_name(to)} is not next to {_name(frm)}")
+        raise IllegalMove(f"{_name(to)} is not next to {_name(frm)}", _on(to, frm))
     if to in state.workers:
-        raise IllegalMove(f"{_name(to)} is taken by a worker")
+        raise IllegalMove(f"{_name(to)} is taken by a worker", _on(to))
     if levels[to] == DOME:
-        raise IllegalMove(f"{_name(to)} has a dome")
+        raise IllegalMove(f"{_name(to)} has a dome", _on(to))
     climb = levels[to] - levels[frm]
     if climb > 1:
         amount = "two" if climb == 2 else "three"
-        raise IllegalMove(f"{_name(to)} is {amount} levels above {_name(frm)}: a worker climbs at most one level")
+        raise IllegalMove(f"{_name(to)} is {amount} levels above {_name(frm)}: a worker climbs at most one level",
+                          _on(to, frm))
 
 
 def _check_build(levels: tuple[int, ...], workers: tuple[int, ...], to: int, build: int) -> None:
     """``IllegalMove`` unless the worker that stepped to ``to`` may build on ``build`` (``workers`` after the step)."""
     if build not in ADJACENT[to]:
         where = "your worker stands there" if build == to else f"it is not next to {_name(to)}"
-        raise IllegalMove(f"you cannot build on {_name(build)}: {where}")
+        raise IllegalMove(f"you cannot build on {_name(build)}: {where}", _on(build, to))
     if build in workers:
-        raise IllegalMove(f"you cannot build on {_name(build)}: a worker stands there")
+        raise IllegalMove(f"you cannot build on {_name(build)}: a worker stands there", _on(build))
     if levels[build] == DOME:
-        raise IllegalMove(f"you cannot build on {_name(build)}: it has a dome")
+        raise IllegalMove(f"you cannot build on {_name(build)}: it has a dome", _on(build))
 
 
 _WIN_REASON = "moved up onto level 3"
@@ -290,12 +296,12 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
         _check_square(first)
         _check_square(second)
         if first == second:
-            raise IllegalMove(f"both workers cannot stand on {_name(first)}: place them on two squares")
+            raise IllegalMove(f"both workers cannot stand on {_name(first)}: place them on two squares", _on(first))
         for sq in (first, second):
             if sq in state.workers:
-                raise IllegalMove(f"{_name(sq)} is taken by a worker")
+                raise IllegalMove(f"{_name(sq)} is taken by a worker", _on(sq))
             if state.levels[sq] == DOME:
-                raise IllegalMove(f"{_name(sq)} has a dome")
+                raise IllegalMove(f"{_name(sq)} has a dome", _on(sq))
         pair = (min(first, second), max(first, second))
         workers = state.workers[:2] + pair if seat else pair + state.workers[2:]
         result = None
@@ -370,7 +376,7 @@ class Santorini(Game[SantoriniState, SantoriniMove]):
                 raise IllegalMove(f"{shown(obj)} names three squares without saying what each is: a turn moves a "
                                   f"worker and then builds, written worker-destination/build: '{worker}-{to}/{build}'")
             raise IllegalMove(
-                f"{obj!r} is not a Santorini move; place workers as 'a1 e5' or move and build as 'b2-c3/d4'"
+                f"{shown(obj)} is not a Santorini move; place workers as 'a1 e5' or move and build as 'b2-c3/d4'"
             )
         if isinstance(obj, dict):
             keys = set(obj)

@@ -25,6 +25,7 @@ def main() -> int:
     parser.add_argument("--crash-once", help="with --crash-at-move: crash only if this marker file does not exist")
     parser.add_argument("--hang-at-move", type=int, help="never answer when asked to move after N moves")
     parser.add_argument("--illegal", type=int, default=0, help="answer each turn with N illegal moves first")
+    parser.add_argument("--illegal-move", default="z99", help="the illegal move it sends (default z99, no square)")
     parser.add_argument("--exit-at-start", type=int, help="exit with this code before the handshake")
     parser.add_argument("--never-ready", action="store_true")
     parser.add_argument("--deaf", action="store_true", help="after 'ready', never read its input again")
@@ -78,7 +79,7 @@ def main() -> int:
                 time.sleep(3600)
             if refused < args.illegal:
                 refused += 1
-                print("move z99", flush=True)
+                print(f"move {args.illegal_move}", flush=True)
                 continue
             refused = 0
             print("info depth 1 score 0", flush=True)
