@@ -65,6 +65,39 @@ async def test_a_move_held_by_a_database_restart_starts_the_clock_when_announced
         assert mine["clocks"]["left"][1] > 57.5, mine["clocks"]  # the 3 s outage and 0.5 s thought: 56.5 at most
 
 
+async def test_a_database_outage_longer_than_a_move_s_clock_flags_nobody(pg_url, postgres_cluster):
+    """One server on PostgreSQL, 2 s a move: ann moves and PostgreSQL stops for 4 s. bob is told of the move only
+    once it is stored, so his 2 s begin then; before, the server flagged him during the outage ("bob ran out of
+    time") for a move he had never been told of."""
+    from server.io.server import PlyhallServer
+    from server.storage import open_storage
+
+    server = PlyhallServer(open_storage(pg_url, "solo"), host="127.0.0.1", port=0)
+    await server.start()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    ann, bob = await login(url, "ann"), await login(url, "bob")
+    try:
+        await ann.request({"type": "create_room", "game": "connect4", "name": "Outage", "time_control":
+                           {"per_move": 2}})
+        await ann.request({"type": "join", "room": "Outage", "seat": 0})
+        await bob.request({"type": "join", "room": "Outage", "seat": 1})
+        await bob.expect("game_start", room="Outage")
+        postgres_cluster.stop()
+        try:
+            await ann.send({"type": "move", "room": "Outage", "move": "4"})
+            await asyncio.sleep(4)
+        finally:
+            postgres_cluster.start()
+        told = await bob.expect("moved", room="Outage", seq=1, timeout=60)
+        assert told["clocks"]["running"] == 1
+        mine = await bob.request({"type": "move", "room": "Outage", "move": "4"}, timeout=60)
+        assert mine["type"] == "moved" and mine["seq"] == 2, mine  # his move is taken: the game goes on
+    finally:
+        for client in (ann, bob):
+            await client.close()
+        await server.stop()
+
+
 async def test_an_answer_lost_while_redis_was_away_comes_when_redis_is_back(pg_url, postgres_cluster, redis_server,
                                                                              redis_url):
     """bob (on n2) moves in n1's room while PostgreSQL is down: n1 takes the move and answers once it is stored, but

@@ -212,6 +212,20 @@ class Delivery:
             _deliver_outbox(self, out)
         self._wake_timer()  # once for the whole commit's outboxes
 
+    def credit_held(self, now: float) -> None:
+        """Before the timer acts on the clocks: a move whose announcement has waited for its commit past ``WAITED``
+        (a database away) gives its room's player to move the wait so far back, so that no flag falls on a player
+        who was never told its turn (a 10 s outage lost games at 5 s a move); the commit gives back the rest. The
+        oldest outboxes are first: a quick commit leaves nothing to do."""
+        held = self._held
+        for index in range(len(held)):
+            seq, out, made = held[index]
+            if now - made <= _WAITED:
+                break
+            for name in turn_rooms(out.messages):
+                credit_wait(self.hall.registry.find(name), now - made, now)
+            held[index] = (seq, out, now)
+
     def _deliver(self, out: HallOutbox) -> None:
         """Send ``out``'s messages (its writes are committed), each connection's as one write at a game's end. The
         server's own calls go to :func:`_deliver_outbox` directly: a subclass that overrides this is not called."""

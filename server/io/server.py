@@ -328,7 +328,9 @@ class PlyhallServer(Delivery):
             except TimeoutError:
                 pass
             try:
-                out = self.hall.tick(time.monotonic())
+                now = time.monotonic()
+                self.credit_held(now)  # a turn not announced yet (its commit waits) does not run out
+                out = self.hall.tick(now)
                 if out.messages or out.writes or out.close:
                     self.dispatch(out)
             except Exception:
