@@ -28,6 +28,16 @@ async def open_game(url1: str, url2: str, room: str, clients: list[Client]) -> t
     return ann, bob
 
 
+async def move_while_down(postgres_cluster, mover: Client, room: str, seconds: float) -> None:
+    """PostgreSQL stops, ``mover`` plays column 4 in ``room``, and PostgreSQL starts again ``seconds`` later."""
+    postgres_cluster.stop()
+    try:
+        await mover.send({"type": "move", "room": room, "move": "4"})
+        await asyncio.sleep(seconds)
+    finally:
+        postgres_cluster.start()
+
+
 async def test_a_redis_outage_is_not_charged_to_a_player_of_another_node(pg_url, redis_server, redis_url):
     """bob (on n2) is to move in n1's room when Redis goes away for 5 s: when it is back his clock has lost only
     the moments around the outage, not the outage."""
@@ -52,12 +62,7 @@ async def test_a_move_held_by_a_database_restart_starts_the_clock_when_announced
     then, not when ann's move was accepted."""
     async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
         ann, bob = await open_game(url1, url2, "Restart", clients)
-        postgres_cluster.stop()
-        try:
-            await ann.send({"type": "move", "room": "Restart", "move": "4"})
-            await asyncio.sleep(3)
-        finally:
-            postgres_cluster.start()
+        await move_while_down(postgres_cluster, ann, "Restart", 3)
         await bob.expect("moved", room="Restart", seq=1, timeout=30)
         await asyncio.sleep(0.5)
         await bob.request({"type": "move", "room": "Restart", "move": "4"}, timeout=30)
@@ -82,12 +87,7 @@ async def test_a_database_outage_longer_than_a_move_s_clock_flags_nobody(pg_url,
         await ann.request({"type": "join", "room": "Outage", "seat": 0})
         await bob.request({"type": "join", "room": "Outage", "seat": 1})
         await bob.expect("game_start", room="Outage")
-        postgres_cluster.stop()
-        try:
-            await ann.send({"type": "move", "room": "Outage", "move": "4"})
-            await asyncio.sleep(4)
-        finally:
-            postgres_cluster.start()
+        await move_while_down(postgres_cluster, ann, "Outage", 4)
         told = await bob.expect("moved", room="Outage", seq=1, timeout=60)
         assert told["clocks"]["running"] == 1
         mine = await bob.request({"type": "move", "room": "Outage", "move": "4"}, timeout=60)
