@@ -224,3 +224,24 @@ async def test_a_stall_of_the_rooms_node_is_not_charged_to_its_own_player(pg_url
             n1.send_signal(signal.SIGCONT)
         mine = await ann.expect("moved", room="Own", seq=1, timeout=15)
         assert mine["clocks"]["left"][0] > 57.5, mine["clocks"]  # the 5 s stall charged: 55 at most
+
+
+async def test_a_game_between_players_of_two_nodes_is_rated(pg_url, redis_url):
+    """ann (claimed, on n1, the room's node) and bob (claimed, on n2) play a rated game to a resignation. n1 had
+    never seen bob's claim: the game was stored unrated, "bob is not a claimed name", so that behind a
+    round-robin proxy most games of a cluster were unrated. n1 now looks the claim up in the shared database."""
+    from tests.helpers import open_game as play_opening
+
+    async with two_nodes(pg_url, redis_url) as ([(_, _, url1), (_, _, url2)], clients):
+        ann = await login(url1, "ann", secret="ann's secret", source="127.0.0.2")
+        bob = await login(url2, "bob", secret="bob's secret", source="127.0.0.3")
+        clients += [ann, bob]
+        await ann.request({"type": "create_room", "game": "connect4", "name": "Rated", "rated": True,
+                           "time_control": {"per_move": 30}})
+        await ann.request({"type": "join", "room": "Rated", "seat": 0})
+        await bob.request({"type": "join", "room": "Rated", "seat": 1})
+        start = await bob.expect("game_start", room="Rated")
+        await play_opening({0: ann, 1: bob}, "Rated", start["to_move"])
+        await bob.send({"type": "resign", "room": "Rated"})
+        over = await ann.expect("game_over", room="Rated", timeout=30)
+        assert "unrated" not in over and [r["name"] for r in over["ratings"]] == ["ann", "bob"], over

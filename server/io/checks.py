@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from protocol.messages import ErrorCode
 
-from ..core.identity import ClaimLookup, FairQueue, SecretCheck
+from ..core.identity import Claim, ClaimLookup, FairQueue, SecretCheck
 from ..core.outbox import HallOutbox, tag_reply
 
 if TYPE_CHECKING:
@@ -94,5 +94,28 @@ class Checks:
                 return
             claim, registered = (None, False) if found is None else (found[:2], found[2])
             server.dispatch(server.hall.claim_looked_up(lookup, claim, time.monotonic(), registered))
+
+        future.add_done_callback(done)
+
+    def learn_claim(self, name: str, address: str) -> None:
+        """A player of another node of the cluster, attached here under ``name`` (from ``address``), whose claim this
+        node never saw: look it up in the shared database, so that its games here are rated as a claimed name's and
+        its address links it as a login's would (a game of two nodes' players was stored unrated, "not a claimed
+        name")."""
+        server = self.server
+        if name in server.hall.logins.claims:
+            return
+        future = asyncio.get_running_loop().run_in_executor(server.reads, server.storage.name_claim, name)
+
+        def done(result: asyncio.Future) -> None:
+            if server.stopping or result.cancelled():
+                return
+            try:
+                found = result.result()
+            except Exception as exc:  # the database is down: the name's games here are judged without its claim
+                log.warning("looking up the name %s of another node failed: %s", name, exc)
+                return
+            if found is not None:
+                server.hall.learn_remote_claim(name, Claim(found[0], found[1]), bool(found[2]), address)
 
         future.add_done_callback(done)

@@ -224,6 +224,7 @@ class Forwarding(LinkBase):
         session = self.hall.sessions.get(stand_in)
         if session is None or resume:  # attached again (after Redis was down, say): the seats' state is sent anew
             self.server.dispatch(self.hall.attach(stand_in, name, coords, address, organiser, now, resume))
+            self.server.checks.learn_claim(name, address)
         return stand_in
 
     def _on_msg(self, sender: str, item: list[Any], now: float) -> None:
