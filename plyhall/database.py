@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from protocol.wording import without_password
 from server.storage import SQLStorage, StorageError, open_existing
 from server.storage.sqlite import DEFAULT_FILE
 from server.tournament.director import slug
@@ -42,4 +43,4 @@ def tournament_id(storage: SQLStorage, key: str, db: str) -> str:
         if candidate in ids:
             return candidate
     known = ", ".join(f"{event['id']} ({event['name']})" for event in events[-30:]) or "none"
-    raise NoSuchTournament(f"no tournament {key!r} in {db}; its tournaments: {known}")
+    raise NoSuchTournament(f"no tournament {key!r} in {without_password(db)}; its tournaments: {known}")

@@ -15,8 +15,13 @@ def counted(number: int, noun: str) -> str:
 
 
 def without_password(url: str) -> str:
-    """``url`` with the password it may carry shown as ``***`` (``redis://user:***@host/0``), for a message or a log."""
+    """``url`` with the password it may carry shown as ``***`` (``redis://user:***@host/0``, and a ``password=`` of its
+    query, as PostgreSQL's URLs may have it), for a message or a log."""
     parts = urllib.parse.urlsplit(url)
+    if "password=" in parts.query:
+        query = "&".join("password=***" if item.startswith("password=") else item for item in parts.query.split("&"))
+        parts = parts._replace(query=query)
+        url = urllib.parse.urlunsplit(parts)
     try:
         if parts.password is None:
             return url

@@ -87,3 +87,26 @@ async def test_a_series_survives_the_database_server_restarting(postgres_cluster
             assert game["move_count"] == len(srv.storage.get_game(game["id"])["moves"]) > 0
     finally:
         await srv.stop()
+
+
+def test_commands_never_print_the_database_password(pg_url):
+    """`plyhall export --id nosuchid --db postgresql://plyhall:pw123@...` printed the URL whole, password and all
+    (so did analyse, ratings --player, a tournament not found, db copy into a non-empty database)."""
+    import subprocess
+    import sys
+    import urllib.parse
+
+    from protocol.wording import without_password
+
+    parts = urllib.parse.urlsplit(pg_url)
+    pg_url = urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username}:hunter22@{parts.hostname}:{parts.port}"))
+    parts = urllib.parse.urlsplit(pg_url)  # the test cluster trusts its local users: any password goes through
+    assert without_password("postgresql://u:p@ss@h/db") == "postgresql://u:***@h/db"  # a password holding '@'
+    assert without_password("postgresql://u@h/db?sslmode=disable&password=s3cret") == \
+        "postgresql://u@h/db?sslmode=disable&password=***"
+    for args in (["export", "--id", "nosuchid"], ["analyse", "--id", "nosuchid"], ["ratings", "--player", "nobody"],
+                 ["export", "--tournament", "nosuch"]):
+        done = subprocess.run([sys.executable, "-m", "plyhall", *args, "--db", pg_url], capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode != 0 and parts.password not in done.stdout + done.stderr, (args, done.stderr)
+        assert ":***@" in done.stderr, (args, done.stderr)

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from plyhall.database import NoSuchTournament, add_db_option, open_database, tournament_id
-from protocol.wording import counted
+from protocol.wording import counted, without_password
 
 LABEL_MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", "best": "", "good": ""}
 
@@ -63,7 +63,7 @@ def _games(storage: Any, args: argparse.Namespace) -> list[dict[str, Any]] | str
     if args.game_id is not None:
         record = storage.get_game(args.game_id)
         if record is None:
-            return f"no game with id {args.game_id} in {args.db}"
+            return f"no game with id {args.game_id} in {without_password(args.db)}"
         if record["status"] == "running":
             return f"game {args.game_id} is still running: it can be analysed once it has ended"
         if not record["moves"]:
@@ -79,12 +79,12 @@ def _games(storage: Any, args: argparse.Namespace) -> list[dict[str, Any]] | str
     else:
         games = list(storage.iter_games(tournament=key))
     if not games:
-        return f"the tournament {key} has no finished games in {args.db} yet"
+        return f"the tournament {key} has no finished games in {without_password(args.db)} yet"
     played = [g for g in games if g["moves"]]
     if len(played) < len(games):
         print(f"plyhall analyse: {len(games) - len(played)} of the tournament's {len(games)} games have no moves "
               "(forfeits, aborted games): left out", file=sys.stderr)
-    return played or f"none of the tournament {key}'s games in {args.db} has a move to analyse"
+    return played or f"none of the tournament {key}'s games in {without_password(args.db)} has a move to analyse"
 
 
 async def _analyse_all(games: list[dict[str, Any]], stored: dict[str, Any], args: argparse.Namespace) -> int:

@@ -8,6 +8,8 @@ import argparse
 import sys
 from typing import Any
 
+from protocol.wording import without_password
+
 
 def register(subparsers: Any) -> None:
     """Add the ``db`` subcommand and its tools."""
@@ -41,7 +43,8 @@ def run_db_copy(args: argparse.Namespace) -> int:
     source, target = opened
     try:
         if any(target.counts().values()):
-            print(f"plyhall db copy: {args.target} is not empty; copy into a new, empty database", file=sys.stderr)
+            print(f"plyhall db copy: {without_password(args.target)} is not empty; copy into a new, empty database",
+                  file=sys.stderr)
             return 1
         for table in TABLES:
             batch: list[tuple] = []

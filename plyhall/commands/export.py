@@ -11,6 +11,7 @@ from typing import Any
 
 from plyhall.database import add_db_option, open_database, tournament_id
 from protocol.games import GAMES
+from protocol.wording import without_password
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +54,7 @@ def run_export(args: argparse.Namespace) -> int:
         if args.record:  # looked up before the output is opened: a wrong id leaves an existing file as it was
             record = storage.get_game(args.record)
             if record is None:
-                raise LookupError(f"no game with id {args.record} in {args.db}")
+                raise LookupError(f"no game with id {args.record} in {without_password(args.db)}")
             records = [record]
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     except (LookupError, OSError) as exc:  # NoSuchTournament, or no such game

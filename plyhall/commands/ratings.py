@@ -22,7 +22,7 @@ from plyhall.database import add_db_option, open_database
 from protocol.games import GAMES
 from protocol.messages import NAME_PATTERN
 from protocol.ratings import PROVISIONAL_DEVIATION, anchor_level, leaderboard_json
-from protocol.wording import counted
+from protocol.wording import counted, without_password
 from server.core.logins import NAME_HELP
 
 UNRATED_SHOWN = 5
@@ -113,7 +113,8 @@ def run_ratings(args: argparse.Namespace) -> int:
         if args.player is not None:
             text = _player_text(storage, args.player, args.limit)
             if text is None:
-                print(f"plyhall ratings: {args.player[:40]} has no rated games in {args.db}", file=sys.stderr)
+                print(f"plyhall ratings: {args.player[:40]} has no rated games in {without_password(args.db)}",
+                      file=sys.stderr)
                 return 1
             print(text)
             return 0

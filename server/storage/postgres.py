@@ -20,6 +20,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from protocol.wording import without_password
+
 from .base import Deposed, StorageError
 from .records import Restored
 from .sql import SQLStorage
@@ -61,11 +63,7 @@ class PostgresStorage(SQLStorage):
     @property
     def where(self) -> str:
         """The URL without its password, for messages."""
-        head, sep, tail = self.url.partition("@")
-        if not sep or ":" not in head.split("//", 1)[-1]:
-            return self.url
-        scheme, _, user = head.partition("//")
-        return f"{scheme}//{user.split(':', 1)[0]}:***@{tail}"
+        return without_password(self.url)
 
     @property
     def shared(self) -> bool:
