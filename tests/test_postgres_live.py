@@ -110,3 +110,23 @@ def test_commands_never_print_the_database_password(pg_url):
                               text=True, timeout=120)
         assert done.returncode != 0 and parts.password not in done.stdout + done.stderr, (args, done.stderr)
         assert ":***@" in done.stderr, (args, done.stderr)
+
+
+async def test_the_http_api_says_503_while_the_database_is_away(postgres_cluster, pg_url):
+    """With PostgreSQL down, /api/games/ID, /api/players/NAME and the rest answered 500 "Failed to open a WebSocket
+    connection" with a traceback in the log for each request; now 503, a JSON reason and Retry-After, and the
+    same requests answer again once the database is back."""
+    server = await start(pg_url, "api")
+    try:
+        postgres_cluster.stop()
+        try:
+            for path in ("/api/games/nosuchgame", "/api/players/nobody", "/api/ratings/connect4"):
+                status, body = await asyncio.to_thread(http_json, server, path)
+                assert (status, body) == (503, {"error": "the database is not answering; try again in a moment"}), \
+                    (path, status, body)
+        finally:
+            postgres_cluster.start()
+        status, _ = await asyncio.to_thread(http_json, server, "/api/players/nobody")
+        assert status == 404
+    finally:
+        await server.stop()

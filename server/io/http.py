@@ -20,6 +20,7 @@ import asyncio
 import gzip
 import http
 import json
+import logging
 import math
 import time
 from collections import OrderedDict
@@ -33,6 +34,10 @@ from websockets.http11 import Request, Response
 
 from protocol.games import GAMES
 from protocol.messages import GameStatus
+
+from ..storage.base import StorageError
+
+log = logging.getLogger("plyhall.server")
 
 ALLOWED = "GET, HEAD"
 GZIP_TYPES = ("text/", "image/svg+xml", "application/json")
@@ -120,6 +125,16 @@ def encode_json(body: Any) -> bytes:
             encoded = json.dumps(value)
         parts.append(f"{json.dumps(key)}: {encoded}")
     return ("{" + ", ".join(parts) + "}").encode()
+
+
+DATABASE_RETRY = 5
+"""Seconds an HTTP client is told to wait (``Retry-After``) when the database does not answer."""
+
+
+def database_error(exc: BaseException) -> bool:
+    """True when ``exc`` is the database's failing (a storage error, or one of its driver's: PostgreSQL away, a
+    locked or unreadable SQLite file), not a mistake of the server's."""
+    return isinstance(exc, StorageError) or type(exc).__module__.split(".")[0] in ("psycopg", "sqlite3")
 
 
 def json_response(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> Response:
@@ -291,6 +306,12 @@ class HttpApi:
                 response = await self._answer(handler, path, raw_query, query)
         except BadRequest as exc:
             response = json_response(400, {"error": str(exc)})
+        except Exception as exc:
+            if not database_error(exc):
+                raise
+            log.warning("answering %s: the database is not answering (%s)", path[:80], " ".join(str(exc).split()))
+            response = json_response(503, {"error": "the database is not answering; try again in a moment"},
+                                     [("Retry-After", str(DATABASE_RETRY))])
         if counted:
             self.quota.charge(CLIENT.get(), len(response.body))
         etag = response.headers.get("ETag")
