@@ -168,6 +168,32 @@ def test_every_nav_link_is_whole_on_a_phone_in_a_room(own_server, open_page, wid
         bob.close()
 
 
+def test_long_names_never_make_a_page_wider_than_a_phone(own_server, open_page):  # noqa: F811
+    """Two players with 32-letter names: a spectator's room at 375 px scrolled sideways (its status line, "WWW…
+    (black) to move.", 565 px wide), and so did the player's page (its heading, 830 px)."""
+    port = own_server()
+    long_names = ["W" * 32, "M" * 32]
+    bob = Opponent(port, long_names[1])
+    ann = Opponent(port, long_names[0])
+    try:
+        ann.open_room("amazons", "Long names")
+        bob.run(bob.client.request({"type": "join", "room": "Long names", "seat": 0}))
+        page = open_page("fan-long", width=375, height=812)
+        login(page, f"http://127.0.0.1:{port}", "fan-long")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Long%20names")
+        expect(page.locator(".play .status")).to_contain_text("to move")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, "the room is wider than the screen"
+        ann.run(ann.client.request({"type": "resign", "room": "Long names"}))  # a game of its own on its page
+        expect(page.locator(".play .status")).to_contain_text("resigned")
+        page.goto(f"http://127.0.0.1:{port}/#/players/{long_names[0]}")
+        expect(page.get_by_role("heading", name=long_names[0])).to_be_visible()
+        expect(page.locator("table.recent-games tbody tr")).to_have_count(1)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, "the player page is wider than the screen"
+    finally:
+        ann.close()
+        bob.close()
+
+
 @pytest.mark.parametrize(("game", "moves", "marked"), [
     ("amazons", ["d10-d7/g7", "d1-d4/g4"], {"d1", "d4", "g4"}),
     ("connect4", ["4", "4", "5"], {"e1"}),
