@@ -662,3 +662,41 @@ def test_a_name_kept_for_its_away_player_is_explained_to_a_person_in_a_persons_w
         assert "--secret" not in said.inner_text() and "bot restarted" not in said.inner_text()
     finally:
         bob.close()
+
+
+def test_a_spectators_clocks_stop_while_the_server_cannot_be_reached(browser, tmp_path):  # noqa: F811
+    """The server dies mid-game: the page says it cannot reach it, and the clock of the side to move went on counting
+    down (1:57, 1:51, ...) for a game the restarted server paused at 2:00. While the connection is lost the clocks
+    stop where they were. (A page of its own: its reconnection attempts are console errors, which open_page fails.)"""
+    import signal
+
+    from tests.conftest import free_port
+    from tests.helpers import start_server, stop
+
+    port = free_port()
+    proc = start_server(tmp_path / "clocks.db", port)
+    bob = ann = None
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    try:
+        bob, ann = Opponent(port, "bob-down"), Opponent(port, "ann-down")
+        bob.run(bob.client.request({"type": "create_room", "game": "connect4", "name": "Down",
+                                    "time_control": {"initial": 120}}))
+        bob.run(bob.client.request({"type": "join", "room": "Down", "seat": 1}))
+        ann.run(ann.client.request({"type": "join", "room": "Down", "seat": 0}))
+        page = context.new_page()
+        login(page, f"http://127.0.0.1:{port}", "fan-down")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Down")
+        running = page.locator(".play .clock.running")
+        expect(running).to_have_count(1)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        expect(page.get_by_text("Trying again in")).to_be_visible(timeout=30_000)
+        shown = running.inner_text()
+        page.wait_for_timeout(2500)  # a running clock shows a second less each second
+        assert running.inner_text() == shown, "the clock ran on while the server could not be reached"
+    finally:
+        context.close()
+        for client in (ann, bob):
+            if client is not None:
+                client.close()
+        stop(proc)

@@ -72,6 +72,8 @@ export class RoomModel extends EventTarget {
     /** @type {{left?: number[], running?: number | null} | null} */
     this.clocks = null;
     this.clocksAt = 0; // performance.now() when the clocks were sent
+    /** @type {number | null} performance.now() when the connection was lost: the clocks shown stop there */
+    this.frozenAt = null;
     this.status = "waiting"; // waiting, playing, finished (the room's game)
     /** @type {Result | null} */
     this.result = null;
@@ -139,7 +141,7 @@ export class RoomModel extends EventTarget {
   clockNow() {
     const clocks = this.clocks;
     if (!clocks || !clocks.left || clocks.left.every((left) => left === null)) return null; // untimed: no clock
-    const elapsed = (performance.now() - this.clocksAt) / 1000;
+    const elapsed = ((this.frozenAt ?? performance.now()) - this.clocksAt) / 1000;
     return clocks.left.map((left, seat) => (seat === clocks.running && !this.paused ? Math.max(0, left - elapsed) : left));
   }
 
@@ -299,6 +301,16 @@ export class RoomModel extends EventTarget {
   setClocks(clocks) {
     this.clocks = clocks;
     this.clocksAt = performance.now();
+    this.frozenAt = null; // the server's own figures again
+  }
+
+  /**
+   * The connection to the server is lost (``down``) or back: while it is lost nobody knows what the clocks do (a
+   * restarted server pauses the game), so they stop where they were; the server's next figures start them again.
+   * @param {boolean} down
+   */
+  connectionDown(down) {
+    if (down && this.frozenAt === null) this.frozenAt = performance.now();
   }
 
   resync() {

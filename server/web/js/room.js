@@ -161,6 +161,9 @@ export function mountRoom(main, name, app) {
   window.scrollTo(0, 0); // a room opens at its top (the lobby may have been scrolled down to the room's row)
   const timer = setInterval(tick, TICK_MS);
   stops.push(() => clearInterval(timer));
+  const onStatus = () => { if (model) model.connectionDown(session.status === "lost"); };
+  session.addEventListener("status", onStatus);
+  stops.push(() => session.removeEventListener("status", onStatus));
   watch();
 
   return () => {
