@@ -408,13 +408,20 @@ class PlayerRunner:
         elif kind in ("seated", "player_away"):
             await self._seats_news(client, msg)
         elif kind == "error":
-            log.warning("%s: server error: %s %s", self.options.name, msg.get("code"), msg.get("message"))
-            # a move refused (a game paused meanwhile, say) is not sent again: the game's next state asks again
-            self._answers.pop(msg.get("room"), None)
-            if msg.get("code") == "illegal_move":
-                raise IllegalMove(msg.get("message", "illegal move"))
-            if msg.get("code") == "cluster_unavailable":  # a move not taken (nothing was done): back with the state
-                raise TryLater(f"the server says: {msg.get('message')}", CLUSTER_RETRY)
+            await self._server_error(client, msg)
+
+    async def _server_error(self, client: Client, msg: dict[str, Any]) -> None:
+        """An error the server pushed or answered: logged; a refused move stops the bot (its game resigned)."""
+        log.warning("%s: server error: %s %s", self.options.name, msg.get("code"), msg.get("message"))
+        # a move refused (a game paused meanwhile, say) is not sent again: the game's next state asks again
+        self._answers.pop(msg.get("room"), None)
+        if msg.get("code") == "illegal_move":  # the bot stops: its game is resigned, as when choose raises, not
+            room = self.rooms.get(msg.get("room") or "")  # left to the opponent's wait out of the grace
+            if room is not None:
+                await client.send({"type": "resign", "room": msg["room"], **_game_no(client, room)})
+            raise IllegalMove(msg.get("message", "illegal move"))
+        if msg.get("code") == "cluster_unavailable":  # a move not taken (nothing was done): back with the state
+            raise TryLater(f"the server says: {msg.get('message')}", CLUSTER_RETRY)
 
     async def _game_start(self, client: Client, msg: dict[str, Any]) -> None:
         """A game begins (or is resumed): follow it, and move if it is this bot's turn."""

@@ -799,21 +799,39 @@ def _crashes(turn: Any) -> Any:
     return 1 // 0
 
 
-def test_a_player_that_crashes_in_choose_resigns_its_game_before_the_bot_stops():
-    """A ``choose`` that raised ended the bot with the game left standing: the opponent waited out the grace
-    ("crasher lost the connection; it has 30 s to come back"), and the game ended on time. It is resigned first."""
+def _plays_off_the_board(turn: Any) -> Any:
+    return "9"  # no column: the server refuses it
+
+
+def _game_of_a_bot_that_stops(choose: Any, stops: type[BaseException], match: str) -> dict[str, Any]:
+    """A bot ``bad`` (``choose``) in a room against ``opp``: its run raises ``stops``; the game_over opp saw."""
     desk = organiser_desk()
-    welcome = desk.login("crasher")
+    welcome = desk.login("bad")
     desk.login("opp")
     desk.send("opp", {"type": "create_room", "game": "connect4", "name": "Lake", "options": {"first": 0}})
     desk.send("opp", {"type": "join", "room": "Lake", "seat": 1})
-    desk.send("crasher", {"type": "join", "room": "Lake", "seat": 0})
-    runner = PlayerRunner(FunctionPlayer(_crashes), RunOptions(name="crasher", game="connect4", room="Lake"))
+    desk.send("bad", {"type": "join", "room": "Lake", "seat": 0})
+    runner = PlayerRunner(FunctionPlayer(choose), RunOptions(name="bad", game="connect4", room="Lake"))
     runner.thinker = Thinker(runner.player, mode="thread")
-    relay = InboxRelay(desk, "crasher")
+    relay = InboxRelay(desk, "bad")
     relay.read = 1  # after the welcome
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(stops, match=match):
         asyncio.run(asyncio.wait_for(runner._play(relay, {**welcome, "rooms": ["Lake"]}), 30))
     runner.thinker.close()
-    over = desk.last("opp", "game_over")
-    assert over["winner"] == 1 and "crasher resigned" in over["reason"], over
+    return desk.last("opp", "game_over")
+
+
+def test_a_player_that_crashes_in_choose_resigns_its_game_before_the_bot_stops():
+    """A ``choose`` that raised ended the bot with the game left standing: the opponent waited out the grace
+    ("crasher lost the connection; it has 30 s to come back"), and the game ended on time. It is resigned first."""
+    over = _game_of_a_bot_that_stops(_crashes, ZeroDivisionError, "division")
+    assert over["winner"] == 1 and "bad resigned" in over["reason"], over
+
+
+def test_a_player_whose_move_the_server_refuses_resigns_its_game_before_the_bot_stops():
+    """The server refused a bot's move as illegal: the bot stopped with IllegalMove, its game left standing, and the
+    opponent waited out the grace ("lost the connection; it has 10 s to come back"). It resigns first."""
+    from protocol.games import IllegalMove
+
+    over = _game_of_a_bot_that_stops(_plays_off_the_board, IllegalMove, "not a column")
+    assert over["winner"] == 1 and "bad resigned" in over["reason"], over
