@@ -256,14 +256,6 @@ class Hall(Floor):
         self._open_session(out, conn, name, coords, organiser, previous, now)
         return out
 
-    def learn_remote_claim(self, name: str, claim: Claim, registered: bool, address: str) -> None:
-        """The claim of ``name``, a player another node admitted (from ``address``), found in the shared database:
-        its games here are a claimed name's, and its address links it (:class:`~server.core.rated.RatedPlay`)."""
-        self.logins.learn_claim(name, claim)
-        if registered:
-            self.rated.registered.add(name)
-        self.rated.seen(name, address)
-
     def house_exited(self, name: str, now: float) -> HallOutbox:
         """A house bot process ended (its games done, or it failed): its slot is free again, and a seat it still
         holds in a room is given up at once (a running game is lost by the bot, the room plays no more games).

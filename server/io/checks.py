@@ -115,7 +115,10 @@ class Checks:
             except Exception as exc:  # the database is down: the name's games here are judged without its claim
                 log.warning("looking up the name %s of another node failed: %s", name, exc)
                 return
-            if found is not None:
-                server.hall.learn_remote_claim(name, Claim(found[0], found[1]), bool(found[2]), address)
+            if found is not None:  # its games here are a claimed name's, and its address links it (RatedPlay)
+                server.hall.logins.learn_claim(name, Claim(found[0], found[1]))
+                if found[2]:
+                    server.hall.rated.registered.add(name)
+                server.hall.rated.seen(name, address)
 
         future.add_done_callback(done)
