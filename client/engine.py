@@ -24,6 +24,7 @@ ends, is :class:`~client.engine_process.EngineProcess`; this module is the proto
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,15 @@ from typing import Any
 from protocol.games import IllegalMove, get_game
 from protocol.games.base import check_coords
 
-from .engine_process import EngineCrashed, EngineError, EngineLineTooLong, EngineProcess, EngineTimeout, split_command
+from .engine_process import (
+    EngineAbandoned,
+    EngineCrashed,
+    EngineError,
+    EngineLineTooLong,
+    EngineProcess,
+    EngineTimeout,
+    split_command,
+)
 from .player import GameResult, NoMove, Player, Resign, StopPlaying, Turn
 
 PROTOCOL_VERSION = 1
@@ -138,6 +147,7 @@ class EnginePlayer(Player):
         self._crashes = 0  # crashes in the current game
         self._crashed_games = 0  # games in a row resigned because the engine crashed twice
         self._closed = False  # the bot is stopping: no engine is started again
+        self._given_up = threading.Event()  # the game thought about ended: the move is no longer waited for
 
     # Life of the engine process -------------------------------------------------------------------------
 
@@ -171,6 +181,12 @@ class EnginePlayer(Player):
         self._closed = True
         self._stop_engine()
 
+    def abandon(self) -> None:
+        """The game the engine is thinking about ended (:meth:`client.thinker.Thinker.abandon`): its move is no
+        longer waited for, and a fresh engine takes the next turn, at once rather than at the end of the clock and
+        the grace, the next game's time in a series."""
+        self._given_up.set()
+
     def _stop_engine(self) -> None:
         if self._process is not None:
             self._process.stop()
@@ -185,6 +201,7 @@ class EnginePlayer(Player):
         game = _game_key(turn.record, turn.room)
         if self._crash_game != game:
             self._crash_game, self._crashes = game, 0
+        self._given_up.clear()  # (set after the last turn was answered: nothing to give up now)
         while True:
             try:
                 move = self._play_turn(turn)
@@ -201,6 +218,13 @@ class EnginePlayer(Player):
                     self._start()
                     raise Resign("the engine crashed twice in this game") from None
                 self._start()
+            except EngineAbandoned:
+                self.say("the engine's game ended while it thought; it is started again for the next turn")
+                if self._process is not None:  # mid-search, it would not read a quit: stopped at once
+                    self._process.stop(wait=0.2)
+                    self._process = None
+                self._start()
+                raise NoMove("its game ended while the engine thought") from None
             except EngineTimeout:
                 self.say("the engine did not answer before its clock ran out; it loses on time, and is restarted")
                 self._start()
@@ -237,7 +261,7 @@ class EnginePlayer(Player):
 
     def _await_move(self, process: EngineProcess, deadline: float | None) -> str:
         while True:
-            line = process.read(deadline)
+            line = process.read(deadline, self._given_up)
             word, _, rest = line.strip().partition(" ")
             if word == "move":
                 return rest.strip()

@@ -54,6 +54,10 @@ class EngineTimeout(EngineError):
     """The engine did not answer in time."""
 
 
+class EngineAbandoned(EngineError):
+    """The game the engine was thinking about ended: the driver stopped waiting for its move."""
+
+
 class EngineLineTooLong(EngineError):
     """The engine wrote a line longer than :data:`MAX_LINE` bytes on its standard output."""
 
@@ -315,12 +319,15 @@ class EngineProcess:
                 stale.append(line)
         return stale
 
-    def read(self, deadline: float | None) -> str:
+    def read(self, deadline: float | None, given_up: threading.Event | None = None) -> str:
         """The engine's next line. ``EngineTimeout`` at ``deadline`` (a ``time.monotonic()`` value; None waits for
         ever) whatever the engine keeps writing; ``EngineCrashed`` at the end of its output or once its process
-        has exited (even if a child of it keeps the pipe open); ``EngineLineTooLong`` for an over-long line."""
+        has exited (even if a child of it keeps the pipe open); ``EngineLineTooLong`` for an over-long line;
+        ``EngineAbandoned`` once ``given_up`` is set (its game ended)."""
         exited = False
         while True:
+            if given_up is not None and given_up.is_set():
+                raise EngineAbandoned("its game ended")
             if self._eof:
                 raise EngineCrashed(self.describe_exit())
             now = time.monotonic()
@@ -355,15 +362,15 @@ class EngineProcess:
         tail = " | ".join(self.stderr_tail)
         return f"the engine {what}{when}" + (f"; its last stderr lines: {tail}" if tail else "")
 
-    def stop(self) -> None:
-        """Say ``quit``, close its input, kill it if it has not exited after :data:`STOP_WAIT` seconds (an engine
-        that no longer reads is killed too: nothing here waits on its input), then kill whatever is left in its
-        process group."""
+    def stop(self, wait: float = STOP_WAIT) -> None:
+        """Say ``quit``, close its input, kill it if it has not exited after ``wait`` seconds (an engine that no
+        longer reads is killed too: nothing here waits on its input), then kill whatever is left in its process
+        group."""
         self._outgoing.put("quit\n")
         self._outgoing.put(None)  # then its input is closed
         if self.proc.poll() is None:
             try:
-                self.proc.wait(timeout=STOP_WAIT)
+                self.proc.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 pass
         self._closed.set()

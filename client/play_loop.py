@@ -607,9 +607,8 @@ class PlayerRunner:
             per_move=control.get("per_move"), increment=control.get("increment", 0.0), record=room["record"],
         )
         seq = len(room["moves"])
-        assert self.thinker is not None
         try:
-            move = await self.thinker.choose(turn)
+            move = await self._choose_while_it_runs(client, room_name, room["record"], turn)
         except Resign as exc:
             if self._moved_on(client, room_name, room, seq):
                 return
@@ -635,6 +634,32 @@ class PlayerRunner:
         answer.sent_on = client
         self._answers[room_name] = answer
         await client.send(answer.message)
+
+    async def _choose_while_it_runs(self, client: Client, room_name: str, record: str, turn: Turn) -> Any:
+        """The thinker's move for ``turn``, given up on (:class:`NoMove`) as soon as a message says that its game
+        ended meanwhile (its clock ran out, the opponent resigned, the room's next game began): a bot stuck in its
+        search lost the next game of a series as well, waiting out its clock and a grace for a move nobody wanted."""
+        thinker = self.thinker
+        assert thinker is not None
+        choosing = asyncio.ensure_future(thinker.choose(turn))
+        try:
+            while not choosing.done():
+                since = client.kept
+                if any(msg.get("type") == "game_over" or (msg.get("type") == "game_start" and msg.get("record")
+                                                          != record) for msg in client.unread(room_name)):
+                    thinker.abandon()
+                    break
+                news = asyncio.ensure_future(client.news(since, 3600.0))
+                try:
+                    await asyncio.wait({choosing, news}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    news.cancel()
+                if news.done() and not news.cancelled() and not news.result():
+                    break  # nothing more comes (the connection closed): the move, whenever it comes
+            return await choosing
+        except asyncio.CancelledError:
+            choosing.cancel()
+            raise
 
     def _moved_on(self, client: Client, room_name: str, room: dict[str, Any], seq: int,
                   answer: Answer | None = None) -> bool:

@@ -26,6 +26,8 @@ ENDED = ("the bot's thinking process ended before it answered (its error, if any
          'that calls run() must call it under `if __name__ == "__main__":`, since that process imports the script '
          "again (docs/BOTS.md)")
 """What a bot says when its thinking process is gone: most often a script without the ``__main__`` guard."""
+ABANDONED = "its game ended while it thought; a fresh thinking process takes the next turn"
+"""The NoMove of a search given up on because its game ended (:meth:`Thinker.abandon`)."""
 WARM_UP = "warm-up"
 """What the thinking process is sent to warm its player up (instead of a Turn)."""
 
@@ -72,6 +74,8 @@ class Thinker:
         self.player = player
         self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-think")
         self._process: Any = None
+        self._thinking = False  # a turn is being thought about in the process
+        self._abandoned = False  # ... and its game ended: the process is being stopped, a fresh one follows
         if mode == "process":
             self._spawn()
         else:
@@ -91,10 +95,28 @@ class Thinker:
         finally:
             child.close()
 
+    def _renew(self) -> None:
+        """A fresh thinking process for the one stopped because its game ended (:meth:`abandon`)."""
+        self._abandoned = False
+        self._stop_process()
+        self._spawn()
+
     def _ask(self, turn: Turn | GameResult | str, timeout: float | None = None) -> Any:
+        if self._abandoned:  # given up on as it answered: the process may be gone already
+            self._renew()
+        self._thinking = isinstance(turn, Turn)
+        try:
+            return self._answer(turn, timeout)
+        finally:
+            self._thinking = False
+
+    def _answer(self, turn: Turn | GameResult | str, timeout: float | None) -> Any:
         try:
             self._channel.send(turn)
         except (BrokenPipeError, ConnectionResetError):
+            if self._abandoned:
+                self._renew()
+                raise NoMove(ABANDONED) from None
             raise RuntimeError(ENDED) from None
         if timeout is not None and not self._channel.poll(timeout):
             # the player never answers in time (an agent stuck in a loop): its process is replaced, the move lost
@@ -103,7 +125,10 @@ class Thinker:
             raise NoMove(f"the player did not answer within {timeout:.1f} s; its process was started again")
         try:
             kind, value = self._channel.recv()
-        except (EOFError, ConnectionResetError):
+        except (EOFError, ConnectionResetError, OSError):
+            if self._abandoned:  # stopped by abandon(): its game ended while it thought
+                self._renew()
+                raise NoMove(ABANDONED) from None
             raise RuntimeError(ENDED) from None
         if kind == "error":
             raise RuntimeError(f"the bot failed while thinking:\n{value}")
@@ -126,6 +151,20 @@ class Thinker:
             timeout = None if turn.time_left is None else turn.time_left + GRACE
             return await loop.run_in_executor(self.pool, self._ask, turn, timeout)
         return await loop.run_in_executor(self.pool, self.local.choose, turn)
+
+    def abandon(self) -> None:
+        """The game being thought about ended (its clock ran out, the opponent resigned): stop thinking about it now,
+        rather than when the clock and :data:`GRACE` are over, which is the next game's time in a series. In a
+        process: it is stopped, and a fresh one takes the next turn (the turn being thought about ends in
+        :class:`NoMove`). In a thread: a player with an ``abandon`` method (an engine) is told; a thread itself
+        cannot be stopped."""
+        if self.mode == "process":
+            process = self._process
+            if self._thinking and process is not None:
+                self._abandoned = True
+                process.terminate()
+        elif hasattr(self.local, "abandon"):
+            self.local.abandon()
 
     async def game_over(self, result: GameResult) -> None:
         """Tell the player how a game it played ended (:meth:`Player.game_over`)."""

@@ -172,6 +172,36 @@ def test_a_hanging_engine_loses_on_time_and_is_replaced(said: list[str]) -> None
         player.close()
 
 
+def test_an_engine_whose_game_ended_while_it_thought_is_replaced_at_once(said: list[str]) -> None:
+    """A hung engine was waited for until its clock and the grace were over, whatever the server said: in a series
+    that was the next game's time, lost as well. Told that its game ended (abandon, from the bot's event loop), it
+    gives up the turn at once, and a fresh engine takes the next one."""
+    player = EnginePlayer(fake("--hang-at-move", "1"), "connect4", say=said.append)
+    try:
+        player.warm_up()
+        hung = player._process
+        done: list[BaseException] = []
+
+        def think() -> None:
+            try:
+                player.choose(turn(moves=("4",), time_left=3600.0))  # no clock would end this wait
+            except BaseException as exc:  # noqa: BLE001 - what the thread met, for the test to look at
+                done.append(exc)
+
+        thread = threading.Thread(target=think)
+        thread.start()
+        assert poll_until(lambda: hung is not None and hung.lines.qsize() == 0 and player._told is not None,
+                          timeout=30, every=0.01)
+        player.abandon()
+        thread.join(30)
+        assert not thread.is_alive() and isinstance(done[0], NoMove) and "its game ended" in str(done[0])
+        assert hung is not None and hung.proc.poll() is not None  # the hung process was stopped
+        assert any("started again for the next turn" in line for line in said)
+        assert player.choose(turn())  # the fresh engine plays the next game
+    finally:
+        player.close()
+
+
 def test_each_game_is_told_by_its_record_and_a_restarted_engine_gets_no_old_result(tmp_path: Path,
                                                                                       said: list[str]) -> None:
     """Games were told apart by their room: an engine started again after a timeout was sent the ``result`` of a game
@@ -284,7 +314,8 @@ def test_crashing_and_hanging_engines_on_a_server(server: int, tmp_path: Path) -
     hanger = bot(server, "hanger", "hangs", *game, "--per-move", "1", "--engine",
                  " ".join(fake("--hang-at-move", "2")))
     _, out_hanger = finish(opponent, hanger)
-    assert "did not answer before its clock ran out" in out_hanger
+    # given up on as its game ended (or, should its clock's end come first, on time): replaced either way
+    assert "game ended while it thought" in out_hanger or "did not answer before its clock ran out" in out_hanger
     assert "lost against patient" in out_hanger
     assert "time" in recorded(server, "hangs")["reason"]
 

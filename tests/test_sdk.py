@@ -35,6 +35,21 @@ class RandomPlayer(Player):
         return self.rng.choice(turn.legal_moves)
 
 
+class HangsOnce(Player):
+    """Hangs in its first turn ever (a search that never ends), then plays at random; ``marker`` is the file that
+    says it hung already (its thinking process is started again)."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+        self.rng = random.Random(0)
+
+    def choose(self, turn: Turn):
+        if not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            time.sleep(3600)
+        return self.rng.choice(turn.legal_moves)
+
+
 def on_status_saying(words: str) -> tuple[asyncio.Event, Callable[[str], None]]:
     """An event set once a bot says (through ``RunOptions.on_status``) a sentence with ``words``, and the
     callback that sets it."""
@@ -491,3 +506,18 @@ def test_a_script_s_usual_mistakes_end_in_a_line_that_says_what_to_do(tmp_path, 
     done = subprocess.run([sys.executable, "mybot.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode != 0 and said in done.stderr.strip().splitlines()[-1], done.stderr[-1500:]
+
+
+async def test_a_bot_stuck_in_its_search_gives_up_as_soon_as_its_game_ends(server, url, tmp_path):
+    """A search that never ends was waited for until the clock and a grace of 2 s were over, whatever the server
+    said: in a series, the next game's time. The bot now gives up the turn as soon as its game's end arrives, and a
+    fresh thinking process plays the next game."""
+    statuses: list[str] = []
+    series = dict(game="connect4", room="Stuck", games=2, room_options={"games": 2, "time_control": {"per_move": 3}})
+    stuck = run_player(HangsOnce(str(tmp_path / "hung")), RunOptions(name="stuck", url=next_url(url),
+                                                                     on_status=statuses.append, **series))
+    other = run_player(RandomPlayer(3), RunOptions(name="other", url=next_url(url), think="thread", **series))
+    results, _ = await asyncio.wait_for(asyncio.gather(stuck, other), 120)
+    assert len(results) == 2 and results[0].reason == "stuck ran out of time", results
+    assert any("its game ended while it thought" in line for line in statuses), statuses
+    assert not any("did not answer within" in line for line in statuses), statuses
