@@ -130,3 +130,34 @@ async def test_the_http_api_says_503_while_the_database_is_away(postgres_cluster
         assert status == 404
     finally:
         await server.stop()
+
+
+async def test_a_lone_server_takes_its_lock_again_after_its_connection_drops(pg_url):
+    """A server on PostgreSQL that is no cluster node never proved its lock again: after the lock's connection was
+    terminated (or the database restarted) a second server on the same database started, restored the first one's
+    running game, and the first one then stopped. Now the first takes its lock again within seconds, and a second
+    one is refused as while the first one runs."""
+    import psycopg
+
+    from server.storage import StorageError
+    from tests.helpers import wait_until
+    from tests.test_cluster_fencing import kill_lock_connection
+
+    def holders() -> int:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            return len(conn.execute("SELECT pid FROM pg_stat_activity WHERE application_name LIKE %s",
+                                    ("plyhall serve node=main %",)).fetchall())
+
+    first = await start(pg_url, "main")
+    try:
+        assert kill_lock_connection(pg_url, "main") == 1
+        await wait_until(lambda: holders() == 1, "the lock was taken again", timeout=30)
+        second = PlyhallServer(open_storage(pg_url, "main"), port=0)
+        try:
+            with pytest.raises(StorageError, match="is run by another Plyhall server"):
+                await second.start()
+        finally:
+            second.storage.close()
+        assert not first.deposed
+    finally:
+        await first.stop()

@@ -43,6 +43,7 @@ from .gc_policy import ServingGC
 from .http import CLIENT, text_response
 from .keepalive import KeepaliveSweep
 from .metrics import Metrics
+from .ownership import LONE_EVERY, OwnershipProof
 from .supervisor import HouseBots
 from .transport import (
     DirectConnection,
@@ -123,6 +124,8 @@ class PlyhallServer(Delivery):
         self.quota = ConnectionQuota(self.hall.limits, self.metrics.refusals)
         self.opening = OpeningQuota(self.hall.limits, self.metrics.refusals, self._peer_counts_as)
         self._lag_task: asyncio.Task | None = None
+        self._ownership: OwnershipProof | None = None  # a lone server's proof that it still holds its database lock
+        self._ownership_task: asyncio.Task | None = None
         self.started = time.time()
         self.games_recorded = 0
         self.stopping = False
@@ -151,6 +154,9 @@ class PlyhallServer(Delivery):
         if self.cluster_url:
             self.cluster = ClusterLink(self, self.cluster_url, self.storage.node)
             await self.cluster.start()
+        elif self.storage.shared:  # a lone server on PostgreSQL: its lock taken again after a database restart
+            self._ownership = OwnershipProof(self)
+            self._ownership_task = asyncio.create_task(self._ownership.every(LONE_EVERY))
         self._server = await serve(
             self._connection,
             self.host,
@@ -209,9 +215,11 @@ class PlyhallServer(Delivery):
         await close_all(list(self.connections.values()), self._server, max(0.5, min(2.0, deadline - loop.time() - 4.0)))
         if self.cluster is not None:
             await self.cluster.stop()
-        for task in (self._timer_task, self._lag_task, self._house_task, self._keepalive_task):
+        for task in (self._timer_task, self._lag_task, self._house_task, self._keepalive_task, self._ownership_task):
             if task is not None:
                 task.cancel()
+        if self._ownership is not None:
+            self._ownership.close()
         if self.gc is not None:
             self.gc.stop()
         if self.house is not None:

@@ -4,7 +4,6 @@ the writing of messages and commands to Redis (in order, without waiting for rep
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import time
 from collections import Counter
@@ -19,6 +18,7 @@ from protocol.messages import ErrorCode
 from ...core.cluster import ClusterView
 from ...core.hall import ROOM_REQUESTS
 from .. import resp
+from ..ownership import OwnershipProof
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -125,7 +125,6 @@ class LinkBase:
         self._registered_version = -1
         self._ever_up = False
         self._beats_done = 0
-        self.lock = "held"  # this node's database lock: held, or unverified while the database cannot say
         self._lost_at: float | None = None  # since when Redis is away (up to the last beat that held the clocks)
         self._gone_since: dict[str, float] = {}  # a node whose lease lapsed -> the clocks held up to when
         self._gone_names: dict[str, set[str]] = {}  # ... -> its players to move then, not back yet
@@ -135,8 +134,12 @@ class LinkBase:
         self._answers: dict[int, dict[Any, dict[str, Any]]] = {}  # stand-in -> request id -> its answer (the last)
         self._awake_at = time.monotonic()  # when the event loop last noted that it runs
         self._renewed = time.monotonic()  # when this node's lease was last renewed
-        self._checking: asyncio.Future[str] | None = None  # the ownership check running now
-        self._fencing = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="plyhall-fence")
+        self.proof = OwnershipProof(server)  # this node's database lock, proven every beat
+
+    @property
+    def lock(self) -> str:
+        """This node's database lock: held, or unverified while the database cannot say."""
+        return self.proof.lock
 
     def _send(self, node: str, item: list[Any]) -> None:
         """Queue ``item`` for ``node``; everything queued in one turn of the event loop goes in one message."""

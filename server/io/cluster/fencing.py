@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-from ...storage import Deposed, StorageError
 from .base import ALL, BEAT_SECONDS, LinkBase, log
 
 
@@ -19,37 +18,9 @@ class Fencing(LinkBase):
             await self._check_ownership()
 
     async def _check_ownership(self) -> bool | None:
-        """One proof, on a thread of its own (a database that hangs holds up nothing else); a check running
-        already is waited for rather than doubled. True: this process owns its node; False: it is deposed (and
-        stops); None: the database cannot say now."""
-        if self._checking is None:
-            self._checking = asyncio.get_running_loop().run_in_executor(
-                self._fencing, self.server.storage.check_ownership)
-            # its outcome is read below; should the waiting task be cancelled first (the node deposed), it is read here
-            self._checking.add_done_callback(lambda done: done.cancelled() or done.exception())
-        checking = self._checking
-        try:
-            result = await asyncio.shield(checking)
-        except Deposed as exc:
-            self.server.depose(str(exc))
-            return False
-        except (StorageError, Exception) as exc:  # the database cannot say now: tried again at the next beat
-            if self.lock == "held":
-                log.error("cannot prove this node still holds its database lock (%s): its writes wait until it can",
-                          exc)
-            self.lock = "unverified"
-            return None
-        finally:
-            if self._checking is checking:
-                self._checking = None
-        if result == "retaken":
-            self.counts["lock_retaken"] += 1
-            log.warning("this node's database lock had been lost (its connection dropped); taken again, before any "
-                        "other node adopted its rooms (epoch %s)", self.server.storage.epoch)
-        elif self.lock != "held":
-            log.warning("this node's database lock is proven held again")
-        self.lock = "held"
-        return True
+        """One proof (:meth:`~server.io.ownership.OwnershipProof.check`): True, owned; False, deposed; None, the
+        database cannot say now."""
+        return await self.proof.check()
 
     async def _adopted_here(self, adopter: str) -> None:
         """``adopter`` says it adopted this node's rooms: this process was taken for dead (stalled past its lease,

@@ -92,7 +92,7 @@ class ClusterLink(Leases, Outages, Register, Forwarding, Adoption, Fencing):
         for task in self._tasks:
             task.cancel()
         self._writer.close()
-        self._fencing.shutdown(wait=False)
+        self.proof.close()
         if self._tasks:  # a Redis client caught mid-command may hold on to a cancellation: never wait for it long
             await asyncio.wait(self._tasks, timeout=2.0)
         if self.redis is not None:
@@ -113,7 +113,7 @@ class ClusterLink(Leases, Outages, Register, Forwarding, Adoption, Fencing):
         return {"node": self.node, "redis": "up" if self.up else "down", "nodes": sorted(self.live),
                 "matchmaker": self.matchmaker, "remote_sessions": len(self.homes),
                 "lock": "deposed" if self.server.deposed else self.lock, "epoch": self.server.storage.epoch,
-                "lock_retaken": self.counts["lock_retaken"]}
+                "lock_retaken": self.proof.retaken}
 
     async def _listen(self) -> None:
         while True:
