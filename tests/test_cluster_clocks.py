@@ -245,3 +245,28 @@ async def test_a_game_between_players_of_two_nodes_is_rated(pg_url, redis_url):
         await bob.send({"type": "resign", "room": "Rated"})
         over = await ann.expect("game_over", room="Rated", timeout=30)
         assert "unrated" not in over and [r["name"] for r in over["ratings"]] == ["ann", "bob"], over
+
+
+async def test_a_database_outage_is_not_logged_as_redis_lost(pg_url, postgres_cluster, redis_url):
+    """PostgreSQL stops for 8 s under a cluster, and a node dies meanwhile: the node left said "lost the cluster's
+    Redis ... connection to server at 127.0.0.1, port P" (PostgreSQL's port) while Redis answered all along, and
+    logged a traceback every half second, failing to adopt the dead node's rooms. Each is said once, as what it is."""
+    import signal
+
+    from tests.helpers import stop
+    from tests.test_cluster import node
+
+    nodes = [node(pg_url, redis_url, "q1"), node(pg_url, redis_url, "q2")]
+    try:
+        await asyncio.sleep(1)
+        postgres_cluster.stop()
+        try:
+            nodes[1][0].send_signal(signal.SIGKILL)
+            await asyncio.sleep(8)
+        finally:
+            postgres_cluster.start()
+        await asyncio.sleep(3)
+    finally:
+        logs = [stop(proc)[1] for proc, _, _ in nodes]
+    assert "lost the cluster's Redis" not in logs[0] and logs[0].count("Traceback") == 0, logs[0][-3000:]
+    assert logs[0].count("wait for the database to adopt them") <= 1, logs[0][-3000:]

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from ..http import database_error
 from .base import ALL, LEASE_SECONDS, PREFIX, LinkBase, log
 
 
@@ -38,8 +39,15 @@ class Adoption(LinkBase):
             self._adopted(self.node, dead, ())
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("could not adopt the rooms of node %s", dead)
+        except Exception as exc:
+            if not database_error(exc):
+                log.exception("could not adopt the rooms of node %s", dead)
+            elif dead not in self._adoption_waits:  # said once: it is tried again at every beat
+                self._adoption_waits.add(dead)
+                log.warning("the rooms of node %s wait for the database to adopt them (%s)", dead,
+                            " ".join(str(exc).split()))
+        else:
+            self._adoption_waits.discard(dead)
         finally:
             self._adopting.discard(dead)
 

@@ -18,6 +18,7 @@ from protocol.messages import ErrorCode
 from ...core.cluster import ClusterView
 from ...core.hall import ROOM_REQUESTS
 from .. import resp
+from ..http import database_error
 from ..ownership import OwnershipProof
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ class LinkBase:
         self._tasks: list[asyncio.Task] = []
         self.leaving = False  # stop() has begun: what is written to Redis from here on is dropped, silently
         self._adopting: set[str] = set()
+        self._adoption_waits: set[str] = set()  # dead nodes whose adoption waits for the database (said once)
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
         self._seeks: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> game -> (matchmaker, seek)
@@ -135,6 +137,7 @@ class LinkBase:
         self._awake_at = time.monotonic()  # when the event loop last noted that it runs
         self._renewed = time.monotonic()  # when this node's lease was last renewed
         self.proof = OwnershipProof(server)  # this node's database lock, proven every beat
+        self._database_away = False  # a repeated step failed on the database (said once, not blamed on Redis)
 
     @property
     def lock(self) -> str:
@@ -183,7 +186,16 @@ class LinkBase:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self._down(exc)
+                if not database_error(exc):
+                    self._down(exc)
+                elif not self._database_away:  # the database, not Redis (said once an outage)
+                    self._database_away = True
+                    log.warning("the database is not answering (%s); the cluster's work that needs it waits",
+                                " ".join(str(exc).split()))
+            else:
+                if self._database_away:
+                    self._database_away = False
+                    log.warning("the database answers again")
 
     def _down(self, exc: BaseException) -> None:
         if self.leaving:  # it closes its own connections: not a loss
