@@ -161,3 +161,19 @@ async def test_a_lone_server_takes_its_lock_again_after_its_connection_drops(pg_
         assert not first.deposed
     finally:
         await first.stop()
+
+
+def test_a_spill_file_belongs_to_its_database(postgres_cluster):
+    """The spill file of a server on PostgreSQL was plyhall-NODE.spill in the working directory: a server started
+    from the same folder on another database stored the first one's writes into its own (the move lost from its
+    database, an orphan in the other). Its name now says which database it is for."""
+    first, second = (open_storage(postgres_cluster.new_database(), "main") for _ in range(2))
+    try:
+        assert first.spill_path != second.spill_path
+        assert first.spill_path.startswith("plyhall-t_") and first.spill_path.endswith(".spill")
+        again = open_storage(first.url, "again")
+        assert again.spill_path == first.spill_path.replace("-main-", "-again-")  # the same database, another node
+        again.close()
+    finally:
+        first.close()
+        second.close()

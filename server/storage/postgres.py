@@ -17,7 +17,10 @@ writer's, so a deposed process's writes are refused by the database itself, what
 
 from __future__ import annotations
 
+import hashlib
+import re
 import time
+import urllib.parse
 from typing import Any
 
 from protocol.wording import without_password
@@ -183,8 +186,13 @@ class PostgresStorage(SQLStorage):
 
     @property
     def spill_path(self) -> str | None:
-        """In the working directory: ``plyhall-NODE.spill`` (the database may be on another machine)."""
-        return f"plyhall-{self.node}.spill"
+        """In the working directory (the database may be on another machine): ``plyhall-DBNAME-NODE-HASH.spill``,
+        the hash that of the database's host, port and name, so that a server started from the same folder on
+        another database never stores this one's writes there."""
+        parts = urllib.parse.urlsplit(self.url)
+        where = f"{parts.hostname}:{parts.port}{parts.path}?{parts.query}"
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", parts.path.lstrip("/"))[:40] or "postgres"
+        return f"plyhall-{name}-{self.node}-{hashlib.sha1(where.encode()).hexdigest()[:8]}.spill"
 
     def close(self) -> None:
         """Close every connection, the one holding this node's lock last."""
