@@ -383,3 +383,27 @@ def test_an_empty_lobby_points_to_the_finished_games(own_server, open_page):  # 
     expect(empty).to_contain_text("No open rooms")
     empty.get_by_role("link", name="Replays").click()
     expect(page.locator("main h1")).to_have_text("Recorded games")
+
+
+def test_a_focused_room_row_keeps_the_focus_when_the_list_changes(own_server, open_page):  # noqa: F811
+    """A keyboard user on a room's Watch link lost the focus (to the page itself, where Enter does nothing) whenever
+    the list was made again: somebody came to watch, a game moved on. The focus stays on that link."""
+    port = own_server()
+    bob = SdkClient(port, "bob-focus")
+    sue = SdkClient(port, "sue-focus")
+    try:
+        bob.request({"type": "create_room", "game": "connect4", "name": "Focus"})
+        bob.request({"type": "join", "room": "Focus", "seat": 0})
+        page = open_page("keys", width=1280, height=800)
+        login(page, f"http://127.0.0.1:{port}", "keys")
+        row = page.locator('li.room-row[data-room="Focus"]')
+        row.get_by_role("link", name="Watch").focus()
+        sue.request({"type": "join", "room": "Focus", "role": "spectator"})
+        expect(row).to_contain_text("1 watching")
+        assert page.evaluate("() => [document.activeElement.textContent, "
+                             "document.activeElement.closest('li')?.dataset.room]") == ["Watch", "Focus"]
+        page.keyboard.press("Enter")
+        expect(page.locator("main h1")).to_have_text("Focus")
+    finally:
+        bob.close()
+        sue.close()

@@ -128,8 +128,9 @@ export function mountLobby(main, app) {
   const games = Object.keys(GAMES).filter((id) => session.me.games.includes(id));
   const house = Array.isArray(session.me.house) ? session.me.house : [];
   const yours = h("div", { class: "yours" });
-  const roomList = h("ul", { class: "room-list", "aria-live": "polite" });
-  const roomCount = h("span", { class: "count" });
+  // (not a live region: a screen reader read the whole list again at every spectator count; the count is one)
+  const roomList = h("ul", { class: "room-list" });
+  const roomCount = h("span", { class: "count", "aria-live": "polite" });
   const lobbyNotice = h("p", { class: "notice error", role: "alert" });
 
   // Play someone: a seek pairs two players who ask for the same game and settings.
@@ -292,12 +293,32 @@ export function mountLobby(main, app) {
     const group = (title, list) => (list.length ? [h("li", { class: "room-group", text: title }), ...list.map(roomRow)] : []);
     const rows = [...group("Live now", live), ...group("Waiting for players", waiting),
       ...group(finished.length > shownFinished.length ? `Latest finished (${shownFinished.length} of ${finished.length})` : "Finished", shownFinished)];
+    const focused = focusedRow();
     if (rows.length) roomList.replaceChildren(...rows);
     // (a room closes once its players leave: its games are under Replays)
     else roomList.replaceChildren(h("li", { class: "empty" }, "No open rooms: create one, or find an opponent. Finished games are under ",
       h("a", { href: "#/replay", text: "Replays" }), "."));
+    if (focused) refocus(focused);
     renderYours();
     if (!performance.getEntriesByName("plyhall-lobby-ready").length) performance.mark("plyhall-lobby-ready"); // benchmarks/web_load.py
+  }
+
+  /**
+   * The room row control that has the keyboard's focus (its room and its words), to give it back once the list is
+   * made again: a row rebuilt when someone came to watch took the focus away, and Enter did nothing.
+   * @returns {{room: string, text: string} | null}
+   */
+  function focusedRow() {
+    const active = document.activeElement;
+    const row = active && roomList.contains(active) ? active.closest("li[data-room]") : null;
+    return row instanceof HTMLElement && active ? { room: row.dataset.room || "", text: active.textContent || "" } : null;
+  }
+
+  /** @param {{room: string, text: string}} focused */
+  function refocus(focused) {
+    const row = [...roomList.querySelectorAll("li[data-room]")].find((li) => li instanceof HTMLElement && li.dataset.room === focused.room);
+    const control = row && [...row.querySelectorAll("a, button")].find((el) => el.textContent === focused.text);
+    if (control instanceof HTMLElement) control.focus();
   }
 
   function roomRow(room) {
