@@ -407,3 +407,28 @@ def test_a_focused_room_row_keeps_the_focus_when_the_list_changes(own_server, op
     finally:
         bob.close()
         sue.close()
+
+
+def test_a_screen_reader_hears_each_move_another_player_makes(own_server, open_page):  # noqa: F811
+    """A spectator with a screen reader heard only "bob (red) to move.": the move just played changed the board and
+    the move list without a word. Each move is said (a live region nobody sees), in the watcher's convention."""
+    port = own_server()
+    ann = SdkClient(port, "ann-said")
+    bob = SdkClient(port, "bob-said")
+    try:
+        ann.request({"type": "create_room", "game": "amazons", "name": "Said"})
+        ann.request({"type": "join", "room": "Said", "seat": 0})
+        bob.request({"type": "join", "room": "Said", "seat": 1})
+        page = open_page("hears", width=1280, height=800)
+        login(page, f"http://127.0.0.1:{port}", "hears", coords="cosc322")
+        page.goto(f"http://127.0.0.1:{port}/#/room/Said")
+        said = page.locator(".play .said-move")
+        expect(page.locator(".play .status")).to_contain_text("to move")
+        expect(said).to_have_text("")  # nothing was played since the page opened
+        ann.request({"type": "move", "room": "Said", "move": "d10-d7/g7"})
+        expect(said).to_have_text("ann-said played 10,4-7,4/7,7")  # as the move list writes it
+        assert said.get_attribute("aria-live") == "polite"
+        assert said.evaluate("e => e.getBoundingClientRect().width") <= 1  # for screen readers, not seen
+    finally:
+        ann.close()
+        bob.close()

@@ -72,6 +72,8 @@ export class RoomModel extends EventTarget {
     /** @type {{left?: number[], running?: number | null} | null} */
     this.clocks = null;
     this.clocksAt = 0; // performance.now() when the clocks were sent
+    /** @type {number | null} the seat that made the last move told by a `moved` (not by a whole state) */
+    this.lastMoveBy = null;
     /** @type {number | null} performance.now() when the connection was lost: the clocks shown stop there */
     this.frozenAt = null;
     this.status = "waiting"; // waiting, playing, finished (the room's game)
@@ -229,6 +231,7 @@ export class RoomModel extends EventTarget {
       return;
     }
     this.moves.push(msg.notation);
+    this.lastMoveBy = msg.seat; // (for the announcement a screen reader makes of it)
     this.toMove = msg.to_move;
     this.idleUntil = this.idle !== null && msg.to_move === this.seat ? performance.now() + this.idle * 1000 : null;
     this.setClocks(msg.clocks);

@@ -10,6 +10,7 @@
  */
 
 import { BoardView } from "./board.js";
+import { showMove } from "./games/common.js";
 import { h, replace, setText } from "./dom.js";
 import { roomActions } from "./room-actions.js";
 import { chat, movesList, seriesList } from "./room-log.js";
@@ -48,6 +49,9 @@ export function mountRoom(main, name, app) {
   const boardSlot = h("div", { class: "board-slot" }, notice);
   const status = h("p", { class: "status", "aria-live": "polite" });
   const idle = h("p", { class: "idle-warning", role: "timer" }); // a countdown: read when asked, not every second
+  // each move another player makes, said to a screen reader (the board and the move list change silently)
+  const said = h("p", { class: "sr-only said-move", "aria-live": "polite" });
+  let saidFor = 0;
   /** the board turned half a turn (Amazons: black's queens start at the top, as the coordinates have it) */
   let flipped = false;
   const flip = h("button", { type: "button", class: "small flip", hidden: true, "aria-pressed": "false", text: "Flip the board",
@@ -61,7 +65,7 @@ export function mountRoom(main, name, app) {
     h("section", { class: "room" },
       h("header", { class: "room-head" }, title, meta, h("p", { class: "room-tools" }, rulesLink, flip)),
       h("div", { class: "room-body" },
-        h("div", { class: "play" }, players.top, boardSlot, players.bottom, status, idle),
+        h("div", { class: "play" }, players.top, boardSlot, players.bottom, status, idle, said),
         h("aside", { class: "side" }, panels.offer, panels.result, panels.actions, series.element,
           h("section", { class: "panel" }, h("h2", { text: "Moves" }), moves.element),
           h("section", { class: "panel" }, h("h2", { text: "Chat" }), talk.log, talk.form)))));
@@ -103,6 +107,13 @@ export function mountRoom(main, name, app) {
       interactive: Boolean(picker) && !model.sending,
     });
     setText(status, statusText(model, game));
+    const count = model.moves.length;
+    if (count !== saidFor) {
+      saidFor = count;
+      const by = model.lastMoveBy;
+      const mover = by === null ? null : model.seats[by];
+      setText(said, count && mover && by !== model.seat ? `${mover} played ${showMove(game, model.moves[count - 1], model.coords)}` : "");
+    }
     status.classList.toggle("waiting-on", waitingOnOther(model)); // a spinner while the other side thinks
     setText(notice, model.notice ? model.notice.text : "");
     notice.className = `notice ${model.notice ? model.notice.kind : ""}`;
