@@ -9,8 +9,10 @@ line on a phone. Set PLYHALL_SHOTS=DIR to keep screenshots of each page at each 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -385,15 +387,27 @@ def test_an_empty_lobby_points_to_the_finished_games(own_server, open_page):  # 
     expect(page.locator("main h1")).to_have_text("Recorded games")
 
 
+@contextlib.contextmanager
+def room_of(port: int, game: str, room: str, first: str, second: str, seated: bool) -> Iterator[list[SdkClient]]:
+    """``first`` opens ``room`` of ``game`` in seat 0; ``second`` sits in seat 1 (``seated``) or not yet: both
+    clients, closed after the block."""
+    clients = [SdkClient(port, first), SdkClient(port, second)]
+    try:
+        clients[0].request({"type": "create_room", "game": game, "name": room})
+        clients[0].request({"type": "join", "room": room, "seat": 0})
+        if seated:
+            clients[1].request({"type": "join", "room": room, "seat": 1})
+        yield clients
+    finally:
+        for client in clients:
+            client.close()
+
+
 def test_a_focused_room_row_keeps_the_focus_when_the_list_changes(own_server, open_page):  # noqa: F811
     """A keyboard user on a room's Watch link lost the focus (to the page itself, where Enter does nothing) whenever
     the list was made again: somebody came to watch, a game moved on. The focus stays on that link."""
     port = own_server()
-    bob = SdkClient(port, "bob-focus")
-    sue = SdkClient(port, "sue-focus")
-    try:
-        bob.request({"type": "create_room", "game": "connect4", "name": "Focus"})
-        bob.request({"type": "join", "room": "Focus", "seat": 0})
+    with room_of(port, "connect4", "Focus", "bob-focus", "sue-focus", seated=False) as (_, sue):
         page = open_page("keys", width=1280, height=800)
         login(page, f"http://127.0.0.1:{port}", "keys")
         row = page.locator('li.room-row[data-room="Focus"]')
@@ -404,21 +418,13 @@ def test_a_focused_room_row_keeps_the_focus_when_the_list_changes(own_server, op
                              "document.activeElement.closest('li')?.dataset.room]") == ["Watch", "Focus"]
         page.keyboard.press("Enter")
         expect(page.locator("main h1")).to_have_text("Focus")
-    finally:
-        bob.close()
-        sue.close()
 
 
 def test_a_screen_reader_hears_each_move_another_player_makes(own_server, open_page):  # noqa: F811
     """A spectator with a screen reader heard only "bob (red) to move.": the move just played changed the board and
     the move list without a word. Each move is said (a live region nobody sees), in the watcher's convention."""
     port = own_server()
-    ann = SdkClient(port, "ann-said")
-    bob = SdkClient(port, "bob-said")
-    try:
-        ann.request({"type": "create_room", "game": "amazons", "name": "Said"})
-        ann.request({"type": "join", "room": "Said", "seat": 0})
-        bob.request({"type": "join", "room": "Said", "seat": 1})
+    with room_of(port, "amazons", "Said", "ann-said", "bob-said", seated=True) as (ann, _):
         page = open_page("hears", width=1280, height=800)
         login(page, f"http://127.0.0.1:{port}", "hears", coords="cosc322")
         page.goto(f"http://127.0.0.1:{port}/#/room/Said")
@@ -429,6 +435,3 @@ def test_a_screen_reader_hears_each_move_another_player_makes(own_server, open_p
         expect(said).to_have_text("ann-said played 10,4-7,4/7,7")  # as the move list writes it
         assert said.get_attribute("aria-live") == "polite"
         assert said.evaluate("e => e.getBoundingClientRect().width") <= 1  # for screen readers, not seen
-    finally:
-        ann.close()
-        bob.close()
