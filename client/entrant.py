@@ -89,8 +89,8 @@ def check_options(options: EntrantOptions) -> None:
     if not options.tournament.strip():
         raise EntrantError("--tournament is empty: give the tournament's name or id (plyhall tournament list)")
     if not re.match(NAME_PATTERN, options.name) or options.name.lower().startswith("house-"):
-        raise EntrantError(f"--name {options.name!r} is not an entrant's name: 1 to 32 letters, digits, _ . -, "
-                           "starting with a letter or digit (names starting with house- are the server's bots)")
+        raise EntrantError(f"--name {options.name!r} is not an entrant's name: 1 to 32 letters (a-z, A-Z), digits, "
+                           "_ . -, starting with a letter or digit (names starting with house- are the server's bots)")
     try:
         check_url(options.url)
     except ServerURLError as exc:

@@ -29,3 +29,12 @@ def without_password(url: str) -> str:
         return url
     netloc = parts.netloc.rsplit("@", 1)[1]
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{netloc}"))
+
+
+def name_refused(name: str, what: str, longest: int, rules: str) -> str:
+    """Why ``name`` cannot be a ``what`` (a name, a room name): too long (saying how long), or not of the ``rules``;
+    the name quoted up to 40 characters, an ellipsis saying where it was cut."""
+    quoted = repr(name if len(name) <= 40 else name[:39] + "\u2026")
+    if len(name) > longest:
+        return f"{quoted} is too long for a {what}: {len(name)} characters, and at most {longest} are allowed"
+    return f"{quoted} is not a valid {what}: use {rules}"

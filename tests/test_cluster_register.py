@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -110,7 +111,8 @@ async def test_a_room_name_the_hall_refuses_is_refused_for_what_it_is_even_while
             for name in ("x" * 5000, "<script>", "Again!"):
                 with pytest.raises(ServerError) as refused:
                     await ann.request({"type": "create_room", "game": "connect4", "name": name})
-                assert refused.value.code == "bad_message" and "is not a valid room name" in str(refused.value)
+                assert refused.value.code == "bad_message" and re.search("is (not a valid|too long for a) room name",
+                                                                         str(refused.value))
         finally:
             redis_server.thaw()
 

@@ -264,8 +264,8 @@ def test_a_value_that_is_the_wrong_kind_of_thing_is_said_to_be_that(capsys, monk
             (["bot", "--game", "connect4", "--engine", f"{clean / 'engines'}", "--name", "e", *url],
              f"plyhall bot: the engine program '{clean / 'engines'}' is a folder: give the program's own path"),
             (["ratings", "--player", ""],
-             "plyhall ratings: --player '' is not a player's name: 1 to 32 letters, digits and _ . - (starting with "
-             "a letter or digit)")):
+             "plyhall ratings: --player '' is not a player's name: 1 to 32 letters (a-z, A-Z: no accents), digits "
+             "and _ . - (starting with a letter or digit)")):
         code, errors = run(capsys, *argv)
         assert code == 2 and errors == [line], (argv, errors)
 

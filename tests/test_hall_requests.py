@@ -80,6 +80,15 @@ def test_a_bad_name_is_refused_briefly(name):
     assert len(reply["message"]) < 300
 
 
+def test_a_name_too_long_says_so_and_accents_are_named():
+    """A 100-character name was quoted cut at 40 characters, with no sign of the cut and no word of its length;
+    "Jürgen" was told names are "letters", which it is made of."""
+    long = refused(HallDriver(), "anon", {"type": "login", "name": "a" * 100}, "bad_name")["message"]
+    assert long == f"'{'a' * 39}\u2026' is too long for a name: 100 characters, and at most 32 are allowed"
+    accented = refused(HallDriver(), "anon", {"type": "login", "name": "J\u00fcrgen"}, "bad_name")["message"]
+    assert accented.startswith("'J\u00fcrgen' is not a valid name: use 1 to 32 letters (a-z, A-Z: no accents)")
+
+
 @pytest.mark.parametrize(("msg", "code"), cases(
     ("unknown-coords", {"type": "login", "name": "ann", "coords": "hex"}, "bad_message"),
     ("empty-secret", {"type": "login", "name": "ann", "secret": ""}, "bad_message"),

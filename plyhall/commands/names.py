@@ -26,7 +26,8 @@ from protocol.ratings import HOUSE_PREFIX
 from server.io.transport import parse_networks
 
 NAME = re.compile(NAME_PATTERN)
-NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit), not starting with house-"
+NAME_HELP = ("1 to 32 letters (a-z, A-Z: no accents), digits and _ . - (starting with a letter or digit), not "
+             "starting with house-")
 TOKEN_BYTES = 18
 """Random bytes in a token (24 URL-safe characters)."""
 

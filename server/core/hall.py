@@ -46,6 +46,7 @@ from protocol.requests import (
     WatchLobby,
     WatchTournament,
 )
+from protocol.wording import name_refused
 
 from ..storage.records import ClaimSaved, IdentityForgotten, IdentitySaved
 from ..tournament.director import Director, TournamentStatus
@@ -68,7 +69,7 @@ __all__ = ["HANDLERS", "ROOM_REQUESTS", "Hall", "HallOutbox", "LadderConfig", "L
 log = logging.getLogger("plyhall.hall")
 
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '_.\-]{0,39}$")
-ROOM_NAME_HELP = "1 to 40 letters, digits, spaces and ' _ . - (starting with a letter or digit)"
+ROOM_NAME_HELP = "1 to 40 letters (a-z, A-Z: no accents), digits, spaces and ' _ . - (starting with a letter or digit)"
 REPLIES: Final = {kind: frozenset(schema.replies) | {"error"} for kind, schema in CLIENT_MESSAGES.items()}
 
 Handler = Callable[["Hall", HallOutbox, int, Any, float], None]
@@ -355,7 +356,7 @@ class Hall(Floor):
         else:
             name = normalised(name)
             if not ROOM_NAME.match(name):
-                out.error(conn, ErrorCode.BAD_MESSAGE, f"{name[:40]!r} is not a valid room name: use {ROOM_NAME_HELP}")
+                out.error(conn, ErrorCode.BAD_MESSAGE, name_refused(name, "room name", 40, ROOM_NAME_HELP))
                 return
             if self._room_taken(name):
                 out.error(conn, ErrorCode.ROOM_EXISTS, f"a room called {name} exists already")

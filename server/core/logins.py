@@ -21,6 +21,7 @@ from typing import Any
 
 from protocol.games import COORDS
 from protocol.messages import NAME_PATTERN, ErrorCode
+from protocol.wording import name_refused
 
 from .env import Env
 from .house import HOUSE_PREFIX
@@ -43,7 +44,7 @@ from .refusals import Refusal
 
 log = logging.getLogger("plyhall.logins")
 
-NAME_HELP = "1 to 32 letters, digits and _ . - (starting with a letter or digit)"
+NAME_HELP = "1 to 32 letters (a-z, A-Z: no accents), digits and _ . - (starting with a letter or digit)"
 ORGANISER_WARN_AT = (3, 10, 30, 100, 300, 1000)  # failed organiser secrets from one address that are logged
 
 
@@ -161,7 +162,7 @@ class Logins:
         """A login whose name, convention or secret is not acceptable."""
         name, secret = msg["name"], msg.get("secret")
         if not re.fullmatch(NAME_PATTERN, name):  # fullmatch: '$' alone lets a trailing newline through
-            return Refuse(ErrorCode.BAD_NAME, f"{name[:40]!r} is not a valid name: use {NAME_HELP}")
+            return Refuse(ErrorCode.BAD_NAME, name_refused(name, "name", 32, NAME_HELP))
         coords = msg.get("coords", "algebraic")
         if coords not in COORDS:
             return Refuse(ErrorCode.BAD_MESSAGE, f"unknown coords {coords[:40]!r}; accepted: {', '.join(COORDS)}")

@@ -239,8 +239,8 @@ class Api:
         games, rated or not."""
         name = unquote(path.removeprefix("/api/players/"))
         if not _NAME.match(name):
-            return json_response(404, {"error": f"no player {name[:40]!r}: names are 1 to 32 letters, digits and "
-                                                "_ . - (starting with a letter or digit)"})
+            return json_response(404, {"error": f"no player {name[:40]!r}: names are 1 to 32 letters (a-z, A-Z), "
+                                                "digits and _ . - (starting with a letter or digit)"})
         limit = int_param(query, "limit", 20, 1, PLAYER_GAMES_MAX)
         storage = self.server.storage
         found = await self._read(storage.player_ratings, name)
