@@ -337,6 +337,11 @@ def test_the_data_commands_leave_alone_what_they_should_only_read(capsys, clean:
         code, errors = run(capsys, *argv)
         assert code == 1 and errors[-1].endswith("no database file typo.db"), (argv, errors)
     assert not (clean / "typo.db").exists() and not (clean / "new.db").exists()
+    absolute = f"sqlite:///{str(clean / 'games.db').lstrip('/')}"  # written as if the third / began the path
+    for argv in (["export", "--db", absolute], ["serve", "--db", absolute]):
+        code, errors = run(capsys, *argv)
+        assert code != 0 and f"as SQLAlchemy reads it; for {clean / 'games.db'} write sqlite:///{clean / 'games.db'}" \
+            in errors[-1], (argv, errors)
     with contextlib.closing(sqlite3.connect(clean / "notes.db")) as conn, conn:
         conn.execute("CREATE TABLE notes (text TEXT)")
     code, errors = run(capsys, "export", "--db", "notes.db")

@@ -19,8 +19,12 @@ def register(subparsers: Any) -> None:
         "copy", help="copy a whole deployment to another database",
         description="Copy everything (games with their moves, names, open rooms, tournaments) from one database to "
                     "another, empty one, and check the counts: SQLite to PostgreSQL and back. Stop the server first.")
-    copy.add_argument("--from", dest="source", required=True, help="sqlite:///PATH (or a path) or postgresql://...")
-    copy.add_argument("--to", dest="target", required=True, help="an empty database: sqlite:///PATH or postgresql://...")
+    copy.add_argument("--from", dest="source", required=True,
+                      help="a SQLite file's path (or sqlite:///PATH from this folder, sqlite:////PATH from the root) "
+                           "or postgresql://...")
+    copy.add_argument("--to", dest="target", required=True,
+                      help="an empty database: a SQLite file's path (or sqlite:///PATH from this folder, "
+                           "sqlite:////PATH from the root) or postgresql://...")
     copy.set_defaults(func=run_db_copy)
 
 

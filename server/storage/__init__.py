@@ -29,6 +29,7 @@ def open_storage(target: str, node: str = "main") -> SQLStorage:
     URL (``postgresql://user:password@host/dbname``); ``node`` names this server among those sharing it."""
     path = sqlite_path(target)
     if path is not None:
+        _refuse_relative_mistaken(target, path)
         _refuse_foreign(path)
         return SQLiteStorage(path, node)
     if target.startswith(("postgresql://", "postgres://")):
@@ -38,6 +39,18 @@ def open_storage(target: str, node: str = "main") -> SQLStorage:
     scheme = target.split("://", 1)[0]
     raise StorageError(f"unknown database {scheme}://...; use a SQLite file path, sqlite:///PATH or "
                        "postgresql://USER:PASSWORD@HOST/DBNAME")
+
+
+def _refuse_relative_mistaken(target: str, path: str) -> None:
+    """StorageError for ``sqlite:///tmp/x.db`` whose folder is missing here but exists from the root: the URL is
+    relative to the working folder, as SQLAlchemy reads it (``sqlite:////tmp/x.db`` names /tmp/x.db)."""
+    import os
+
+    folder = os.path.dirname(path)
+    if target.startswith("sqlite:///") and folder and not os.path.isabs(path) and not os.path.isdir(folder) \
+            and os.path.isdir("/" + folder):
+        raise StorageError(f"{target}: the folder {os.path.abspath(folder)} does not exist. sqlite:///PATH names a "
+                           f"path from this folder, as SQLAlchemy reads it; for /{path} write sqlite:////{path}")
 
 
 def _refuse_foreign(path: str) -> None:
@@ -62,6 +75,7 @@ def open_existing(target: str) -> SQLStorage:
 
     path = sqlite_path(target)
     if path is not None:
+        _refuse_relative_mistaken(target, path)
         check_file_path(path)  # not empty, nor a folder
         if not os.path.isfile(path):  # (opening it would make it)
             raise StorageError(f"no database file {path}")
