@@ -139,7 +139,7 @@ function ratingSection(name, game, standing) {
     h("p", { class: "figures" },
       h("strong", { class: `rating${standing.provisional ? " provisional" : ""}`, text: `${Math.round(standing.rating)} ± ${Math.round(standing.deviation)}` }),
       standing.provisional ? h("span", { class: "badge", text: "provisional" }) : null,
-      h("span", { class: "meta", text: ` · ${standing.games} rated game${standing.games === 1 ? "" : "s"} · ${standing.wins}–${standing.draws}–${standing.losses} · last played ${formatDate(standing.last_played)}` })),
+      h("span", { class: "meta", text: ` ${standing.games} rated game${standing.games === 1 ? "" : "s"} · ${standing.wins}–${standing.draws}–${standing.losses} · last played ${formatDate(standing.last_played)}` })),
     history.length ? ratingChart(history, `${name}'s ${gameTitle(game)} rating after each of its ${history.length < standing.games ? "latest " : ""}${history.length} rated games`,
       history.length >= standing.games) : null,
     latest.length ? h("div", { class: "table-wrap" }, h("table", { class: "rated-games" },
