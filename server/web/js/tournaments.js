@@ -10,7 +10,7 @@ import { h, replace } from "./dom.js";
 import { formatPoints } from "./format.js";
 import { GAMES } from "./games/index.js";
 
-const POLL_MS = 10000;
+const POLL_MS = 3000; // a tournament followed without a login (it lagged the list by up to 10 s: a game over still "running")
 const LIST_POLL_MS = 3000;
 
 function gameTitle(id) {
