@@ -435,3 +435,14 @@ def test_a_screen_reader_hears_each_move_another_player_makes(own_server, open_p
         expect(said).to_have_text("ann-said played 10,4-7,4/7,7")  # as the move list writes it
         assert said.get_attribute("aria-live") == "polite"
         assert said.evaluate("e => e.getBoundingClientRect().width") <= 1  # for screen readers, not seen
+
+
+def test_a_link_to_a_room_that_closed_leads_to_its_games(own_server, open_page):  # noqa: F811
+    """A shared link to a room whose players have left said only "There is no room named … (any more)"."""
+    port = own_server()
+    page = open_page("late", width=1280, height=800)
+    login(page, f"http://127.0.0.1:{port}", "late")
+    page.goto(f"http://127.0.0.1:{port}/#/room/Gone")
+    expect(page.locator(".room.missing")).to_contain_text("There is no room named Gone (any more).")
+    page.locator(".room.missing").get_by_role("link", name="Replays").click()
+    expect(page.locator("main h1")).to_have_text("Recorded games")

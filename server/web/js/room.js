@@ -165,6 +165,8 @@ export function mountRoom(main, name, app) {
     } catch (error) {
       replace(main, h("section", { class: "room missing" }, h("h1", { text: name }),
         h("p", { class: "notice error", text: error.code === "no_such_room" ? `There is no room named ${name} (any more).` : error.message }),
+        error.code === "no_such_room" ? h("p", {}, "A room closes once its players leave; its games are under ",
+          h("a", { href: "#/replay", text: "Replays" }), ".") : null,
         h("p", {}, h("a", { href: "#/lobby", text: "Back to the lobby" }))));
     }
   }
