@@ -47,6 +47,8 @@ export function roomActions({ rerender, leave }) {
     if (model.result.nextGame) result.append(h("p", { text: "The next game of the series starts when both players are seated." }));
     const links = h("p", { class: "links" });
     if (model.result.record) links.append(h("a", { href: `#/replay/${encodeURIComponent(model.result.record)}`, text: "Replay this game" }), " ");
+    const event = model.settings && model.settings.tournament; // a tournament's game leads back to its standings
+    if (event) links.append(h("a", { href: `#/tournaments/${encodeURIComponent(event)}`, text: "Back to the tournament" }), " ");
     links.append(h("a", { href: "#/lobby", text: "Back to the lobby" }));
     result.append(links);
   }

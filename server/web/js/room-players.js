@@ -46,7 +46,7 @@ export function playerBars(onTakeSeat) {
       // after a game, a player who has left is still named: the finished game was theirs
       const left = !seatName && model.status === "finished" && model.lastPlayers ? model.lastPlayers[seat] : null;
       replace(bar.who, h("b", { text: seatName || left || "empty seat" }), seatWord(game, seat), you ? " (you)" : "",
-        left ? h("span", { class: "muted", text: " (left)" }) : null);
+        left ? h("span", { class: "muted", text: " · has left" }) : null); // (beside "(yellow)": no second brackets)
       if (!seatName && !model.isPlayer && model.status === "waiting") {
         bar.who.append(" ", h("button", { type: "button", class: "small", text: "Take this seat", onclick: () => onTakeSeat(seat) }));
       }
