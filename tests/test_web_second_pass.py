@@ -43,7 +43,7 @@ def test_names_stay_after_a_player_leaves_and_no_tab_claims_the_room(own_server,
         bob.run(bob.client.request({"type": "leave", "room": "Leavers"}))
         top = page.locator(".play .player").first
         expect(top).to_contain_text("bob-layout")
-        expect(top).to_contain_text("(left)")
+        expect(top).to_contain_text("· has left")
         expect(page.locator(".play .status")).to_contain_text("ann-stays won")
         expect(page.locator(".play .status")).not_to_contain_text("Seat")
         expect(page.locator(".play .status")).not_to_have_class("status waiting-on")

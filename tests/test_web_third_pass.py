@@ -345,13 +345,13 @@ def test_a_phone_keeps_the_board_in_view(own_server, open_page):  # noqa: F811
         page.get_by_role("button", name="Take this seat").click()
         expect(page.locator(".play .status")).to_contain_text("Your move")
         assert page.evaluate("window.scrollY") == 0
-        # "(left)" does not wrap the name bar, and the board does not jump
+        # "· has left" does not wrap the name bar, and the board does not jump
         page.locator('.sq[data-sq="d1"]').click()
         expect(page.locator(".play .status")).to_contain_text("to move")
         before = (drawn_box(page.locator(".play .player").first), board_y(page))
         bob.run(bob.client.request({"type": "resign", "room": "Phone"}))
         bob.run(bob.client.request({"type": "leave", "room": "Phone"}))
-        expect(page.locator(".play .player").first).to_contain_text("(left)")
+        expect(page.locator(".play .player").first).to_contain_text("· has left")
         after = (drawn_box(page.locator(".play .player").first), board_y(page))
         assert after[0]["height"] == before[0]["height"], f"the bar grew from {before[0]} to {after[0]}"
         assert after[1] == before[1], "the board moved"
