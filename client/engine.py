@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.games import IllegalMove, get_game
+from protocol.games import GAMES, IllegalMove, get_game
 from protocol.games.base import check_coords
 
 from .engine_process import (
@@ -162,6 +162,11 @@ class EnginePlayer(Player):
         try:
             self.identity = handshake(self._process, self.start_timeout)
             games = self.identity.games
+            unknown = [game for game in games if game not in GAMES]
+            if unknown:
+                raise EngineError(f"the engine {self.identity.name}'s 'id games' line names {' '.join(unknown)}, "
+                                  f"which {'is no game' if len(unknown) == 1 else 'are no games'} here: the games "
+                                  f"are {' '.join(GAMES)}")
             if games and self.game_id is not None and self.game_id not in games:
                 raise EngineError(f"the engine {self.identity.name} plays only {' '.join(games)} (its 'id games' "
                                   f"line), not {self.game_id}: start the bot for one of those games")
@@ -226,7 +231,9 @@ class EnginePlayer(Player):
                 self._start()
                 raise NoMove("its game ended while the engine thought") from None
             except EngineTimeout:
-                self.say("the engine did not answer before its clock ran out; it loses on time, and is restarted")
+                self.say("the engine did not answer before its clock ran out; it loses on time, and is restarted "
+                         "(an engine that answered in time may have left its move in its output buffer: flush after "
+                         "each line)")
                 self._start()
                 raise NoMove("the engine did not answer in time") from None
             except EngineLineTooLong as exc:

@@ -254,6 +254,9 @@ def test_an_engine_that_will_not_start_is_a_clear_error(said: list[str]) -> None
         never.warm_up()
     with pytest.raises(EngineError, match=r"plays only quarto santorini \(its 'id games' line\), not connect4"):
         EnginePlayer(fake("--games", "quarto santorini"), "connect4", say=said.append).warm_up()
+    with pytest.raises(EngineError, match=r"'id games' line names chess connect-four, which are no games here: the "
+                                          r"games are .*connect4"):  # it said "plays only chess connect-four"
+        EnginePlayer(fake("--games", "chess connect-four"), "connect4", say=said.append).warm_up()
     # the failed start stopped the engine it started (and its pipe threads): nothing is left running
     assert not [pid for pid in child_pids(os.getpid()) if str(FAKE) in Path(f"/proc/{pid}/cmdline").read_text()]
     def pipe_threads() -> list[threading.Thread]:
