@@ -362,6 +362,9 @@ def test_the_data_commands_leave_alone_what_they_should_only_read(capsys, clean:
         server.close()
     assert code == 1 and "games.db is in use by another Plyhall server" in errors[-1], errors
     assert run(capsys, "db", "copy", "--from", "games.db", "--to", "copy.db")[0] == 0
+    same = "sqlite:///" + str(clean / "games.db")  # one file written two ways: it said "in use by" this very command
+    code, errors = run(capsys, "db", "copy", "--from", "games.db", "--to", same)
+    assert code == 1 and "--from and --to are the same database" in errors[-1], errors
     code, errors = run(capsys, "names", "add", "--db", "games.db", "HOUSE-x")
     assert code != 0 and "HOUSE-x starts with house-" in errors[-1], errors
 

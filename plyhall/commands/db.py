@@ -5,7 +5,9 @@ counts."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from protocol.wording import without_password
@@ -28,10 +30,38 @@ def register(subparsers: Any) -> None:
     copy.set_defaults(func=run_db_copy)
 
 
+def _copy_rows(source: Any, target: Any, tables: Sequence[str]) -> None:
+    """Every row of ``tables`` from ``source`` into ``target``, a thousand at a time."""
+    for table in tables:
+        batch: list[tuple] = []
+        for row in source.rows(table):
+            batch.append(tuple(row))
+            if len(batch) == 1000:
+                target.insert_rows(table, batch)
+                batch = []
+        if batch:
+            target.insert_rows(table, batch)
+
+
+def _same_database(source: str, target: str) -> bool:
+    """True when ``source`` and ``target`` name one database (the same SQLite file, however written; the same
+    PostgreSQL URL): a copy into it would be refused as in use by another server, naming this very command."""
+    from server.storage import sqlite_path
+
+    paths = [sqlite_path(source), sqlite_path(target)]
+    if paths[0] is not None and paths[1] is not None:
+        return os.path.realpath(paths[0]) == os.path.realpath(paths[1])
+    return source == target
+
+
 def run_db_copy(args: argparse.Namespace) -> int:
     """Copy every table to an empty database, then compare the row counts."""
     from server.storage import TABLES, SQLiteStorage, StorageError, open_existing, open_storage
 
+    if _same_database(args.source, args.target):
+        print(f"plyhall db copy: --from and --to are the same database ({without_password(args.target)}); copy into "
+              "a new, empty one", file=sys.stderr)
+        return 1
     opened = []
     try:
         opened.append(open_existing(args.source))  # a mistyped source is said, not made empty and copied
@@ -50,15 +80,7 @@ def run_db_copy(args: argparse.Namespace) -> int:
             print(f"plyhall db copy: {without_password(args.target)} is not empty; copy into a new, empty database",
                   file=sys.stderr)
             return 1
-        for table in TABLES:
-            batch: list[tuple] = []
-            for row in source.rows(table):
-                batch.append(tuple(row))
-                if len(batch) == 1000:
-                    target.insert_rows(table, batch)
-                    batch = []
-            if batch:
-                target.insert_rows(table, batch)
+        _copy_rows(source, target, TABLES)
         before, after = source.counts(), target.counts()
         for table in TABLES:
             print(f"{table:<12}{before[table]:>10} -> {after[table]:>10}")
