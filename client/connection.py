@@ -99,7 +99,8 @@ def describe_connect_error(url: str, exc: BaseException, connected_before: bool)
         if status in (429, 503):
             body = bytes(exc.response.body or b"").decode(errors="replace").strip()
             return f"the server at {url} is busy (HTTP {status}{': ' + body[:160] if body else ''})", False
-        if status == 404 and not parts.path.rstrip("/").endswith("/ws"):
+        # 404 from Plyhall itself; 200 from a proxy that sent the request to the web page (nginx's "location /")
+        if status in (200, 404) and not parts.path.rstrip("/").endswith("/ws"):
             path = endpoint_path(parts.path)
             fixed = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
             if path == parts.path.rstrip("/") + "/ws":

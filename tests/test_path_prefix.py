@@ -101,6 +101,10 @@ def test_a_404_under_a_prefix_advises_the_endpoint_under_that_prefix() -> None:
     error = InvalidStatus(Response(404, "Not Found", {}, b""))  # type: ignore[arg-type]
     said, hopeless = describe_connect_error("ws://example.org/plyhall", error, connected_before=False)
     assert "add /ws (ws://example.org/plyhall/ws)" in said and hopeless
+    # a proxy that sends every other path to the web page answers the handshake 200: it said "refused (HTTP 200)"
+    page = InvalidStatus(Response(200, "OK", {}, b"<!doctype html>"))  # type: ignore[arg-type]
+    said, hopeless = describe_connect_error("ws://example.org:8090", page, connected_before=False)
+    assert "add /ws (ws://example.org:8090/ws)" in said and hopeless
 
 
 def test_bots_play_through_the_prefix_and_read_their_game_beside_it(behind: tuple[NginxProxy, str]) -> None:
