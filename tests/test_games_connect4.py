@@ -115,6 +115,8 @@ def test_first_option_and_notation_in_every_convention():
             C4.parse_move(bad, state, "cosc322")
     with pytest.raises(IllegalMove, match="0 to 6"):
         C4.parse_move(7, state, "matrix")
+    with pytest.raises(IllegalMove, match="in matrix coordinates send the bare number 0 to 6"):
+        C4.parse_move("0", state, "matrix")  # text is notation, counted from 1: the client meant the number 0
 
 
 def test_board_printout_and_encoding():

@@ -187,7 +187,9 @@ class ConnectFour(Game[C4State, Drop]):
             # text, since int() refuses more than 4300 digits (a ValueError instead of IllegalMove)
             if text.isascii() and text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= WIDTH:
                 return Drop(int(text) - 1)
-            raise IllegalMove(f"{shown(obj)} is not a column; type a number from 1 to {WIDTH}")
+            hint = (f" (text is notation, counted from 1; in matrix coordinates send the bare number 0 to "
+                    f"{WIDTH - 1})" if coords == "matrix" else "")
+            raise IllegalMove(f"{shown(obj)} is not a column; type a number from 1 to {WIDTH}{hint}")
         if isinstance(obj, dict):
             if set(obj) != {"column"}:
                 raise IllegalMove('a Connect Four move is {"column": N}')
