@@ -55,6 +55,10 @@ async def test_no_false_redis_loss_after_a_restart(pg_url, redis_server, redis_u
             logs = [stop(proc)[1] for proc in (n1, n2)]
         for name, log in zip(("n1", "n2"), logs, strict=True):
             assert log.count(LOST) == 1, f"{name} logged {log.count(LOST)} losses of Redis:\n{log}"
+            # a live node whose lease the restart wiped is said to be back once it renews it (it never was)
+            for other in {"n1", "n2"} - {name}:
+                assert log.count(f"node {other} stopped renewing its lease") == log.count(
+                    f"node {other} renews its lease again"), log
     finally:
         redis_server.revive()
 

@@ -56,6 +56,7 @@ class Adoption(LinkBase):
         self._lapsed(dead, time.monotonic() - LEASE_SECONDS)  # (its players' clocks held until they are back)
         self.view.forget(dead)
         self.live.discard(dead)
+        self._said_gone.discard(dead)  # adopted: gone for good, nothing more to say of it
         self._answer_unreachable(dead)  # it died before it answered (and, deposed, it can execute nothing now)
         for nodes in self.forwarded.values():
             nodes.discard(dead)

@@ -117,6 +117,7 @@ class LinkBase:
         self.leaving = False  # stop() has begun: what is written to Redis from here on is dropped, silently
         self._adopting: set[str] = set()
         self._adoption_waits: set[str] = set()  # dead nodes whose adoption waits for the database (said once)
+        self._said_gone: set[str] = set()  # nodes said to have stopped renewing their lease, not said back yet
         self._waiting: dict[int, list[dict[str, Any]]] = {}  # connection -> its messages behind a look-up
         self._watches: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> event -> (node, request)
         self._seeks: dict[int, dict[str, tuple[str, dict[str, Any]]]] = {}  # conn -> game -> (matchmaker, seek)

@@ -75,8 +75,12 @@ class Leases(LinkBase):
         cluster_unavailable until adopted) and its players' clocks held; its unanswered requests are answered."""
         for gone in self.live - live:
             log.warning("node %s stopped renewing its lease", gone)
+            self._said_gone.add(gone)
             self._lapsed(gone, time.monotonic() - LEASE_SECONDS)  # about when it renewed it last
         for back in sorted(live - self.live):
+            if back in self._said_gone:  # (its lease lapsed, or a Redis restart lost it): said once it is back
+                self._said_gone.discard(back)
+                log.warning("node %s renews its lease again", back)
             self._returned(back)
         for gone in sorted(set(self._gone_since) - live):
             self._hold_gone_clocks(gone)

@@ -142,6 +142,9 @@ class ClusterLink(Leases, Outages, Register, Forwarding, Adoption, Fencing):
             return
         self.counts["received"] += 1
         if sender not in self.live and not (len(items) == 1 and items[0][:1] == ["deposed"]):  # (it says it left)
+            if sender in self._said_gone:  # said to have stopped renewing its lease (a Redis restart lost it)
+                self._said_gone.discard(sender)
+                log.warning("node %s renews its lease again", sender)
             self._returned(sender)
         self.live.add(sender)  # it speaks: it lives (a node that just started may not have renewed a lease we saw)
         for item in items:
