@@ -164,8 +164,8 @@ def test_the_analysis_says_how_the_game_ended_at_its_end(own_server, open_page):
                                          r"wins in 1, exact\)$"))
 
     analysed(drawn, 42)
-    expect(verdict).to_have_text(re.compile(r"^42\. 1 by bob-enddrawn \(yellow\), the best move \(the only move\): "
-                                            r"the game is drawn\.$"))
+    expect(verdict).to_have_text(re.compile(r"^42\. 1 by bob-enddrawn \(yellow\), the best move \(the only move that "
+                                            r"keeps the result\): the game is drawn\.$"))
     expect(best).to_have_text("Game over: a draw.")
 
     analysed(resigned, 3)

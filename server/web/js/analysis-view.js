@@ -21,7 +21,7 @@ const HEIGHT = 120;
 const X_PAD = 14; // the graph's margins (in its own units), so that no dot at an end or edge is cut
 const Y_PAD = 9;
 const WORDS = { blunder: "a blunder", mistake: "a mistake", inaccuracy: "an inaccuracy", best: "the best move",
-  good: "a good move", only: "the only move" };
+  good: "a good move", only: "the only move that keeps the result" };
 
 /**
  * A value said from a named side, never "win" without whose: "ann (red) wins in 31", "a draw", or the first player's
@@ -195,7 +195,7 @@ export class AnalysisView {
       change = kept ? `still ${after}` : `${before} → ${after}`;
     }
     let text = `${verdict.ply}. ${this.move(verdict.move)}${MARKS[verdict.label] || ""} by ${names[verdict.seat]}, ${kind}`
-      + `${verdict.only ? " (the only move)" : ""}: ${change}.`;
+      + `${verdict.only ? " (the only move that keeps the result)" : ""}: ${change}.`;
     // a better move only where the one played lost something: a best or good move the engine would have played
     // differently (an equal choice) has none, or the line would read "the best move … Better: 3"
     if (MARKS[verdict.label] && verdict.best && verdict.best !== verdict.move) {
