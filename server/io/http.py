@@ -35,7 +35,7 @@ from websockets.http11 import Request, Response
 from protocol.games import GAMES
 from protocol.messages import GameStatus
 
-from ..storage.base import StorageError
+from ..storage.base import database_error
 
 log = logging.getLogger("plyhall.server")
 
@@ -129,12 +129,6 @@ def encode_json(body: Any) -> bytes:
 
 DATABASE_RETRY = 5
 """Seconds an HTTP client is told to wait (``Retry-After``) when the database does not answer."""
-
-
-def database_error(exc: BaseException) -> bool:
-    """True when ``exc`` is the database's failing (a storage error, or one of its driver's: PostgreSQL away, a
-    locked or unreadable SQLite file), not a mistake of the server's."""
-    return isinstance(exc, StorageError) or type(exc).__module__.split(".")[0] in ("psycopg", "sqlite3")
 
 
 def json_response(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> Response:

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .base import TABLES, Deposed, Storage, StorageError
+from .base import TABLES, Deposed, Storage, StorageError, database_error
 from .sql import SQLStorage
 from .sqlite import SQLiteStorage
 
@@ -88,5 +88,5 @@ def open_existing(target: str) -> SQLStorage:
         raise StorageError(str(exc)) from None
 
 
-__all__ = ["TABLES", "Deposed", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "open_existing",
-           "open_storage", "sqlite_path"]
+__all__ = ["TABLES", "Deposed", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "database_error",
+           "open_existing", "open_storage", "sqlite_path"]

@@ -38,6 +38,12 @@ class StorageError(Exception):
     """The database cannot be used (wrong file, newer schema, unreachable server)."""
 
 
+def database_error(exc: BaseException) -> bool:
+    """True when ``exc`` is the database's failing (a storage error, or one of its driver's: PostgreSQL away, a
+    locked or unreadable SQLite file), not a mistake of the server's."""
+    return isinstance(exc, StorageError) or type(exc).__module__.split(".")[0] in ("psycopg", "sqlite3")
+
+
 class Deposed(StorageError):
     """This server no longer owns its rooms: another server adopted them (or took this node's name), so the
     database refuses its writes (the fencing token it writes with is not the current one)."""

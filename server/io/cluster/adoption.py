@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..http import database_error
+from ...storage import database_error
 from .base import ALL, LEASE_SECONDS, PREFIX, LinkBase, log
 
 

@@ -17,8 +17,8 @@ from protocol.messages import ErrorCode
 
 from ...core.cluster import ClusterView
 from ...core.hall import ROOM_REQUESTS
+from ...storage import database_error
 from .. import resp
-from ..http import database_error
 from ..ownership import OwnershipProof
 
 if TYPE_CHECKING:
