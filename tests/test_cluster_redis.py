@@ -57,8 +57,9 @@ async def test_no_false_redis_loss_after_a_restart(pg_url, redis_server, redis_u
             assert log.count(LOST) == 1, f"{name} logged {log.count(LOST)} losses of Redis:\n{log}"
             # a live node whose lease the restart wiped is said to be back once it renews it (it never was)
             for other in {"n1", "n2"} - {name}:
-                assert log.count(f"node {other} stopped renewing its lease") == log.count(
-                    f"node {other} renews its lease again"), log
+                # (less one: a node stopped first at the end is said gone by the other, for good)
+                assert 0 <= log.count(f"node {other} stopped renewing its lease") - log.count(
+                    f"node {other} renews its lease again") <= 1, log
     finally:
         redis_server.revive()
 
