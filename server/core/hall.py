@@ -60,7 +60,7 @@ from .outbox import HallOutbox, Refusal, tag_reply
 from .rated_games import house_stopped
 from .room import Outbox, Room, RoomSettings
 from .rooms import MAX_ROOM_NAME, normalised
-from .seeks import Pairing
+from .seeks import Pairing, settings_key
 from .timers import LADDER, LOBBY
 from .tournaments import UNDER_WAY
 
@@ -463,11 +463,14 @@ class Hall(Floor):
             out.refuse(conn, Refusal.SEEKS_PER_NAME, ErrorCode.TOO_MANY_ROOMS, f"you play {playing} game"
                        f"{'' if playing == 1 else 's'} that seeks opened, the limit per name; finish one first")
             return
+        waiting = self.seeks.again(session.name, settings_key(settings))
         found = self.seeks.seek(session.name, settings, now, self.by_name)
         if isinstance(found, Pairing):
             self._pair(out, found, now)
             return
         out.send(conn, m.seeking(found.to_json(), self.seeks.describe_others(found, self.by_name)))
+        if found is waiting:  # sent again: nothing changed for the lobby or the others (a loop of it held the server)
+            return
         self._lobby_changed(out)  # the lobby lists who seeks
         for other in self.seeks.shown_to(found, self.by_name):  # they learn that someone waits on other settings too
             out.send(self.by_name[other.name].conn, m.seeking(other.to_json(),

@@ -25,6 +25,11 @@ OTHERS_SHOWN = 10  # seeks on other settings a `seeking` message lists
 LISTED = 50  # seeks the lobby listing shows (oldest first)
 
 
+def settings_key(settings: RoomSettings) -> str:
+    """What seeks on the same settings share, and only they."""
+    return json.dumps(settings.to_json(), sort_keys=True)
+
+
 @dataclass
 class Seek:
     """A player waiting to be paired: for which game, on which settings."""
@@ -63,18 +68,31 @@ class SeekDesk:
 
     def seek(self, name: str, settings: RoomSettings, now: float, connected: Container[str]) -> Pairing | Seek:
         """``name`` seeks a game on ``settings``: the pairing with a waiting seek, or the seek that now waits (an
-        earlier seek of ``name`` for the same game is replaced)."""
-        self.drop(name, settings.game.id)
-        key = json.dumps(settings.to_json(), sort_keys=True)
+        earlier seek of ``name`` for the same game is replaced; one on the same settings waits on as it was, and is
+        what is returned: see :meth:`again`)."""
+        key = settings_key(settings)
+        mine = self.again(name, key)
+        if mine is None:
+            self.drop(name, settings.game.id)
         waiting = self.seeks.setdefault(key, [])
         for index, other in enumerate(waiting):
             if other.name != name and other.name in connected:
                 del waiting[index]
                 return self._pair(other.name, name, settings)
+        if mine is not None:
+            return mine
         seek = Seek(name, settings, key, now)
         waiting.append(seek)
-        log.info("%s seeks a game of %s", name, settings.game.id)
+        log.debug("%s seeks a game of %s", name, settings.game.id)  # not info: a client in a loop filled the log
         return seek
+
+    def again(self, name: str, key: str) -> Seek | None:
+        """``name``'s seek with settings ``key`` when it waits already (a client that sends its seek again changes
+        nothing: no log line, nobody told again), else None."""
+        for seek in self.seeks.get(key, ()):
+            if seek.name == name:
+                return seek
+        return None
 
     def others(self, seek: Seek, connected: Container[str]) -> list[Seek]:
         """The waiting seeks of connected players for ``seek``'s game on other settings."""
@@ -84,23 +102,26 @@ class SeekDesk:
     def shown_to(self, found: Seek, connected: Container[str]) -> list[Seek]:
         """The other waiting seeks whose ``seeking`` message would now list ``found`` among its first
         :data:`OTHERS_SHOWN`: those to tell of it. (Everybody seeking the game was told of every new seek, each
-        message listing the others: a name of 150 seeks made 22,500 messages and held the server for 2 s.)"""
-        ordered = [seek for waiting in self.seeks.values() for seek in waiting
-                   if seek.settings.game is found.settings.game and seek.name in connected]
-        told = []
-        for other in ordered:
-            if other.key == found.key or other.name == found.name:
-                continue
-            shown = 0
-            for seek in ordered:  # other's others in their order, up to found or the last one its message lists
+        message listing the others: a name of 150 seeks made 22,500 messages and held the server for 2 s.)
+
+        A name has one seek a game, so what ``other``'s message lists before ``found`` is every seek of the game
+        ahead of ``found`` but those on ``other``'s settings: one pass counts them, settings by settings."""
+        position = None  # found's place among the game's seeks, in the order the messages list them
+        ahead_by_key: dict[str, int] = {}  # the seeks ahead of found, by settings
+        ordered = []
+        for waiting in self.seeks.values():
+            for seek in waiting:
+                if seek.settings.game is not found.settings.game or seek.name not in connected:
+                    continue
                 if seek is found:
-                    told.append(other)
-                    break
-                if seek.key != other.key and seek.name != other.name:
-                    shown += 1
-                    if shown == OTHERS_SHOWN:
-                        break
-        return told
+                    position = len(ordered)
+                elif position is None:
+                    ahead_by_key[seek.key] = ahead_by_key.get(seek.key, 0) + 1
+                ordered.append(seek)
+        if position is None:  # found's name is not connected: nobody is told
+            return []
+        return [other for other in ordered if other.key != found.key and other.name != found.name
+                and position - ahead_by_key.get(other.key, 0) < OTHERS_SHOWN]
 
     def describe_others(self, seek: Seek, connected: Container[str]) -> list[dict[str, Any]]:
         """What a ``seeking`` message says of the seeks that wait for the same game but cannot pair with ``seek``."""
