@@ -29,7 +29,7 @@ from ..storage.records import GameEnded, GameStarted, MovePlayed, MoveRecord
 from . import words
 from .clock import Clocks
 from .room_settings import RoomSettings
-from .room_state import PLAYING, Outbox, RoomState
+from .room_state import PLAYING, SILENT_GAMES, Outbox, RoomState
 
 __all__ = ["MAX_CHAT", "MAX_REASON", "Outbox", "Room", "RoomSettings"]
 
@@ -314,9 +314,9 @@ class Room(RoomState):
         if name not in self.coords:
             return out.error(name, ErrorCode.NOT_IN_ROOM, f"you are not in {self.name}", self.name)
         text = text.strip()
-        if not text or len(text) > MAX_CHAT or any(ord(ch) < 32 and ch not in "\t" for ch in text):
-            return out.error(name, ErrorCode.BAD_MESSAGE, f"chat text must be 1 to {MAX_CHAT} printable characters",
-                             self.name)
+        if not text or len(text) > MAX_CHAT or words.unprintable(text):
+            return out.error(name, ErrorCode.BAD_MESSAGE, f"chat text must be 1 to {MAX_CHAT} printable characters "
+                             "(no control characters but tab, no direction overrides)", self.name)
         msg = m.chat(self.name, name, text)
         for member in self.members:
             out.send(member, msg)
@@ -329,7 +329,7 @@ class Room(RoomState):
             seat = self.clocks.running
             assert seat is not None
             out.extend(self.abort(now, "neither player was connected") if self._both_gone()  # played again later
-                       else self._finish(Outcome(1 - seat, words.ran_out_of_time(self.players, seat)), now))
+                       else self._finish(self._flag_outcome(seat), now, last=self.silent[0] >= SILENT_GAMES))
         idle = self._idle_deadline() if self.status == PLAYING else None
         if idle is not None and now >= idle and self.idle is not None and self.clocks is not None:
             seat = self.clocks.running

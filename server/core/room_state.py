@@ -15,14 +15,19 @@ from typing import Any, Final, Self
 from mypy_extensions import mypyc_attr
 
 from protocol import messages as m
+from protocol.games import Outcome
 from protocol.messages import ErrorCode, RoomStatus
 
 from ..storage.records import GameRecord, MoveRecord, RoomSaved, Write
+from . import words
 from .clock import Clocks
 from .env import Env
 from .room_settings import RoomSettings
 
 PLAYING: Final = RoomStatus.PLAYING
+SILENT_GAMES: Final = 2
+"""Games in a row lost on time by a player who made no move in them, after which a series ends (20 rooms of 1,000
+games at 0.05 s a move that nobody played in recorded 3,262 games in 8 s)."""
 """A running game's room status, looked up once: ``RoomStatus.PLAYING`` costs an enum look-up each time it is read
 (Python 3.11: about 0.3 µs, more than the comparison), and a move's path reads it several times."""
 
@@ -77,7 +82,7 @@ class RoomState:
     __slots__ = ("name", "settings", "game", "env", "creator", "address", "reserved", "tournament", "tournament_game",
                  "opening", "idle", "created_at", "seats", "spectators", "coords", "away", "status", "paused",
                  "game_no", "state", "clocks", "moves", "notations", "last_move", "record_id", "started_at", "players",
-                 "game_options", "draw_offer", "last_result", "points", "ever_entered", "legal_cache")
+                 "game_options", "draw_offer", "last_result", "points", "ever_entered", "legal_cache", "silent")
 
     def __init__(
         self,
@@ -128,6 +133,7 @@ class RoomState:
         # the last legal_moves answer: (game, moves played, coordinates) and its moves, formatted once for every
         # member who asks about that position in those coordinates (an Amazons answer is 2,176 moves)
         self.legal_cache: tuple[tuple[str, int, str], list[Any]] | None = None
+        self.silent = (0, 0)  # games in a row lost on time by a player who made no move in them, and the last one's
 
     # Queries ----------------------------------------------------------------------------
 
@@ -216,6 +222,19 @@ class RoomState:
         which = "no game is running" if game_no is None else f"game {game_no} is not running"
         out.error(name, ErrorCode.GAME_NOT_RUNNING, f"{which} in {self.name}", self.name)
         return True
+
+    def _flag_outcome(self, seat: int) -> Outcome:
+        """The result of ``seat``'s flag fall, which counts in :attr:`silent` when it made no move in the game (what
+        an opening played for it is not its); after :data:`SILENT_GAMES` such games in a row, the reason says the
+        series ends (:meth:`Room.tick` ends it)."""
+        reason = words.ran_out_of_time(self.players, seat)
+        if any(record.seat == seat for record in self.moves[len(self.opening):]):
+            return Outcome(1 - seat, reason)
+        count, last = self.silent
+        self.silent = (count + 1 if last == self.game_no - 1 else 1, self.game_no)
+        if self.silent[0] >= SILENT_GAMES and self.game_no < self.settings.games:
+            reason += f"; {self.silent[0]} games in a row were lost on time without a move, so the series ends"
+        return Outcome(1 - seat, reason)
 
     def _idle_deadline(self) -> float | None:
         """When the player to move, if ``idle`` names it, has sat on its move too long."""
