@@ -165,19 +165,18 @@ class Floor:
     def _open_session(self, out: HallOutbox, conn: int, name: str, coords: str, organiser: bool,
                       previous: Session | None, now: float) -> Session:
         """Open ``conn``'s session of ``name`` (taking over ``previous``, whose connection goes), with its seats."""
-        if previous is not None and previous.conn != conn:
-            # the rightful owner logs in again (a restarted bot): the old connection goes
+        if previous is not None and previous.conn != conn:  # the owner logs in again: the old connection goes
             out.close.append((previous.conn, "logged in from another connection"))
             self.sessions.pop(previous.conn, None)
             self.watchers.discard(previous.conn)
         session = Session(conn, name, coords, organiser=organiser)
         if name in self.logins.claims:
             self.rated.seen(name, self.addresses.get(conn, "?"))
-        if previous is not None:
-            session.rooms = set(previous.rooms)
-            session.watching_lobby = previous.watching_lobby
+        if previous is not None:  # what it watched, it watches on
+            session.rooms, session.watching_lobby = set(previous.rooms), previous.watching_lobby
             if session.watching_lobby:
                 self.watchers.add(conn)
+            self.events.moved(previous.conn, conn)
         session.rooms |= self.seat_holders.get(name, set()) & set(self.rooms)
         self.sessions[conn] = session
         self.by_name[name] = session
@@ -185,6 +184,8 @@ class Floor:
             room = self.rooms[room_name]
             if room.seat_of(name) is not None:
                 self._apply(out, room, room.reconnected(name, coords, now))
+            elif name in room.spectators:  # it watches on, told so, in the coordinates it logged in with now
+                self._apply(out, room, room.join(name, coords, now, "spectator"))
             else:
                 session.rooms.discard(room_name)
         return session

@@ -111,6 +111,14 @@ class TournamentDesk:
         for watching in self.watchers.values():
             watching.discard(conn)
 
+    def moved(self, old: int, new: int) -> None:
+        """A name's session moved from connection ``old`` to ``new`` (it logged in again): what it watched, it
+        watches on."""
+        for watching in self.watchers.values():
+            if old in watching:
+                watching.discard(old)
+                watching.add(new)
+
     def watching(self, tournament: str) -> list[int]:
         """The connections watching ``tournament``, in order."""
         return sorted(self.watchers.get(tournament, ()))
