@@ -82,7 +82,7 @@ def rated_limits(args: argparse.Namespace) -> dict[str, Any]:
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be registered, or None."""
-    if not NAME.match(name):
+    if not NAME.fullmatch(name):
         return f"{name[:40]!r} is not a name: {NAME_HELP}"
     if name.casefold().startswith(HOUSE_PREFIX):  # in any letter case, as the server refuses it
         return f"{name} starts with {HOUSE_PREFIX}, which is the server's own bots'"

@@ -11,7 +11,12 @@ nothing rewrites it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""What a chat line may not hold: control characters but tab (C0, DEL, C1: an escape sequence's start ``\\x9b``
+among them) and the bidirectional embeddings, overrides and isolates that turn the text after them around."""
 
 NO_LEGAL_MOVE = "no legal move"
 """The reason the rules give when the player to move has no legal turn (and loses)."""
@@ -76,3 +81,8 @@ def house_bots_busy(limit: int) -> str:
     are not among them: they have places of their own). One sentence, saying "try again" once."""
     bots = "the house bot of this server is" if limit == 1 else f"all {limit} house bots of this server are"
     return f"{bots} playing; try again when one of their games ends (usually within a few minutes)"
+
+
+def unprintable(text: str) -> bool:
+    """Whether ``text`` holds a character a chat line may not (:data:`_HIDDEN`)."""
+    return _HIDDEN.search(text) is not None
