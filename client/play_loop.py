@@ -240,9 +240,12 @@ class PlayerRunner:
             self._logged_in_at = asyncio.get_running_loop().time()
             try:
                 await self._play(client, welcome)
-            except ServerError as exc:  # a request of the bot answered cluster_unavailable: nothing was done
-                if exc.code == "cluster_unavailable":
+            except ServerError as exc:  # a request of the bot answered cluster_unavailable or rate_limited: nothing
+                if exc.code == "cluster_unavailable":  # was done; the bot comes back when the server says
                     raise TryLater(f"the server says: {exc.message}", CLUSTER_RETRY) from None
+                if exc.code == "rate_limited":  # (a big event's watch_tournament, its address's budget spent)
+                    raise TryLater(f"the server says: {exc.message}", float(exc.msg.get("retry_after") or 2.0)) \
+                        from None
                 raise
             except asyncio.CancelledError:  # stopped (Ctrl-C): a seat where nobody came yet is given back at once,
                 await self._leave_empty_rooms(client)  # not kept for the grace period against the bot's return

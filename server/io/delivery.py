@@ -33,11 +33,17 @@ from .metrics import Metrics
 from .supervisor import HouseBots
 
 log = logging.getLogger("plyhall.server")
-LARGE_ANSWERS: Final = {"legal_moves": ("moves", 80.0), "list_rooms": ("rooms", 25.0),
-                         "watch_lobby": ("rooms", 25.0), "list_tournaments": ("tournaments", 25.0)}
-"""Requests whose answer is a list that may be long: the list's field, and the items of it that cost one more token
-of the rate limit. An Amazons opening's 2,176 legal moves cost 27 more (a connection's burst of 200 bought 200 answers
-of 97 KB, a second of the event loop), a listing of 500 rooms 20."""
+LARGE_ANSWERS: Final = {"legal_moves": (("moves",), 80.0), "list_rooms": (("rooms",), 25.0),
+                         "watch_lobby": (("rooms",), 25.0), "list_tournaments": (("tournaments",), 25.0),
+                         "watch_tournament": (("tournament", "schedule"), 100.0)}
+"""Requests whose answer is a list that may be long: where the list is in it, and the items of it that cost one more
+token of the rate limit. An Amazons opening's 2,176 legal moves cost 27 more (a connection's burst of 200 bought 200
+answers of 97 KB, a second of the event loop), a listing of 500 rooms 20, an event of 100 entrants (9,900 games, an
+answer of 1.8 MB that took 27 ms to make) 99."""
+FAN_OUT: Final = {"seek": 10.0, "chat": 25.0}
+"""Requests that send messages to other connections too: the messages to others that cost one more token. A chat line
+to a room of 100 costs 4 more, a seek that 100 others hear of 10 (100 connections of one address chatting in a full
+room, or seeking on settings that change each time, held every room for seconds)."""
 ADDRESS_LARGE: Final = RateLimit(rate=250.0, burst=1000.0)
 """What the connections of one address together may spend on :data:`LARGE_ANSWERS` (150 connections of one address,
 each within its own limit, held every room for seconds): about nine Amazons answers a second, then refused
@@ -65,7 +71,7 @@ class Delivery:
     games_recorded: int
     stopping: bool
     rate_limit: RateLimit
-    large_answers: dict[str, TokenBucket]  # each address's budget for LARGE_ANSWERS
+    large_answers: dict[str, TokenBucket]  # each address's budget for LARGE_ANSWERS and FAN_OUT
     _held: deque[tuple[int, HallOutbox, float]]
     _timer_wakeup: asyncio.Event
     _timer_until: float | None
@@ -121,13 +127,14 @@ class Delivery:
         """Let the hall answer a validated message of ``connection``."""
         kind = msg["type"]
         budget = None
-        if kind != "move" and kind in LARGE_ANSWERS:
+        if kind != "move" and (kind in LARGE_ANSWERS or kind in FAN_OUT):
             budget = self._address_budget(connection, now)
             if budget.tokens < 0:
                 wait = -budget.tokens / ADDRESS_LARGE.rate
                 self._refuse(connection, ProtocolError(
-                    "rate_limited", f"too many long answers ({kind}) for your address; try again in "
-                                    f"{max(1, round(wait))} s", msg.get("id")), round(wait, 1))
+                    "rate_limited", f"too many {'messages to others' if kind in FAN_OUT else 'long answers'} "
+                                    f"({kind}) for your address; try again in {max(1, round(wait))} s", msg.get("id")),
+                    round(wait, 1))
                 return
         try:
             out = self.hall.handle(connection.id, msg, now)
@@ -144,12 +151,10 @@ class Delivery:
                 self.metrics.moves += played
                 connection.bucket.refund()
         elif budget is not None:  # a long answer costs what many short ones do, to its connection and its address
-            field, per = LARGE_ANSWERS[kind]
-            for conn, reply in out.messages:
-                items = reply.get(field) if conn == connection.id else None
-                if type(items) is list:
-                    connection.bucket.charge(len(items) / per)
-                    budget.charge(len(items) / per)
+            cost = _fan_out_cost(out, connection.id, FAN_OUT[kind]) if kind in FAN_OUT else \
+                _answer_cost(out, connection.id, *LARGE_ANSWERS[kind])
+            connection.bucket.charge(cost)
+            budget.charge(cost)
         self.dispatch(out)
 
     def _address_budget(self, connection: Connection, now: float) -> TokenBucket:
@@ -270,6 +275,25 @@ class Delivery:
         failed = [r.name for r in out.house] if self.house is None else self.house.run(out.house, out.house_stop)
         for name in failed:  # after this outbox's own writes are submitted (we are inside its dispatch): in order
             asyncio.get_running_loop().call_soon(self._house_exited, name, -1)
+
+
+def _answer_cost(out: HallOutbox, conn: int, path: tuple[str, ...], per: float) -> float:
+    """The tokens a long answer to ``conn`` costs more than a short one: the items of its list at ``path``, ``per``
+    a token."""
+    cost = 0.0
+    for to, reply in out.messages:
+        items: Any = reply if to == conn else None
+        for key in path:
+            items = items.get(key) if type(items) is dict else None
+        if type(items) is list:
+            cost += len(items) / per
+    return cost
+
+
+def _fan_out_cost(out: HallOutbox, conn: int, per: float) -> float:
+    """The tokens a request costs more for the messages it sends to connections other than ``conn``, ``per`` a
+    token."""
+    return sum(1 for to, _ in out.messages if to != conn) / per
 
 
 def _deliver_outbox(server: Delivery, out: HallOutbox) -> None:
