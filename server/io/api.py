@@ -122,7 +122,7 @@ class Api:
         return await self._read(json_response, 200, {"games": games, "limit": limit, "offset": offset})  # off the loop
 
     async def _api_game(self, path: str, query: dict[str, str]) -> Response:
-        game_id = path.removeprefix("/api/games/")
+        game_id = unquote(path.removeprefix("/api/games/"))
         if game_id.endswith("/analysis"):
             return await self._api_analysis(game_id.removesuffix("/analysis"), query)
         record = await self._read(self.server.storage.get_game, game_id)
@@ -238,7 +238,7 @@ class Api:
         """A player's rating in each game type with its history (the rated games, oldest first), and its latest
         games, rated or not."""
         name = unquote(path.removeprefix("/api/players/"))
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             return json_response(404, {"error": f"no player {name[:40]!r}: names are 1 to 32 letters (a-z, A-Z), "
                                                 "digits and _ . - (starting with a letter or digit)"})
         limit = int_param(query, "limit", 20, 1, PLAYER_GAMES_MAX)
