@@ -1,13 +1,16 @@
-"""Shared fixtures: a live server on a free loopback port with its own database, PostgreSQL and Redis."""
+"""Shared fixtures: a live server on a free loopback port with its own database (and servers of one's own, with the
+clients to close after them), PostgreSQL and Redis."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import multiprocessing
 import os
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,6 +23,7 @@ os.environ.setdefault(compiled.DIRECTORY, str(compiled.builds()))
 if multiprocessing.current_process().name == "MainProcess":  # not a spawned child (a bot's thinking process),
     compiled.use()  # which imports its player's test module after the core's modules, and never runs the hall
 
+from client.sdk import Client  # noqa: E402
 from server.io.server import PlyhallServer, RateLimit  # noqa: E402
 from server.storage import SQLiteStorage  # noqa: E402
 
@@ -69,6 +73,33 @@ def server(one_server: PlyhallServer) -> PlyhallServer:
 @pytest.fixture
 def url(server: PlyhallServer) -> str:
     return f"ws://127.0.0.1:{server.port}/ws"
+
+
+@pytest.fixture
+async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[PlyhallServer]]]:
+    """Start servers of one's own (strict rate limits, small room limits); all stopped afterwards."""
+    servers: list[PlyhallServer] = []
+
+    async def make(**kwargs: Any) -> PlyhallServer:
+        kwargs.setdefault("rate_limit", RateLimit(rate=2000, burst=4000))  # relaxed
+        srv = PlyhallServer(SQLiteStorage(tmp_path / f"server{len(servers)}.db"), host="127.0.0.1", port=0, **kwargs)
+        await srv.start()
+        servers.append(srv)
+        return srv
+
+    yield make
+    for srv in servers:
+        await srv.stop()
+
+
+@pytest.fixture
+async def opened() -> AsyncIterator[list[Client]]:
+    """Clients to close at the end of a test (before its servers stop)."""
+    clients: list[Client] = []
+    yield clients
+    for client in clients:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.close(), 5)
 
 
 @pytest.fixture(scope="session")

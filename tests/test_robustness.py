@@ -18,8 +18,6 @@ import logging
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -31,42 +29,13 @@ from protocol.codec import JSON, MAX_MESSAGE_BYTES, MSGPACK
 from protocol.messages import CLIENT_MESSAGES, ERROR_CODES
 from server.core.hall import Limits
 from server.io.server import PlyhallServer, RateLimit
-from server.storage import SQLiteStorage
 from tests.cluster_nodes import hall_server, hall_url, next_url  # noqa: F401  (this module's server and url: one node, and three)
 from tests.helpers import assert_clear_error, http_json, login, play_out, wait_until
 
 SUBPROTOCOLS = [MSGPACK, JSON]
-RELAXED = RateLimit(rate=2000, burst=4000)
 
 
 # Helpers --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[PlyhallServer]]]:
-    """Start servers of one's own (strict rate limits, small room limits); all stopped afterwards."""
-    servers: list[PlyhallServer] = []
-
-    async def make(**kwargs: Any) -> PlyhallServer:
-        kwargs.setdefault("rate_limit", RELAXED)
-        srv = PlyhallServer(SQLiteStorage(tmp_path / f"server{len(servers)}.db"), host="127.0.0.1", port=0, **kwargs)
-        await srv.start()
-        servers.append(srv)
-        return srv
-
-    yield make
-    for srv in servers:
-        await srv.stop()
-
-
-@pytest.fixture
-async def opened() -> AsyncIterator[list[Client]]:
-    """Clients to close at the end of a test (before its servers stop)."""
-    clients: list[Client] = []
-    yield clients
-    for client in clients:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(client.close(), 5)
 
 
 def ws_url(server: PlyhallServer) -> str:
