@@ -108,3 +108,31 @@ async def test_a_players_name_with_a_newline_and_a_games_quoted_id(make_server):
     status, body = await asyncio.to_thread(http_json, srv, "/api/games/no%20such")
     assert status == 404 and body["error"] == "no game with id 'no such'", body
 
+
+
+async def test_a_move_past_the_rate_limit_is_played_and_a_dropped_request_hears_why(make_server, opened):
+    """A bot that asked for the Amazons opening's legal moves ten times ran its bucket dry (27 more tokens each); its
+    move after them was dropped without a word and its clock ran, and the one error said "more than 50 messages a
+    second", without the id of any request. A move is never dropped now (played, it costs nothing; refused, a
+    message), and the error names the dropped request."""
+    srv = await make_server(rate_limit=RateLimit(rate=50, burst=200))
+    ann, bob = await logged_in(srv, opened, "ann"), await logged_in(srv, opened, "bob")
+    await ann.request({"type": "create_room", "game": "amazons", "name": "Wide", "time_control": {"per_move": 60}})
+    await ann.request({"type": "join", "room": "Wide", "seat": 0})
+    await bob.request({"type": "join", "room": "Wide", "seat": 1})
+    for n in range(10):
+        await ann.send({"type": "legal_moves", "room": "Wide", "id": f"L{n}"})
+    await ann.send({"type": "move", "room": "Wide", "move": "d10-d7/g7", "id": "M"})
+    replies = []
+    while not any(r.get("id") == "M" for r in replies):
+        replies.append(await ann.recv(timeout=10))
+    answered = [r["id"] for r in replies if r["type"] == "legal_moves"]
+    limited = [r for r in replies if r["type"] == "error"]
+    assert 5 <= len(answered) < 10, answered
+    assert [r["id"] for r in limited] == [f"L{len(answered)}"], limited  # said once, for the first one dropped
+    assert "over the rate limit" in limited[0]["message"] and "moves are never dropped" in limited[0]["message"]
+    assert next(r for r in replies if r.get("id") == "M")["type"] == "moved"
+    assert (await bob.expect("moved", room="Wide"))["seq"] == 1
+    # a move refused while the bucket is dry is answered too (and counted as a message)
+    refused = await ann.request({"type": "move", "room": "Wide", "move": "a7-a6/a5", "id": "N"}, check=False)
+    assert refused["type"] == "error" and refused["code"] == "not_your_turn", refused

@@ -172,6 +172,11 @@ class TokenBucket:
         if self.tokens < self.limit.burst:
             self.tokens = min(self.limit.burst, self.tokens + 1)
 
+    def forgive(self) -> None:
+        """Take back the strike of a message that came past the limit and turned out to be an accepted move."""
+        if self.strikes > 0:
+            self.strikes -= 1
+
     def charge(self, tokens: float) -> None:
         """Spend ``tokens`` more for a request whose answer is large (it may run the bucket below zero: the
         messages after it are dropped until it has filled up again)."""

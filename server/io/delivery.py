@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from protocol.messages import ProtocolError, validate_request
+from protocol.messages import ProtocolError, request_id, validate_request
 from protocol.requests import ClientMessage
 
 from ..core.cluster import WAITED, credit_wait, turn_rooms
@@ -98,10 +98,15 @@ class Delivery:
         try:
             now = time.monotonic()
             self.metrics.received += 1
-            if not connection.bucket.take(now):
-                self._rate_limited(connection)
-                return
-            decoded = connection.codec.decode(data)
+            on_credit = False
+            if connection.bucket.take(now):
+                decoded = connection.codec.decode(data)
+            else:  # past the limit: dropped, but a move (an accepted one costs nothing: its clock runs)
+                decoded = connection.codec.decode(data)
+                if type(decoded) is not dict or decoded.get("type") != "move":
+                    self._rate_limited(connection, request_id(decoded))
+                    return
+                on_credit = True
             if isinstance(decoded, ProtocolError):
                 self._refuse(connection, decoded)
                 return
@@ -111,20 +116,24 @@ class Delivery:
                 return
             if self.cluster is not None and self.cluster.take(connection.id, msg):  # type: ignore[arg-type]
                 return  # another node's business, or a look-up in the cluster comes first
-            self.handle(connection, msg, now)
+            self.handle(connection, msg, now, on_credit)
         except Exception:  # never into websockets' own code, which called us
             log.exception("error receiving a message")
 
-    def _rate_limited(self, connection: Connection) -> None:
-        """A message dropped by the rate limit: said on the first strike and every tenth, closed past the last."""
+    def _rate_limited(self, connection: Connection, msg_id: str | int | None) -> None:
+        """A message dropped by the rate limit: said on the first strike and every tenth (with the dropped request's
+        ``id``), closed past the last."""
         if connection.bucket.strikes >= self.rate_limit.strikes_to_close:
             self.close_connection(connection, 1008, "rate limit exceeded")
         elif connection.bucket.strikes == 1 or connection.bucket.strikes % 10 == 0:
-            self._refuse(connection, ProtocolError("rate_limited", f"more than {self.rate_limit.rate:g} "
-                                                   "messages a second; messages are being dropped"))
+            self._refuse(connection, ProtocolError(
+                "rate_limited", f"over the rate limit ({self.rate_limit.rate:g} messages a second, long answers "
+                                "counting more): this message was dropped, and others will be until it has filled up "
+                                f"again; moves are never dropped", msg_id))
 
-    def handle(self, connection: Connection, msg: ClientMessage, now: float) -> None:
-        """Let the hall answer a validated message of ``connection``."""
+    def handle(self, connection: Connection, msg: ClientMessage, now: float, on_credit: bool = False) -> None:
+        """Let the hall answer a validated message of ``connection`` (``on_credit``: a move that came past the rate
+        limit, which is forgiven if it is played and costs a message if not)."""
         kind = msg["type"]
         budget = None
         if kind != "move" and (kind in LARGE_ANSWERS or kind in FAN_OUT):
@@ -149,7 +158,12 @@ class Delivery:
                 played += type(write) is MovePlayed
             if played:
                 self.metrics.moves += played
-                connection.bucket.refund()
+                if on_credit:
+                    connection.bucket.forgive()
+                else:
+                    connection.bucket.refund()
+            elif on_credit:  # an illegal move, or one out of turn, is a message as any other
+                connection.bucket.charge(1.0)
         elif budget is not None:  # a long answer costs what many short ones do, to its connection and its address
             cost = _fan_out_cost(out, connection.id, FAN_OUT[kind]) if kind in FAN_OUT else \
                 _answer_cost(out, connection.id, *LARGE_ANSWERS[kind])
