@@ -393,6 +393,32 @@ def test_a_proven_amazons_result_gives_no_distance_it_cannot_vouch_for() -> None
     assert all(plies is None for _, _, plies in exact[:-1])
 
 
+def test_santorini_distances_count_the_plies_to_the_real_end() -> None:
+    """Santorini's engine decides a climb at hand, and a threat nobody can dome, a ply or two before the game ends, and
+    its distances left those plies out: "win in 1" where no move wins at once, "loss in 1", "win in 2". Random games
+    to their end, analysed: a win takes an odd number of plies, a loss an even one, and a win in 1 has its move."""
+    from protocol.games import get_game
+
+    game, checked = get_game("santorini"), 0
+    for seed in range(3):
+        rng, state, states, moves = random.Random(seed), game.initial_state(), [], []
+        while game.outcome(state) is None and (legal := game.legal_moves(state)):
+            states.append(state)
+            move = rng.choice(legal)
+            moves.append(game.notation(move))
+            state = game.apply(state, move)
+        positions = analyse("santorini", moves, nodes=20000)["positions"]
+        for index, (position, before) in enumerate(zip(positions, states, strict=False)):
+            if not position["exact"] or position["outcome"] == "draw":
+                continue
+            checked += 1
+            plies, won = position["plies"], position["outcome"] == "win"
+            assert (plies % 2 == 1) == won, (seed, index, position)
+            at_once = [m for m in game.legal_moves(before) if game.outcome(game.apply(before, m)) is not None]
+            assert (plies == 1) == (won and bool(at_once)), (seed, index, position, at_once)
+    assert checked >= 6, checked
+
+
 @pytest.mark.parametrize("game_id", ["magnetic-cave", "amazons"])
 def test_the_engines_own_moves_are_best_and_lose_nothing(game_id: str) -> None:
     """A game in which every move is the analysing engine's own best move: every verdict is "best" with no loss

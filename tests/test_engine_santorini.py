@@ -44,7 +44,7 @@ from bots.engine.santorini.position import (
     to_reference,
     undo,
 )
-from bots.engine.search import LOSS, MATE, MATE_BOUND, RUNNING, WIN, Searcher, make_search
+from bots.engine.search import LOSS, LOSS_AFTER_REPLY, MATE, MATE_BOUND, RUNNING, WIN, WIN_NEXT, Searcher, make_search
 from protocol.games.santorini import NEIGHBOURS, NO_WORKER, SANTORINI, SantoriniState, WorkerTurn
 from tests.engine_helpers import engine_moves, random_game_states
 
@@ -151,15 +151,16 @@ def test_keys_of_different_positions_differ() -> None:
 
 @pytest.mark.parametrize("states", [PLAYED, SET_UP], ids=["played", "set-up"])
 def test_search_verdicts_are_exact(states: list[SantoriniState]) -> None:
-    """``game_result`` says WIN exactly when the side to move can climb onto level 3, and LOSS
+    """``game_result`` says WIN_NEXT exactly when the side to move can climb onto level 3, and LOSS_AFTER_REPLY
     (beyond the rules) only when every move lets the opponent climb at once."""
     losses = 0
     for state in states:
         if state.result is not None or NO_WORKER in state.workers:
             continue
         verdict = game_result(from_state(state))
-        assert (verdict == WIN) == can_win_at_once(state), state
-        if verdict == LOSS:
+        assert (verdict == WIN_NEXT) == can_win_at_once(state), state
+        assert verdict != WIN  # the climb is a ply away: its score counts it
+        if verdict == LOSS_AFTER_REPLY:
             losses += 1
             for move in GAME.legal_moves(state):
                 after = GAME.apply(state, move)
@@ -288,6 +289,7 @@ def test_master_takes_a_win_in_one(master: SantoriniMaster) -> None:
     move = master.choose(state)
     after = GAME.apply(state, move)
     assert after.result is not None and after.result.winner == 0
+    assert SantoriniMaster(seed=4, node_limit=NODE_LIMIT).think(state).score == MATE - 1  # a win in 1: the climb
 
 
 def test_master_blocks_a_win_next_turn(master: SantoriniMaster) -> None:
@@ -332,8 +334,9 @@ def test_master_finds_and_plays_a_forced_win_in_three(name: str) -> None:
     state = WIN_IN_THREE[name]
     attacker = SantoriniMaster(seed=2, node_limit=NODE_LIMIT)
     found = attacker.think(state, max_depth=8)
-    # a win in 3 turns: the climb comes at ply 4, or the defender is lost (helpless) at ply 3
-    assert found.score in (MATE - 3, MATE - 4), found
+    # a win in 3 turns: the climb is the fifth ply (found at ply 4, the climb at hand, or at ply 3, the defender
+    # helpless): scored as the fifth either way, so that "win in 5" is what happens
+    assert found.score == MATE - 5, found
     defender = SantoriniMaster(seed=3, node_limit=NODE_LIMIT)
     turns = 0
     while state.result is None:
@@ -371,7 +374,7 @@ def test_master_scores_a_lost_position_as_lost() -> None:
         0B 0A 0 0 0
     """, to_move=0)
     found = SantoriniMaster(seed=4, node_limit=NODE_LIMIT).think(state)
-    assert found.score < -MATE_BOUND
+    assert found.score == -(MATE - 2)  # a loss in 2: A's move, then B's climb
 
 
 def test_master_survives_pickling(timed_master: SantoriniMaster) -> None:

@@ -76,6 +76,10 @@ MAX_PLY = 128
 
 RUNNING, WIN, DRAW, LOSS = 2, 1, 0, -1
 """What ``game_result`` says: the game goes on, or how it ended for the side to move."""
+WIN_NEXT, LOSS_AFTER_REPLY = 3, -3
+"""What ``game_result`` may say besides: the side to move wins with its next move, or loses to the opponent's move
+after its own whatever it plays. Decided, a ply or two before the end (Santorini's climb at hand, its unstoppable
+threat); the scores count those plies, so that "win in n" is the real distance."""
 
 EXACT, LOWER, UPPER = 0, 1, 2
 """Kinds of table entry: an exact value, or a lower / upper bound on it."""
@@ -292,7 +296,8 @@ def evaluate(state: Any) -> int:
 
 
 def game_result(state: Any) -> int:
-    """``RUNNING``, or how the game ended for the side to move: ``WIN``, ``DRAW`` or ``LOSS``."""
+    """``RUNNING``, or how the game ended for the side to move: ``WIN``, ``DRAW`` or ``LOSS`` (or ``WIN_NEXT``,
+    ``LOSS_AFTER_REPLY``: decided, ending a ply or two later)."""
     raise NotImplementedError
 
 
@@ -443,6 +448,8 @@ def negamax(
         return 0
     result = game_result(state)
     if result != RUNNING:
+        if result == WIN_NEXT or result == LOSS_AFTER_REPLY:
+            return MATE - ply - 1 if result == WIN_NEXT else -(MATE - ply - 2)
         return result * (MATE - ply)
     if depth <= 0 or ply >= MAX_PLY - 1:
         return evaluate(state)

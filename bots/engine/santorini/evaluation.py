@@ -5,7 +5,8 @@ and a side with no legal turn, it scores as decided a position where the side
 to move can climb onto level 3 at once (a win), and one where the opponent
 threatens such a climb that no move can stop (a loss: two threatened squares,
 or one that no worker can reach to dome). These are exact, and cut the tree
-two plies early. Setup is searched like any other move (300 placements,
+a ply or two early; their scores count those plies (``WIN_NEXT``,
+``LOSS_AFTER_REPLY``). Setup is searched like any other move (300 placements,
 ordered central squares first): two plies of setup are cheap, and the
 evaluation sees the first turns that follow.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..search import LOSS, RUNNING, WIN, make_search
+from ..search import LOSS, LOSS_AFTER_REPLY, RUNNING, WIN_NEXT, make_search
 from .position import (
     ADJACENT,
     CLIMBED,
@@ -162,7 +163,8 @@ def generate_moves(state: np.ndarray, moves: np.ndarray) -> int:
 
 @njit(cache=True)
 def game_result(state: np.ndarray) -> int:
-    """The search's verdict: the rules, plus a climb at hand (``WIN``) or an unstoppable one (``LOSS``)."""
+    """The search's verdict: the rules, plus a climb at hand (``WIN_NEXT``) or an unstoppable one
+    (``LOSS_AFTER_REPLY``)."""
     if state[CLIMBED]:
         return LOSS
     if state[WORKERS] < 0 or state[WORKERS + 2] < 0:
@@ -178,20 +180,20 @@ def game_result(state: np.ndarray) -> int:
     if not steps_a | steps_b:
         return LOSS  # no legal turn
     if (height_a == 2 and steps_a & m3) or (height_b == 2 and steps_b & m3):
-        return WIN
+        return WIN_NEXT
     targets = climb_squares(state, 1 - seat, workers, m3)
     if not targets:
         return RUNNING
     if targets & (targets - 1):
         # One turn domes one square. (Only in a set-up position can a worker on level 3 step
         # across onto one threatened square and dome another: leave that to the search.)
-        return RUNNING if height_a == 3 or height_b == 3 else LOSS
+        return RUNNING if height_a == 3 or height_b == 3 else LOSS_AFTER_REPLY
     # Some worker steps next to the target and domes it (or, from level 3, steps onto it).
     if (steps_a | steps_b) & NEIGHBOUR_MASK[lowest_square(targets)]:
         return RUNNING
     if (height_a == 3 and steps_a & targets) or (height_b == 3 and steps_b & targets):
         return RUNNING
-    return LOSS
+    return LOSS_AFTER_REPLY
 
 
 # --- Evaluation and ordering ----------------------------------------------------------------------
