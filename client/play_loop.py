@@ -741,6 +741,11 @@ def describe_settings(seek: dict[str, Any], plan: str | None = None) -> str:
     return f"{clock}, {plan}" + (f", {options}" if options else "")
 
 
+def series_words(games: Any) -> str:
+    """Another seek's series in words: ``one game a room``, ``series of 3``."""
+    return "one game a room" if games == 1 else f"series of {games}"
+
+
 def describe_plan(series: int, total: int | None, played: int = 0) -> str:
     """The games a bot seeking with ``series`` games a room will play, ``played`` of its ``total`` done, in words:
     ``3 games`` (``2 more games`` once one is played), ``6 games, in series of 3``; ``game after game`` (``series of
@@ -777,7 +782,9 @@ def describe_seeking(msg: dict[str, Any], plan: str | None = None) -> str:
     text = f"waiting for an opponent for {seek.get('game')} in the lobby ({describe_settings(seek, plan)})"
     others = msg.get("others") or []
     if others:
-        listed = "; ".join(f"{o.get('name')} ({describe_settings(o)})" for o in others[:5])
+        # their series, not a number of games beside the bot's own number of games to play
+        listed = "; ".join(f"{o.get('name')} ({describe_settings(o, series_words(o.get('games', 1)))})"
+                           for o in others[:5])
         text += (f"; not pairing with {listed}: their settings differ (give both bots the same --per-move and "
                  "--series)")
     return text

@@ -59,9 +59,9 @@ def test_seeks_that_cannot_pair_say_what_waits(organised):
         long = bot(organised, "--game", "connect4", "--name", "long", "--series", "3")
         try:
             said = read_until(long, "not pairing with")
-            assert "fast (5 s a move, 1 game)" in said and "their settings differ" in said
+            assert "fast (5 s a move, one game a room)" in said and "their settings differ" in said
             said = read_until(fast, "not pairing with")  # the first one is told too
-            assert "long (30 s a move, 3 games)" in said
+            assert "long (30 s a move, series of 3)" in said
         finally:
             stop(long)
     finally:
