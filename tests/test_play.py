@@ -174,3 +174,8 @@ def test_quarto_help_says_what_this_turn_asks_for_and_what_a_pieces_digits_mean(
     assert len(examples) == 2 and examples[0] != "0000", examples
     assert game.parse_move(examples[0], game.initial_state()) in game.legal_moves(game.initial_state())
     assert game.parse_move(examples[1], state) in game.legal_moves(state)
+    # under the board, the pieces nobody holds or has placed: all 16 at the start; then 14 (0110 on the board, the
+    # reply's piece in hand)
+    left = re.findall(r"^pieces left to give: (.*)$", out, re.MULTILINE)
+    assert len(left[0].split()) == 16 and len(left[1].split()) == 14, left
+    assert "0110" not in left[1].split() and reply.split()[1] not in left[1].split()

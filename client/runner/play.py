@@ -72,8 +72,18 @@ def _quarto_notes(state: Any) -> str:
     return f"Now: {turn_words(state)}{held}.\n{PIECE_DIGITS[0].upper()}{PIECE_DIGITS[1:]}.\n"
 
 
+def _quarto_pieces(state: Any) -> str:
+    """The pieces nobody has placed yet, in hand or not (a person cannot see them on the board)."""
+    from protocol.games.quarto import PIECES, piece_text
+
+    left = [piece_text(code) for code in range(PIECES) if code not in state.board and code != state.in_hand]
+    return f"pieces left to give: {' '.join(left) if left else 'none'}"
+
+
 NOTES: dict[str, Callable[[Any], str]] = {"quarto": _quarto_notes}
 """A game's lines of help about the position (what this turn asks for, what its notation's parts mean), by id."""
+BOARD_NOTES: dict[str, Callable[[Any], str]] = {"quarto": _quarto_pieces}
+"""A line under a game's board, by id: what the picture leaves out."""
 
 
 def _help(game: Any, state: Any) -> str:
@@ -135,7 +145,7 @@ def play_in_terminal(
             write(f"{bot.level} plays {game.notation(move)}")
             continue
         write("")
-        write(game.render(state))
+        write(game.render(state) + (f"\n{BOARD_NOTES[game.id](state)}" if game.id in BOARD_NOTES else ""))
         while True:
             try:
                 text = read(f"your move (seat {seat}): ").strip()
