@@ -179,3 +179,15 @@ def test_quarto_help_says_what_this_turn_asks_for_and_what_a_pieces_digits_mean(
     left = re.findall(r"^pieces left to give: (.*)$", out, re.MULTILINE)
     assert len(left[0].split()) == 16 and len(left[1].split()) == 14, left
     assert "0110" not in left[1].split() and reply.split()[1] not in left[1].split()
+
+
+def test_the_hint_under_a_cut_list_names_moves_it_left_out() -> None:
+    """Santorini's 300 placements: the hint said 'moves a1', whose moves were all shown already."""
+    from client.runner.play import MOVES_SHOWN, _list_moves
+
+    game = GAMES["santorini"]
+    state = game.initial_state()
+    text = _list_moves(game, state, "")
+    prefix = re.search(r"type 'moves ([^']+)' to list only", text).group(1)
+    left_out = [game.notation(move) for move in game.legal_moves(state)][MOVES_SHOWN:]
+    assert any(name.startswith(prefix) for name in left_out), (prefix, left_out[:3])

@@ -48,7 +48,8 @@ def _list_moves(game: Any, state: Any, prefix: str) -> str:
             return f"no legal move starts with {prefix!r}"
     shown = _lines_of(names[:MOVES_SHOWN], 100)
     if len(names) > MOVES_SHOWN:
-        narrower = _longer_prefix(names[0], prefix)
+        narrower = _longer_prefix(names[MOVES_SHOWN], prefix)  # a start the first move left out has (not the first
+        # move's: "moves a1" when every move from a1 was shown already)
         shown += (
             f"\n... and {len(names) - MOVES_SHOWN} more; "
             f"type 'moves {narrower}' to list only the moves starting with {narrower}"
