@@ -316,6 +316,12 @@ class PlayerRunner:
             try:
                 reply = await client.request({"type": "watch_tournament", "tournament": opts.tournament})
             except ServerError as exc:
+                if exc.code == "rate_limited":  # a big event's entrants on one address, after a restart: ask again
+                    wait = min(float(exc.msg.get("retry_after") or 1.0), TOURNAMENT_POLL)  # soon, still logged in
+                    self.status(f"the server is busy answering others about {opts.tournament}: asking again in "
+                                f"{wait:g} s")
+                    await asyncio.sleep(wait)
+                    continue
                 if exc.code != "no_such_tournament":
                     raise
                 self.status(f"waiting for the tournament {opts.tournament} to be created")

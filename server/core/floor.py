@@ -138,8 +138,7 @@ class Floor:
         return Holder.NOBODY if holder is Holder.CLAIMING and name in self.logins.claims else holder
 
     def seat_free_in(self, name: str, now: float) -> float | None:
-        """Seconds until the last seat kept here for ``name``, away, is given up (and the name with it); None when
-        no seat of it has a grace period running here."""
+        """Seconds until the last seat kept here for ``name``, away, is given up (and the name with it), or None."""
         deadlines = [room.away[seat] for room in (self.rooms.get(r) for r in self.seat_holders.get(name, ()))
                      if room is not None for seat, held in enumerate(room.seats) if held == name and seat in room.away]
         return max(0.0, max(deadlines) - now) if deadlines else None
@@ -287,12 +286,13 @@ class Floor:
     # Tournaments ------------------------------------------------------------------------
 
     def tournament_view(self, director: Director, now: float) -> dict[str, Any]:
-        """A tournament's full state, with its running games as the lobby lists them."""
-        rooms = {number: self.rooms[name].listing() for number, name in director.open.items() if name in self.rooms}
-        return director.to_json(now, rooms)
+        """A tournament's full state, with its running games as the lobby lists them (kept a moment: ``view``)."""
+        return self.events.view(director, now, lambda: director.to_json(now, {
+            number: self.rooms[name].listing() for number, name in director.open.items() if name in self.rooms}))
 
     def _tournament_changed(self, out: HallOutbox, director: Director, now: float) -> None:
         """Store the event, open what is due, and push it to its watchers (coalesced)."""
+        self.events.changed(director)
         self._open_due(out, director, now)
         self.held_changed.update(director.entrants)
         out.writes.append(TournamentSaved(director.snapshot()))

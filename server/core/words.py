@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """What a chat line may not hold: control characters but tab (C0, DEL, C1: an escape sequence's start ``\\x9b``
-among them) and the bidirectional embeddings, overrides and isolates that turn the text after them around."""
+among them), the line and paragraph separators, and the bidirectional embeddings, overrides and isolates that turn
+the text after them around."""
 
 NO_LEGAL_MOVE = "no legal move"
 """The reason the rules give when the player to move has no legal turn (and loses)."""
