@@ -113,7 +113,7 @@ class Workers:
     """The supervisor of :func:`run_workers`."""
 
     def __init__(self, args: argparse.Namespace, argv: list[str]) -> None:
-        base = [sys.executable, "-m", "plyhall", "serve", *argv]
+        base = [sys.executable, "-P", "-m", "plyhall", "serve", *argv]  # -P: not a folder of the working directory
         self.args = args
         self.workers = [Worker(i, f"{args.node}-{i}", [*base, "--node", f"{args.node}-{i}", "--reuse-port"])
                         for i in range(1, args.workers + 1)]

@@ -291,6 +291,15 @@ def test_plyhall_analyse_prints_and_writes_json(tmp_path: Path) -> None:
     assert nodb.returncode == 1 and "no database file" in nodb.stderr
     bad = analyse_cli("--id", game["id"], "--nodes", "5")
     assert bad.returncode == 2 and "--nodes must be" in bad.stderr
+    # run from a folder with a bots/ folder of its own (an organiser's entrants): the analysing process imported
+    # that instead of Plyhall's ("cannot import name 'MASTERS' from 'bots'"), as the server's house bots did
+    shadow = tmp_path / "entrants"
+    (shadow / "bots").mkdir(parents=True)
+    (shadow / "client").mkdir()
+    console = Path(sys.executable).with_name("plyhall")  # as a user runs it (python -m puts the folder first itself)
+    there = subprocess.run([str(console), "analyse", "--db", db, "--id", game["id"], "--fresh"], cwd=shadow,
+                           capture_output=True, text=True, timeout=300)
+    assert there.returncode == 0 and "accuracy" in there.stdout, there.stderr[-800:]
 
 
 def test_plyhall_analyse_refuses_a_game_with_no_moves_and_leaves_a_tournament_s_forfeits_out(tmp_path: Path) -> None:

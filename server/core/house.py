@@ -46,7 +46,7 @@ class HouseStart:
 
     def argv(self, url: str) -> list[str]:
         """The ``plyhall bot`` command line of this bot (its secret reaches it through the environment)."""
-        argv = [sys.executable, "-m", "plyhall", "bot", "--game", self.game, "--level", self.level,
+        argv = [sys.executable, "-P", "-m", "plyhall", "bot", "--game", self.game, "--level", self.level,
                 "--name", self.name, "--url", url]
         if self.tournament is not None:
             argv += ["--tournament", self.tournament]

@@ -35,7 +35,7 @@ from typing import Any
 
 log = logging.getLogger("plyhall.analysis")
 
-WORKER = [sys.executable, "-m", "client.runner.analyse"]
+WORKER = [sys.executable, "-P", "-m", "client.runner.analyse"]  # -P: a bots/ folder where the server runs is not ours
 """The command of an analysis worker."""
 MAX_QUEUED = 200
 """Games waiting for analysis at most; a request past it is refused (try again later)."""
