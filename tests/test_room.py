@@ -158,6 +158,25 @@ def test_disconnect_keeps_seat_then_resume_or_lose_after_grace():
     assert room.seats == ["ann", None]
 
 
+def test_a_game_both_players_left_is_aborted_whoever_left_second():
+    """Both players dropped a second apart and never came back: the one who left second won (rated, +162 for a bot
+    that was gone), the game ended "ann disconnected and did not come back in time". Nobody is there: aborted, as the
+    protocol says, at the first grace's end; and a flag that falls while both are away decides nothing either."""
+    room, _ = seated(grace=10)
+    room.disconnected("ann", 1.0)
+    room.disconnected("bob", 2.0)
+    out = room.tick(11.5)
+    seen = msgs(out, "bob", "game_over") or msgs(out, "ann", "game_over")
+    assert room.status == "finished" and room.last_result["status"] == "aborted", room.last_result
+    assert room.last_result["winner"] is None and room.last_result["reason"] == "neither player came back"
+    assert not seen or seen[0]["winner"] is None
+    timed, _ = seated(grace=100, time_control={"per_move": 5})
+    timed.disconnected("bob", 1.0)
+    timed.disconnected("ann", 2.0)
+    timed.tick(6.0)  # ann's flag (she moves first) falls while both are away
+    assert timed.last_result["status"] == "aborted" and timed.last_result["winner"] is None, timed.last_result
+
+
 def test_late_spectator_gets_state_and_moves():
     room, _ = seated()
     room.move("ann", "4", 1.0)

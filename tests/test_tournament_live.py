@@ -560,9 +560,9 @@ def test_a_seeker_whose_opponent_is_gone_between_two_games_of_its_series_seeks_a
 
 
 def test_a_seeker_back_in_a_series_whose_opponent_went_while_it_was_away_counts_the_game_and_seeks_again():
-    """bob's bot is away when the first game of its series ends (ann, away too, ran out of time) and when ann's seat is
-    freed. Back in, the room's state brings both: the bot counts the game from its last result and, the seat being
-    empty, leaves and seeks again (it used to wait in that room for ever)."""
+    """bob's bot is away when the first game of its series ends (ann, away too, ran out of time: with both away, the
+    game is aborted) and when ann's seat is freed. Back in, the room's state brings both: the bot counts the game from
+    its last result and, the seat being empty, leaves and seeks again (it used to wait in that room for ever)."""
     desk = HallDriver()
     desk.login("ann")
     token = desk.login("bob", secret="bob-pw")["resume"]
@@ -587,7 +587,7 @@ def test_a_seeker_back_in_a_series_whose_opponent_went_while_it_was_away_counts_
     asyncio.run(asyncio.wait_for(follow(), 30))
     runner.thinker.close()
     [result] = runner.results
-    assert result.game_no == 1 and result.reason == "ann ran out of time" and result.score == 1.0
+    assert result.game_no == 1 and result.reason == "neither player was connected" and result.status == "aborted"
     assert desk.hall.seeks.seeking("bob") and result.room not in desk.hall.rooms  # bob left it, and it went
 
 

@@ -210,9 +210,10 @@ class RoomState:
         return None
 
     def _both_gone(self) -> bool:
-        """A tournament game whose two entrants are both away: time decides nothing between them (the game is
-        aborted, and the event plays it again), where a flag or a grace would give one of two absent bots a win."""
-        return self.tournament is not None and len(self.away) == 2
+        """Both players are away: time decides nothing between them (the game is aborted; a tournament plays it
+        again), where a flag or a grace would give one of two absent players a win (the one who left second, rated:
+        +162 for a bot that was gone)."""
+        return len(self.away) == 2
 
     def _not_running(self, out: Outbox, name: str, game_no: int | None) -> bool:
         """Refuse (True) when no game runs, or game ``game_no`` is not the one running: a move or resignation sent as
