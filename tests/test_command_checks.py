@@ -353,7 +353,10 @@ def test_the_data_commands_leave_alone_what_they_should_only_read(capsys, clean:
     with contextlib.closing(sqlite3.connect(clean / "first.db")) as conn, conn:  # made before versions were kept
         for statement in MIGRATIONS[0]:
             conn.execute(statement)
-    assert run(capsys, "export", "--db", "first.db") == (0, ["exported 0 games"])  # a Plyhall database all the same
+    code, errors = run(capsys, "export", "--db", "first.db")  # a Plyhall database all the same: not upgraded behind
+    assert code == 1 and "first.db is at schema version 0, older than" in errors[-1], errors  # its server's back
+    assert run(capsys, "db", "upgrade", "--db", "first.db")[0] == 0
+    assert run(capsys, "export", "--db", "first.db") == (0, ["exported 0 games"])
     server = SQLiteStorage(str(clean / "games.db"))
     server.own()  # as plyhall serve holds its file
     try:

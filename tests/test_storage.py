@@ -3,6 +3,7 @@ schema versions; servers sharing one database; copies between databases; a datab
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import subprocess
@@ -110,6 +111,56 @@ def test_a_database_from_before_versions_is_migrated_and_a_newer_one_refused(sto
     storage.close()
     with pytest.raises(StorageError, match="newer than this Plyhall"):
         open_storage(storage_url)
+
+
+def test_reading_commands_refuse_an_older_schema_and_db_upgrade_upgrades_it(storage_url, tmp_path):
+    """An analyst's newer Plyhall ran `plyhall export` on the season's database, upgraded it from schema 5 to 6, and
+    the server that wrote it could not start again ("newer than this Plyhall"). Reading commands refuse an older
+    schema now, saying how to upgrade it on purpose; `plyhall db upgrade` does, and says so."""
+    from server.storage import schema_version_of
+
+    previous = SCHEMA_VERSION - 1
+    statements = [statement for step in MIGRATIONS[:previous] for statement in step]
+    if storage_url.startswith("sqlite"):
+        with contextlib.closing(sqlite3.connect(storage_url.removeprefix("sqlite:///"))) as conn:
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            conn.execute(f"INSERT INTO schema_version VALUES ({previous})")
+            conn.commit()
+    else:
+        import psycopg
+
+        with psycopg.connect(storage_url, autocommit=True) as conn:
+            for statement in statements:
+                conn.execute(statement)
+            conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            conn.execute(f"INSERT INTO schema_version VALUES ({previous})")
+
+    def plyhall_run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "plyhall", *args], capture_output=True, text=True, timeout=120,
+                              cwd=tmp_path)
+
+    for command in (["export", "--db", storage_url], ["ratings", "--db", storage_url, "--game", "connect4"]):
+        refused = plyhall_run(*command)
+        assert refused.returncode == 1, (command, refused.stdout, refused.stderr)
+        assert f"is at schema version {previous}, older than this Plyhall's ({SCHEMA_VERSION})" in refused.stderr
+        assert "plyhall db upgrade --db" in refused.stderr and "Traceback" not in refused.stderr
+        assert schema_version_of(storage_url) == previous  # left as it was
+    if storage_url.startswith("sqlite"):  # a server holding the file: not upgraded under its feet
+        from server.storage.sqlite import take_lock
+
+        held = take_lock(storage_url.removeprefix("sqlite:///"))
+        busy = plyhall_run("db", "upgrade", "--db", storage_url)
+        held.close()
+        assert busy.returncode == 1 and "in use by another Plyhall server" in busy.stderr, busy.stderr
+        assert schema_version_of(storage_url) == previous
+    done = plyhall_run("db", "upgrade", "--db", storage_url)
+    assert done.returncode == 0 and f"upgraded from schema version {previous} to {SCHEMA_VERSION}" in done.stdout
+    assert schema_version_of(storage_url) == SCHEMA_VERSION
+    assert plyhall_run("export", "--db", storage_url).returncode == 0
+    again = plyhall_run("db", "upgrade", "--db", storage_url)
+    assert again.returncode == 0 and "already: nothing to do" in again.stdout
 
 
 def test_plyhall_db_copy_moves_a_deployment_and_back(pg_url, tmp_path):

@@ -1,6 +1,6 @@
 """``plyhall db``: database tools; ``plyhall db copy`` copies a whole deployment (games with their moves, names,
 open rooms, tournaments, ratings) into another, empty database, SQLite to PostgreSQL and back, and checks the
-counts."""
+counts; ``plyhall db upgrade`` brings an older Plyhall's database to this one's schema."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from plyhall.database import add_db_option
 from protocol.wording import without_password
 
 
@@ -28,6 +29,13 @@ def register(subparsers: Any) -> None:
                       help="an empty database: a SQLite file's path (or sqlite:///PATH from this folder, "
                            "sqlite:////PATH from the root) or postgresql://...")
     copy.set_defaults(func=run_db_copy)
+    upgrade = tools.add_parser(
+        "upgrade", help="upgrade a database of an older Plyhall to this one's schema",
+        description="Upgrade a database made by an older Plyhall to this one's schema (plyhall serve does it when it "
+                    "starts; export, ratings, analyse and db copy refuse an older one rather than upgrade it behind "
+                    "an older server's back). The older Plyhall cannot open it afterwards: back it up first.")
+    add_db_option(upgrade)
+    upgrade.set_defaults(func=run_db_upgrade)
 
 
 def _copy_rows(source: Any, target: Any, tables: Sequence[str]) -> None:
@@ -92,3 +100,26 @@ def run_db_copy(args: argparse.Namespace) -> int:
     finally:
         source.close()
         target.close()
+
+
+def run_db_upgrade(args: argparse.Namespace) -> int:
+    """Bring an existing database to this Plyhall's schema, saying from which version to which."""
+    from server.storage import StorageError, open_existing, schema_version_of, sqlite_path
+    from server.storage.schema import SCHEMA_VERSION
+    from server.storage.sqlite import take_lock
+
+    shown = without_password(args.db)
+    before = schema_version_of(args.db)
+    try:
+        path = sqlite_path(args.db)
+        if path is not None and os.path.isfile(path):  # not under a running server's feet: its lock is asked first
+            take_lock(path).close()
+        open_existing(args.db, upgrade=True).close()
+    except (OSError, StorageError) as exc:
+        print(f"plyhall db upgrade: {exc}", file=sys.stderr)
+        return 1
+    if before == SCHEMA_VERSION:
+        print(f"{shown} is at schema version {SCHEMA_VERSION} already: nothing to do")
+    else:
+        print(f"{shown}: upgraded from schema version {before} to {SCHEMA_VERSION}")
+    return 0

@@ -66,11 +66,39 @@ def _refuse_foreign(path: str) -> None:
             raise StorageError(f"{path} is not a Plyhall database (its tables: {', '.join(tables[:8])})")
 
 
-def open_existing(target: str) -> SQLStorage:
+def schema_version_of(target: str) -> int | None:
+    """The schema version an existing database is at, read without changing it (0: made before versions were kept;
+    None: no Plyhall tables, or it cannot be read)."""
+    import contextlib
+
+    path = sqlite_path(target)
+    try:
+        if path is not None:
+            import sqlite3
+
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+                names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if "schema_version" not in names:
+                    return 0 if {"games", "moves"} <= names else None
+                return int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
+        import psycopg
+
+        with psycopg.connect(target, connect_timeout=10) as conn:
+            if conn.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+                return 0 if conn.execute("SELECT to_regclass('games')").fetchone()[0] is not None else None
+            return int(conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
+    except Exception:  # unreadable here: opening it says why
+        return None
+
+
+def open_existing(target: str, upgrade: bool = False) -> SQLStorage:
     """:func:`open_storage` for a command that reads a database which must exist already (``export``,
-    ``ratings``, ``analyse``): ``StorageError`` with a one-line reason when it cannot be opened."""
+    ``ratings``, ``analyse``): ``StorageError`` with a one-line reason when it cannot be opened. A database of an
+    older schema is refused unless ``upgrade``: reading it would upgrade it for good, and the Plyhall that wrote it,
+    still serving it or rolled back to, could not open it again."""
     import os
 
+    from .schema import SCHEMA_VERSION
     from .sqlite import DEFAULT_FILE, check_file_path
 
     path = sqlite_path(target)
@@ -82,6 +110,15 @@ def open_existing(target: str) -> SQLStorage:
         if os.path.getsize(path) == 0:  # SQLite would take it for a new database, and write one into it
             raise StorageError(f"{path} is empty, not a database (plyhall serve --db {path} makes one there; "
                                f"the default is {DEFAULT_FILE})")
+    version = None if upgrade else schema_version_of(target)
+    if version is not None and version < SCHEMA_VERSION:
+        from protocol.wording import without_password
+
+        shown = without_password(target)
+        raise StorageError(f"{shown} is at schema version {version}, older than this Plyhall's ({SCHEMA_VERSION}); "
+                           "reading it would upgrade it for good, and the Plyhall that wrote it could not open it "
+                           f"again. Upgrade it on purpose with: plyhall db upgrade --db {shown} (or read it with the "
+                           "Plyhall that wrote it)")
     try:
         return open_storage(target)
     except OSError as exc:
@@ -89,4 +126,4 @@ def open_existing(target: str) -> SQLStorage:
 
 
 __all__ = ["TABLES", "Deposed", "SQLStorage", "SQLiteStorage", "Storage", "StorageError", "database_error",
-           "open_existing", "open_storage", "sqlite_path"]
+           "open_existing", "open_storage", "schema_version_of", "sqlite_path"]

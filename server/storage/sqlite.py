@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from protocol.wording import without_password
 
@@ -226,16 +226,7 @@ class SQLiteStorage(SQLStorage):
         at once with a message naming the first, instead of both writing and each losing the other's work."""
         if self.path == ":memory:" or self._owner is not None:
             return
-        import fcntl
-
-        owner = open(self.path, "rb")  # noqa: SIM115 - held open for the server's life
-        try:
-            fcntl.flock(owner.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            owner.close()
-            raise StorageError(f"{self.path} is in use by another Plyhall server ({_lock_holder(self.path)}); "
-                               "stop it first, or give this one another --db") from None
-        self._owner = owner
+        self._owner = take_lock(self.path)
 
     @property
     def spill_path(self) -> str | None:
@@ -282,6 +273,22 @@ def command_shown(argv: list[str]) -> str:
         hide_next = secret
         shown.append(without_password(arg) if "://" in arg else arg)
     return " ".join(shown)
+
+
+def take_lock(path: str) -> IO[bytes]:
+    """The exclusive lock on the database file ``path``, held while the file object returned stays open (the
+    operating system lets it go when the process ends, however it ends); StorageError naming the holder when another
+    Plyhall process has it."""
+    import fcntl
+
+    owner = open(path, "rb")  # noqa: SIM115 - held open by the caller
+    try:
+        fcntl.flock(owner.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        owner.close()
+        raise StorageError(f"{path} is in use by another Plyhall server ({_lock_holder(path)}); stop it first, or "
+                           "give this one another --db") from None
+    return owner
 
 
 def _lock_holder(path: str) -> str:
