@@ -552,14 +552,18 @@ class PlayerRunner:
         """A game in ``room`` is over (and counted): stop once the bot is done, else stay for the room's next game,
         or leave and find the next one."""
         played = sum(r.played for r in self.results)
+        # a tournament's or the ladder's room goes as its game ends: leaving it was an error (no_such_room) a game
+        stays = self.options.tournament is None and not self.options.ladder
         if (self.options.games is not None and played >= self.options.games) or (
                 self._tournament_over and not self.rooms):
             self.finished = True
-            await client.request({"type": "leave", "room": room}, check=False)
+            if stays:
+                await client.request({"type": "leave", "room": room}, check=False)
         elif self.options.tournament is not None:
-            await client.request({"type": "leave", "room": room}, check=False)
+            pass  # the event seats the bot in its next game
         elif not next_game:
-            await client.request({"type": "leave", "room": room}, check=False)
+            if stays:
+                await client.request({"type": "leave", "room": room}, check=False)
             if self.options.ladder:  # the server puts the bot back on the ladder once the result is stored
                 self.status(f"on the ladder of {self.options.game}: waiting to be paired again")
             else:

@@ -532,6 +532,7 @@ def test_an_entrant_counts_the_game_its_opponent_never_came_to():
     assert runner.finished and event["status"] == "finished"
     assert result.status == "forfeit" and result.opponent == "bob" and "did not come" in result.reason
     assert {row["name"]: row["points"] for row in event["standings"]["rows"]} == {"ann": result.score, "bob": 0.0}
+    assert desk.errors == []  # nor did it leave a room the event had closed (no_such_room: 2 errors a game)
 
 
 def test_a_seeker_whose_opponent_is_gone_between_two_games_of_its_series_seeks_again():
