@@ -7,7 +7,9 @@ import asyncio
 import http.client
 import json
 import random
+import re
 import socket
+import time
 
 import pytest
 from websockets.asyncio.client import connect
@@ -145,6 +147,15 @@ async def test_metrics_count_what_happened(server, url):
     for name in ("plyhall_event_loop_lag_seconds_bucket", "plyhall_storage_commit_seconds_count",
                  "plyhall_storage_queue_depth", "plyhall_process_resident_memory_bytes", "plyhall_rooms"):
         assert name in text, name
+    # every commit is in the histogram, however long between two scrapes (it kept the last 10,000 till the next one:
+    # 10,269 commits, 10,000 counted)
+    writer = server.writer
+    for _ in range(10_050):
+        writer._succeeded(1, time.perf_counter())
+    text = (await asyncio.to_thread(raw_http, server.port, "GET", "/metrics"))[2].decode()
+    commits = float(re.search(r"^plyhall_storage_commits_total (\S+)$", text, re.M).group(1))
+    timed = float(re.search(r"^plyhall_storage_commit_seconds_count (\S+)$", text, re.M).group(1))
+    assert commits == timed == writer.commits > 10_050, (commits, timed)
 
 
 async def test_a_move_sent_while_the_server_stops_is_answered(db_path):

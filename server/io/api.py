@@ -85,14 +85,10 @@ class Api:
 
     def gauges(self) -> dict[str, Any]:
         """Live values for the metrics scrape."""
-        writer = self.server.writer
-        if writer is not None:
-            while writer.commit_seconds:
-                self.server.metrics.commit.observe(writer.commit_seconds.popleft())
         tournaments: dict[str, int] = {}
         for director in self.server.hall.tournaments.values():
             tournaments[director.status] = tournaments.get(director.status, 0) + 1
-        hall, house = self.server.hall, self.server.house
+        hall, house, writer = self.server.hall, self.server.house, self.server.writer
         return {
             "connections": len(self.server.connections), "sessions": len(hall.sessions), "rooms": len(hall.rooms),
             "games_running": sum(room.status == RoomStatus.PLAYING for room in hall.rooms.values()),

@@ -148,6 +148,7 @@ class PlyhallServer(Delivery):
             self.writer = LoopWriter(self.storage, loop, self._committed, self.depose)
         else:
             self.writer = GroupCommitWriter(self.storage, loop, self._committed, self.depose)
+        self.writer.observe = self.metrics.commit.observe  # (one thread commits: the only one that counts)
         if self.hall.restored_writes:
             restored_writes, self.hall.restored_writes = self.hall.restored_writes, []
             self.dispatch(HallOutbox(writes=restored_writes))

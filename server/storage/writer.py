@@ -29,7 +29,6 @@ import asyncio
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 
 from .base import Deposed, Storage
@@ -39,6 +38,10 @@ log = logging.getLogger("plyhall.storage")
 
 MAX_BACKOFF = 5.0
 COMMIT_SPACING = 0.002  # seconds from the end of one commit on the loop to the start of the next, at the least
+
+
+def _ignored(seconds: float) -> None:
+    """What a writer does with a commit's seconds when nobody keeps them."""
 
 
 class Writer:
@@ -56,7 +59,8 @@ class Writer:
         self.healthy = True  # False while commits fail
         self.commits = 0
         self.last_error = ""
-        self.commit_seconds: deque[float] = deque(maxlen=10_000)  # latencies of recent commits, for the metrics
+        self.observe: Callable[[float], None] = _ignored  # each commit's seconds, to the metrics (their histogram;
+        # a list of 10,000 read at each scrape dropped the oldest between two scrapes far apart)
         self._queue: list[Write] = []
 
     @property
@@ -99,7 +103,7 @@ class Writer:
             log.warning("storage is back: %d writes committed", count)
         self.healthy = True
         self.commits += 1
-        self.commit_seconds.append(time.perf_counter() - started)
+        self.observe(time.perf_counter() - started)
 
 
 class LoopWriter(Writer):
