@@ -205,3 +205,43 @@ def test_rooms_count_against_their_creators_after_reconnects_and_restarts(tmp_pa
     after.send("bob", {"type": "create_room", "game": "connect4", "name": "D"})
     fourth = after.send("bob", {"type": "create_room", "game": "connect4", "name": "E"})[0]
     assert fourth["code"] == "too_many_rooms" and "your address" in fourth["message"]  # A and B count still
+
+
+def test_a_house_entrant_that_cannot_run_forfeits_after_the_events_grace(tmp_path, caplog):
+    """A tournament's house bot that died four times is not started again, and a server restarted with no house bots
+    starts none: each of their games waited the two minutes a starting bot gets (an event of N games, N x 2 minutes,
+    'under a minute left' all along), with nothing in the log. Now their games are forfeited after the event's grace,
+    and the log says why."""
+    desk = house_desk()
+    desk.login("org", organiser="organiser-secret")
+    desk.login("ann")
+    desk.send("org", {"type": "tournament_create", "game": "connect4", "format": "round-robin", "name": "Cup",
+                      "players": ["ann"], "local": ["random"], "start": True, "games_per_pairing": 4, "grace": 10})
+    bot = next(iter(desk.hall.house.running))
+    storage = SQLiteStorage(tmp_path / "cup.db")
+    storage.apply(desk.writes)
+    restored = storage.load()
+    storage.close()
+    for _ in range(4):  # it dies before it ever sits down: started again three times, then given up
+        desk.take(desk.hall.house_exited(bot, desk.now))
+    assert bot not in desk.hall.house.running
+    desk.tick(121)  # the first game's seat was kept two minutes for a bot that was starting
+    for _ in range(3):
+        desk.tick(11)  # each next one, the grace
+    event = desk.send("org", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"]
+    assert event["status"] == "finished" and event["progress"]["done"] == 4, event["progress"]
+    assert {row["status"] for row in event["schedule"]} == {"forfeit"}
+    # restarted with no house bots: none starts, the log says so, and the games are forfeited as above
+    hall = Hall(Env.fixed(first=1000), organiser_secret="organiser-secret", house_limit=0)
+    with caplog.at_level("ERROR", logger="plyhall.house"):
+        hall.restore(restored, 0.0)
+    assert hall.restarted_house == []
+    assert f"its house entrant {bot} cannot start: this server runs 0 house bots at most" in caplog.text
+    after = HallDriver(hall)
+    after.take(hall.resume_tournaments(after.now))
+    after.login("org", organiser="organiser-secret")
+    after.login("ann")
+    for _ in range(4):
+        after.tick(11)
+    event = after.send("org", {"type": "watch_tournament", "tournament": "Cup"})[0]["tournament"]
+    assert event["status"] == "finished" and event["progress"]["done"] == 4, event["progress"]

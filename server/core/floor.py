@@ -328,7 +328,7 @@ class Floor:
                 session = self.by_name.get(entrant)
                 if session is not None:
                     self._apply(out, room, room.join(entrant, session.coords, now, "player", seat))
-                elif entrant in director.settings.local:  # a house bot still starting (warming its engine up)
+                elif entrant in self.house.running:  # a house entrant still starting (warming its engine up)
                     self._apply(out, room, room.hold(entrant, seat, now, max(HOUSE_ARRIVAL, room.settings.grace)))
                 else:
                     self._apply(out, room, room.hold(entrant, seat, now))

@@ -178,12 +178,22 @@ class HouseDesk:
         return None if count <= free else free
 
     def start_entrants(self, tournament: str, game: str, local: dict[str, str]) -> list[HouseStart]:
-        """Start a tournament's house entrants (those not running already)."""
-        starts = []
+        """Start a tournament's house entrants (those not running already), as many as the limit lets run (a server
+        restarted with fewer house bots, or none: the others are said, and their games forfeited after the grace)."""
+        starts, left_out = [], []
         for name, level in local.items():
-            if name not in self.running:
-                self.running[name] = f"tournament {tournament}"
-                starts.append(HouseStart(name, game, level, tournament=tournament))
+            if name in self.running:
+                continue
+            if len(self.running) >= self.limit:
+                left_out.append(name)
+                continue
+            self.running[name] = f"tournament {tournament}"
+            starts.append(HouseStart(name, game, level, tournament=tournament))
+        if left_out:
+            log.error("tournament %s: its house entrant%s %s cannot start: this server runs %d house bots at most "
+                      "(plyhall serve --house-bots N); %s games are forfeited once their grace has run",
+                      tournament, "s" if len(left_out) > 1 else "", ", ".join(left_out), self.limit,
+                      "their" if len(left_out) > 1 else "its")
         return starts
 
     def exited(self, name: str) -> None:
