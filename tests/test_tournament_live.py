@@ -836,3 +836,22 @@ def test_a_player_whose_move_the_server_refuses_resigns_its_game_before_the_bot_
 
     over = _game_of_a_bot_that_stops(_plays_off_the_board, IllegalMove, "not a column")
     assert over["winner"] == 1 and "bad resigned" in over["reason"], over
+
+
+def test_an_entrant_of_an_event_not_over_is_refused_by_another():
+    """A second event took an entrant of one still running: its bot was seated in both events' games (of another
+    game: it stopped, and forfeited the rest of both). Refused, naming the event; once that is over, accepted."""
+    desk = organiser_desk()
+    desk.login("org", organiser=SECRET)
+    for name in ("ann", "bob", "cy"):
+        desk.login(name)
+    desk.send("org", {"type": "tournament_create", "name": "First", "game": "connect4", "format": "round-robin",
+                      "players": ["ann", "bob"], "time_control": {"untimed": True}, "start": True})
+    refused = desk.send("org", {"type": "tournament_create", "name": "Second", "game": "quarto",
+                                "format": "round-robin", "players": ["cy", "bob"]})[0]
+    assert refused["code"] == "bad_option" and refused["message"] == (
+        "bob is an entrant of First (running), which is not over: an entrant plays one event at a time"), refused
+    desk.send("org", {"type": "tournament_control", "tournament": "First", "action": "cancel"})
+    accepted = desk.send("org", {"type": "tournament_create", "name": "Second", "game": "quarto",
+                                 "format": "round-robin", "players": ["cy", "bob"]})[-1]
+    assert accepted["type"] == "tournament" and accepted["tournament"]["status"] == "created", accepted

@@ -163,6 +163,12 @@ class TournamentDesk:
                       f"({there.status.value}); choose another name, or follow that one to its end with: plyhall "
                       f"tournament follow {there.id}")
             return None
+        busy = [(player, other) for player in msg.get("players", []) if (other := self.entrant(player)) is not None]
+        if busy:  # its bot would be seated in both events' games (of two games: it stopped, and forfeited both)
+            player, other = busy[0]
+            out.error(conn, ErrorCode.BAD_OPTION, f"{player} is an entrant of {other.settings.name} ({other.status}), "
+                      "which is not over: an entrant plays one event at a time")
+            return None
         director = Director(settings)
         if msg.get("start") and not self._start(out, conn, director, house):
             return None
