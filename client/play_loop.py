@@ -80,7 +80,8 @@ class RunOptions:
     subprotocol: str = MSGPACK
     room_options: dict[str, Any] = field(default_factory=dict)  # for rooms this bot creates, and its seeks
     think: str = "process"
-    max_retries: int = 8  # reconnection attempts in a row before giving up
+    max_retries: int | None = None  # reconnection attempts in a row before giving up: None, RETRIES (a tournament's
+    # entrant TOURNAMENT_RETRIES, as long as a restarting server may take before its games forfeit)
     on_result: Callable[[GameResult], None] | None = None
     on_event: Callable[[dict[str, Any]], None] | None = None
     on_status: Callable[[str], None] | None = None  # what the bot is doing, in a sentence (also logged)
@@ -88,6 +89,11 @@ class RunOptions:
 
 MAX_BACKOFF = 10.0
 """The longest wait between two reconnection attempts, in seconds."""
+RETRIES = 8
+"""Reconnection attempts in a row before a bot gives up (about 40 s of a server that is not there)."""
+TOURNAMENT_RETRIES = 60
+"""... and a tournament's entrant, whose event waits for the server (about ten minutes: a bot that gave up after 35 s
+forfeited every game left once its server was back)."""
 PROGRESS = frozenset({"moved", "game_over"})
 """What shows a session got somewhere (a game went on), unlike what a server sends again at every login (the rooms
 held, their state, the answer to a tournament's watch): one of these ends a run of reconnection failures."""
@@ -174,7 +180,7 @@ class PlayerRunner:
                         self._failures = 0  # a session that held: this drop starts a new run of attempts
                     self._logged_in_at = None
                     self._failures += 1
-                    if self._failures > self.options.max_retries:
+                    if self._failures > self._retries():
                         error = NoServer if reason.startswith("no server") else ConnectionError
                         raise error(f"{reason}; gave up after {self._failures - 1} reconnection attempts") from None
                     delay = min(MAX_BACKOFF, 0.25 * 2 ** (self._failures - 1)) * (0.75 + random.random() / 2)
@@ -184,6 +190,12 @@ class PlayerRunner:
         finally:
             self.thinker.close()
         return self.results
+
+    def _retries(self) -> int:
+        """The reconnection attempts in a row this bot makes before it gives up."""
+        if self.options.max_retries is not None:
+            return self.options.max_retries
+        return TOURNAMENT_RETRIES if self.options.tournament is not None else RETRIES
 
     def _taken_over(self) -> TakenOver:
         """The error that stops a bot whose name logged in from another connection."""

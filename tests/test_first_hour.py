@@ -253,6 +253,9 @@ def test_a_url_written_with_a_slash_after_ws_reaches_the_endpoint(live):
     (["--engine", "x", "--engine-start-timeout", "nan"], "--engine-start-timeout must be a positive number"),
     (["--engine", "x", "--engine-start-timeout", "inf"], "--engine-start-timeout must be a positive number"),
     (["--tournament", "cup", "--room", "R"], "--tournament cannot go with --room"),
+    (["--retries", "-1"], "--retries must be 0 to 100000 reconnection attempts"),
+    (["--series", "0"], "--series must be 1 to 1000"),
+    (["--games", "0"], "--games must be at least 1"),
 ])
 def test_plyhall_bot_refuses_flags_it_would_quietly_get_wrong(flags: list[str], said: str):
     """``--engine-start-timeout nan`` was taken, and an engine that never said ready then hung the bot for ever;
@@ -266,3 +269,21 @@ def test_plyhall_bot_refuses_flags_it_would_quietly_get_wrong(flags: list[str], 
     bot_command.register(parser.add_subparsers())
     args = parser.parse_args(["bot", "--game", "connect4", "--name", "x", *flags])
     assert (bot._usage_problem(args) or "").startswith(said)
+
+
+def test_a_tournament_entrant_waits_about_ten_minutes_for_its_server():
+    """A bot gave up after 8 attempts in a row, about 35 s of a server that was not there: a tournament restarted
+    after 40 s forfeited every game left of its entrants. An entrant tries 60 times (waits of up to 10 s: about ten
+    minutes), and ``plyhall bot --retries N`` sets it."""
+    import argparse
+
+    from client.play_loop import PlayerRunner, RunOptions
+    from plyhall.commands import bot as bot_command
+
+    def retries(**options: object) -> int:
+        return PlayerRunner(lambda: None, RunOptions(name="x", game="connect4", **options))._retries()
+
+    assert (retries(), retries(tournament="Cup"), retries(tournament="Cup", max_retries=3)) == (8, 60, 3)
+    parser = argparse.ArgumentParser()
+    bot_command.register(parser.add_subparsers())
+    assert parser.parse_args(["bot", "--name", "x", "--retries", "120"]).retries == 120

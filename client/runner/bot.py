@@ -88,7 +88,7 @@ def run_bot(args: argparse.Namespace) -> int:
         room_options["time_control"] = {"per_move": args.per_move}
     options = RunOptions(name=args.name, secret=args.secret, url=args.url, game=args.game, room=args.room,
                          tournament=args.tournament, ladder=args.ladder, games=args.games, series=args.series,
-                         coords=args.coords,
+                         coords=args.coords, max_retries=args.retries,
                          room_options=room_options, on_result=score.on_result, on_status=on_status, think=think)
     try:
         interrupt.run(run_player(player, options))  # Ctrl-C between callbacks: no traceback
@@ -158,10 +158,11 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
         if clash:
             return f"--ladder cannot go with {' or '.join(clash)}: the ladder pairs by game, one game a room, at its " \
                    "own time per move (the server's --ladder-time)"
-    if args.games is not None and args.games < 1:
-        return "--games must be at least 1"
-    if not 1 <= args.series <= 1000:
-        return "--series must be 1 to 1000"
+    ranges = (("--games", args.games, 1, None, "at least 1"), ("--series", args.series, 1, 1000, "1 to 1000"),
+              ("--retries", args.retries, 0, 100_000, "0 to 100000 reconnection attempts"))
+    for flag, value, low, high, accepted in ranges:
+        if value is not None and (value < low or (high is not None and value > high)):
+            return f"{flag} must be {accepted}"
     return None
 
 

@@ -63,6 +63,9 @@ def register(subparsers: Any) -> None:
                              "--secret: only claimed names are rated)")
     parser.add_argument("--url", default=DEFAULT_URL, help=f"server WebSocket address (default {DEFAULT_URL})")
     parser.add_argument("--games", type=int, help="stop after N games (default: play on)")
+    parser.add_argument("--retries", type=int, metavar="N",
+                        help="reconnection attempts in a row before the bot gives up, waits of up to 10 s between "
+                             "them (default 8; 60 with --tournament, about ten minutes)")
     parser.add_argument("--series", type=int, default=1,
                         help="games per room: a series of N games with the first move alternating (default 1)")
     parser.add_argument("--coords", default="algebraic", choices=["algebraic", "cosc322", "matrix"],
