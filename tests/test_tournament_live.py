@@ -855,3 +855,25 @@ def test_an_entrant_of_an_event_not_over_is_refused_by_another():
     accepted = desk.send("org", {"type": "tournament_create", "name": "Second", "game": "quarto",
                                  "format": "round-robin", "players": ["cy", "bob"]})[-1]
     assert accepted["type"] == "tournament" and accepted["tournament"]["status"] == "created", accepted
+
+
+def test_a_gauntlet_reports_its_challenger_against_the_field_and_ranks_by_share():
+    """The first entrant of a gauntlet plays every game, the others a pairing each: it "won" with 3 points of 10
+    games over an opponent with 2 of 2. The event's result is the challenger's score against the field, and the
+    standings rank by the share of the points."""
+    desk = organiser_desk()
+    desk.login("org", organiser=SECRET)
+    for name in ("ann", "bob", "cy", "dee"):
+        desk.login(name)
+    desk.send("org", {"type": "tournament_create", "name": "Gaunt", "game": "connect4", "format": "gauntlet",
+                      "players": ["ann", "bob", "cy", "dee"], "games_per_pairing": 2, "concurrency": 6,
+                      "time_control": {"untimed": True}, "start": True})
+    while rooms := [r for r in desk.hall.rooms.values() if r.tournament == "gaunt" and r.status == "playing"]:
+        for room in rooms:  # ann wins her games against bob and loses every other
+            desk.send("bob" if "bob" in room.players else "ann", {"type": "resign", "room": room.name})
+    event = desk.send("org", {"type": "watch_tournament", "tournament": "Gaunt"})[0]["tournament"]
+    assert event["status"] == "finished"
+    rows = {row["name"]: (row["rank"], row["points"], row["games"]) for row in event["standings"]["rows"]}
+    # 2 points of 6 games below 2 of 2 (on points alone, ann shared first place)
+    assert rows == {"cy": (1, 2.0, 2), "dee": (1, 2.0, 2), "ann": (3, 2.0, 6), "bob": (4, 0.0, 2)}, rows
+    assert event["first_place"] == "ann, the gauntlet's challenger, scores 2 of 6 games (33%) against the field"

@@ -398,7 +398,8 @@ class Director:
             self.results() + self.schedule.bye_results(), self.entrants,
             tiebreak=default_tiebreak(self.settings.spec.format), total_games=total,
             concurrency=self.settings.concurrency, running_elapsed=[now - t for t in self.started.values()],
-            estimate=self.status == TournamentStatus.RUNNING)  # a paused or cancelled event has no end in sight
+            estimate=self.status == TournamentStatus.RUNNING,  # a paused or cancelled event has no end in sight
+            by_share=self.settings.spec.format == "gauntlet")
 
     def pairings(self) -> list[tuple[str, str, MatchStats]]:
         """Every pair of entrants that has played, with cutechess-cli's figures for the first of the two."""
@@ -416,12 +417,22 @@ class Director:
                              f"{ended.reason or 'forfeit'}")
         return lines
 
+    def first_place(self, standings: Standings) -> str:
+        """Who came first, as a sentence; a gauntlet's challenger's score against the field instead (it plays every
+        game, the others one pairing each: its 3 points of 10 games outranked an opponent's 2 of 2)."""
+        if self.settings.spec.format != "gauntlet" or not self.entrants:
+            return standings.first_place()
+        row = standings[self.entrants[0]]
+        share = f" ({100 * row.points / row.games:.0f}%)" if row.games else ""
+        return (f"{row.name}, the gauntlet's challenger, scores {row.points:g} of {row.games} game"
+                f"{'' if row.games == 1 else 's'}{share} against the field")
+
     def to_text(self, now: float) -> str:
         """The report ``plyhall tournament results`` prints: standings, crosstable, pairings, forfeits, SPRT."""
         standings = self.standings(now)
         head = f"{self.settings.name}: {self.settings.game} {self.settings.spec.format}, {self.status}"
         head += f" ({self.stopped_early})" if self.stopped_early else ""
-        head += f": {standings.first_place()}" if self.status == TournamentStatus.FINISHED else ""
+        head += f": {self.first_place(standings)}" if self.status == TournamentStatus.FINISHED else ""
         parts = [head, standings.to_text(),
                  standings.crosstable_text()]
         parts += [stats.describe(first, second) for first, second, stats in self.pairings()]
@@ -454,7 +465,7 @@ class Director:
         return {**self.summary(), "progress": body["progress"], "settings": self.settings.to_json(),
                 "standings": body, "schedule": schedule, "pairings": pairings, "sprt": self.sprt(),
                 "stopped_early": self.stopped_early or None,
-                "first_place": standings.first_place() if self.status == TournamentStatus.FINISHED else None,
+                "first_place": self.first_place(standings) if self.status == TournamentStatus.FINISHED else None,
                 "running": [rooms[n] for n in sorted(rooms or {})]}
 
 

@@ -180,7 +180,7 @@ def _number(value: float) -> str:
 def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (), *,
                       tiebreak: str = "sonneborn-berger", total_games: int | None = None,
                       concurrency: int = 1, running_elapsed: Sequence[float] = (),
-                      prior: float = DEFAULT_PRIOR, estimate: bool = True) -> Standings:
+                      prior: float = DEFAULT_PRIOR, estimate: bool = True, by_share: bool = False) -> Standings:
     """The standings after ``results``.
 
     ``entrants`` lists everyone in the event (those without a result yet get a
@@ -192,7 +192,8 @@ def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (
     games, ``concurrency`` and the ``running_elapsed`` seconds of the games
     in progress (see :func:`estimate_time_left`); none with ``estimate`` false
     (an event paused or cancelled). ``prior`` goes to
-    :func:`~server.tournament.ratings.elo_ratings`.
+    :func:`~server.tournament.ratings.elo_ratings`. ``by_share`` ranks by the share of the points played for
+    (a gauntlet, where the first entrant plays every game and the others one pairing each).
     """
     if tiebreak not in TIEBREAKS:
         raise ValueError(f"unknown tie-break {tiebreak!r}; tie-breaks: {', '.join(TIEBREAKS)}")
@@ -202,7 +203,7 @@ def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (
     points = {n: cards[n].points for n in names}
     tiebreaks = {n: tiebreak_value(tiebreak, n, results, points) for n in names}
     ratings = elo_ratings(((r.white, str(r.black), r.score(r.white)) for r in results if r.is_played), prior=prior)
-    rows = _ranked_rows(names, cards, tiebreaks, ratings)
+    rows = _ranked_rows(names, cards, tiebreaks, ratings, by_share)
     progress = None
     if total_games is not None:
         done = sum(1 for r in results if not r.is_bye)
@@ -215,13 +216,18 @@ def compute_standings(results: Iterable[ScoredGame], entrants: Sequence[str] = (
 
 
 def _ranked_rows(names: Sequence[str], cards: dict[str, Scorecard], tiebreaks: dict[str, float],
-                 ratings: dict[str, Rating]) -> list[Standing]:
-    """The standings' lines: by points, then tie-break, then name; equal points and tie-break share a rank."""
-    order = sorted(names, key=lambda n: (-cards[n].points, -tiebreaks[n], n))
+                 ratings: dict[str, Rating], by_share: bool = False) -> list[Standing]:
+    """The standings' lines: by points (``by_share``: their share of the games, then points), then tie-break, then
+    name; equal on those, a rank is shared."""
+    def share(name: str) -> float:
+        return cards[name].points / cards[name].games if by_share and cards[name].games else 0.0
+
+    order = sorted(names, key=lambda n: (-share(n), -cards[n].points, -tiebreaks[n], n))
     rows: list[Standing] = []
     for k, name in enumerate(order):
         card = cards[name]
-        tie = rows and (rows[-1].points, rows[-1].tiebreak) == (card.points, tiebreaks[name])
+        tie = rows and (share(rows[-1].name), rows[-1].points, rows[-1].tiebreak) == (
+            share(name), card.points, tiebreaks[name])
         rating = ratings.get(name)
         rows.append(Standing(
             rank=rows[-1].rank if tie else k + 1, name=name, points=card.points, games=card.games,
