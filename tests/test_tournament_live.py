@@ -24,7 +24,7 @@ from server.core.env import Env
 from server.core.hall import Hall
 from server.storage import SQLiteStorage
 from tests.conftest import free_port
-from tests.helpers import HallDriver, http_json, plyhall, start_server, stop
+from tests.helpers import HallDriver, http_json, plyhall, read_until, start_server, stop
 
 SECRET = "organiser-secret"
 
@@ -877,3 +877,24 @@ def test_a_gauntlet_reports_its_challenger_against_the_field_and_ranks_by_share(
     # 2 points of 6 games below 2 of 2 (on points alone, ann shared first place)
     assert rows == {"cy": (1, 2.0, 2), "dee": (1, 2.0, 2), "ann": (3, 2.0, 6), "bob": (4, 0.0, 2)}, rows
     assert event["first_place"] == "ann, the gauntlet's challenger, scores 2 of 6 games (33%) against the field"
+
+
+def test_a_server_restarted_without_the_organiser_secret_says_nobody_can_stop_its_events(tmp_path):
+    """Restarted without --organiser-secret, a running event went on and every pause or cancel was refused, with
+    nothing said at the start."""
+    port, db = free_port(), tmp_path / "nosecret.db"
+    quiet = {k: v for k, v in os.environ.items() if k != "PLYHALL_ORGANISER_SECRET"}
+    server = start_server(db, port, "--organiser-secret", SECRET, env=quiet)
+    try:
+        made = subprocess.run([*PLYHALL, "tournament", "create", "--url", f"ws://127.0.0.1:{port}/ws", "--secret",
+                               SECRET, "--name", "Cup", "--game", "connect4", "--format", "round-robin", "--players",
+                               "p1,p2", "--start"], capture_output=True, text=True, timeout=60)
+        assert made.returncode == 0, made.stderr
+        server.send_signal(signal.SIGKILL)
+        server.communicate(timeout=30)
+        server = start_server(db, port, env=quiet)
+        said = read_until(server, "serving on")
+    finally:
+        stop(server)
+    assert ("plyhall: warning: tournament Cup goes on, but this server has no --organiser-secret: nobody can pause "
+            "or cancel it until it is started with one") in said, said

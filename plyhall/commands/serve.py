@@ -404,6 +404,11 @@ def _say_started(args: argparse.Namespace, server: Any, storage: Any) -> None:
         print(f"plyhall: restored {rooms} room{'' if rooms == 1 else 's'}, {running} running "
               f"game{'' if running == 1 else 's'} (players have each room's grace to come back: {args.grace:g} s "
               "unless the room or its tournament set another)", flush=True)
+    going = sorted(d.settings.name for d in server.hall.tournaments.values() if d.status in ("running", "paused"))
+    if going and not args.organiser_secret:  # restarted without it: the events go on, and nobody can stop them
+        print(f"plyhall: warning: tournament{'' if len(going) == 1 else 's'} {', '.join(going)} "
+              f"go{'es' if len(going) == 1 else ''} on, but this server has no --organiser-secret: nobody can pause "
+              f"or cancel {'it' if len(going) == 1 else 'them'} until it is started with one", flush=True)
     if compiled.LAST is not None and compiled.LAST not in compiled.UNSAID:  # the plain default, or as asked
         print(f"plyhall: {compiled.LAST}", flush=True)
     node = f"node {args.node} of cluster {cluster_shown(args.cluster)}, " if args.cluster else ""
