@@ -197,11 +197,11 @@ async def test_a_move_lost_on_its_way_is_sent_again_when_the_game_s_state_comes_
     srv = one_server
     original, lost = srv.handle, []
 
-    def handle(connection: Any, msg: Any, now: float) -> None:
+    def handle(connection: Any, msg: Any, now: float, on_credit: bool = False) -> None:
         if msg["type"] == "move" and connection.id == srv.hall.by_name["bob"].conn and not lost:
             lost.append(msg)  # the first move bob sends goes nowhere
             return
-        original(connection, msg, now)
+        original(connection, msg, now, on_credit)
 
     srv.handle = handle  # type: ignore[method-assign]
     async with bob_thinking(srv, wire) as bob:

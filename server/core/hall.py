@@ -338,7 +338,8 @@ class Hall(Floor):
                             [], token, "organiser" in msg, list(HOUSE_LEVELS) if self.house.for_players else None)
         out.send(conn, welcome)
         session = self._open_session(out, conn, name, coords, "organiser" in msg, previous, now)
-        welcome["rooms"] = sorted(session.rooms | set(elsewhere))
+        seated = {r for r in session.rooms if self.rooms[r].seat_of(name) is not None}  # not those it watches on
+        welcome["rooms"] = sorted(seated | set(elsewhere))
 
     def _create_room(self, out: HallOutbox, conn: int, msg: CreateRoom, now: float) -> None:
         session = self.sessions[conn]

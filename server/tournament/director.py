@@ -29,8 +29,7 @@ from .tiebreaks import default_tiebreak
 
 
 class TournamentStatus(StrEnum):
-    """Where an event is: defined, playing, paused by the organiser, over, or called off (the values go on the
-    wire and into storage as they are)."""
+    """Where an event is: defined, playing, paused, over, or called off (on the wire and in storage as they are)."""
 
     CREATED = "created"
     RUNNING = "running"
@@ -40,9 +39,7 @@ class TournamentStatus(StrEnum):
 
 
 class ScheduledGameStatus(StrEnum):
-    """Where a scheduled game is, as the event's schedule shows it: not opened yet, in a room, or ended with a
-    result (its :class:`~protocol.messages.GameStatus`: played to the end, or forfeited by an entrant that never came
-    or left before it started)."""
+    """Where a scheduled game is: not opened yet, in a room, or ended (played to the end, or forfeited)."""
 
     PENDING = "pending"
     PLAYING = "playing"
@@ -96,8 +93,7 @@ class Sprt:
 
     @classmethod
     def parse(cls, obj: Any) -> Sprt:
-        """From ``{"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "model": "normalized"}`` (alpha, beta and
-        model optional)."""
+        """From ``{"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "model": "normalized"}`` (but elo0, elo1)."""
         accepted = ('sprt is {"elo0": E, "elo1": E, "alpha": P, "beta": P, "model": M} with elo0 < elo1, '
                     f"0 < alpha, beta < 0.5 and M one of {', '.join(SPRT_MODELS)} (default normalized)")
         if not isinstance(obj, dict) or not {"elo0", "elo1"} <= set(obj) or set(obj) - {"elo0", "elo1", "alpha",
@@ -223,8 +219,7 @@ class Director:
         return any(name in (g.white, g.black) for g in self.schedule.games if g.number not in self.ended_games)
 
     def due(self) -> list[ScheduledGame]:
-        """The games to open now: in schedule order, while fewer than ``concurrency`` are open, each
-        entrant in one game at a time."""
+        """The games to open now: in order, while fewer than ``concurrency`` are open, an entrant in one at a time."""
         if self.status != TournamentStatus.RUNNING:
             return []
         busy = {name for number in self.open for name in (self.game(number).white, self.game(number).black)}
@@ -406,8 +401,7 @@ class Director:
         return pair_stats(self.results(), self.entrants)
 
     def forfeits(self) -> list[str]:
-        """One line per forfeited game, in schedule order: ``game 3 (round 2) bob 1-0 ann: seat 1 (ann) did not
-        come``."""
+        """One line a forfeited game, in order: ``game 3 (round 2) bob 1-0 ann: seat 1 (ann) did not come``."""
         lines = []
         for number in sorted(self.ended_games):
             ended = self.ended_games[number]
@@ -418,14 +412,9 @@ class Director:
         return lines
 
     def first_place(self, standings: Standings) -> str:
-        """Who came first, as a sentence; a gauntlet's challenger's score against the field instead (it plays every
-        game, the others one pairing each: its 3 points of 10 games outranked an opponent's 2 of 2)."""
-        if self.settings.spec.format != "gauntlet" or not self.entrants:
-            return standings.first_place()
-        row = standings[self.entrants[0]]
-        share = f" ({100 * row.points / row.games:.0f}%)" if row.games else ""
-        return (f"{row.name}, the gauntlet's challenger, scores {row.points:g} of {row.games} game"
-                f"{'' if row.games == 1 else 's'}{share} against the field")
+        """Who came first, as a sentence (a gauntlet: its challenger's score against the field)."""
+        gauntlet = self.settings.spec.format == "gauntlet" and self.entrants
+        return standings.challenger(self.entrants[0]) if gauntlet else standings.first_place()
 
     def to_text(self, now: float) -> str:
         """The report ``plyhall tournament results`` prints: standings, crosstable, pairings, forfeits, SPRT."""

@@ -142,6 +142,14 @@ class Standings:
         names = ", ".join(first[:-1]) + f" and {first[-1]}"
         return f"{names} share first place with {score}"
 
+    def challenger(self, name: str) -> str:
+        """A gauntlet's result, as a sentence: its challenger ``name``'s score against the field (it plays every game,
+        the others a pairing each: its 3 points of 10 games outranked an opponent's 2 of 2)."""
+        row = self[name]
+        share = f" ({100 * row.points / row.games:.0f}%)" if row.games else ""
+        return (f"{name}, the gauntlet's challenger, scores {_number(row.points)} of {row.games} game"
+                f"{'' if row.games == 1 else 's'}{share} against the field")
+
     def to_csv(self) -> str:
         """The rows as CSV with a header line (Elo blank when unknown)."""
         out = io.StringIO()
