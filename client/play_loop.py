@@ -245,7 +245,7 @@ class PlayerRunner:
                 welcome = await client.login(opts.name, opts.secret, opts.coords, self.resume)
             except ServerError as exc:
                 if exc.code in ("throttled", "busy", "cluster_unavailable"):
-                    raise TryLater(f"the server says: {exc.message}", float(exc.msg.get("retry_after") or 2.0)) \
+                    raise TryLater(f"the server says: {exc.message}", retry_after(exc, 2.0)) \
                         from None
                 raise
             self.resume = client.resume
@@ -256,7 +256,7 @@ class PlayerRunner:
                 if exc.code == "cluster_unavailable":  # was done; the bot comes back when the server says
                     raise TryLater(f"the server says: {exc.message}", CLUSTER_RETRY) from None
                 if exc.code == "rate_limited":  # (a big event's watch_tournament, its address's budget spent)
-                    raise TryLater(f"the server says: {exc.message}", float(exc.msg.get("retry_after") or 2.0)) \
+                    raise TryLater(f"the server says: {exc.message}", retry_after(exc, 2.0)) \
                         from None
                 raise
             except asyncio.CancelledError:  # stopped (Ctrl-C): a seat where nobody came yet is given back at once,
@@ -329,7 +329,7 @@ class PlayerRunner:
                 reply = await client.request({"type": "watch_tournament", "tournament": opts.tournament})
             except ServerError as exc:
                 if exc.code == "rate_limited":  # a big event's entrants on one address, after a restart: ask again
-                    wait = min(float(exc.msg.get("retry_after") or 1.0), TOURNAMENT_POLL)  # soon, still logged in
+                    wait = min(retry_after(exc, 1.0), TOURNAMENT_POLL)  # soon, still logged in
                     self.status(f"the server is busy answering others about {opts.tournament}: asking again in "
                                 f"{wait:g} s")
                     await asyncio.sleep(wait)
@@ -761,6 +761,11 @@ def describe_settings(seek: dict[str, Any], plan: str | None = None) -> str:
     options = ", ".join(f"{k}={v}" for k, v in sorted((seek.get("options") or {}).items()))
     plan = plan or f"{games} game{'' if games == 1 else 's'}"
     return f"{clock}, {plan}" + (f", {options}" if options else "")
+
+
+def retry_after(error: ServerError, default: float) -> float:
+    """The seconds a refusal says to wait before asking again (``default`` when it says none)."""
+    return float(error.msg.get("retry_after") or default)
 
 
 def series_words(games: Any) -> str:

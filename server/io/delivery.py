@@ -99,16 +99,12 @@ class Delivery:
         try:
             now = time.monotonic()
             self.metrics.received += 1
-            on_credit = False
-            if connection.bucket.take(now):
-                decoded = connection.codec.decode(data)
-            else:  # past the limit: dropped, but a move (an accepted one costs nothing: its clock runs); each
-                decoded = connection.codec.decode(data)  # one is a strike until it is played, so that a flood of
-                if (type(decoded) is not dict or decoded.get("type") != "move"  # refused ones is closed as any flood
-                        or connection.bucket.strikes >= self.rate_limit.strikes_to_close):
-                    self._rate_limited(connection, request_id(decoded))
-                    return
-                on_credit = True
+            on_credit = not connection.bucket.take(now)  # past the limit: dropped, but a move (an accepted one
+            decoded = connection.codec.decode(data)  # costs nothing: its clock runs); each is a strike until played,
+            if on_credit and (type(decoded) is not dict or decoded.get("type") != "move"  # so a flood of refused
+                              or connection.bucket.strikes >= self.rate_limit.strikes_to_close):  # ones is closed
+                self._rate_limited(connection, request_id(decoded))
+                return
             if isinstance(decoded, ProtocolError):
                 self._refuse(connection, decoded)
                 return
